@@ -1,0 +1,113 @@
+"""The knowledge base of known errors: shape, provenance, and that every real
+example lands on its own entry first."""
+
+import re
+import time
+
+import pytest
+
+from torchdoctor.explain.matcher import match_text
+from torchdoctor.kb.errors import _sre_c, _sre_parse, load_entries
+from torchdoctor.kb.taxonomy import CATEGORIES
+
+ENTRIES = load_entries()
+IDS = [e.id for e in ENTRIES]
+URL = re.compile(r"^https?://\S+$")
+
+
+def test_ids_are_stable_kebab_case():
+    for e in ENTRIES:
+        assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", e.id), e.id
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
+def test_entry_shape_and_sources(entry):
+    assert entry.category in CATEGORIES, "unknown category %s" % entry.category
+    assert entry.title and entry.cause and entry.fix.get("summary")
+    assert isinstance(entry.fix.get("commands", []), list)
+    assert entry.sources, "every entry cites where its facts come from"
+    assert entry.examples, "every entry carries at least one real example"
+    for ex in entry.examples:
+        assert ex.get("text", "").strip()
+        assert URL.match(ex.get("source", "")), "example source must be a URL: %r" % ex.get("source")
+    for link in entry.links:
+        assert URL.match(link), link
+
+
+def _repeats(parsed, depth=0):
+    """Yield (max, nested) for every repeat in a parsed pattern."""
+    for op, av in parsed:
+        if op in (_sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT):
+            lo, hi, sub = av
+            yield hi, depth > 0
+            yield from _repeats(sub, depth + 1)
+        elif op is _sre_c.SUBPATTERN:
+            yield from _repeats(av[-1], depth)
+        elif op is _sre_c.BRANCH:
+            for alt in av[1]:
+                yield from _repeats(alt, depth)
+        elif op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            yield from _repeats(av[1], depth)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
+def test_patterns_are_linear_time_safe(entry):
+    for p in entry.patterns:
+        assert "(?i" not in p.source, "case-insensitive patterns defeat the literal prefilter; use [Xx]"
+        assert len(p.anchor) >= 4, "pattern %r needs a literal anchor of 4+ characters" % p.source
+        assert p.anchor.strip(), p.source
+        for hi, nested in _repeats(_sre_parse.parse(p.source)):
+            assert hi != _sre_c.MAXREPEAT, "unbounded repeat in %r: use a bound like .{0,200}" % p.source
+            assert not nested, "nested repeat in %r" % p.source
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
+def test_every_example_ranks_its_own_entry_first(entry):
+    for ex in entry.examples:
+        found = match_text(ex["text"])
+        assert found, "example from %s matched nothing" % ex["source"]
+        assert found[0].id == entry.id, "example from %s ranked %s first" % (ex["source"], [m.id for m in found[:3]])
+
+
+UNRELATED = [
+    "ModuleNotFoundError: No module named 'pandas'",
+    "KeyError: 'learning_rate'",
+    "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'",
+    "ValueError: invalid literal for int() with base 10: 'abc'",
+    "TypeError: unsupported operand type(s) for +: 'int' and 'str'",
+    "Epoch 3/10 - loss: 0.2311 - accuracy: 0.9123",
+    "ZeroDivisionError: division by zero",
+    "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='example.com', port=443)",
+    "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+    "PermissionError: [Errno 13] Permission denied: '/var/log/app.log'",
+    "AttributeError: 'DataFrame' object has no attribute 'to_tensor'",
+    "IndexError: list index out of range",
+    "RecursionError: maximum recursion depth exceeded while calling a Python object",
+    "SyntaxError: invalid syntax",
+    "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor",
+    "npm ERR! code ERESOLVE",
+    "error: Microsoft Visual C++ 14.0 or greater is required.",
+    "fatal: not a git repository (or any of the parent directories): .git",
+]
+
+
+@pytest.mark.parametrize("text", UNRELATED)
+def test_unrelated_errors_match_nothing(text):
+    assert [m.id for m in match_text(text)] == []
+
+
+def test_categories_all_have_an_entry():
+    have = {e.category for e in ENTRIES}
+    missing = sorted(set(CATEGORIES) - have - {"internal", "cuda-init-hang", "cuda-toolkit-mismatch", "config"})
+    assert not missing, "categories without a known error: %s" % missing
+
+
+def test_hostile_lines_finish_fast():
+    # Anchors of every pattern repeated without the rest of the message: the
+    # worst input for a pattern with a bounded gap. Linear patterns finish
+    # in well under a second even on a slow machine; a backtracking one would not.
+    anchors = " ".join(p.anchor for e in ENTRIES for p in e.patterns)
+    hostile = (anchors + " ") * 20 + "x" * 60000
+    t0 = time.perf_counter()
+    match_text(hostile)
+    assert time.perf_counter() - t0 < 30

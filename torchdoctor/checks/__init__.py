@@ -1,0 +1,127 @@
+"""Checks: pure functions from facts to findings, registered by decorator.
+
+A check is one function in an area module of this package::
+
+    @check("cpu-only-build", category="cpu-only-build", severity=ERROR)
+    def cpu_only_build(facts):
+        if ...:
+            return finding("CPU-only torch on a machine with an NVIDIA GPU", detail=..., fix=..., commands=[...])
+
+It returns None, one finding or a list. ``finding()`` leaves id, category and
+severity empty unless given; the runner fills them from the registration. A
+check that raises becomes a ``check-crashed`` finding (as Flutter's doctor does
+with a crashed validator), never a traceback.
+"""
+
+import importlib
+import pkgutil
+import traceback
+from dataclasses import dataclass
+from typing import Callable, Dict, Iterable, List, Optional
+
+from ..facts import Facts
+from ..findings import ERROR, INFO, WARNING, Finding, Fix, sort_findings
+
+__all__ = ["check", "finding", "run_checks", "all_checks", "ERROR", "WARNING", "INFO"]
+
+
+@dataclass
+class Check:
+    id: str
+    category: str
+    severity: str
+    func: Callable[[Facts], object]
+    area: str
+
+    @property
+    def doc(self) -> str:
+        return (self.func.__doc__ or "").strip().split("\n")[0]
+
+
+_REGISTRY: Dict[str, Check] = {}
+
+
+def check(id: str, category: str, severity: str = ERROR):
+    def deco(func):
+        if id in _REGISTRY:
+            raise ValueError("duplicate check id %r" % id)
+        area = func.__module__.rsplit(".", 1)[-1]
+        _REGISTRY[id] = Check(id=id, category=category, severity=severity, func=func, area=area)
+        return func
+    return deco
+
+
+def finding(title: str, detail: str = "", fix: str = "", commands: Iterable[str] = (),
+            links: Iterable[str] = (), severity: Optional[str] = None, id: Optional[str] = None,
+            category: Optional[str] = None) -> Finding:
+    return Finding(id=id or "", category=category or "", severity=severity or "", title=title,
+                   detail=detail, fix=Fix(summary=fix, commands=list(commands)), links=list(links))
+
+
+_loaded = False
+
+
+def _load_all() -> None:
+    global _loaded
+    if _loaded:
+        return
+    for mod in pkgutil.iter_modules(__path__):
+        if not mod.name.startswith("_"):
+            importlib.import_module(__name__ + "." + mod.name)
+    _loaded = True
+
+
+def all_checks() -> List[Check]:
+    _load_all()
+    return sorted(_REGISTRY.values(), key=lambda c: (c.area, c.id))
+
+
+def _as_list(result) -> List[Finding]:
+    if result is None:
+        return []
+    if isinstance(result, Finding):
+        return [result]
+    return [r for r in result if isinstance(r, Finding)]
+
+
+def run_check(chk: Check, facts: Facts) -> List[Finding]:
+    try:
+        out = _as_list(chk.func(facts))
+    except Exception as e:  # noqa: BLE001 - a crashed check is a result, not a crash
+        tb = traceback.extract_tb(e.__traceback__)
+        where = "%s:%d" % (tb[-1].filename.rsplit("/", 1)[-1], tb[-1].lineno) if tb else "?"
+        return [Finding(
+            id="check-crashed", category="internal", severity=WARNING, check=chk.id,
+            title="Check %s crashed; its diagnosis is missing from this report" % chk.id,
+            detail="%s: %s (at %s). This is a torchdoctor bug; the other checks ran normally."
+                   % (type(e).__name__, e, where),
+            fix=Fix(summary="Report it to the torchdoctor maintainers with `torchdoctor report` attached."),
+        )]
+    for f in out:
+        f.id = f.id or chk.id
+        f.category = f.category or chk.category
+        f.severity = f.severity or chk.severity
+        f.check = chk.id
+    return out
+
+
+def select(only: Optional[Iterable[str]] = None, skip: Optional[Iterable[str]] = None) -> List[Check]:
+    checks = all_checks()
+    known = {c.id for c in checks}
+    for name in list(only or []) + list(skip or []):
+        if name not in known:
+            raise KeyError(name)
+    if only:
+        wanted = set(only)
+        checks = [c for c in checks if c.id in wanted]
+    if skip:
+        unwanted = set(skip)
+        checks = [c for c in checks if c.id not in unwanted]
+    return checks
+
+
+def run_checks(facts: Facts, only=None, skip=None) -> List[Finding]:
+    findings: List[Finding] = []
+    for chk in select(only, skip):
+        findings.extend(run_check(chk, facts))
+    return sort_findings(findings)

@@ -1,0 +1,175 @@
+"""Is torch there, does it import, and is it the torch we think it is?"""
+
+import os
+
+from ..advice import install_advice
+from ..kb import compat
+from . import ERROR, WARNING, check, finding
+from . import _facts as F
+
+INSTALL_URL = "https://pytorch.org/get-started/locally/"
+
+
+def _probe(facts):
+    return facts.section("probe")
+
+
+@check("probe-failed", category="python-unsupported", severity=ERROR)
+def probe_failed(facts):
+    """The target interpreter could not run the probe at all."""
+    p = _probe(facts)
+    if p.get("start_error"):
+        return finding(
+            "Cannot run the Python interpreter %s" % p.get("python"),
+            detail="Starting it failed: %s. Nothing about torch could be checked." % p["start_error"],
+            fix="Point --python at a Python 3.8+ interpreter (for a venv: VENV/bin/python, on Windows VENV\\Scripts\\python.exe).",
+            category="config")
+    if p.get("python_too_old"):
+        return finding(
+            "%s is Python %s, too old for any supported PyTorch" % (p.get("python"), p["python_too_old"]),
+            detail="The probe needs Python 3.8+, and current torch releases need %s+."
+                   % (compat.supported_pythons(compat.latest_release()) or ["3.10"])[0],
+            fix="Create a virtual environment with a newer Python and install torch there.",
+            commands=["python3 -m venv .venv", ".venv/bin/python -m pip install torch"])
+    if not facts.has("python") and not p.get("timed_out") and not p.get("signal"):
+        return finding(
+            "The probe could not start in %s" % p.get("python"),
+            detail="%s\n%s" % (p.get("error", ""), p.get("stderr_tail", "")),
+            fix="Check that this is a working CPython interpreter: run it with -c 'print(1)'.",
+            category="config")
+    return None
+
+
+@check("torch-not-installed", category="torch-not-installed", severity=ERROR)
+def torch_not_installed(facts):
+    """torch is not importable from this interpreter."""
+    imp = facts.section("torch_import")
+    if imp.get("ok") is not False or imp.get("error_type") != "ModuleNotFoundError":
+        return None
+    if "'torch'" not in imp.get("error", "") and '"torch"' not in imp.get("error", ""):
+        return None  # a missing *dependency* of torch: torch-import-failed covers it
+    adv = install_advice(facts)
+    py = facts.value("python.executable", "this Python")
+    return finding(
+        "torch is not installed in %s" % py,
+        detail="`import torch` raised %s. %s" % (imp.get("error"), adv.why),
+        fix="Install torch %s into this interpreter." % (adv.torch_version or ""),
+        commands=adv.commands, links=[INSTALL_URL])
+
+
+@check("torch-import-failed", category="torch-import-crash", severity=ERROR)
+def torch_import_failed(facts):
+    """`import torch` raised an exception."""
+    imp = facts.section("torch_import")
+    if imp.get("ok") is not False:
+        return None
+    err = imp.get("error", "")
+    if imp.get("error_type") == "ModuleNotFoundError" and ("'torch'" in err or '"torch"' in err):
+        return None
+    from ..explain.matcher import best_match  # the knowledge base knows these errors
+    text = (imp.get("traceback") or "") + "\n%s: %s" % (imp.get("error_type"), err)
+    m = best_match(text)
+    detail = "`import torch` raised %s: %s" % (imp.get("error_type"), err[:1500])
+    if m is None:
+        return finding("`import torch` fails", detail=detail,
+                       fix="Reinstall torch in a clean virtual environment.",
+                       commands=install_advice(facts).commands, links=[INSTALL_URL])
+    return finding("`import torch` fails: %s" % m.entry.title, detail=detail + "\n\n" + m.entry.cause,
+                   fix=m.fix.summary, commands=m.fix.commands, links=m.entry.links,
+                   category=m.entry.category)
+
+
+@check("torch-import-crash", category="torch-import-crash", severity=ERROR)
+def torch_import_crash(facts):
+    """The interpreter died or hung while importing torch."""
+    p = _probe(facts)
+    if p.get("completed") or p.get("last_stage") not in ("import_torch",):
+        return None
+    tail = p.get("stderr_tail") or p.get("stdout_tail") or "(nothing printed)"
+    if p.get("timed_out"):
+        return finding(
+            "`import torch` hung for more than %.0f s" % p.get("timeout_s", 0),
+            detail="The probe was killed after %.0f s, still inside `import torch`. Last output:\n%s"
+                   % (p.get("timeout_s", 0), tail),
+            fix="A hang at import is usually a network filesystem, a stuck driver or a lock held by another process; retry with a longer --timeout, then check `py-spy dump` on a hung `python -c 'import torch'`.",
+            commands=["%s -X importtime -c 'import torch' 2>&1 | tail -n 20" % F.python_cmd(facts)])
+    sig = p.get("signal")
+    if sig == "SIGILL":
+        flags = facts.value("cpu.flags") or []
+        return finding(
+            "`import torch` crashed with an illegal instruction (SIGILL)",
+            detail="The CPU (%s; flags: %s) lacks an instruction this torch binary uses. Last output:\n%s"
+                   % (facts.value("cpu.model", "unknown"), ", ".join(flags) or "unknown", tail),
+            fix="Use a torch build for this CPU: official x86_64 wheels need AVX2-era CPUs for some kernels; on old CPUs or emulators build from source or use an older release.",
+            category="illegal-instruction", links=[INSTALL_URL])
+    how = "was killed by %s" % sig if sig else "exited with status %s" % p.get("returncode")
+    return finding(
+        "`import torch` crashed: the interpreter %s" % how,
+        detail="The probe died inside `import torch`. Last output:\n%s" % tail,
+        fix="A crash at import usually means mismatched native libraries (LD_LIBRARY_PATH or LD_PRELOAD pulling in another CUDA/cuDNN/OpenMP) or a corrupt install. Retry with a clean environment, then reinstall torch.",
+        commands=["env -u LD_LIBRARY_PATH -u LD_PRELOAD %s -c 'import torch'" % F.python_cmd(facts)]
+        + install_advice(facts).commands,
+        links=[INSTALL_URL])
+
+
+def _site_dirs(facts):
+    entries = facts.value("python.sys_path") or []
+    return [e for e in entries if isinstance(e, str) and ("site-packages" in e or "dist-packages" in e)]
+
+
+@check("torch-shadowed", category="torch-shadowed", severity=ERROR)
+def torch_shadowed(facts):
+    """A local torch.py or torch/ folder hides the installed torch."""
+    cands = facts.value("torch_location.candidates") or []
+    if not cands:
+        return None
+    first = cands[0]
+    site = _site_dirs(facts)
+    if any(first.get("sys_path_entry") == s for s in site):
+        return None
+    installed = facts.value("packages.installed.torch.location")
+    if installed and first.get("sys_path_entry") == installed:
+        return None
+    if first.get("kind") == "package" and not installed and len(cands) == 1:
+        return None  # a source checkout / develop install is the only torch: not shadowing
+    path = first.get("path")
+    where = first.get("sys_path_entry") or "the current directory"
+    real = next((c.get("path") for c in cands[1:]), None)
+    return finding(
+        "`import torch` picks up %s instead of the installed torch" % path,
+        detail="The %s %s comes first on sys.path (from %s)%s. Python imports it instead of PyTorch, which "
+               "shows up as `module 'torch' has no attribute ...` or `No module named 'torch._C'`."
+               % ({"module": "file", "package": "package", "namespace-dir": "folder"}.get(first.get("kind"), "entry"),
+                  path, where or "''",
+                  "; the real torch is at %s" % real if real else ""),
+        fix="Rename or remove %s (and any __pycache__ next to it), or run from another directory." % os.path.basename(path or "torch"),
+        commands=["mv %s %s" % (path, os.path.join(os.path.dirname(path), "my_" + os.path.basename(path)))]
+        if path else [])
+
+
+@check("python-unsupported", category="python-unsupported", severity=WARNING)
+def python_unsupported(facts):
+    """This Python version has no official wheels for the installed torch."""
+    py = facts.value("python.version")
+    tv = F.torch_base_version(facts)
+    if not isinstance(py, str):
+        return None
+    py_minor = ".".join(py.split(".")[:2])
+    if tv:
+        ok = compat.python_supported(tv, py_minor)
+        if ok is False:
+            return finding(
+                "torch %s has no official wheels for Python %s" % (tv, py_minor),
+                detail="torch %s supports Python %s. This install came from elsewhere (source build, "
+                       "third-party wheel) or was forced; expect missing features or crashes."
+                       % (tv, ", ".join(compat.supported_pythons(tv) or [])),
+                fix="Use a supported Python, or a torch release that supports Python %s." % py_minor)
+        return None
+    if facts.value("torch_import.ok") is False and compat.newest_torch_for_python(py_minor) is None:
+        return finding(
+            "No PyTorch release supports Python %s yet" % py_minor, severity=ERROR,
+            detail="pip cannot find a torch wheel for this Python, which is why torch is missing "
+                   "(`No matching distribution found for torch`).",
+            fix="Create an environment with a Python that PyTorch supports (%s)."
+                % ", ".join(compat.supported_pythons(compat.latest_release()) or []))
+    return None

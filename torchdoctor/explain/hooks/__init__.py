@@ -1,0 +1,1 @@
+"""Tailoring hooks, one module per area; each registers with @tailor.hook."""

@@ -1,0 +1,138 @@
+"""Known errors: loaded from kb/errors/*.json, one list of entries per file.
+
+Entry shape (see docs/knowledge-base.md)::
+
+    {"id": "torch-not-compiled-with-cuda",       # stable kebab-case
+     "category": "cpu-only-build",               # taxonomy slug
+     "title": "...", "cause": "...",
+     "patterns": ["Torch not compiled with CUDA enabled"],   # Python regexes, one line each
+     "fix": {"summary": "...", "commands": ["..."]},
+     "tailor": "cpu_only_build",                 # optional hook in explain/tailor.py
+     "priority": 0,                              # optional tie-breaker; negative = generic
+     "links": ["https://..."], "sources": ["https://..."],
+     "examples": [{"text": "...", "source": "https://..."}]}
+
+Patterns are matched against one normalised line at a time and must be
+linear-time safe; every pattern has a literal *anchor* (its longest required
+literal run) so a log scan only runs regexes on lines that contain one.
+"""
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Dict, List, Optional, Tuple
+
+try:  # Python 3.11+
+    import re._parser as _sre_parse  # type: ignore[import-not-found]
+    import re._constants as _sre_c  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - 3.9/3.10
+    import sre_constants as _sre_c  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+ERRORS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "errors")
+REQUIRED = ("id", "category", "title", "patterns", "cause", "fix", "sources", "examples")
+
+
+@dataclass
+class Pattern:
+    source: str
+    anchor: str  # literal text every match contains ('' when none could be derived)
+    _compiled: Optional["re.Pattern[str]"] = None
+
+    @property
+    def regex(self) -> "re.Pattern[str]":
+        if self._compiled is None:
+            self._compiled = re.compile(self.source)
+        return self._compiled
+
+
+@dataclass(eq=False)
+class Entry:
+    id: str
+    category: str
+    title: str
+    cause: str
+    fix: Dict[str, Any]
+    patterns: List[Pattern]
+    links: List[str] = field(default_factory=list)
+    sources: List[str] = field(default_factory=list)
+    examples: List[Dict[str, str]] = field(default_factory=list)
+    tailor: Optional[str] = None
+    priority: int = 0
+    file: str = ""
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+def literal_anchor(pattern: str) -> str:
+    """Longest run of literal characters that every match of `pattern` contains.
+
+    Only the top-level sequence counts: anything inside a group, a branch, a
+    class or under a quantifier that allows zero repetitions may be absent.
+    """
+    try:
+        parsed = _sre_parse.parse(pattern)
+    except re.error:
+        return ""
+    best, run = "", []
+    LITERAL = _sre_c.LITERAL
+    SUBPATTERN = _sre_c.SUBPATTERN
+    MAX_REPEAT, MIN_REPEAT = _sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT
+    if parsed.state.flags & re.IGNORECASE:
+        return ""
+    for op, av in parsed:
+        if op is LITERAL:
+            run.append(chr(av))
+            continue
+        if op in (MAX_REPEAT, MIN_REPEAT) and av[0] >= 1 and len(av[2]) == 1 and av[2][0][0] is LITERAL:
+            # 'x+' or 'x{2,}': one x is certain, the rest is not.
+            run.append(chr(av[2][0][1]))
+        elif op is SUBPATTERN and len(av) >= 4:
+            sub = list(av[-1])
+            if all(o is LITERAL for o, _ in sub):  # a plain capturing group of literals
+                run.extend(chr(a) for _, a in sub)
+                continue
+        if len(run) > len(best):
+            best = "".join(run)
+        run = []
+    if len(run) > len(best):
+        best = "".join(run)
+    return best
+
+
+def _entry(raw: Dict[str, Any], fname: str) -> Entry:
+    missing = [k for k in REQUIRED if k not in raw]
+    if missing:
+        raise ValueError("%s: entry %r lacks %s" % (fname, raw.get("id"), ", ".join(missing)))
+    return Entry(
+        id=raw["id"], category=raw["category"], title=raw["title"], cause=raw["cause"],
+        fix=raw["fix"], patterns=[Pattern(p, literal_anchor(p)) for p in raw["patterns"]],
+        links=list(raw.get("links", [])), sources=list(raw["sources"]), examples=list(raw["examples"]),
+        tailor=raw.get("tailor"), priority=int(raw.get("priority", 0)), file=fname, raw=raw,
+    )
+
+
+@lru_cache(maxsize=1)
+def load_entries() -> Tuple[Entry, ...]:
+    entries: List[Entry] = []
+    seen = set()
+    for fname in sorted(os.listdir(ERRORS_DIR)):
+        if not fname.endswith(".json"):
+            continue
+        with open(os.path.join(ERRORS_DIR, fname), encoding="utf-8") as fh:
+            data = json.load(fh)
+        for raw in data:
+            e = _entry(raw, fname)
+            if e.id in seen:
+                raise ValueError("duplicate known-error id %r in %s" % (e.id, fname))
+            seen.add(e.id)
+            entries.append(e)
+    return tuple(entries)
+
+
+def get_entry(entry_id: str) -> Optional[Entry]:
+    for e in load_entries():
+        if e.id == entry_id:
+            return e
+    return None

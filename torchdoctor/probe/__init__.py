@@ -1,0 +1,145 @@
+"""Gather facts: the torch probe in a child of the target interpreter, and the
+system/driver probes, all at once (the slowest decides the wall time).
+"""
+
+import json
+import os
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List, Optional
+
+from .. import __version__
+from ..facts import SCHEMA_VERSION, Facts, failed
+from . import proc, system
+
+DEFAULT_TIMEOUT = 60.0
+TARGET_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "target.py")
+TOO_OLD_MARK = "torchdoctor-probe: python too old:"
+
+# Runs under any Python, 2.7 included, so a too-old interpreter is reported
+# rather than dying on a SyntaxError in target.py. With -c, sys.path[0] is the
+# current directory, exactly as for the user's own `python -c "import torch"`.
+LAUNCHER = (
+    "import sys\n"
+    "if sys.version_info < (3, 8):\n"
+    "    sys.stderr.write('" + TOO_OLD_MARK + " %s\\n' % sys.version.split()[0]); sys.exit(3)\n"
+    "p = sys.argv[1]\n"
+    "exec(compile(open(p).read(), p, 'exec'), {'__name__': '__main__', '__file__': p})\n"
+)
+
+TORCH_SECTIONS = ("python", "torch_location", "packages", "torch_import", "torch", "backends",
+                  "accelerators", "cuda")
+
+
+def read_sections(path: str):
+    sections: Dict[str, Any] = {}
+    stages: List[str] = []
+    try:
+        with open(path, "r", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by a crash
+                if not isinstance(obj, dict):
+                    continue
+                if "stage" in obj:
+                    stages.append(str(obj["stage"]))
+                elif "section" in obj:
+                    sections[str(obj["section"])] = obj.get("data")
+    except OSError:
+        pass
+    return sections, stages
+
+
+def run_target(python: str, timeout: float) -> Dict[str, Any]:
+    """Run target.py under `python`; returns {section: data} plus 'probe'."""
+    fd, out_path = tempfile.mkstemp(prefix="torchdoctor-", suffix=".jsonl")
+    os.close(fd)
+    try:
+        r = proc.run([python, "-c", LAUNCHER, TARGET_SCRIPT, out_path], timeout=timeout)
+        sections, stages = read_sections(out_path)
+    finally:
+        try:
+            os.unlink(out_path)
+        except OSError:
+            pass
+    last = stages[-1] if stages else None
+    completed = last == "done"
+    info: Dict[str, Any] = {
+        "python": python,
+        "returncode": r.returncode,
+        "signal": r.signal,
+        "timed_out": r.timed_out,
+        "timeout_s": timeout,
+        "duration_s": round(r.duration_s, 3),
+        "last_stage": last,
+        "completed": completed,
+        "stdout_tail": proc.last_lines(r.stdout, 40),
+        "stderr_tail": proc.last_lines(r.stderr, 40),
+    }
+    if r.start_error:
+        info["start_error"] = r.start_error
+    if TOO_OLD_MARK in r.stderr:
+        info["python_too_old"] = r.stderr.split(TOO_OLD_MARK, 1)[1].split()[0]
+    if not completed:
+        if r.start_error:
+            why = "could not run %s: %s" % (python, r.start_error)
+        elif info.get("python_too_old"):
+            why = "%s is Python %s; the probe needs 3.8+" % (python, info["python_too_old"])
+        elif r.timed_out:
+            why = "probe timed out after %.0f s during %s" % (timeout, last)
+        elif r.signal:
+            why = "probe killed by %s during %s" % (r.signal, last)
+        else:
+            why = "probe exited with %s during %s" % (r.returncode, last)
+        info["error"] = why
+        skip_from_import = "torch_import" in sections and not (sections["torch_import"] or {}).get("ok")
+        for name in TORCH_SECTIONS:
+            if name not in sections and not (skip_from_import and name != "torch_import"):
+                sections[name] = failed(why)
+    sections["probe"] = info
+    return sections
+
+
+def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
+           tool_timeout: float = 10.0) -> Facts:
+    python = python or sys.executable
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        f_target = pool.submit(run_target, python, timeout)
+        f_nvml = pool.submit(system.nvml_facts, tool_timeout)
+        f_smi = pool.submit(system.nvidia_smi_facts, tool_timeout)
+        f_tk = pool.submit(system.toolkit_facts, tool_timeout)
+        local = {}
+        for key, fn in (("os", system.os_facts), ("cpu", system.cpu_facts),
+                        ("memory", system.memory_facts), ("env", system.env_facts)):
+            try:
+                local[key] = fn()
+            except Exception as e:  # noqa: BLE001
+                local[key] = failed("%s: %s" % (type(e).__name__, e))
+        target = _result(f_target)
+        driver = system.merge_driver(_result(f_nvml), _result(f_smi))
+        toolkit = _result(f_tk)
+    data: Dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "torchdoctor", "version": __version__},
+        "collected_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "source": "probe",
+    }
+    data["probe"] = target.pop("probe")
+    data["probe"]["total_s"] = round(time.monotonic() - t0, 3)
+    data.update(target)
+    data.update(local)
+    data["driver"] = driver
+    data["toolkit"] = toolkit
+    return Facts(data)
+
+
+def _result(fut):
+    try:
+        return fut.result()
+    except Exception as e:  # noqa: BLE001
+        return failed("%s: %s" % (type(e).__name__, e))

@@ -1,0 +1,114 @@
+"""Run a child process with a hard time limit, surviving anything it does.
+
+Output goes to temporary files rather than pipes: a child that prints
+megabytes can neither deadlock us nor fill our memory, and we keep only the
+tail, which is where the real error is.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import List, Mapping, Optional
+
+TAIL_BYTES = 64 * 1024
+
+
+@dataclass
+class ProcResult:
+    argv: List[str]
+    returncode: Optional[int] = None
+    signal: Optional[str] = None  # e.g. "SIGSEGV" when killed by a signal
+    timed_out: bool = False
+    stdout: str = ""
+    stderr: str = ""
+    duration_s: float = 0.0
+    start_error: Optional[str] = None  # could not start at all (ENOENT, EACCES...)
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.start_error is None and not self.timed_out and self.returncode == 0
+
+
+def signal_name(returncode: Optional[int]) -> Optional[str]:
+    if returncode is None or returncode >= 0:
+        # Windows reports access violations as large positive codes.
+        if returncode in (3221225477, -1073741819):
+            return "ACCESS_VIOLATION"
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except (ValueError, AttributeError):
+        return "signal %d" % -returncode
+
+
+def _tail(fh) -> tuple:
+    fh.seek(0, os.SEEK_END)
+    size = fh.tell()
+    fh.seek(max(0, size - TAIL_BYTES))
+    data = fh.read()
+    return data.decode("utf-8", "replace"), size > TAIL_BYTES
+
+
+def _kill_tree(p: subprocess.Popen) -> None:
+    try:
+        if os.name == "posix":
+            os.killpg(p.pid, signal.SIGKILL)
+        else:
+            p.kill()
+    except (OSError, ProcessLookupError):
+        try:
+            p.kill()
+        except OSError:
+            pass
+
+
+def run(argv: List[str], timeout: float, env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[str] = None) -> ProcResult:
+    res = ProcResult(argv=list(argv))
+    t0 = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            kw = {"start_new_session": True} if os.name == "posix" else {
+                "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                 env=dict(env) if env is not None else None, cwd=cwd, **kw)
+        except (OSError, ValueError) as e:
+            res.start_error = "%s: %s" % (type(e).__name__, e)
+            res.duration_s = time.monotonic() - t0
+            return res
+        try:
+            res.returncode = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            res.timed_out = True
+            _kill_tree(p)
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        else:
+            # The child is gone, but a grandchild may still hold the group.
+            if os.name == "posix":
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except (OSError, ProcessLookupError):
+                    pass
+        res.duration_s = time.monotonic() - t0
+        res.signal = signal_name(res.returncode)
+        res.stdout, res.stdout_truncated = _tail(out)
+        res.stderr, res.stderr_truncated = _tail(err)
+    return res
+
+
+def last_lines(text: str, n: int = 15) -> str:
+    lines = [ln for ln in text.replace("\r\n", "\n").split("\n") if ln.strip()]
+    return "\n".join(lines[-n:])
+
+
+PYTHON = sys.executable

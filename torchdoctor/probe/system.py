@@ -1,0 +1,293 @@
+"""Facts about the machine that do not need torch: OS, CPU, memory, container,
+environment variables, the CUDA toolkit (nvcc) and the NVIDIA driver.
+
+Runs in the doctor's own process; anything that could hang or crash (nvidia-smi,
+nvcc, NVML through ctypes) runs as a time-limited child via proc.run.
+"""
+
+import os
+import platform
+import re
+import shutil
+import sys
+from typing import Any, Dict, List, Optional
+
+from ..facts import absent, failed
+from . import proc
+
+# Environment variables that change how torch, CUDA, NCCL or the CPU runtimes
+# behave. Unset ones in ENV_ALWAYS are recorded as absent so reports show them.
+ENV_ALWAYS = (
+    "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "PYTORCH_CUDA_ALLOC_CONF",
+    "PYTORCH_ALLOC_CONF", "CUBLAS_WORKSPACE_CONFIG", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+    "KMP_DUPLICATE_LIB_OK", "PYTORCH_ENABLE_MPS_FALLBACK", "CUDA_LAUNCH_BLOCKING",
+    "LD_LIBRARY_PATH", "TORCH_CUDA_ARCH_LIST", "CUDA_MODULE_LOADING",
+)
+ENV_PREFIXES = ("CUDA_", "PYTORCH_", "TORCH_", "NCCL_", "OMP_", "MKL_", "KMP_", "CUBLAS",
+                "CUBLASLT", "CUDNN_", "HIP_", "ROCR_", "HSA_", "NVIDIA_", "TORCHINDUCTOR_",
+                "TORCHDYNAMO_", "TRITON_", "XLA_", "ONEDNN_", "DNNL_", "GOMP_", "KINETO_")
+ENV_EXACT = ("LD_LIBRARY_PATH", "LD_PRELOAD", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH",
+             "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV",
+             "OPENBLAS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS",
+             "WORLD_SIZE", "LOCAL_RANK", "RANK", "MASTER_ADDR", "MASTER_PORT",
+             "KUBERNETES_SERVICE_HOST", "SLURM_JOB_ID")
+
+CPU_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl",
+             "avx512_vnni", "avx512_bf16", "amx_tile", "amx_bf16", "amx_int8", "avx_vnni",
+             "neon", "asimd", "sve", "sve2", "bf16", "i8mm")
+
+
+def env_facts(environ=None) -> Dict[str, Any]:
+    environ = os.environ if environ is None else environ
+    out: Dict[str, Any] = {}
+    for k in sorted(environ):
+        if k.startswith(ENV_PREFIXES) or k in ENV_EXACT or k in ENV_ALWAYS:
+            out[k] = environ[k]
+    for k in ENV_ALWAYS:
+        out.setdefault(k, absent("not set"))
+    return out
+
+
+def _read(path: str, limit: int = 1 << 20) -> Optional[str]:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def os_facts() -> Dict[str, Any]:
+    out: Dict[str, Any] = {
+        "system": platform.system(),
+        "release": platform.release(),
+        "version": platform.version(),
+        "machine": platform.machine(),
+        "hostname": platform.node(),
+    }
+    system = out["system"]
+    if system == "Linux":
+        rel = _read("/etc/os-release") or ""
+        m = re.search(r'^PRETTY_NAME="?([^"\n]*)"?', rel, re.M)
+        out["distro"] = m.group(1) if m else absent("no /etc/os-release")
+        lib, ver = platform.libc_ver()
+        out["libc"] = ("%s %s" % (lib, ver)).strip() or absent("unknown libc")
+        kver = _read("/proc/version") or ""
+        out["wsl"] = "microsoft" in kver.lower()
+    elif system == "Darwin":
+        mac, _, arch = platform.mac_ver()
+        out["macos_version"] = mac
+        # An x86_64 Python under Rosetta on Apple silicon cannot use MPS.
+        out["rosetta"] = _sysctl("sysctl.proc_translated") == "1"
+        out["apple_silicon"] = platform.machine() == "arm64" or out["rosetta"]
+    elif system == "Windows":
+        out["windows"] = list(platform.win32_ver())
+    out["container"] = container_facts()
+    return out
+
+
+def _sysctl(name: str) -> Optional[str]:
+    if not shutil.which("sysctl"):
+        return None
+    r = proc.run(["sysctl", "-n", name], timeout=3)
+    return r.stdout.strip() if r.ok else None
+
+
+def container_facts() -> Any:
+    kinds: List[str] = []
+    if os.path.exists("/.dockerenv"):
+        kinds.append("docker")
+    if os.path.exists("/run/.containerenv"):
+        kinds.append("podman")
+    cg = _read("/proc/1/cgroup") or ""
+    for word in ("docker", "kubepods", "containerd", "lxc"):
+        if word in cg and word not in kinds:
+            kinds.append(word)
+    if os.environ.get("KUBERNETES_SERVICE_HOST") and "kubernetes" not in kinds:
+        kinds.append("kubernetes")
+    if sys.platform != "linux":
+        return absent("container detection is Linux-only")
+    return kinds[0] if kinds else False
+
+
+def cpu_facts() -> Dict[str, Any]:
+    out: Dict[str, Any] = {"arch": platform.machine()}
+    info = _read("/proc/cpuinfo")
+    if info:
+        m = re.search(r"^(?:model name|Hardware|cpu model)\s*:\s*(.+)$", info, re.M)
+        out["model"] = m.group(1).strip() if m else absent("not in /proc/cpuinfo")
+        m = re.search(r"^(?:flags|Features)\s*:\s*(.+)$", info, re.M)
+        flags = set(m.group(1).split()) if m else set()
+        out["flags"] = [f for f in CPU_FLAGS if f in flags]
+    elif sys.platform == "darwin":
+        out["model"] = _sysctl("machdep.cpu.brand_string") or absent("sysctl unavailable")
+    else:
+        out["model"] = platform.processor() or absent("unknown")
+    out["logical_cores"] = os.cpu_count() or absent("unknown")
+    try:
+        import psutil
+        out["physical_cores"] = psutil.cpu_count(logical=False) or absent("psutil could not tell")
+    except Exception as e:  # noqa: BLE001 - psutil missing or broken: a fact
+        out["physical_cores"] = failed("psutil: %s" % e)
+    if hasattr(os, "sched_getaffinity"):
+        try:
+            out["affinity_cores"] = len(os.sched_getaffinity(0))
+        except OSError as e:
+            out["affinity_cores"] = failed(str(e))
+    quota = _read("/sys/fs/cgroup/cpu.max")
+    if quota and not quota.startswith("max"):
+        try:
+            q, period = quota.split()[:2]
+            out["cgroup_cpu_limit"] = round(int(q) / int(period), 2)
+        except ValueError:
+            pass
+    return out
+
+
+def memory_facts() -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    try:
+        import psutil
+        vm = psutil.virtual_memory()
+        out["total_bytes"] = int(vm.total)
+        out["available_bytes"] = int(vm.available)
+    except Exception as e:  # noqa: BLE001
+        out["total_bytes"] = failed("psutil: %s" % e)
+    if os.path.isdir("/dev/shm"):
+        try:
+            out["shm_bytes"] = shutil.disk_usage("/dev/shm").total
+        except OSError as e:
+            out["shm_bytes"] = failed(str(e))
+    else:
+        out["shm_bytes"] = absent("no /dev/shm")
+    return out
+
+
+# ---------------------------------------------------------------- toolkit ---
+def find_nvcc(environ=None) -> Optional[str]:
+    environ = os.environ if environ is None else environ
+    exe = "nvcc.exe" if os.name == "nt" else "nvcc"
+    found = shutil.which("nvcc", path=environ.get("PATH"))
+    if found:
+        return found
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if environ.get(var):
+            p = os.path.join(environ[var], "bin", exe)
+            if os.path.isfile(p):
+                return p
+    p = "/usr/local/cuda/bin/nvcc"
+    return p if os.path.isfile(p) else None
+
+
+def toolkit_facts(timeout: float = 10) -> Dict[str, Any]:
+    nvcc = find_nvcc()
+    if not nvcc:
+        return {"nvcc": absent("nvcc not on PATH, CUDA_HOME or /usr/local/cuda")}
+    r = proc.run([nvcc, "--version"], timeout=timeout)
+    out: Dict[str, Any] = {"nvcc_path": nvcc}
+    if not r.ok:
+        out["nvcc"] = failed(r.start_error or ("timed out" if r.timed_out else proc.last_lines(r.stderr, 3)))
+        return out
+    m = re.search(r"release (\d+\.\d+), V([\d.]+)", r.stdout)
+    out["nvcc"] = m.group(1) if m else failed("unparsed: " + proc.last_lines(r.stdout, 2))
+    if m:
+        out["nvcc_full"] = m.group(2)
+    return out
+
+
+# ----------------------------------------------------------------- driver ---
+SMI_QUERY = "index,name,driver_version,compute_cap,memory.total,uuid"
+
+
+def parse_smi_query(text: str) -> List[Dict[str, Any]]:
+    gpus = []
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) < 6 or not parts[0].isdigit():
+            continue
+        gpu: Dict[str, Any] = {"index": int(parts[0]), "name": parts[1], "driver_version": parts[2]}
+        m = re.match(r"^(\d+)\.(\d+)$", parts[3])
+        if m:
+            gpu["capability"] = [int(m.group(1)), int(m.group(2))]
+        if parts[4].isdigit():
+            gpu["total_memory"] = int(parts[4]) * 1024 * 1024
+        if parts[5].startswith("GPU-"):
+            gpu["uuid"] = parts[5]
+        gpus.append(gpu)
+    return gpus
+
+
+def parse_smi_banner(text: str) -> Dict[str, str]:
+    out = {}
+    m = re.search(r"Driver Version:\s*([\d.]+)", text)
+    if m:
+        out["driver_version"] = m.group(1)
+    m = re.search(r"CUDA Version:\s*([\d.]+)", text)
+    if m:
+        out["cuda_driver_version"] = m.group(1)
+    return out
+
+
+def nvidia_smi_facts(timeout: float = 10) -> Dict[str, Any]:
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return absent("nvidia-smi not on PATH")
+    out: Dict[str, Any] = {"path": smi}
+    q = proc.run([smi, "--query-gpu=" + SMI_QUERY, "--format=csv,noheader,nounits"], timeout=timeout)
+    if q.ok:
+        out["gpus"] = parse_smi_query(q.stdout)
+        if not out["gpus"] and q.stdout.strip():
+            out["gpus"] = failed("unparsed output: " + proc.last_lines(q.stdout, 3)[:300])
+    else:
+        out["gpus"] = failed(_why(q))
+    b = proc.run([smi], timeout=timeout)
+    if b.ok:
+        out.update(parse_smi_banner(b.stdout))
+    else:
+        out["banner"] = failed(_why(b))
+    return out
+
+
+def _why(r: proc.ProcResult) -> str:
+    if r.start_error:
+        return r.start_error
+    if r.timed_out:
+        return "timed out after %.0f s" % r.duration_s
+    text = proc.last_lines(r.stdout + "\n" + r.stderr, 3)
+    return ("exit %s: %s" % (r.signal or r.returncode, text))[:500]
+
+
+def nvml_facts(timeout: float = 10) -> Dict[str, Any]:
+    script = os.path.join(os.path.dirname(__file__), "driver.py")
+    r = proc.run([sys.executable, script], timeout=timeout)
+    if not r.ok:
+        return {"nvml": failed(_why(r)), "libcuda": failed(_why(r))}
+    try:
+        import json
+        return json.loads(r.stdout)
+    except ValueError:
+        return {"nvml": failed("unparsed: " + r.stdout[:200])}
+
+
+def merge_driver(nvml: Dict[str, Any], smi: Any) -> Dict[str, Any]:
+    """One driver view: NVML first, nvidia-smi to fill gaps, libcuda last."""
+    from ..facts import state_of, PRESENT
+    out: Dict[str, Any] = {"sources": {"nvml": nvml.get("nvml"), "libcuda": nvml.get("libcuda"),
+                                        "nvidia_smi": smi}}
+    srcs = [s for s in (nvml.get("nvml"), smi if isinstance(smi, dict) else None, nvml.get("libcuda"))
+            if isinstance(s, dict) and state_of(s) == PRESENT]
+    for key in ("driver_version", "cuda_driver_version"):
+        for s in srcs:
+            v = s.get(key)
+            if isinstance(v, str):
+                out[key] = v
+                break
+        else:
+            out[key] = absent("no NVIDIA driver found (NVML, nvidia-smi and libcuda all absent)")
+    gpus = None
+    for s in srcs:
+        if isinstance(s.get("gpus"), list):
+            gpus = s["gpus"]
+            break
+    out["gpus"] = gpus if gpus is not None else absent("no NVIDIA GPU visible to the driver")
+    out["present"] = any(isinstance(out[k], str) for k in ("driver_version", "cuda_driver_version"))
+    return out

@@ -1,0 +1,591 @@
+"""The torch-side probe. Runs *inside the interpreter being diagnosed*.
+
+Constraints, because this file is executed by whatever Python the user points
+us at: standard library only, Python 3.8 syntax, and it must never let an
+exception escape. Each section is appended to the output file as one JSON line
+and flushed the moment it is ready, so when ``import torch`` segfaults or CUDA
+init hangs, the parent still has everything collected before that point plus
+the name of the stage that was running.
+
+It can also be imported and called in-process (``collect()``), which is how the
+Python API reads the *live* settings of a training script.
+"""
+
+import json
+import os
+import re
+import sys
+import time
+import traceback
+import warnings
+
+STAGE_KEY = "stage"
+SECTION_KEY = "section"
+
+# Packages worth reporting by name; anything matching these prefixes too.
+COMPANIONS = (
+    "torch", "torchvision", "torchaudio", "torchtext", "torchdata", "torchao",
+    "torchrec", "torch-tensorrt", "numpy", "triton", "pytorch-triton",
+    "pytorch-triton-rocm", "xformers", "flash-attn", "bitsandbytes", "deepspeed",
+    "accelerate", "transformers", "lightning", "pytorch-lightning", "onnx",
+    "onnxruntime", "onnxruntime-gpu", "opt-einsum", "mkl", "intel-openmp",
+    "cuda-toolkit", "cuda-python", "cuda-bindings", "timm", "diffusers",
+    "vllm", "jax", "tensorflow", "scipy", "pillow", "sympy", "networkx",
+    "filelock", "fsspec", "jinja2", "typing-extensions", "setuptools", "pip",
+    "mypy", "intel-extension-for-pytorch", "torch-directml",
+)
+COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-")
+
+# Attributes read from each torch.backends submodule (many are properties on a
+# PropModule class, so dir() on the module does not show them).
+BACKEND_ATTRS = {
+    "cuda": ("is_built()", "flash_sdp_enabled()", "mem_efficient_sdp_enabled()",
+             "math_sdp_enabled()", "cudnn_sdp_enabled()", "fp16_bf16_reduction_math_sdp_allowed()",
+             "preferred_linalg_library()", "preferred_blas_library()",
+             "matmul.allow_tf32", "matmul.allow_fp16_reduced_precision_reduction",
+             "matmul.allow_bf16_reduced_precision_reduction", "matmul.allow_fp16_accumulation",
+             "matmul.fp32_precision"),
+    "cudnn": ("is_available()", "version()", "enabled", "benchmark", "benchmark_limit",
+              "deterministic", "allow_tf32", "conv.fp32_precision", "rnn.fp32_precision"),
+    "mps": ("is_built()", "is_available()"),
+    "mkl": ("is_available()",),
+    "mkldnn": ("is_available()", "enabled", "deterministic", "allow_tf32",
+               "matmul.fp32_precision", "conv.fp32_precision", "rnn.fp32_precision"),
+    "openmp": ("is_available()",),
+    "opt_einsum": ("is_available()", "enabled", "strategy"),
+    "cusparselt": ("is_available()", "version()"),
+    "xnnpack": ("enabled",),
+    "nnpack": ("is_available()",),
+    "cpu": ("get_cpu_capability()",),
+    "kleidiai": ("is_available()",),
+    "mha": ("get_fastpath_enabled()",),
+    "miopen": ("immediate",),
+    "quantized": ("engine", "supported_engines"),
+    "xeon": (),
+}
+# Backends whose absence is itself a fact worth stating, with the first release
+# that has them (from backends_api.json in the knowledge base's sources).
+EXPECTED_BACKENDS = ("cuda", "cudnn", "mps", "mkl", "mkldnn", "openmp", "opt_einsum",
+                     "cusparselt", "xnnpack", "nnpack", "cpu", "kleidiai", "mha", "quantized")
+
+RUNTIME_CALLS = ("are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
+                 "get_float32_matmul_precision", "get_num_threads", "get_num_interop_threads")
+
+
+def absent(reason):
+    return {"_absent": reason}
+
+
+def failed(exc):
+    if isinstance(exc, BaseException):
+        text = "%s: %s" % (type(exc).__name__, exc)
+    else:
+        text = str(exc)
+    return {"_failed": text[:2000]}
+
+
+def _jsonable(v):
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return dict((str(k), _jsonable(x)) for k, x in v.items())
+    name = getattr(v, "name", None)  # enums such as _LinalgBackend
+    if isinstance(name, str):
+        return name
+    return str(v)
+
+
+def attempt(fn, *args):
+    try:
+        return _jsonable(fn(*args))
+    except Exception as e:  # noqa: BLE001 - every failure is a fact
+        return failed(e)
+
+
+class Writer:
+    """Appends one JSON object per line to the output file, flushed at once."""
+
+    def __init__(self, path):
+        self.fh = open(path, "a") if path else None
+        self.sections = {}
+
+    def stage(self, name):
+        self._emit({STAGE_KEY: name, "t": time.time()})
+
+    def section(self, name, data):
+        self.sections[name] = data
+        self._emit({SECTION_KEY: name, "data": data})
+
+    def _emit(self, obj):
+        if self.fh is None:
+            return
+        try:
+            line = json.dumps(obj, ensure_ascii=True, default=str)
+        except Exception as e:  # noqa: BLE001
+            line = json.dumps({SECTION_KEY: obj.get(SECTION_KEY, "?"), "data": failed(e)})
+        self.fh.write(line + "\n")
+        self.fh.flush()
+        try:
+            os.fsync(self.fh.fileno())
+        except OSError:
+            pass
+
+
+# --------------------------------------------------------------- python ----
+def python_facts():
+    import platform
+    import struct
+
+    base = getattr(sys, "base_prefix", sys.prefix)
+    conda_prefix = os.environ.get("CONDA_PREFIX")
+    in_conda = os.path.isdir(os.path.join(sys.prefix, "conda-meta"))
+    return {
+        "version": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "executable": sys.executable,
+        "prefix": sys.prefix,
+        "base_prefix": base,
+        "bits": struct.calcsize("P") * 8,
+        "machine": platform.machine(),
+        "platform": sys.platform,
+        "virtualenv": sys.prefix != base,
+        "conda": in_conda,
+        "conda_env": os.environ.get("CONDA_DEFAULT_ENV") if conda_prefix else absent("not a conda env"),
+        "gil_disabled": bool(getattr(sys, "_is_gil_enabled", lambda: True)() is False),
+        "cwd": os.getcwd(),
+        "sys_path": [p for p in sys.path][:50],
+    }
+
+
+# ------------------------------------------------------------- packages ----
+_DIST_RE = re.compile(r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>[^-]+?)\.(?:dist|egg)-info$")
+
+
+def _normalize(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _read_field(path, field):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if not line.strip():
+                    break
+                if line.startswith(field + ":"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def _installer(info_dir):
+    try:
+        with open(os.path.join(info_dir, "INSTALLER"), encoding="utf-8", errors="replace") as fh:
+            return fh.read().strip() or None
+    except OSError:
+        return None
+
+
+def _conda_packages(prefix):
+    meta = os.path.join(prefix, "conda-meta")
+    out = {}
+    try:
+        names = os.listdir(meta)
+    except OSError:
+        return out
+    for fn in names:
+        if fn.endswith(".json"):
+            parts = fn[:-5].rsplit("-", 2)
+            if len(parts) == 3:
+                out[_normalize(parts[0])] = {"version": parts[1], "build": parts[2]}
+    return out
+
+
+def package_facts():
+    """Installed distributions, read from *.dist-info directory names.
+
+    Listing directories is an order of magnitude faster than
+    importlib.metadata (which opens every METADATA file), and it does not import
+    anything. The first entry on sys.path wins, as it does for imports.
+    """
+    found = {}
+    duplicates = {}
+    for entry in sys.path:
+        if not entry or not os.path.isdir(entry):
+            continue
+        try:
+            names = os.listdir(entry)
+        except OSError:
+            continue
+        for fn in names:
+            if not (fn.endswith(".dist-info") or fn.endswith(".egg-info")):
+                continue
+            m = _DIST_RE.match(fn)
+            info = os.path.join(entry, fn)
+            if m:
+                name, version = m.group("name"), m.group("version")
+            else:
+                meta = os.path.join(info, "PKG-INFO") if os.path.isdir(info) else info
+                name = _read_field(meta, "Name") or fn.rsplit(".", 1)[0]
+                version = _read_field(meta, "Version") or "unknown"
+            key = _normalize(name)
+            if key in found:
+                if found[key]["version"] != version or found[key]["location"] != entry:
+                    duplicates.setdefault(key, []).append({"version": version, "location": entry})
+                continue
+            found[key] = {"version": version, "location": entry}
+    report = {}
+    for key, rec in found.items():
+        if key in COMPANIONS or key.startswith(COMPANION_PREFIXES):
+            rec = dict(rec)
+            info_dirs = [d for d in _safe_listdir(rec["location"])
+                         if _normalize(d.split("-")[0]) == key and d.endswith("-info")]
+            if info_dirs:
+                inst = _installer(os.path.join(rec["location"], info_dirs[0]))
+                if inst:
+                    rec["installer"] = inst
+            report[key] = rec
+    conda = _conda_packages(sys.prefix)
+    for key, rec in conda.items():
+        if key in ("pytorch", "pytorch-cuda", "cudatoolkit", "cuda-version", "cudnn", "nccl",
+                   "mkl", "intel-openmp", "llvm-openmp", "libblas", "numpy", "torchvision",
+                   "torchaudio", "pytorch-gpu", "pytorch-cpu", "cuda-runtime"):
+            report.setdefault("conda:" + key, rec)
+    for name in COMPANIONS[:12]:
+        report.setdefault(_normalize(name), absent("not installed"))
+    out = {"installed": report, "count": len(found)}
+    if duplicates:
+        out["duplicates"] = duplicates
+    return out
+
+
+def _safe_listdir(path):
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
+# -------------------------------------------------------------- shadowing ---
+def torch_location_facts():
+    """Where ``import torch`` would come from, found without importing it."""
+    candidates = []
+    for entry in sys.path:
+        base = entry or os.getcwd()
+        for name in ("torch", "torch.py"):
+            p = os.path.join(base, name)
+            if os.path.isdir(p) and name == "torch":
+                is_pkg = os.path.exists(os.path.join(p, "__init__.py"))
+                candidates.append({"path": p, "kind": "package" if is_pkg else "namespace-dir",
+                                   "sys_path_entry": entry})
+            elif os.path.isfile(p):
+                candidates.append({"path": p, "kind": "module", "sys_path_entry": entry})
+    origin = absent("torch not found on sys.path")
+    try:
+        import importlib.util
+        spec = importlib.util.find_spec("torch")
+        if spec is not None:
+            origin = spec.origin or (list(spec.submodule_search_locations or []) or [None])[0]
+    except Exception as e:  # noqa: BLE001
+        origin = failed(e)
+    return {"candidates": candidates[:10], "spec_origin": origin, "cwd": os.getcwd()}
+
+
+# ----------------------------------------------------------------- torch ----
+def _parse_config(text):
+    """torch.__config__.show() -> {'build_settings': {...}, 'lines': [...]}."""
+    out = {"lines": [], "build_settings": {}}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line.startswith("- "):
+            continue
+        item = line[2:].strip()
+        if item.startswith("Build settings:"):
+            settings = item.split(":", 1)[1]
+            # Values may hold spaces and '=' (compiler flags); keys are UPPER_CASE.
+            for m in re.finditer(r"([A-Z][A-Z0-9_]*)=(.*?)(?:, (?=[A-Z][A-Z0-9_]*=)|,?\s*$)", settings):
+                out["build_settings"][m.group(1)] = m.group(2).strip()
+        else:
+            out["lines"].append(item)
+            low = item.lower()
+            if low.startswith("cpu capability usage"):
+                out["cpu_capability"] = item.split(":", 1)[1].strip()
+            elif "math kernel library version" in low:
+                out["mkl_version"] = item.split("Version", 1)[1].strip().split("-")[0].strip()
+            elif "mkl-dnn" in low or "onednn" in low:
+                m = re.search(r"v(\d+(?:\.\d+)*)", item)
+                if m:
+                    out["mkldnn_version"] = m.group(1)
+            elif low.startswith("openmp"):
+                out["openmp"] = item
+            elif low.startswith("cudnn version") or low.startswith("cudnn"):
+                out["cudnn"] = item
+            elif low.startswith("cuda runtime"):
+                out["cuda_runtime"] = item.split()[-1]
+            elif low.startswith("nvcc architecture flags"):
+                out["nvcc_arch_flags"] = item.split(":", 1)[1].strip()
+            elif low.startswith("hip runtime"):
+                out["hip_runtime"] = item.split()[-1]
+            elif low.startswith("magma"):
+                out["magma"] = item.split()[-1]
+    return out
+
+
+def _parse_parallel(text):
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*([A-Za-z_:]+\(\)|[A-Z_]+_NUM_THREADS)\s*:\s*(.+)$", line)
+        if m:
+            key, val = m.group(1), m.group(2).strip()
+            out[key.replace("()", "").replace("at::", "").replace("std::thread::", "")] = (
+                int(val) if val.isdigit() else val)
+        elif line.startswith("ATen parallel backend:"):
+            out["backend"] = line.split(":", 1)[1].strip()
+    return out
+
+
+def torch_build_facts(torch):
+    version = attempt(lambda: str(torch.__version__))
+    local = absent("no local version tag")
+    if isinstance(version, str) and "+" in version:
+        local = version.split("+", 1)[1]
+    tv = getattr(torch, "version", None)
+
+    def ver(name):
+        if tv is None:
+            return failed("torch.version missing")
+        if not hasattr(tv, name):
+            return absent("torch.version.%s does not exist in this version" % name)
+        v = attempt(getattr, tv, name)
+        return absent("not built with it") if v is None else v
+
+    info = {
+        "version": version,
+        "local_tag": local,
+        "file": attempt(lambda: torch.__file__),
+        "git_version": ver("git_version"),
+        "debug": ver("debug"),
+        "cuda": ver("cuda"),
+        "hip": ver("hip"),
+        "xpu": ver("xpu"),
+    }
+    cfg = getattr(torch, "__config__", None)
+    if cfg is not None and hasattr(cfg, "show"):
+        try:
+            info["config"] = _parse_config(cfg.show())
+        except Exception as e:  # noqa: BLE001
+            info["config"] = failed(e)
+        try:
+            info["parallel"] = _parse_parallel(cfg.parallel_info())
+        except Exception as e:  # noqa: BLE001
+            info["parallel"] = failed(e)
+    else:
+        info["config"] = absent("torch.__config__ missing")
+    runtime = {}
+    for name in RUNTIME_CALLS:
+        fn = getattr(torch, name, None)
+        runtime[name] = attempt(fn) if callable(fn) else absent("not in this torch version")
+    info["runtime"] = runtime
+    return info
+
+
+def _read_attr(obj, spec):
+    """spec: 'name', 'name()' or 'a.b' / 'a.b()'."""
+    call = spec.endswith("()")
+    path = spec[:-2] if call else spec
+    cur = obj
+    for part in path.split("."):
+        try:
+            cur = getattr(cur, part)
+        except AttributeError:
+            return absent("no attribute %s" % part)
+        except Exception as e:  # noqa: BLE001
+            return failed(e)
+    if call:
+        if not callable(cur):
+            return failed("%s is not callable" % path)
+        return attempt(cur)
+    if callable(cur) and not isinstance(cur, (bool, int, float, str)):
+        return failed("%s is a function, not a flag" % path)
+    return attempt(lambda: cur)
+
+
+def backends_facts(torch):
+    out = {}
+    backends = getattr(torch, "backends", None)
+    if backends is None:
+        return {"_module": absent("torch.backends does not exist")}
+    names = set()
+    try:
+        import pkgutil
+        names = set(m.name for m in pkgutil.iter_modules(list(getattr(backends, "__path__", []))))
+    except Exception as e:  # noqa: BLE001
+        out["_listing"] = failed(e)
+    import importlib
+    for name in sorted(names | set(EXPECTED_BACKENDS)):
+        if name.startswith("_"):
+            continue
+        if name not in names:
+            out[name] = absent("torch.backends.%s does not exist in this torch version" % name)
+            continue
+        try:
+            mod = importlib.import_module("torch.backends." + name)
+        except Exception as e:  # noqa: BLE001
+            out[name] = failed(e)
+            continue
+        entry = {}
+        for spec in BACKEND_ATTRS.get(name) or ("is_available()", "is_built()", "enabled"):
+            key = spec.replace("()", "")
+            v = _read_attr(mod, spec)
+            if name not in BACKEND_ATTRS and isinstance(v, dict) and "_absent" in v:
+                continue
+            entry[key] = v
+        out[name] = entry
+    fp = getattr(backends, "fp32_precision", None)
+    out["fp32_precision"] = absent("added in torch 2.9") if fp is None else attempt(lambda: fp)
+    # sdp_kernel (1.13-) vs torch.nn.attention.sdpa_kernel (2.3+).
+    cuda = out.get("cuda")
+    if isinstance(cuda, dict):
+        cuda["sdp_kernel"] = hasattr(getattr(backends, "cuda", None), "sdp_kernel")
+        try:
+            att = importlib.import_module("torch.nn.attention")
+            cuda["sdpa_kernel"] = hasattr(att, "sdpa_kernel")
+        except ImportError:
+            cuda["sdpa_kernel"] = False
+        except Exception as e:  # noqa: BLE001
+            cuda["sdpa_kernel"] = failed(e)
+    return out
+
+
+def _warning_texts(records):
+    return [("%s: %s" % (w.category.__name__, w.message))[:2000] for w in records][:50]
+
+
+def cuda_facts(torch):
+    cuda = getattr(torch, "cuda", None)
+    if cuda is None:
+        return {"is_available": failed("torch.cuda missing")}
+    out = {}
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        out["is_available"] = attempt(cuda.is_available)
+        out["device_count"] = attempt(cuda.device_count)
+        out["arch_list"] = attempt(cuda.get_arch_list) if hasattr(cuda, "get_arch_list") else absent(
+            "torch.cuda.get_arch_list missing")
+        devices = []
+        n = out["device_count"] if isinstance(out["device_count"], int) else 0
+        if out["is_available"] is True:
+            for i in range(min(n, 64)):
+                dev = {"index": i}
+                dev["name"] = attempt(cuda.get_device_name, i)
+                cap = attempt(cuda.get_device_capability, i)
+                dev["capability"] = cap
+                try:
+                    props = cuda.get_device_properties(i)
+                    dev["total_memory"] = int(props.total_memory)
+                    dev["multi_processor_count"] = int(getattr(props, "multi_processor_count", 0))
+                    uuid = getattr(props, "uuid", None)
+                    if uuid is not None:
+                        dev["uuid"] = str(uuid)
+                except Exception as e:  # noqa: BLE001
+                    dev["total_memory"] = failed(e)
+                devices.append(dev)
+            out["devices"] = devices
+        else:
+            out["devices"] = absent("torch.cuda.is_available() is not True")
+        nccl = getattr(cuda, "nccl", None)
+        if nccl is not None and hasattr(nccl, "version"):
+            v = attempt(nccl.version)
+            out["nccl_version"] = ".".join(str(x) for x in v) if isinstance(v, list) else v
+        else:
+            out["nccl_version"] = absent("torch.cuda.nccl.version missing")
+        if hasattr(cuda, "is_bf16_supported") and out["is_available"] is True:
+            out["bf16_supported"] = attempt(cuda.is_bf16_supported)
+    out["warnings"] = _warning_texts(rec)
+    return out
+
+
+def accelerator_facts(torch):
+    out = {}
+    for name in ("xpu", "mps", "mtia"):
+        mod = getattr(torch, name, None)
+        if mod is None:
+            out[name] = absent("torch.%s does not exist" % name)
+            continue
+        fn = getattr(mod, "is_available", None)
+        if callable(fn):
+            out[name] = {"is_available": attempt(fn)}
+            cnt = getattr(mod, "device_count", None)
+            if callable(cnt):
+                out[name]["device_count"] = attempt(cnt)
+    return out
+
+
+# ------------------------------------------------------------------ main ----
+def collect(out_path=None, torch_module=None, with_cuda=True):
+    """Collect every section, in order; returns {section: data}.
+
+    ``torch_module``: an already-imported torch (in-process use); otherwise it is
+    imported here, under a warnings recorder, and the import is timed.
+    """
+    w = Writer(out_path)
+    for name, fn in (("python", python_facts), ("torch_location", torch_location_facts),
+                     ("packages", package_facts)):
+        w.stage(name)
+        try:
+            w.section(name, fn())
+        except Exception as e:  # noqa: BLE001
+            w.section(name, failed(e))
+
+    w.stage("import_torch")
+    torch = torch_module
+    imp = {}
+    if torch is None:
+        t0 = time.time()
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            try:
+                import torch  # noqa: F811
+                imp["ok"] = True
+            except BaseException as e:  # noqa: BLE001 - SystemExit from a broken torch too
+                imp["ok"] = False
+                imp["error_type"] = type(e).__name__
+                imp["error"] = str(e)[:4000]
+                imp["traceback"] = traceback.format_exc()[-8000:]
+                torch = None
+        imp["duration_s"] = round(time.time() - t0, 3)
+        imp["warnings"] = _warning_texts(rec)
+    else:
+        imp = {"ok": True, "in_process": True}
+    w.section("torch_import", imp)
+    if torch is None:
+        return w.sections
+
+    for name, fn in (("torch", torch_build_facts), ("backends", backends_facts),
+                     ("accelerators", accelerator_facts)):
+        w.stage(name)
+        try:
+            w.section(name, fn(torch))
+        except Exception as e:  # noqa: BLE001
+            w.section(name, failed(e))
+    if with_cuda:
+        # Last, because CUDA initialisation is what hangs on a wedged driver.
+        w.stage("cuda")
+        try:
+            w.section("cuda", cuda_facts(torch))
+        except Exception as e:  # noqa: BLE001
+            w.section("cuda", failed(e))
+    w.stage("done")
+    return w.sections
+
+
+def main(argv):
+    out = argv[1] if len(argv) > 1 else None
+    collect(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:] if sys.argv and sys.argv[0] == "-c" else sys.argv))

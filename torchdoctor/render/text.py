@@ -1,0 +1,119 @@
+"""Plain-text renderers for the terminal."""
+
+import textwrap
+from typing import List, Optional
+
+from ..explain import Explanation
+from ..findings import Finding
+from ..report import Report
+from . import rows as R
+from .style import Style
+
+SEV_MARK = {"error": "bad", "warning": "warn", "info": "info"}
+
+
+def _indent(text: str, pad: str) -> str:
+    return "\n".join(pad + ln if ln.strip() else ln for ln in text.splitlines())
+
+
+def render_finding(f: Finding, st: Style) -> List[str]:
+    out = ["%s %s %s" % (st.mark(SEV_MARK.get(f.severity, "info")), st.paint(f.severity.upper(), f.severity),
+                         st.paint(f.title, "title")),
+           st.paint("  [%s, %s]" % (f.id, f.category), "dim")]
+    if f.detail:
+        out.append(_indent(f.detail, "  "))
+    if f.fix.summary or f.fix.commands:
+        out.append("  Fix: " + f.fix.summary if f.fix.summary else "  Fix:")
+        for c in f.fix.commands:
+            out.append("    " + st.paint("$ " + c, "cmd"))
+    for link in f.links:
+        out.append("  See: " + link)
+    return out
+
+
+def render_check(report: Report, st: Style) -> str:
+    out: List[str] = []
+    for title, rows in R.build(report.facts, report.findings):
+        out.append(st.paint(title, "title"))
+        width = min(max((len(r.label) for r in rows), default=10), 28)
+        for r in rows:
+            out.append("  %s %s  %s" % (st.mark(r.mark), r.label.ljust(width), r.value))
+        out.append("")
+    shown = report.findings
+    if shown:
+        c = report.counts()
+        out.append(st.paint("Findings: %d error(s), %d warning(s), %d note(s)" % (c["error"], c["warning"], c["info"]), "title"))
+        out.append("")
+        for f in shown:
+            out.extend(render_finding(f, st))
+            out.append("")
+    else:
+        out.append(st.paint("%s No problems found." % st.marks["ok"], "ok"))
+    p = report.facts.section("probe")
+    if p.get("total_s") is not None:
+        out.append(st.paint("probed %s in %.1f s" % (p.get("python"), p.get("total_s")), "dim"))
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_explanation(e: Explanation, st: Style, full: bool = True) -> List[str]:
+    m = e.match
+    out = [st.paint("%s  [%s, %s]" % (m.entry.title, m.entry.id, m.entry.category), "title")]
+    where = "line %d" % m.line + (", %d times" % m.count if m.count > 1 else "")
+    out.append(st.paint("  matched %s: %s" % (where, m.text[:300]), "dim"))
+    if not full:
+        return out
+    out.append("")
+    out.append("  Cause:")
+    out.extend(textwrap.fill(p, 96, initial_indent="    ", subsequent_indent="    ") for p in e.cause.split("\n\n"))
+    out.append("  Fix: " + e.fix.summary)
+    for c in e.fix.commands:
+        out.append("    " + st.paint("$ " + c, "cmd"))
+    if e.notes:
+        out.append("  Why we think so: the line above, and on this machine:")
+        out.extend("    - " + n for n in e.notes)
+    if e.hook_error:
+        out.append(st.paint("  (tailoring skipped: %s)" % e.hook_error, "dim"))
+    for link in m.entry.links:
+        out.append("  See: " + link)
+    return out
+
+
+def render_explain(exps: List[Explanation], st: Style, show_all: bool = False) -> str:
+    if not exps:
+        return "No known PyTorch error recognised in the input.\n"
+    out = render_explanation(exps[0], st)
+    rest = exps[1:]
+    if rest:
+        out.append("")
+        if show_all:
+            for e in rest:
+                out.append("")
+                out.extend(render_explanation(e, st))
+        else:
+            out.append("Also found (use --all for details):")
+            for e in rest:
+                out.append("  - %s [%s] line %d%s" % (e.match.entry.title, e.match.entry.id, e.match.line,
+                                                      " (%d times)" % e.match.count if e.match.count > 1 else ""))
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_entry(entry, st: Style) -> str:
+    out = [st.paint("%s  [%s, %s]" % (entry.title, entry.id, entry.category), "title"), ""]
+    out.append("  Cause:")
+    out.extend(textwrap.fill(p, 96, initial_indent="    ", subsequent_indent="    ") for p in entry.cause.split("\n\n"))
+    out.append("  Fix: " + entry.fix.get("summary", ""))
+    for c in entry.fix.get("commands", []):
+        out.append("    $ " + c)
+    out.append("  Patterns:")
+    out.extend("    " + p.source for p in entry.patterns)
+    for link in entry.links:
+        out.append("  See: " + link)
+    out.append("  Sources:")
+    out.extend("    " + s for s in entry.sources)
+    return "\n".join(out) + "\n"
+
+
+def render_entry_list(entries, st: Optional[Style] = None) -> str:
+    width = max((len(e.id) for e in entries), default=10)
+    lines = ["%s  %-22s %s" % (e.id.ljust(width), e.category, e.title) for e in sorted(entries, key=lambda e: (e.category, e.id))]
+    return "\n".join(lines) + "\n%d known errors\n" % len(entries)
