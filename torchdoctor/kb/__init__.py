@@ -1,0 +1,1 @@
+"""Knowledge base: compatibility tables and known errors, as data with sources."""
