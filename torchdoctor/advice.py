@@ -73,7 +73,16 @@ def install_advice(facts: Facts, version: Optional[str] = None, variant: Optiona
     if adv.variant is None and F.os_name(facts) != "macos":
         return adv  # no variant runs; the caller explains the driver update
     installer = "conda" if F.installed_with_conda(facts) else "pip"
-    cmds = compat.install_command(target, adv.variant, installer=installer, os=F.os_name(facts))
+    companions = [n for n in ("torchvision", "torchaudio") if F.package_version(facts, n)]
+    cmds = compat.install_command(target, adv.variant, installer=installer, os=F.os_name(facts),
+                                  with_companions=companions)
+    if not cmds and installer == "conda":  # no conda packages for this release: pip inside the env
+        cmds = compat.install_command(target, adv.variant, os=F.os_name(facts), with_companions=companions)
+    installed = F.torch_version_str(facts)
+    if cmds and installed and cmds[0].startswith("pip "):
+        # `torch==2.13.0` is already satisfied by an installed 2.13.0+cpu (PEP 440
+        # ignores the local tag), so pip would keep the wrong build: remove it first.
+        cmds = ["pip uninstall -y " + " ".join(["torch"] + companions)] + cmds
     adv.commands = [_with_interpreter(c, facts) for c in cmds]
     return adv
 

@@ -227,6 +227,13 @@ def explain(text, file, as_json, show_all, list_entries, deep, python, no_env, c
     sys.exit(0 if exps else 1)
 
 
+# Bug-report verbs (report, triage, diff) live in cli_report.py.
+from .cli_report import COMMANDS as _REPORT_COMMANDS  # noqa: E402
+
+for _cmd in _REPORT_COMMANDS:
+    cli.add_command(_cmd)
+
+
 def main(argv=None):
     try:
         cli.main(args=argv, prog_name="torchdoctor", standalone_mode=True)

@@ -58,6 +58,20 @@ def finding(title: str, detail: str = "", fix: str = "", commands: Iterable[str]
                    detail=detail, fix=Fix(summary=fix, commands=list(commands)), links=list(links))
 
 
+def known_error_finding(text: str, title: str, detail: str) -> Optional[Finding]:
+    """A finding for error text the knowledge base recognises (the probe's
+    stderr, an import traceback, CUDA init warnings): its category and fix come
+    from the matched entry, so checks and `explain` never disagree."""
+    from ..explain.matcher import best_match
+    m = best_match(text) if text and text.strip() else None
+    if m is None:
+        return None
+    e = m.entry
+    return finding("%s: %s" % (title, e.title), detail=detail + "\n\n" + e.cause,
+                   fix=e.fix.get("summary", ""), commands=e.fix.get("commands", []),
+                   links=e.links, category=e.category)
+
+
 _loaded = False
 
 

@@ -4,7 +4,7 @@ import os
 
 from ..advice import install_advice
 from ..kb import compat
-from . import ERROR, WARNING, check, finding
+from . import ERROR, WARNING, check, finding, known_error_finding
 from . import _facts as F
 
 INSTALL_URL = "https://pytorch.org/get-started/locally/"
@@ -66,17 +66,11 @@ def torch_import_failed(facts):
     err = imp.get("error", "")
     if imp.get("error_type") == "ModuleNotFoundError" and ("'torch'" in err or '"torch"' in err):
         return None
-    from ..explain.matcher import best_match  # the knowledge base knows these errors
     text = (imp.get("traceback") or "") + "\n%s: %s" % (imp.get("error_type"), err)
-    m = best_match(text)
     detail = "`import torch` raised %s: %s" % (imp.get("error_type"), err[:1500])
-    if m is None:
-        return finding("`import torch` fails", detail=detail,
-                       fix="Reinstall torch in a clean virtual environment.",
-                       commands=install_advice(facts).commands, links=[INSTALL_URL])
-    return finding("`import torch` fails: %s" % m.entry.title, detail=detail + "\n\n" + m.entry.cause,
-                   fix=m.fix.summary, commands=m.fix.commands, links=m.entry.links,
-                   category=m.entry.category)
+    return known_error_finding(text, "`import torch` fails", detail) or finding(
+        "`import torch` fails", detail=detail, fix="Reinstall torch in a clean virtual environment.",
+        commands=install_advice(facts).commands, links=[INSTALL_URL])
 
 
 @check("torch-import-crash", category="torch-import-crash", severity=ERROR)
@@ -103,6 +97,10 @@ def torch_import_crash(facts):
             fix="Use a torch build for this CPU: official x86_64 wheels need AVX2-era CPUs for some kernels; on old CPUs or emulators build from source or use an older release.",
             category="illegal-instruction", links=[INSTALL_URL])
     how = "was killed by %s" % sig if sig else "exited with status %s" % p.get("returncode")
+    known = known_error_finding(tail, "`import torch` crashed (%s)" % (sig or p.get("returncode")),
+                                "The interpreter %s inside `import torch`. Last output:\n%s" % (how, tail))
+    if known:
+        return known
     return finding(
         "`import torch` crashed: the interpreter %s" % how,
         detail="The probe died inside `import torch`. Last output:\n%s" % tail,

@@ -474,13 +474,15 @@ def _specs(pins: List[Tuple[str, str]], conda: bool = False, tag: str = "") -> s
 
 
 def install_command(torch_version: Any, variant: Any = None, installer: str = "pip",
-                    with_companions: bool = True, os: str = "linux") -> List[str]:
+                    with_companions: Any = True, os: str = "linux") -> List[str]:
     """Commands installing that torch (patch; the latest patch for a bare minor) and its
     companions, in the form the PyTorch "previous versions" page used for that era. Plain
     `pip install` when the PyPI wheel is the one wanted (Linux default variant, macOS,
     variant None). [] where no such build exists: conda after 2.5, CUDA on macOS, a
     variant the release did not ship. Unknown companion pins are left unpinned; the
-    stable-ABI torchaudio is pinned as 2.11.* (which 2.11 patch each index holds is unknown)."""
+    stable-ABI torchaudio is pinned as 2.11.* (which 2.11 patch each index holds is unknown).
+    `with_companions`: True (torchvision and torchaudio), False, or the names to pin (the
+    companions actually installed, so a fix never adds a package the user does not have)."""
     r, osn = _rel(torch_version), _osname(os)
     if not r or not osn or installer not in ("pip", "conda"):
         return []
@@ -493,8 +495,9 @@ def install_command(torch_version: Any, variant: Any = None, installer: str = "p
         ta = conda_pair.get("torchaudio") or r["torchaudio"].get(patch)
         if not ta and not r["torchaudio"]:
             ta = ".".join((matching_torchaudio(patch) or "").split(".")[:2]) + ".*"
-        pins += [("torchvision", conda_pair.get("torchvision") or r["torchvision"].get(patch) or ""),
-                 ("torchaudio", ta if ta and ta != ".*" else "")]
+        wanted = ("torchvision", "torchaudio") if with_companions is True else tuple(with_companions)
+        pins += [p for p in (("torchvision", conda_pair.get("torchvision") or r["torchvision"].get(patch) or ""),
+                             ("torchaudio", ta if ta and ta != ".*" else "")) if p[0] in wanted]
     if installer == "conda":
         if _v(minor_of(patch)) > _v(_data()["_meta"]["conda_last_release"]["version"]):
             return []  # PyTorch stopped publishing to the pytorch conda channel after 2.5

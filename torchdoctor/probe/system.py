@@ -268,6 +268,19 @@ def nvml_facts(timeout: float = 10) -> Dict[str, Any]:
         return {"nvml": failed("unparsed: " + r.stdout[:200])}
 
 
+def pci_nvidia_gpus(root: str = "/sys/bus/pci/devices") -> Any:
+    """NVIDIA display/3D controllers on the PCI bus, seen without any driver."""
+    if not os.path.isdir(root):
+        return absent("no %s (not Linux)" % root)
+    found = []
+    for dev in sorted(os.listdir(root)):
+        vendor = (_read(os.path.join(root, dev, "vendor"), 64) or "").strip()
+        cls = (_read(os.path.join(root, dev, "class"), 64) or "").strip()
+        if vendor == "0x10de" and cls.startswith(("0x0300", "0x0302")):
+            found.append({"slot": dev, "device_id": (_read(os.path.join(root, dev, "device"), 64) or "").strip()})
+    return found
+
+
 def merge_driver(nvml: Dict[str, Any], smi: Any) -> Dict[str, Any]:
     """One driver view: NVML first, nvidia-smi to fill gaps, libcuda last."""
     from ..facts import state_of, PRESENT
@@ -290,4 +303,8 @@ def merge_driver(nvml: Dict[str, Any], smi: Any) -> Dict[str, Any]:
             break
     out["gpus"] = gpus if gpus is not None else absent("no NVIDIA GPU visible to the driver")
     out["present"] = any(isinstance(out[k], str) for k in ("driver_version", "cuda_driver_version"))
+    try:
+        out["pci_gpus"] = pci_nvidia_gpus()
+    except OSError as e:
+        out["pci_gpus"] = failed(str(e))
     return out

@@ -436,7 +436,8 @@ def backends_facts(torch):
             out[name] = failed(e)
             continue
         entry = {}
-        for spec in BACKEND_ATTRS.get(name) or ("is_available()", "is_built()", "enabled"):
+        specs = BACKEND_ATTRS[name] if name in BACKEND_ATTRS else ("is_available()", "is_built()", "enabled")
+        for spec in specs:
             key = spec.replace("()", "")
             v = _read_attr(mod, spec)
             if name not in BACKEND_ATTRS and isinstance(v, dict) and "_absent" in v:
@@ -561,6 +562,7 @@ def collect(out_path=None, torch_module=None, with_cuda=True):
         imp = {"ok": True, "in_process": True}
     w.section("torch_import", imp)
     if torch is None:
+        w.stage("done")
         return w.sections
 
     for name, fn in (("torch", torch_build_facts), ("backends", backends_facts),

@@ -19,7 +19,7 @@ def _indent(text: str, pad: str) -> str:
 def render_finding(f: Finding, st: Style) -> List[str]:
     out = ["%s %s %s" % (st.mark(SEV_MARK.get(f.severity, "info")), st.paint(f.severity.upper(), f.severity),
                          st.paint(f.title, "title")),
-           st.paint("  [%s, %s]" % (f.id, f.category), "dim")]
+           st.paint("  [%s]" % (f.id if f.id == f.category else "%s, %s" % (f.id, f.category)), "dim")]
     if f.detail:
         out.append(_indent(f.detail, "  "))
     if f.fix.summary or f.fix.commands:

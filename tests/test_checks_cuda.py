@@ -1,0 +1,227 @@
+"""CUDA build vs driver vs GPU, on facts that prove each diagnosis and on
+facts that must not trigger it; plus fake nvidia-smi/fake torch end to end."""
+
+import pytest
+
+from conftest import make_facts
+from fakes import fake_nvidia_smi, fake_torch
+from torchdoctor.checks import all_checks, run_check
+from torchdoctor.probe import gather
+from torchdoctor.report import diagnose
+
+CHECKS = {c.id: c for c in all_checks()}
+LINUX = {"system": "Linux"}
+
+
+def run(cid, facts):
+    return run_check(CHECKS[cid], facts)
+
+
+def driver(version="550.54.15", cuda="12.4", gpus=(("NVIDIA A100-SXM4-80GB", [8, 0]),)):
+    return {"present": True, "driver_version": version, "cuda_driver_version": cuda,
+            "gpus": [{"index": i, "name": n, "capability": c} for i, (n, c) in enumerate(gpus)],
+            "pci_gpus": [{"slot": "0000:%02d:00.0" % i} for i in range(len(gpus))]}
+
+
+NO_DRIVER = {"present": False, "driver_version": {"_absent": "no NVIDIA driver found"},
+             "cuda_driver_version": {"_absent": "no NVIDIA driver found"},
+             "gpus": {"_absent": "none"}, "pci_gpus": []}
+
+
+def cuda_torch(version="2.4.1+cu124", cuda="12.4"):
+    return {"version": version, "cuda": cuda, "local_tag": version.split("+")[1]}
+
+
+def cpu_torch(version="2.13.0+cpu"):
+    return {"version": version, "cuda": {"_absent": "not built with it"}, "local_tag": "cpu"}
+
+
+def py(exe="/venv/bin/python"):
+    return {"version": "3.11.7", "executable": exe}
+
+
+# ------------------------------------------------------------- cpu-only ----
+def test_cpu_build_with_gpu_is_an_error_with_the_right_command():
+    out = run("cpu-only-build", make_facts(torch=cpu_torch(), driver=driver("580.65.06", "13.0"), os=LINUX, python=py()))
+    assert len(out) == 1 and out[0].severity == "error"
+    f = out[0]
+    assert "NVIDIA GPU" in f.title
+    assert f.fix.commands[0] == "/venv/bin/python -m pip uninstall -y torch"
+    assert "torch==2.13.0" in f.fix.commands[1]
+
+
+def test_cpu_build_with_old_driver_picks_a_variant_the_driver_runs():
+    # driver 535 (CUDA 12.2): 2.4.1's cu124 runs through minor-version compatibility
+    f = run("cpu-only-build", make_facts(torch=cpu_torch("2.4.1+cpu"), driver=driver("535.104.05", "12.2"), os=LINUX, python=py()))[0]
+    assert any("whl/cu124" in c for c in f.fix.commands), f.fix.commands
+
+
+def test_cpu_build_beside_toolkit_without_driver_is_a_warning():
+    f = run("cpu-only-build", make_facts(torch=cpu_torch(), driver=NO_DRIVER, os=LINUX, python=py(),
+                                         toolkit={"nvcc": "13.0", "nvcc_path": "/usr/local/cuda/bin/nvcc"}))[0]
+    assert f.severity == "warning"
+    assert "13.0" in f.title and "cu130" in f.fix.summary
+
+
+@pytest.mark.parametrize("facts", [
+    make_facts(torch=cpu_torch(), driver=NO_DRIVER, os=LINUX, toolkit={"nvcc": {"_absent": "not found"}}),
+    make_facts(torch=cuda_torch(), driver=driver(), os=LINUX),
+    make_facts(torch=cpu_torch("2.5.1"), driver=NO_DRIVER, os={"system": "Darwin"}, toolkit={"nvcc": "12.4"}),
+    make_facts(torch={"version": "6.0.0+rocm6.2", "cuda": {"_absent": "x"}, "hip": "6.2.0", "local_tag": "rocm6.2"},
+               driver=NO_DRIVER, os=LINUX, toolkit={"nvcc": "12.4"}),
+])
+def test_cpu_only_stays_quiet(facts):
+    assert run("cpu-only-build", facts) == []
+
+
+# ------------------------------------------------------------ no driver ----
+def test_cuda_build_without_driver_or_gpu_is_a_warning_naming_the_driver_floor():
+    f = run("no-gpu-driver", make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), driver=NO_DRIVER, os=LINUX,
+                                        cuda={"is_available": False}, python=py()))[0]
+    assert f.severity == "warning" and "no NVIDIA driver" in f.title
+    assert "580" in f.fix.summary
+    assert any("whl/cpu" in c for c in f.fix.commands)
+
+
+def test_gpu_on_pci_bus_without_driver_is_an_error():
+    d = dict(NO_DRIVER, pci_gpus=[{"slot": "0000:3b:00.0"}])
+    f = run("no-gpu-driver", make_facts(torch=cuda_torch(), driver=d, os=LINUX, cuda={"is_available": False}))[0]
+    assert f.severity == "error" and "0000:3b:00.0" in f.detail
+
+
+def test_no_driver_quiet_when_cuda_works_or_cpu_build():
+    assert run("no-gpu-driver", make_facts(torch=cuda_torch(), driver=NO_DRIVER, os=LINUX, cuda={"is_available": True})) == []
+    assert run("no-gpu-driver", make_facts(torch=cpu_torch(), driver=NO_DRIVER, os=LINUX)) == []
+    assert run("no-gpu-driver", make_facts(torch=cuda_torch(), driver=driver(), os=LINUX)) == []
+
+
+# -------------------------------------------------------- driver too old ----
+def test_driver_too_old_names_minimum_and_newest_runnable_variant():
+    f = run("driver-too-old", make_facts(torch=cuda_torch("2.7.1+cu128", "12.8"), driver=driver("470.82.01", "11.4"),
+                                         os=LINUX, python=py()))[0]
+    assert "470.82.01" in f.title and "12.8" in f.title
+    assert "525.60.13" in f.detail  # the 12.x minor-version-compatibility floor
+    assert "cu118" in f.fix.summary
+    assert any("whl/cu118" in c for c in f.fix.commands)
+
+
+def test_driver_new_enough_is_quiet():
+    # 535 runs 12.4 wheels through minor-version compatibility
+    assert run("driver-too-old", make_facts(torch=cuda_torch(), driver=driver("535.104.05", "12.2"), os=LINUX)) == []
+    assert run("driver-too-old", make_facts(torch=cpu_torch(), driver=driver("470.82.01", "11.4"), os=LINUX)) == []
+
+
+def test_driver_too_old_from_torch_warning_even_when_tables_say_ok():
+    w = ["UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11040)."]
+    out = run("driver-too-old", make_facts(torch=cuda_torch(), driver=driver("550.54.15", "12.4"), os=LINUX,
+                                           cuda={"warnings": w}))
+    assert out and "found version 11040" in out[0].detail
+
+
+# -------------------------------------------------------- arch unsupported --
+def test_new_gpu_on_old_build():
+    f = run("arch-unsupported", make_facts(torch=cuda_torch("2.6.0+cu124"), driver=driver("575.57.08", "12.9",
+                                           gpus=(("NVIDIA GeForce RTX 5090", [12, 0]),)), os=LINUX, python=py(),
+                                           cuda={"arch_list": ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]}))
+    assert len(out := f) == 1
+    assert "RTX 5090" in out[0].title and "sm_120" in out[0].title
+    assert "cu12" in out[0].fix.summary or "torch 2." in out[0].fix.summary
+
+
+def test_old_gpu_on_new_build_points_to_cu126():
+    f = run("arch-unsupported", make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), os=LINUX, python=py(),
+                                           driver=driver("580.65.06", "13.0", gpus=(("NVIDIA GeForce GTX 1080", [6, 1]),)),
+                                           cuda={"arch_list": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]}))[0]
+    assert "sm_61" in f.title and "Pascal" in f.title
+    assert "cu126" in f.fix.summary
+    assert any("whl/cu126" in c for c in f.fix.commands)
+
+
+def test_supported_gpus_are_quiet():
+    arch = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+    for name, cap in (("NVIDIA H100", [9, 0]), ("NVIDIA L4", [8, 9]), ("Tesla T4", [7, 5])):
+        facts = make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), os=LINUX, cuda={"arch_list": arch},
+                           driver=driver("580.65.06", "13.0", gpus=((name, cap),)))
+        assert run("arch-unsupported", facts) == [], name
+
+
+# ------------------------------------------------------------ gpu hidden ----
+@pytest.mark.parametrize("value", ["", "-1", " "])
+def test_cuda_visible_devices_hiding_everything(value):
+    f = run("gpu-hidden", make_facts(torch=cuda_torch(), driver=driver(), os=LINUX, env={"CUDA_VISIBLE_DEVICES": value},
+                                     cuda={"is_available": False, "device_count": 0}))[0]
+    assert f.severity == "error" and "hides all 1 GPU" in f.title
+
+
+def test_cuda_visible_devices_out_of_range():
+    f = run("gpu-hidden", make_facts(torch=cuda_torch(), driver=driver(), os=LINUX, env={"CUDA_VISIBLE_DEVICES": "3"}))[0]
+    assert "do not exist" in f.title
+
+
+def test_cuda_visible_devices_normal_masking_is_info_or_quiet():
+    two = driver(gpus=(("A", [8, 0]), ("B", [8, 0])))
+    out = run("gpu-hidden", make_facts(torch=cuda_torch(), driver=two, os=LINUX, env={"CUDA_VISIBLE_DEVICES": "1"},
+                                       cuda={"device_count": 1}))
+    assert [f.severity for f in out] == ["info"]
+    assert run("gpu-hidden", make_facts(torch=cuda_torch(), driver=two, os=LINUX, env={})) == []
+
+
+# ------------------------------------------------------- cuda unavailable ---
+def test_cuda_unavailable_uses_torchs_own_warning():
+    w = ["UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+         "before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was "
+         "attempted on non supported HW"]
+    f = run("cuda-unavailable", make_facts(torch=cuda_torch(), driver=driver(), os=LINUX,
+                                           cuda={"is_available": False, "warnings": w}))[0]
+    assert "Error 804" in f.detail
+
+
+def test_cuda_unavailable_quiet_when_available():
+    assert run("cuda-unavailable", make_facts(torch=cuda_torch(), driver=driver(), os=LINUX, cuda={"is_available": True})) == []
+
+
+def test_toolkit_mismatch():
+    f = run("cuda-toolkit-mismatch", make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), toolkit={"nvcc": "12.4", "nvcc_path": "/usr/local/cuda/bin/nvcc"}))[0]
+    assert "12.4" in f.title and "13.0" in f.title
+    assert run("cuda-toolkit-mismatch", make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), toolkit={"nvcc": "13.1"})) == []
+
+
+# -------------------------------------------------- end to end with fakes ---
+@pytest.fixture
+def fake_machine(tmp_path, monkeypatch):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % bindir)
+    for k in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
+        monkeypatch.delenv(k, raising=False)
+
+    def setup(smi=None, **torch_kw):
+        monkeypatch.setenv("PYTHONPATH", fake_torch(tmp_path / "site", **torch_kw))
+        if smi is not None:
+            fake_nvidia_smi(bindir, **smi)
+        return diagnose(gather(timeout=30))
+    return setup
+
+
+def test_e2e_driver_too_old(fake_machine):
+    rep = fake_machine(smi={"driver": "470.82.01", "cuda": "11.4"}, version="2.7.1+cu128", cuda="12.8", available=False)
+    assert "driver-too-old" in {f.id for f in rep.findings}
+
+
+def test_e2e_arch_unsupported(fake_machine):
+    rep = fake_machine(smi={"driver": "570.124.06", "cuda": "12.8", "gpus": (("NVIDIA GeForce RTX 5090", "12.0"),)},
+                       version="2.5.1+cu124", cuda="12.4", devices=(("NVIDIA GeForce RTX 5090", (12, 0)),))
+    f = next(f for f in rep.findings if f.id == "arch-unsupported")
+    assert "sm_120" in f.title
+
+
+def test_e2e_cpu_build_on_gpu_machine(fake_machine):
+    rep = fake_machine(smi={}, version="2.5.1+cpu", cuda=None)
+    f = next(f for f in rep.findings if f.id == "cpu-only-build")
+    assert f.severity == "error"
+
+
+def test_e2e_gpu_hidden(fake_machine, monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    rep = fake_machine(smi={}, available=False)
+    assert "gpu-hidden" in {f.id for f in rep.findings}

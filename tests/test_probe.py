@@ -1,0 +1,175 @@
+"""The real probe against real interpreters, fake torch packages and fake
+NVIDIA tools: every way `import torch` can go wrong ends in facts and
+findings, never in a crash of the doctor."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from fakes import fake_nvidia_smi, fake_torch
+from torchdoctor.probe import gather
+from torchdoctor.report import diagnose
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """PATH with a private bin dir first, PYTHONPATH empty, no GPU masks."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % bindir)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    for k in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH"):
+        monkeypatch.delenv(k, raising=False)
+    return bindir
+
+
+def use_torch(monkeypatch, tmp_path, **kw):
+    root = fake_torch(tmp_path / "site", **kw)
+    monkeypatch.setenv("PYTHONPATH", root)
+    return root
+
+
+def ids(report):
+    return {f.id for f in report.findings}
+
+
+def by_id(report, fid):
+    return next(f for f in report.findings if f.id == fid)
+
+
+def test_real_cpu_torch_reports_every_backend(env):
+    facts = gather(timeout=120)
+    assert facts.value("probe.completed") is True
+    assert facts.value("torch.version").startswith("2.13.0")
+    assert facts.value("torch.local_tag") == "cpu"
+    assert facts.state("torch.cuda") == "absent"
+    for name in ("cuda", "cudnn", "mps", "mkl", "mkldnn", "openmp", "opt_einsum", "cusparselt", "xnnpack", "nnpack", "cpu"):
+        assert facts.state("backends." + name) == "present", name
+    assert facts.value("backends.mkl.is_available") is True
+    assert facts.value("backends.cudnn.is_available") is False
+    assert facts.value("backends.cuda.sdpa_kernel") is True
+    assert facts.value("cuda.is_available") is False
+    assert facts.value("packages.installed.torch.version") == "2.13.0+cpu"
+
+
+def test_segfault_during_import_becomes_a_finding(env, tmp_path, monkeypatch):
+    use_torch(monkeypatch, tmp_path, import_code="import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")
+    facts = gather(timeout=30)
+    assert facts.value("probe.signal") == "SIGSEGV"
+    assert facts.value("probe.last_stage") == "import_torch"
+    # what was collected before the crash survives
+    assert facts.value("packages.installed.torch.version") == "2.4.1+cu124"
+    assert facts.state("torch") == "failed"
+    rep = diagnose(facts)
+    f = by_id(rep, "torch-import-crash")
+    assert "SIGSEGV" in f.title and f.severity == "error"
+
+
+def test_abort_during_import(env, tmp_path, monkeypatch):
+    use_torch(monkeypatch, tmp_path, import_code="import sys, os; sys.stderr.write('terminate called after throwing\\n'); sys.stderr.flush(); os.abort()")
+    rep = diagnose(gather(timeout=30))
+    f = by_id(rep, "torch-import-crash")
+    assert "SIGABRT" in f.title
+    assert "terminate called" in f.detail
+
+
+def test_hang_during_import_is_killed_at_the_timeout(env, tmp_path, monkeypatch):
+    use_torch(monkeypatch, tmp_path, import_code="import time; time.sleep(120)")
+    facts = gather(timeout=3)
+    assert facts.value("probe.timed_out") is True
+    assert facts.value("probe.duration_s") < 30
+    f = by_id(diagnose(facts), "torch-import-crash")
+    assert "hung" in f.title
+
+
+def test_hang_in_cuda_init(env, tmp_path, monkeypatch):
+    root = use_torch(monkeypatch, tmp_path)
+    with open(os.path.join(root, "torch", "cuda", "__init__.py"), "a") as fh:
+        fh.write("\nimport time\ndef is_available():\n    time.sleep(120)\n")
+    facts = gather(timeout=4)
+    assert facts.value("probe.last_stage") == "cuda"
+    assert facts.value("torch.version") == "2.4.1+cu124"  # sections before the hang survive
+    assert "cuda-init-hang" in ids(diagnose(facts))
+
+
+def test_exception_during_import(env, tmp_path, monkeypatch):
+    use_torch(monkeypatch, tmp_path, import_code="raise ImportError('libtorch_fake.so: cannot open shared object file: No such file or directory')")
+    facts = gather(timeout=30)
+    assert facts.value("torch_import.ok") is False
+    assert facts.value("torch_import.error_type") == "ImportError"
+    assert facts.value("probe.completed") is True
+    f = by_id(diagnose(facts), "torch-import-failed")
+    assert "libtorch_fake.so" in f.detail
+
+
+def test_megabytes_of_output_do_not_hurt(env, tmp_path, monkeypatch):
+    use_torch(monkeypatch, tmp_path, import_code="import sys; sys.stdout.write('x' * 5000000); sys.stderr.write('y' * 5000000)")
+    facts = gather(timeout=60)
+    assert facts.value("probe.completed") is True
+    assert len(facts.value("probe.stdout_tail")) < 100000
+
+
+def test_torch_missing(env, tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    facts = gather(python=py, timeout=30)
+    assert facts.value("torch_import.ok") is False
+    rep = diagnose(facts)
+    f = by_id(rep, "torch-not-installed")
+    assert py in f.title
+    assert any("pip install" in c and "torch==" in c for c in f.fix.commands)
+    assert "torch-import-failed" not in ids(rep)
+
+
+def test_local_torch_py_shadows_the_real_one(env, tmp_path, monkeypatch):
+    work = tmp_path / "project"
+    work.mkdir()
+    (work / "torch.py").write_text("print('my script')\n")
+    monkeypatch.chdir(work)
+    rep = diagnose(gather(timeout=120))
+    f = by_id(rep, "torch-shadowed")
+    assert str(work / "torch.py") in f.title
+    assert "site-packages/torch" in f.detail
+
+
+def test_no_shadowing_in_a_clean_directory(env, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    use_torch(monkeypatch, tmp_path)
+    assert "torch-shadowed" not in ids(diagnose(gather(timeout=30)))
+
+
+def test_python_that_does_not_exist(env):
+    rep = diagnose(gather(python="/nonexistent/bin/python", timeout=10))
+    f = by_id(rep, "probe-failed")
+    assert "Cannot run" in f.title
+
+
+def test_python_that_is_not_an_interpreter(env):
+    rep = diagnose(gather(python="/bin/true", timeout=10))
+    assert "probe-failed" in ids(rep)
+
+
+def test_fake_gpu_machine_is_healthy(env, tmp_path, monkeypatch):
+    use_torch(monkeypatch, tmp_path)
+    fake_nvidia_smi(env)
+    facts = gather(timeout=30)
+    assert facts.value("driver.driver_version") == "550.54.15"
+    assert facts.value("driver.cuda_driver_version") == "12.4"
+    assert facts.value("driver.gpus.0.capability") == [8, 0]
+    assert facts.value("cuda.devices.0.name") == "NVIDIA A100-SXM4-80GB"
+    rep = diagnose(facts)
+    assert not [f for f in rep.findings if f.severity == "error"], [f.title for f in rep.findings]
+
+
+def test_nvidia_smi_that_hangs_or_prints_garbage(env, tmp_path, monkeypatch):
+    from fakes import fake_bin
+    use_torch(monkeypatch, tmp_path)
+    fake_bin(env, "nvidia-smi", "echo '\\x00\\x01 garbage ,,,'\n")
+    facts = gather(timeout=30)
+    assert facts.value("driver.present") is False
+    fake_bin(env, "nvidia-smi", "sleep 60\n")
+    facts = gather(timeout=30, tool_timeout=1)
+    assert "timed out" in facts.reason("driver.sources.nvidia_smi.gpus")
