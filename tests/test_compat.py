@@ -617,3 +617,15 @@ def test_agrees_with_reference_cuda_lists_and_pypi_pins():
         pins = [re.match(r"triton\s*\(?([=~<>!][^;)]*)", d) for d in meta["requires_dist"]]
         pins = [m.group(1).replace(" ", "") for m in pins if m]
         assert c.triton_requirement(meta["version"]) == (pins[0] if pins else None), meta["version"]
+
+
+def test_runtime_rules():
+    from torchdoctor.kb import compat
+    floor = compat.cudnn_sm_floor()
+    assert floor["cudnn_int_min"] == 91100 and floor["sm"] == (7, 5) and floor["torch_min"] == "2.10"
+    assert compat.cublas_env_required("2.9.1") is True
+    assert compat.cublas_env_required("2.10.0+cu128") is False
+    assert compat.cublas_env_required("garbage") is None
+    assert compat.cublas_deterministic_values() == (":4096:8", ":16:8")
+    assert compat.mps_min_macos() == (12, 3)
+    assert "expandable_segments" in compat.alloc_conf_keys()

@@ -136,3 +136,121 @@ def python_cmd(facts: Facts) -> str:
 
 def pip_cmd(facts: Facts) -> str:
     return python_cmd(facts) + " -m pip"
+
+
+# -- added for the cudnn / companions / mps / config checks -------------------
+def backend_state(facts: Facts, backend: str, attr: str) -> str:
+    """State of torch.backends.<backend>.<attr> as probed.
+
+    The probe stores dotted attributes ('matmul.allow_tf32',
+    'conv.fp32_precision') as single keys, which a dotted facts path cannot
+    reach; these helpers can. A missing backend section gives its own state.
+    """
+    from ..facts import PRESENT, UNKNOWN, state_of
+    st = facts.state("backends." + backend)
+    if st != PRESENT:
+        return st
+    sec = facts.value("backends." + backend)
+    if not isinstance(sec, dict) or attr not in sec:
+        return UNKNOWN
+    return state_of(sec[attr])
+
+
+def backend_value(facts: Facts, backend: str, attr: str, default: Any = None) -> Any:
+    """torch.backends.<backend>.<attr> when present, else default."""
+    from ..facts import PRESENT
+    if backend_state(facts, backend, attr) != PRESENT:
+        return default
+    return facts.value("backends." + backend)[attr]
+
+
+def backend_reason(facts: Facts, backend: str, attr: str) -> str:
+    """Why torch.backends.<backend>.<attr> is absent or failed ('' if present)."""
+    from ..facts import ABSENT, FAILED, PRESENT
+    st = facts.state("backends." + backend)
+    if st != PRESENT:
+        return facts.reason("backends." + backend)
+    node = (facts.value("backends." + backend) or {}).get(attr)
+    if backend_state(facts, backend, attr) in (ABSENT, FAILED):
+        return next(iter(node.values()))
+    return ""
+
+
+def _count(v: Any) -> Optional[int]:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def logical_cores(facts: Facts) -> Optional[int]:
+    return _count(facts.value("cpu.logical_cores"))
+
+
+def physical_cores(facts: Facts) -> Optional[int]:
+    return _count(facts.value("cpu.physical_cores"))
+
+
+def usable_cores(facts: Facts) -> Optional[int]:
+    """CPUs this process can actually run on: the affinity mask (else the
+    logical count), capped by a cgroup CPU quota (containers, Slurm)."""
+    import math
+    n = _count(facts.value("cpu.affinity_cores")) or logical_cores(facts)
+    quota = facts.value("cpu.cgroup_cpu_limit")
+    if isinstance(quota, (int, float)) and not isinstance(quota, bool) and quota > 0:
+        q = max(1, int(math.ceil(quota)))
+        n = min(n, q) if n else q
+    return n
+
+
+def cpu_limits_text(facts: Facts) -> str:
+    """'2 logical / 2 physical cores, affinity 2, cgroup quota 1.5 CPUs' - the facts behind usable_cores."""
+    parts = []
+    if logical_cores(facts):
+        parts.append("%d logical" % logical_cores(facts))
+    if physical_cores(facts):
+        parts.append("%d physical cores" % physical_cores(facts))
+    if _count(facts.value("cpu.affinity_cores")):
+        parts.append("CPU affinity %d" % facts.value("cpu.affinity_cores"))
+    quota = facts.value("cpu.cgroup_cpu_limit")
+    if isinstance(quota, (int, float)) and not isinstance(quota, bool):
+        parts.append("cgroup quota %g CPUs" % quota)
+    return ", ".join(parts) or "core count unknown"
+
+
+def container(facts: Facts) -> Optional[str]:
+    """'docker', 'kubepods', ... when the probe ran in a container, else None."""
+    c = facts.value("os.container")
+    return c if isinstance(c, str) and c else None
+
+
+def env_int(facts: Facts, name: str) -> Optional[int]:
+    v = env(facts, name)
+    try:
+        return int(v.strip()) if v is not None else None
+    except ValueError:
+        return None
+
+
+def python_minor(facts: Facts) -> Optional[str]:
+    py = facts.value("python.version")
+    return ".".join(py.split(".")[:2]) if isinstance(py, str) and py.count(".") >= 1 else None
+
+
+def visible_gpus(facts: Facts) -> List[Dict[str, Any]]:
+    """GPUs torch sees (after CUDA_VISIBLE_DEVICES); the driver's list when torch saw none."""
+    return torch_gpus(facts) or driver_gpus(facts)
+
+
+def unset_env_cmd(facts: Facts, name: str) -> str:
+    """The shell command that unsets an environment variable on this OS."""
+    return "set %s=" % name if os_name(facts) == "windows" else "unset %s" % name
+
+
+def set_env_cmd(facts: Facts, name: str, value: str) -> str:
+    return "set %s=%s" % (name, value) if os_name(facts) == "windows" else "export %s=%s" % (name, value)
+
+
+def gib(n: Any) -> str:
+    """Bytes as '0.06 GiB' / '8 GiB' for finding texts."""
+    if not isinstance(n, (int, float)) or isinstance(n, bool):
+        return "?"
+    g = n / float(1 << 30)
+    return ("%.0f GiB" % g) if g >= 10 or g == int(g) else ("%.2f GiB" % g)

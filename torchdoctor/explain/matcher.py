@@ -111,6 +111,10 @@ class Collector:
                 m.count += 1
                 if score > m.score:
                     m.score = score
+                # A multi-line message may name its details on a later line
+                # (the GLOBAL in a weights-only failure): keep what we learn.
+                for k, v in groups.items():
+                    m.groups.setdefault(k, v)
 
     def results(self) -> List[Match]:
         return rank(list(self.found.values()))

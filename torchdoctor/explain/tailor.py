@@ -28,6 +28,8 @@ class Tailored:
 
 def hook(name: str):
     def deco(fn):
+        if name in HOOKS and HOOKS[name] is not fn:
+            raise ValueError("tailoring hook %r is defined twice (%s and %s)" % (name, HOOKS[name].__module__, fn.__module__))
         HOOKS[name] = fn
         return fn
     return deco

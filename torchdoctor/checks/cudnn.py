@@ -1,0 +1,271 @@
+"""cuDNN: is it there, is it the one the torch wheel ships, and can it run on these GPUs?"""
+
+import re
+from typing import List, Optional, Tuple
+
+from ..advice import install_advice
+from ..facts import FAILED
+from ..kb import compat
+from . import ERROR, WARNING, check, finding
+from . import _facts as F
+
+INSTALL_URL = "https://pytorch.org/get-started/locally/"
+MATRIX_URL = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
+
+# torch/backends/cudnn/__init__.py: the texts version() raises (see _init()).
+_INCOMPAT_RE = re.compile(r"cuDNN version incompatibility: PyTorch was compiled\s+against\s+(\S.*?)\s+"
+                          r"but found runtime version\s+(\S.*?)\.\s")
+_SM_FLOOR_TEXT = "is not compatible with devices with SM <"
+
+
+def _applies(facts) -> bool:
+    """A CUDA (not ROCm/MIOpen) build of torch that imported."""
+    return F.is_cuda_build(facts) is True and not F.is_rocm_build(facts) and F.torch_imported(facts)
+
+
+def _version_error(facts) -> Optional[str]:
+    """The error torch.backends.cudnn.version() (or importing the module) raised."""
+    if facts.state("backends.cudnn") == FAILED:
+        return facts.reason("backends.cudnn")
+    if F.backend_state(facts, "cudnn", "version") == FAILED:
+        return F.backend_reason(facts, "cudnn", "version")
+    return None
+
+
+def _runtime_int(facts) -> Optional[int]:
+    v = F.backend_value(facts, "cudnn", "version")
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def _variant(facts) -> Optional[str]:
+    """The CUDA variant the installed wheel is (its +cuXXX tag); None = the PyPI default."""
+    tag = F.local_tag(facts)
+    return tag if tag and tag.startswith("cu") else None
+
+
+def _cudnn_wheel(facts) -> Tuple[Optional[str], Optional[str]]:
+    """(name, version) of the nvidia-cudnn-cuNN wheel for torch's CUDA major, if installed."""
+    cuda = F.torch_cuda(facts) or compat.cuda_of_variant(_variant(facts) or "") or ""
+    names = []
+    if cuda:
+        names.append("nvidia-cudnn-cu%s" % cuda.split(".")[0])
+    installed = facts.value("packages.installed") or {}
+    names += sorted(k for k in installed if isinstance(k, str) and k.startswith("nvidia-cudnn-cu") and k not in names)
+    for name in names:
+        v = F.package_version(facts, name)
+        if v:
+            return name, v
+    return (names[0] if names else None), None
+
+
+def _three(version: Optional[str]) -> Optional[str]:
+    """'9.10.2.21' -> '9.10.2' (what torch.backends.cudnn.version() can tell apart)."""
+    if not version:
+        return None
+    parts = version.split("+")[0].split(".")
+    return ".".join(parts[:3]) if len(parts) >= 3 and all(p.isdigit() for p in parts[:3]) else None
+
+
+def _ld_note(facts) -> str:
+    ld = F.env(facts, "LD_LIBRARY_PATH")
+    if not ld:
+        return ""
+    hint = " It mentions cuda/cudnn directories, the usual culprit." if re.search(r"cuda|cudnn", ld, re.I) else ""
+    return " LD_LIBRARY_PATH is set (%s): libraries found there are loaded before the ones bundled with torch.%s" % (
+        ld[:300], hint)
+
+
+def _pip_pin_cmd(facts, name: Optional[str], version: Optional[str]) -> List[str]:
+    if not name or not version or F.installed_with_conda(facts):
+        return []
+    return ['%s install "%s==%s"' % (F.pip_cmd(facts), name, version)]
+
+
+def _verify_cmd(facts) -> str:
+    prefix = "env -u LD_LIBRARY_PATH " if F.env(facts, "LD_LIBRARY_PATH") and F.os_name(facts) == "linux" else ""
+    return "%s%s -c \"import torch; print(torch.backends.cudnn.version())\"" % (prefix, F.python_cmd(facts))
+
+
+@check("cudnn-unavailable", category="cudnn-lib-load", severity=ERROR)
+def cudnn_unavailable(facts):
+    """A CUDA build of torch whose cuDNN is missing or cannot be loaded."""
+    if not _applies(facts):
+        return None
+    err = _version_error(facts)
+    if err and (_INCOMPAT_RE.search(err) or _SM_FLOOR_TEXT in err):
+        return None  # cudnn-version-mismatch / cudnn-old-gpu explain these
+    available = F.backend_value(facts, "cudnn", "is_available")
+    version = F.torch_version_str(facts)
+    no_gpu = not F.visible_gpus(facts)
+    sev = WARNING if no_gpu else None
+    gpu_note = " No GPU is visible right now, so this only matters once one is." if no_gpu else ""
+    if available is False:
+        use = facts.value("torch.config.build_settings.USE_CUDNN")
+        adv = install_advice(facts)
+        return finding(
+            "torch %s is a CUDA build without cuDNN" % version, severity=sev,
+            detail="torch.backends.cudnn.is_available() is False%s: this torch was compiled without cuDNN (typical of a "
+                   "source build that did not find cuDNN, or a third-party build), so GPU convolutions, RNNs and cuDNN "
+                   "attention fall back to much slower native kernels.%s"
+                   % (" (build setting USE_CUDNN=%s)" % use if isinstance(use, str) else "", gpu_note),
+            fix="Install an official torch wheel, which bundles cuDNN%s." % (
+                " (%s)" % adv.variant if adv.variant else ""),
+            commands=adv.commands, links=[INSTALL_URL])
+    if not err:
+        return None
+    name, wheel_v = _cudnn_wheel(facts)
+    expected = compat.expected_cudnn(F.torch_version_str(facts), _variant(facts))
+    if wheel_v:
+        have = "The %s %s wheel is installed, so the library exists but could not be loaded." % (name, wheel_v)
+    elif name and not F.installed_with_conda(facts):
+        have = "No %s wheel is installed in this environment, which pip wheels of torch depend on." % name
+    else:
+        have = ""
+    cmds = _pip_pin_cmd(facts, name, expected) + [_verify_cmd(facts)]
+    return finding(
+        "cuDNN cannot be loaded by torch %s" % version, severity=sev,
+        detail="torch.backends.cudnn.version() failed: %s\n%s%s%s" % (err[:1500], have, _ld_note(facts), gpu_note),
+        fix=("Reinstall the cuDNN wheel torch %s pins (%s %s) and make sure no other libcudnn is found first."
+             % (version, name, expected)) if name and expected and not F.installed_with_conda(facts) else
+            "Reinstall torch so that its cuDNN is complete, and make sure no other libcudnn is found first.",
+        commands=cmds, links=[INSTALL_URL])
+
+
+@check("cudnn-version-mismatch", category="cudnn-version-mismatch", severity=ERROR)
+def cudnn_version_mismatch(facts):
+    """The cuDNN loaded at run time is not the one this torch wheel ships."""
+    if not _applies(facts):
+        return None
+    version = F.torch_version_str(facts)
+    name, wheel_v = _cudnn_wheel(facts)
+    conda = F.installed_with_conda(facts)
+    expected = None if conda else compat.expected_cudnn(version, _variant(facts))
+    skip_env = F.env(facts, "PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK")
+    skip_note = (" PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=%s is set, which silences torch's own check of this."
+                 % skip_env) if skip_env else ""
+    fix_cmds = _pip_pin_cmd(facts, name, expected or wheel_v)
+    if F.env(facts, "LD_LIBRARY_PATH"):
+        fix_cmds = [F.unset_env_cmd(facts, "LD_LIBRARY_PATH") + "   # or remove the cuDNN directory from it"] + fix_cmds
+    fix_cmds.append(_verify_cmd(facts))
+    if F.env(facts, "LD_LIBRARY_PATH"):
+        cause = "The usual cause is a system or toolkit cuDNN on LD_LIBRARY_PATH shadowing the one bundled with torch."
+    else:
+        cause = ("LD_LIBRARY_PATH is not set, so the other cuDNN comes from the loader's default paths (ld.so.conf, "
+                 "a conda env's lib/, LD_PRELOAD) or another package's nvidia-cudnn wheel.")
+
+    err = _version_error(facts)
+    m = _INCOMPAT_RE.search(err or "")
+    if m:
+        return finding(
+            "torch %s refuses the cuDNN it found: compiled against %s, found %s" % (version, m.group(1), m.group(2)),
+            detail="torch.backends.cudnn.version() raised: %s\nEvery cuDNN-backed op (convolutions, RNNs) fails the "
+                   "same way. %s%s%s" % (err[:1500], cause, _ld_note(facts), skip_note),
+            fix="Make torch load its own cuDNN%s." % (" (%s %s)" % (name, expected) if name and expected else ""),
+            commands=fix_cmds, links=[MATRIX_URL])
+
+    runtime = _runtime_int(facts)
+    rt = compat.cudnn_int_to_version(runtime) if runtime else None
+    if not rt:
+        return None
+    if conda:
+        conda_v = F.package_version(facts, "conda:cudnn")
+        if conda_v and _three(conda_v) and _three(conda_v) != rt:
+            return finding(
+                "torch loads cuDNN %s, but the conda environment's cudnn package is %s" % (rt, conda_v),
+                severity=WARNING,
+                detail="torch.backends.cudnn.version() is %d (cuDNN %s); conda installed cudnn %s. Another libcudnn is "
+                       "found first. %s%s%s" % (runtime, rt, conda_v, cause, _ld_note(facts), skip_note),
+                fix="Make the environment's cuDNN the one that loads (unset LD_LIBRARY_PATH or remove the other cuDNN).",
+                commands=([F.unset_env_cmd(facts, "LD_LIBRARY_PATH")] if F.env(facts, "LD_LIBRARY_PATH") else [])
+                + [_verify_cmd(facts)])
+        return None
+    if wheel_v and _three(wheel_v) and _three(wheel_v) != rt:
+        if F.env(facts, "LD_LIBRARY_PATH"):
+            shadow_cmds = [F.unset_env_cmd(facts, "LD_LIBRARY_PATH") + "   # or remove the cuDNN directory from it"]
+        elif F.os_name(facts) == "linux":
+            shadow_cmds = ["ldconfig -p | grep libcudnn", "echo $LD_PRELOAD"]
+        else:
+            shadow_cmds = []
+        return finding(
+            "torch loads cuDNN %s, not the %s %s wheel installed beside it" % (rt, name, wheel_v),
+            severity=WARNING,
+            detail="torch.backends.cudnn.version() is %d (cuDNN %s), but this environment's %s wheel is %s, so another "
+                   "libcudnn is loaded first. torch accepted it (same major, minor not older than the one it was "
+                   "compiled with), but it is an untested pairing: expect CUDNN_STATUS_NOT_INITIALIZED / "
+                   "EXECUTION_FAILED errors or slow paths. %s%s%s"
+                   % (runtime, rt, name, wheel_v, cause, _ld_note(facts), skip_note),
+            fix="Make torch load the cuDNN of its own environment: find the other libcudnn and take it off the "
+                "loader's path.",
+            commands=shadow_cmds + [_verify_cmd(facts)], links=[MATRIX_URL])
+    expected_int = compat.expected_cudnn_int(version, _variant(facts)) if expected else None
+    if expected_int and expected_int != runtime:
+        if wheel_v and _three(wheel_v) == rt:
+            why = ("The %s wheel itself was changed to %s (typically by installing another package that pins cuDNN, "
+                   "such as tensorflow, jax or onnxruntime-gpu)." % (name, wheel_v))
+        else:
+            why = cause + _ld_note(facts)
+        return finding(
+            "cuDNN %s is loaded, but torch %s ships cuDNN %s" % (rt, version, expected),
+            severity=WARNING,
+            detail="torch.backends.cudnn.version() is %d (cuDNN %s); the %s wheel of torch %s pins cuDNN %s. "
+                   "torch accepted it, but this pairing is not the tested one. %s%s"
+                   % (runtime, rt, _variant(facts) or "PyPI", F.torch_base_version(facts), expected, why, skip_note),
+            fix="Reinstall the cuDNN torch pins%s." % (" (%s==%s)" % (name, expected) if name else ""),
+            commands=fix_cmds, links=[MATRIX_URL])
+    return None
+
+
+def _variants_below(base: str, floor: int, caps: List[Tuple[int, int]]) -> List[str]:
+    """Variants of a release whose cuDNN is below the floor and whose arch list runs on every GPU."""
+    out = []
+    for v in compat.cuda_variants(base):
+        n = compat.expected_cudnn_int(base, v)
+        if n is None or n >= floor:
+            continue
+        if all(v in compat.variants_supporting_cc(base, cap) for cap in caps):
+            out.append(v)
+    return out
+
+
+@check("cudnn-old-gpu", category="cudnn-version-mismatch", severity=ERROR)
+def cudnn_old_gpu(facts):
+    """cuDNN too new for a GPU below SM 7.5: torch >= 2.10 refuses to use cuDNN there."""
+    if not _applies(facts):
+        return None
+    floor = compat.cudnn_sm_floor()
+    tv = F.torch_version(facts)
+    if not floor or tv is None or F.parse_version(floor["torch_min"]) is None:
+        return None
+    if tv.release[:2] < F.parse_version(floor["torch_min"]).release[:2]:
+        return None
+    sm = floor["sm"]
+    old = [g for g in F.visible_gpus(facts) if F.capability(g) and F.capability(g) < sm]
+    err = _version_error(facts)
+    runtime = _runtime_int(facts)
+    raised = bool(err and _SM_FLOOR_TEXT in err)
+    if not raised and not (runtime and runtime >= floor["cudnn_int_min"] and old):
+        return None
+    floor_v = compat.cudnn_int_to_version(floor["cudnn_int_min"])
+    names = ", ".join("%s (sm_%d%d)" % ((g.get("name", "GPU"),) + F.capability(g)) for g in old) or "a GPU below SM %d.%d" % sm
+    loaded = ("cuDNN %s" % compat.cudnn_int_to_version(runtime)) if runtime else "its cuDNN"
+    base = F.torch_base_version(facts)
+    caps = sorted({F.capability(g) for g in old})
+    picks = _variants_below(base, floor["cudnn_int_min"], caps) if base and caps else []
+    cmds: List[str] = []
+    if picks:
+        pick = picks[-1]
+        cmds = install_advice(facts, variant=pick).commands
+        fix = ("Install the %s build of torch %s, which ships cuDNN %s (below %s) and still has kernels for %s."
+               % (pick, base, compat.expected_cudnn(base, pick), floor_v, names))
+    else:
+        fix = ("No variant of torch %s pairs a cuDNN below %s with kernels for %s; use a release whose wheels do "
+               "(see the compatibility matrix), or run without cuDNN." % (base, floor_v, names))
+    fix += " Stopgap: torch.backends.cudnn.enabled = False (slower convolutions)."
+    return finding(
+        "torch %s with %s cannot use cuDNN on %s" % (F.torch_version_str(facts), loaded, names),
+        detail="cuDNN %s and newer do not support GPUs below SM %d.%d, and torch %s+ raises at cuDNN initialisation "
+               "when such a GPU is visible (source: %s).%s"
+               % (floor_v, sm[0], sm[1], floor["torch_min"], floor["source"] or "torch/backends/cudnn/__init__.py",
+                  ("\ntorch.backends.cudnn.version() raised: " + err[:800]) if raised else
+                  "\ntorch.backends.cudnn.version() is %d." % runtime),
+        fix=fix, commands=cmds, links=[MATRIX_URL])

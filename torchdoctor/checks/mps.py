@@ -1,0 +1,173 @@
+"""Apple GPUs (MPS) on macOS: built, available, and the settings around it."""
+
+from typing import Optional, Tuple
+
+from ..advice import install_advice
+from ..facts import ABSENT
+from ..kb import compat
+from . import ERROR, INFO, WARNING, check, finding
+from . import _facts as F
+
+MPS_URL = "https://docs.pytorch.org/docs/stable/notes/mps.html"
+
+
+
+def _on_macos(facts) -> bool:
+    return F.os_name(facts) == "macos" and F.torch_imported(facts)
+
+
+def _macos_version(facts) -> Optional[Tuple[int, ...]]:
+    v = facts.value("os.macos_version")
+    if not isinstance(v, str) or not v.strip():
+        return None
+    try:
+        return tuple(int(x) for x in v.strip().split(".")[:3])
+    except ValueError:
+        return None
+
+
+def _python_arch(facts) -> Optional[str]:
+    """Architecture of the *target* interpreter (the doctor's own may differ)."""
+    m = facts.value("python.machine")
+    return m if isinstance(m, str) and m else None
+
+
+def _under_rosetta(facts) -> bool:
+    """An x86_64 interpreter on an Apple-silicon Mac (runs translated by Rosetta)."""
+    arch = _python_arch(facts)
+    if arch == "x86_64":
+        return facts.value("os.apple_silicon") is True or facts.value("os.rosetta") is True
+    return arch is None and facts.value("os.rosetta") is True
+
+
+def _apple_silicon(facts) -> bool:
+    return facts.value("os.apple_silicon") is True or facts.value("os.rosetta") is True or _python_arch(facts) == "arm64"
+
+
+def _mps(facts, attr):
+    return F.backend_value(facts, "mps", attr)
+
+
+def _rosetta_finding(facts):
+    """The interpreter is x86_64 on Apple silicon: torch there cannot use the Apple GPU."""
+    base = F.torch_base_version(facts)
+    pins = compat.install_command(base, None, with_companions=False, os="macos") if base else []
+    install = pins[0][4:] if pins and pins[0].startswith("pip ") else "install torch"
+    return finding(
+        "Python runs as x86_64 under Rosetta, so torch cannot use the Apple GPU", severity=ERROR,
+        detail="This Mac has Apple silicon, but %s is an x86_64 interpreter (platform.machine() = %s%s), so it runs "
+               "translated and installs x86_64 torch wheels, which are built for Intel Macs; PyTorch supports MPS on "
+               "Apple silicon from a native arm64 Python. Here "
+               "torch.backends.mps.is_built() is %s and is_available() is %s for torch %s. Intel-Mac wheels also "
+               "stopped at older torch releases."
+               % (facts.value("python.executable", "this Python"), _python_arch(facts) or "x86_64",
+                  ", running under Rosetta translation" if facts.value("os.rosetta") is True else "",
+                  facts.describe("backends.mps.is_built"), facts.describe("backends.mps.is_available"),
+                  F.torch_version_str(facts)),
+        fix="Use an arm64 Python (python.org universal2 installer, Homebrew in /opt/homebrew, or an arm64 "
+            "Miniforge) and install torch there. `arch -arm64` runs the arm64 half of a universal2 Python; it "
+            "fails on an x86_64-only one.",
+        commands=["%s -c \"import platform; print(platform.machine())\"" % F.python_cmd(facts),
+                  "arch -arm64 python3 -m venv .venv-arm64",
+                  ".venv-arm64/bin/python -c \"import platform; print(platform.machine())\"",
+                  ".venv-arm64/bin/python -m pip " + install],
+        links=[MPS_URL])
+
+
+@check("mps-not-built", category="mps-unavailable", severity=ERROR)
+def mps_not_built(facts):
+    """torch on an Apple-silicon Mac was built without MPS (an x86_64 Python under Rosetta, usually)."""
+    if not _on_macos(facts) or not _apple_silicon(facts) or _mps(facts, "is_built") is not False:
+        return None
+    if _under_rosetta(facts):
+        return _rosetta_finding(facts)
+    adv = install_advice(facts)
+    return finding(
+        "torch %s was built without MPS support" % F.torch_version_str(facts),
+        detail="torch.backends.mps.is_built() is False although %s is an arm64 Python on Apple silicon: this torch "
+               "is a build without the MPS backend (a source build with USE_MPS=0 or a CPU-only third-party "
+               "package)." % facts.value("python.executable", "this Python"),
+        fix="Install the PyPI wheel, which includes MPS.", commands=adv.commands, links=[MPS_URL])
+
+
+@check("mps-unavailable", category="mps-unavailable", severity=WARNING)
+def mps_unavailable(facts):
+    """MPS is built into torch but not available on this Mac."""
+    if not _on_macos(facts) or _mps(facts, "is_built") is not True or _mps(facts, "is_available") is not False:
+        return None
+    if _under_rosetta(facts):
+        return _rosetta_finding(facts)
+    mac = _macos_version(facts)
+    mac_s = facts.value("os.macos_version") or "unknown"
+    check_cmd = "%s -c \"import torch; torch.ones(1, device='mps')\"" % F.python_cmd(facts)
+    need = compat.mps_min_macos(F.torch_base_version(facts))
+    if mac and mac[:2] < need:
+        return finding(
+            "MPS needs macOS %d.%d or newer; this Mac runs macOS %s" % (need + (mac_s,)),
+            detail="torch.backends.mps.is_built() is True but is_available() is False: the MPS backend of torch %s "
+                   "needs the Metal Performance Shaders Graph of macOS %d.%d+." % ((F.torch_version_str(facts),) + need),
+            fix="Update macOS (System Settings > General > Software Update); until then torch runs on the CPU.",
+            commands=["sw_vers -productVersion"], links=[MPS_URL])
+    model = facts.value("cpu.model")
+    virtual = isinstance(model, str) and "virtual" in model.lower()
+    if virtual:
+        why = ("The CPU reports itself as %r: this is a macOS virtual machine, and macOS VMs expose no Metal GPU "
+               "that MPS can use." % model)
+        fix = "Run on the host macOS instead of the VM, or use the CPU."
+    elif not _apple_silicon(facts):
+        why = ("This is an Intel Mac: MPS needs a Metal-capable AMD GPU there, and recent torch releases ship no "
+               "Intel-Mac wheels at all.")
+        fix = "Use the CPU, or an Apple-silicon Mac for GPU work."
+    else:
+        why = ("Usual causes: this torch release needs a newer macOS than %s (the error then reads 'The MPS backend "
+               "is supported on MacOS 14.0+'), the process runs in a sandbox or VM without Metal access, or a "
+               "remote/headless session has no GPU. The command below prints torch's own reason." % mac_s)
+        fix = "Run the command below to see torch's reason; update macOS if it names a newer version."
+    return finding(
+        "MPS is built into torch %s but not available (macOS %s)" % (F.torch_version_str(facts), mac_s),
+        detail="torch.backends.mps.is_built() is True, is_available() is False. " + why,
+        fix=fix, commands=[check_cmd, "sw_vers -productVersion"], links=[MPS_URL])
+
+
+@check("backends-mps-missing", category="backends-mps-missing", severity=WARNING)
+def backends_mps_missing(facts):
+    """torch.backends.mps does not exist: this torch predates Apple-GPU support."""
+    if not _on_macos(facts) or facts.state("backends.mps") != ABSENT:
+        return None
+    api = compat.backend_api("torch.backends.mps") or {}
+    added = api.get("added")
+    py = F.python_minor(facts)
+    newest = compat.newest_torch_for_python(py) if py else None
+    adv = install_advice(facts, version=newest) if newest else None
+    return finding(
+        "torch %s has no torch.backends.mps%s" % (F.torch_version_str(facts), " (added in torch %s)" % added if added else ""),
+        detail="%s. Code that calls torch.backends.mps.is_available() fails with `AttributeError: module "
+               "'torch.backends' has no attribute 'mps'`, and this torch cannot use the Apple GPU."
+               % (facts.reason("backends.mps") or "torch.backends.mps is missing"),
+        fix=("Upgrade torch (torch %s is the newest release for Python %s)." % (newest, py)) if newest else
+            "Upgrade torch%s." % (" to %s or newer" % added if added else ""),
+        commands=adv.commands if adv else [], links=[MPS_URL])
+
+
+@check("mps-fallback-enabled", category="mps-op-unsupported", severity=INFO)
+def mps_fallback_enabled(facts):
+    """PYTORCH_ENABLE_MPS_FALLBACK is set: ops MPS lacks run on the CPU."""
+    if F.os_name(facts) != "macos":
+        return None
+    v = F.env(facts, "PYTORCH_ENABLE_MPS_FALLBACK")
+    if v is None:
+        return None
+    on = v.strip() == "1"
+    return finding(
+        "PYTORCH_ENABLE_MPS_FALLBACK=%s%s" % (v, "" if on else " (torch documents the value 1)"),
+        detail=("Operators not implemented for MPS run on the CPU instead of raising `NotImplementedError: The "
+                "operator ... is not currently implemented for the MPS device`. torch warns once per operator; each "
+                "fallback copies tensors between GPU and CPU, so a model that hits it often is slower than expected. "
+                "It is read when torch starts, so it must be set before `import torch`.") if on else
+               ("The fallback is switched on by the value 1; with %r it may not be active, and unsupported operators "
+                "raise NotImplementedError on MPS." % v),
+        fix="Keep it while you need an operator MPS lacks; unset it to find which operators fall back."
+        if on else "Set it to 1 if you want the CPU fallback.",
+        commands=[F.unset_env_cmd(facts, "PYTORCH_ENABLE_MPS_FALLBACK")] if on
+        else [F.set_env_cmd(facts, "PYTORCH_ENABLE_MPS_FALLBACK", "1")],
+        links=[MPS_URL])
