@@ -30,17 +30,7 @@ def _target_version(facts: Facts, version: Optional[str]) -> Optional[str]:
     py = facts.value("python.version")
     minor = compat.newest_torch_for_python(py) if isinstance(py, str) else None
     minor = minor or compat.latest_release()
-    return _latest_patch(minor)
-
-
-def _latest_patch(minor: Optional[str]) -> Optional[str]:
-    rel = compat.release(minor) if minor else None
-    tv = (rel or {}).get("torchvision")
-    if isinstance(tv, dict):
-        patches = [p for p in tv if p.count(".") == 2 and p.replace(".", "").isdigit()]
-        if patches:
-            return max(patches, key=lambda p: tuple(int(x) for x in p.split(".")))
-    return minor + ".0" if minor else None
+    return compat.latest_patch(minor) if minor else None
 
 
 def choose_variant(facts: Facts, version: str) -> InstallAdvice:

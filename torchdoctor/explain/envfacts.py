@@ -18,6 +18,11 @@ def _toolkit():
     return system.toolkit_facts(5)
 
 
+def _env():
+    from ..probe import system
+    return system.env_facts()
+
+
 def _os():
     from ..probe import system
     return system.os_facts()
@@ -30,7 +35,7 @@ def light_facts() -> Facts:
             data[key] = fn()
         except Exception as e:  # noqa: BLE001
             data[key] = failed("%s: %s" % (type(e).__name__, e))
-    return Facts(data, loaders={"driver": _driver, "toolkit": _toolkit, "os": _os})
+    return Facts(data, loaders={"driver": _driver, "toolkit": _toolkit, "os": _os, "env": _env})
 
 
 def no_facts() -> Facts:

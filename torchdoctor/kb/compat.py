@@ -91,6 +91,12 @@ def latest_release() -> str:
     return known_releases()[-1]
 
 
+def latest_patch(torch_version: Any) -> Optional[str]:
+    """The newest patch release of that minor ('2.4' -> '2.4.1')."""
+    r = _rel(torch_version)
+    return r["patches"][-1] if r and r.get("patches") else None
+
+
 def supported_pythons(torch_version: Any) -> Optional[List[str]]:
     """CPython minors with published wheels (incl. those RELEASE.md calls experimental)."""
     r = _rel(torch_version)

@@ -100,11 +100,6 @@ def _torch_install(facts: Facts, target: str, tag: Optional[str]) -> List[str]:
     return [_with_interpreter(c, facts) for c in cmds]
 
 
-def _latest_patch(minor: str) -> Optional[str]:
-    rel = compat.release(minor)
-    return rel["patches"][-1] if rel and rel.get("patches") else None
-
-
 def _groups(match: Any) -> Dict[str, str]:
     g = getattr(match, "groups", None)
     return g if isinstance(g, dict) else {}
@@ -158,7 +153,7 @@ def _companion(kind: str, match: Any, facts: Facts) -> Optional[Tailored]:
         if kind == "torchvision":
             paired = compat.torch_for_torchvision(comp_v)
             if paired and paired[:1].isdigit() and _older(torch_v, paired):
-                up = _torch_install(facts, _latest_patch(paired) or paired, tag)
+                up = _torch_install(facts, compat.latest_patch(paired) or paired, tag)
                 if up:
                     summary += " Or keep %s %s and move torch up to %s with its companions." % (kind, comp_v, paired)
                     cmds = [fix] + up + [check]
@@ -410,7 +405,7 @@ def triton(match, facts: Facts) -> Optional[Tailored]:
     marker_ok = _marker_ok(rel.get("triton_marker"), facts)
     if marker_ok is False:
         need = compat.compile_min_torch_for_python("%d.%d" % py) if py else None
-        target = _latest_patch(need) if need else None
+        target = compat.latest_patch(need) if need else None
         notes.append("pin applies only where: %s" % rel.get("triton_marker"))
         cmds = _torch_install(facts, target, tag) if target else []
         return Tailored(summary="torch %s declares triton only for %s, so pip installed none for Python %s. Upgrade "
@@ -452,7 +447,7 @@ def dynamo_python(match, facts: Facts) -> Optional[Tailored]:
                               "interpreter or environment." % (torch_v, py[0], py[1]),
                         commands=['%s -c "import sys, torch; print(sys.version, torch.__version__)"' % F.python_cmd(facts)],
                         notes=notes)
-    target = _latest_patch(need) or need
+    target = compat.latest_patch(need) or need
     cmds = _torch_install(facts, target, _tag(_torch_meta_version(facts)))
     return Tailored(summary="torch.compile accepts Python %d.%d from torch %s on; torch %s is installed. Upgrade torch "
                             "(with its companions) to %s or newer, or run on an older Python." % (
@@ -478,7 +473,7 @@ def cxx_compiler(match, facts: Facts) -> Optional[Tailored]:
         if torch_v and _older(torch_v, compat.windows_inductor_min()):
             return Tailored(summary="torch %s has no TorchInductor for Windows (it arrived in %s); upgrade torch, or use "
                                     "backend=\"aot_eager\"." % (torch_v, compat.windows_inductor_min()),
-                            commands=_torch_install(facts, _latest_patch(compat.windows_inductor_min()) or compat.windows_inductor_min(),
+                            commands=_torch_install(facts, compat.latest_patch(compat.windows_inductor_min()) or compat.windows_inductor_min(),
                                                     _tag(_torch_meta_version(facts))), notes=notes)
         return Tailored(summary="TorchInductor on Windows compiles with MSVC's cl.exe, which must be on PATH: install "
                                 "the Visual Studio Build Tools with \"Desktop development with C++\", then start Python "
@@ -536,7 +531,7 @@ def compile_windows(match, facts: Facts) -> Optional[Tailored]:
                               "another environment." % torch_v,
                         commands=['%s -c "import torch; print(torch.__version__, torch.__file__)"' % F.python_cmd(facts)],
                         notes=notes)
-    target = _latest_patch(compat.windows_inductor_min()) or compat.windows_inductor_min()
+    target = compat.latest_patch(compat.windows_inductor_min()) or compat.windows_inductor_min()
     return Tailored(summary="torch %s refuses torch.compile's default backend on Windows; torch %s or newer compiles "
                             "for the CPU with MSVC (GPU kernels also need triton-windows). Upgrade, or pass "
                             "backend=\"aot_eager\", or skip compiling." % (torch_v, compat.windows_inductor_min()),

@@ -10,7 +10,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ...checks import _facts as F
-from ...facts import Facts
+from ...facts import UNKNOWN, Facts
 from ...kb import compat
 from ..tailor import Tailored, hook, installed_torch_note
 
@@ -58,7 +58,9 @@ def _variant_for_driver_cuda(base: str, driver_cuda: str) -> Optional[str]:
         c = _vt(compat.cuda_of_variant(v))
         if not c or not have:
             continue
-        if c <= have or (c[0] == have[0] and c[0] >= 11):
+        # minor-version compatibility floors: 11.x >= 450.80.02 (newer than the 11.0 GA driver), 12.x/13.x: any driver
+        # of that major
+        if c <= have or (c[0] == have[0] and (c[0] >= 12 or (c[0] == 11 and have >= (11, 1)))):
             if best is None or c > _vt(compat.cuda_of_variant(best)):
                 best = v
     return best
@@ -163,6 +165,8 @@ def no_gpu_driver(match, facts: Facts) -> Optional[Tailored]:
     if os_ == "macos":
         return Tailored(summary="macOS has no NVIDIA/CUDA support: use device='mps' on Apple silicon or 'cpu'.",
                         commands=["python -c \"import torch; print(torch.backends.mps.is_available())\""], notes=notes)
+    if facts.state("driver.present") == UNKNOWN:
+        return None  # nobody looked for a driver: say nothing rather than "there is none"
     cuda = _torch_cuda(facts)
     need = _need_driver(cuda, os_)
     pci = facts.value("driver.pci_gpus")
@@ -180,7 +184,7 @@ def no_gpu_driver(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(
             summary="This is WSL: the NVIDIA driver is installed on the Windows side (a current Game Ready/Studio driver), "
                     "never inside the Linux distribution; WSL then exposes it as /usr/lib/wsl/lib/libcuda.so. Update the "
-                    "Windows driver and restart WSL.",
+                    "Windows driver and restart WSL (`wsl --shutdown` in a Windows terminal).",
             commands=["wsl --shutdown", "ls -l /usr/lib/wsl/lib/libcuda*", "nvidia-smi"], notes=notes)
     if pci:
         notes.append("%d NVIDIA device(s) on the PCI bus: %s" % (len(pci), ", ".join(d.get("slot", "?") for d in pci[:4])))
@@ -227,13 +231,33 @@ def driver_too_old(match, facts: Facts) -> Optional[Tailored]:
     if alt and cuda and compat.cuda_of_variant(alt) == cuda:
         alt = None  # the installed variant is already the newest this driver runs: the driver is the problem
     update = "Update the NVIDIA driver to %s" % ("%s or newer" % need if need else "a current release")
+    other_env = _other_env(facts)
     if alt:
         return Tailored(
             summary="%s (from %s), or keep this driver and install the %s build of torch %s (CUDA %s), the newest variant "
                     "it runs." % (update, DRIVER_URL, alt, base, compat.cuda_of_variant(alt)),
-            commands=["nvidia-smi"] + _install(facts, base, alt), notes=notes)
+            commands=["nvidia-smi"] + _install(facts, base, alt), notes=notes, cause=other_env)
+    older = _newest_release_for_driver(driver, drv_cuda, os_)
+    if older:
+        minor, variant = older
+        version = compat.latest_patch(minor)
+        return Tailored(
+            summary="%s (from %s). No CUDA build of torch %s runs on this driver; the newest release that does is torch %s "
+                    "(%s, CUDA %s)." % (update, DRIVER_URL, base or "(installed)", version, variant, compat.cuda_of_variant(variant)),
+            commands=["nvidia-smi"] + _install(facts, version, variant), notes=notes, cause=other_env)
     return Tailored(summary="%s (from %s); no CUDA build of torch %s runs on a driver this old." % (update, DRIVER_URL, base or ""),
-                    commands=["nvidia-smi"], notes=notes)
+                    commands=["nvidia-smi"], notes=notes, cause=other_env)
+
+
+def _newest_release_for_driver(driver: Optional[str], drv_cuda: Optional[str], os_: str) -> Optional[Tuple[str, str]]:
+    """(minor, variant) of the newest torch release with a CUDA variant this driver runs."""
+    for minor in reversed(compat.known_releases()):
+        v = compat.newest_variant_for_driver(minor, driver, os_) if driver else None
+        if not v and drv_cuda:
+            v = _variant_for_driver_cuda(minor, drv_cuda)
+        if v:
+            return minor, v
+    return None
 
 
 @hook("fabric_manager")
@@ -243,11 +267,13 @@ def fabric_manager(match, facts: Facts) -> Optional[Tailored]:
         return None
     branch = driver.split(".")[0]
     notes = [_driver_note(facts)] + ["GPU: " + _gpu_desc(g) for g in F.driver_gpus(facts)[:4]]
+    pkg = "nvidia-fabricmanager-%s" % branch
     return Tailored(
-        summary="Install and start the Fabric Manager of exactly the driver's version (%s, branch %s); a different version "
-                "refuses to start. Then re-run." % (driver, branch),
+        summary="Install and start the Fabric Manager of exactly the driver's version (%s, package %s pinned to that "
+                "version); a different version refuses to start. Then re-run." % (driver, pkg),
         commands=["systemctl status nvidia-fabricmanager",
-                  "sudo apt-get install -y nvidia-fabricmanager-%s=%s-*" % (branch, driver),
+                  "sudo apt-get install -y %s=$(apt-cache madison %s | awk '{print $3}' | grep '^%s' | head -1)"
+                  % (pkg, pkg, re.escape(driver)),
                   "sudo systemctl enable --now nvidia-fabricmanager",
                   "nvidia-smi -q | grep -i -A2 fabric"],
         notes=[n for n in notes if n])
@@ -350,9 +376,25 @@ def _cap_from_groups(groups: Dict[str, str]) -> Optional[Tuple[int, int]]:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+_GPU_IN_TEXT = (
+    re.compile(r"Found GPU ?\d{1,2} (?P<gpu>[\w .()/-]{1,80}?) which is of (?:cuda|compute) capability (?:\(CC\) )?"
+               r"(?P<cap>\d{1,2}\.\d{1,2})"),
+    re.compile(r"(?P<gpu>\w[\w .()/-]{0,60}) with CUDA capability sm_(?P<sm>\d{2,3}) is not compatible"),
+)
+
+
+def _gpu_from_text(text: str) -> Dict[str, str]:
+    """GPU name and capability from the matched line when the best pattern had no groups."""
+    for rx in _GPU_IN_TEXT:
+        m = rx.search(text or "")
+        if m:
+            return {k: v for k, v in m.groupdict().items() if v}
+    return {}
+
+
 @hook("arch_unsupported")
 def arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
-    groups = match.groups or {}
+    groups = dict(_gpu_from_text(getattr(match, "text", "")), **(match.groups or {}))
     os_ = F.os_name(facts)
     base = F.torch_base_version(facts)
     arch, where = _arch_of(facts)
@@ -387,24 +429,47 @@ def arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
         if drv:  # prefer the newest variant this driver also runs
             ok = [v for v in variants if compat.driver_supports_cuda(drv, compat.cuda_of_variant(v), os_) is not False]
             pick = max(ok, key=lambda v: _vt(compat.cuda_of_variant(v))) if ok else pick
-        summary = "Install the %s build of torch %s: it has kernels for %s." % (pick, base, sm)
+        summary = "Install the %s build of torch %s: its kernels run on %s." % (pick, base, sm)
         if drv and compat.driver_supports_cuda(drv, compat.cuda_of_variant(pick), os_) is False:
             summary += " It needs NVIDIA driver >= %s (you have %s): update the driver first." % (
                 _need_driver(compat.cuda_of_variant(pick), os_), drv)
-        return Tailored(summary=summary, commands=_install(facts, base, pick), notes=notes)
-    newest = compat.newest_release_supporting_cc(cap)
+        return Tailored(summary=summary, commands=_install(facts, base, pick), notes=notes, cause=_other_env(facts))
+    newest = _newest_release_for_cc(cap, drv, os_)
     if newest:
         minor, variant = newest
-        from ...advice import _latest_patch
-        version = _latest_patch(minor)
+        version = compat.latest_patch(minor)
         older = base and _vt(minor) < _vt(".".join(base.split(".")[:2]))
-        summary = ("No build of torch %s supports %s%s. The newest release that does is torch %s (%s)%s."
-                   % (base or "(installed)", sm, " (%s)" % fam if fam else "", version, variant,
+        runs = compat.driver_supports_cuda(drv, compat.cuda_of_variant(variant), os_) if drv else None
+        summary = ("No build of torch %s supports %s%s. The newest release that does%s is torch %s (%s)%s."
+                   % (base or "(installed)", sm, " (%s)" % fam if fam else "",
+                      " and runs on driver %s" % drv if runs else "", version, variant,
                       ": this GPU is too old for newer releases, so stay on it (or build from source with "
                       "TORCH_CUDA_ARCH_LIST=%d.%d)" % cap if older else ""))
-        return Tailored(summary=summary, commands=_install(facts, version, variant), notes=notes)
-    return Tailored(summary="No published torch build supports %s; build torch from source with TORCH_CUDA_ARCH_LIST=%d.%d."
-                            % ((sm,) + cap), commands=[], notes=notes)
+        if runs is False:
+            summary += " It needs NVIDIA driver >= %s (you have %s): update the driver first." % (
+                _need_driver(compat.cuda_of_variant(variant), os_), drv)
+        return Tailored(summary=summary, commands=_install(facts, version, variant), notes=notes, cause=_other_env(facts))
+    return Tailored(summary="None of the torch releases whose architecture lists torchdoctor knows supports %s: use an older "
+                            "release that still shipped it (see https://pytorch.org/get-started/previous-versions/) or build "
+                            "torch from source with TORCH_CUDA_ARCH_LIST=%d.%d." % ((sm,) + cap), commands=[], notes=notes)
+
+
+def _newest_release_for_cc(cap: Tuple[int, int], driver: Optional[str], os_: str) -> Optional[Tuple[str, str]]:
+    """(minor, variant) of the newest release with kernels for `cap`, preferring one this driver runs."""
+    for minor in reversed(compat.known_releases()):
+        vs = compat.variants_supporting_cc(minor, cap)
+        if driver:
+            vs = [v for v in vs if compat.driver_supports_cuda(driver, compat.cuda_of_variant(v), os_) is not False]
+        if vs:
+            return minor, max(vs, key=lambda v: _vt(compat.cuda_of_variant(v)))
+    return compat.newest_release_supporting_cc(cap) if driver else None
+
+
+def _other_env(facts: Facts) -> Optional[str]:
+    if F.is_cuda_build(facts) is False:
+        return ("The torch installed here (%s) is CPU-only, so this message came from another environment or machine; the "
+                "advice is computed for this machine." % F.torch_version_str(facts))
+    return None
 
 
 @hook("cublas_not_supported")
@@ -463,12 +528,13 @@ def cudnn_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
         notes.append("LD_LIBRARY_PATH=%s" % ld)
     if not (expected or pkg or ld):
         return None
-    cmds = ["python -c \"import torch; print(torch.backends.cudnn.version())\""]
+    probe = "%s -c \"import torch; print(torch.backends.cudnn.version())\"" % F.python_cmd(facts)
+    cmds = [probe]
     summary = []
     if F.os_name(facts) == "linux":
         summary.append("Make the process load the cuDNN that torch ships: remove system CUDA/cuDNN directories from "
                        "LD_LIBRARY_PATH%s." % (" (now %s)" % ld if ld else ""))
-        cmds.insert(0, "env -u LD_LIBRARY_PATH python -c \"import torch; print(torch.backends.cudnn.version())\"")
+        cmds.insert(0, "env -u LD_LIBRARY_PATH " + probe)
     if pkg and expected and pkg_v and pkg_v.split(".")[:3] != expected.split(".")[:3]:
         summary.append("The installed %s %s is not the %s torch %s was built with: reinstall it." % (pkg, pkg_v, expected, version))
         cmds.append("%s install --force-reinstall %s==%s" % (F.pip_cmd(facts), pkg, expected))
@@ -505,7 +571,7 @@ def cudnn_runtime(match, facts: Facts) -> Optional[Tailored]:
         t.cause = "cuDNN/cuBLAS kernels fail like this when the torch build has no kernels for the GPU."
         return t
     pkg, pkg_v = _cudnn_pkg(facts)
-    if pkg and expected and not pkg_v.startswith(".".join(expected.split(".")[:2])):
+    if pkg and expected and pkg_v and pkg_v.split(".")[:2] != expected.split(".")[:2]:
         notes.append("installed %s %s" % (pkg, pkg_v))
         return Tailored(summary="The cuDNN wheel (%s %s) is not the %s torch %s was built with; reinstall it."
                                 % (pkg, pkg_v, expected, version),
@@ -562,7 +628,7 @@ def cudnn_lib_load(match, facts: Facts) -> Optional[Tailored]:
 
 
 # ------------------------------------------------------------------- memory ---
-_SIZE = r"([\d.]+) ([KMGT]i?B|bytes)"
+_SIZE = r"(\d[\d.]{0,15}) ([KMGT]i?B|bytes)"
 
 
 def _bytes(num: str, unit: str) -> Optional[float]:
@@ -591,7 +657,7 @@ def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
     total = _find(r"total capacity of " + _SIZE, text) or _find(_SIZE + r" total capacity", text)
     free = _find(r"of which " + _SIZE + r" is free", text) or _find(_SIZE + r" free", text)
     spare = _find(_SIZE + r" is reserved by PyTorch but unallocated", text)
-    others = re.findall(r"Process \d+ has " + _SIZE + r" memory in use", text)
+    others = re.findall(r"Process \d{1,10} has " + _SIZE + r" memory in use", text)
     notes = []
     if tried:
         notes.append("tried to allocate %s" % _gib(tried))
@@ -659,8 +725,8 @@ def deserialize_cuda(match, facts: Facts) -> Optional[Tailored]:
             return Tailored(summary="This machine has an NVIDIA GPU but torch is a CPU-only build (+%s): install a CUDA "
                                     "build to load the checkpoint onto the GPU (%s), or pass map_location='cpu'."
                                     % (F.local_tag(facts) or "cpu", adv.why), commands=adv.commands, notes=notes)
-    if F.is_cuda_build(facts) and F.has_nvidia_driver(facts):
-        return None  # CUDA should work here: the generic text (driver/visibility) applies
+    if F.is_cuda_build(facts) and (F.has_nvidia_driver(facts) or facts.state("driver.present") == UNKNOWN):
+        return None  # CUDA should work here (or nobody looked): the generic text applies
     if F.torch_version_str(facts):
         return Tailored(summary="There is no usable GPU here: load the checkpoint onto the CPU with "
                                 "torch.load(path, map_location='cpu') (or map_location=torch.device('cpu')).",
@@ -682,6 +748,11 @@ def cublas_workspace(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="torch %s no longer raises this (the check is gone from 2.10 on): the failing process runs an "
                                 "older torch. Set the variable there, or upgrade it." % base,
                         commands=[_export(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
+    if cfg:
+        return Tailored(summary="CUBLAS_WORKSPACE_CONFIG=%s is set in this shell, but the failing process did not get it (or got "
+                                "it after CUDA initialised): set it in the launcher, job script or IDE run configuration that "
+                                "starts the process, not via os.environ inside it." % cfg,
+                        commands=[_export(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
     return Tailored(summary="Set CUBLAS_WORKSPACE_CONFIG before the process starts (in the shell or the launcher; setting "
                             "os.environ after CUDA initialised is too late).",
                     commands=[_export(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
@@ -698,8 +769,34 @@ def nccl_missing(match, facts: Facts) -> Optional[Tailored]:
                                 "single process), or train under Linux/WSL2." % {"windows": "Windows", "macos": "macOS"}[os_],
                         notes=notes)
     if F.is_cuda_build(facts) is False:
+        if not F.has_nvidia_driver(facts):
+            if facts.state("driver.present") == UNKNOWN:
+                return None
+            return Tailored(summary="torch %s is a CPU-only build and this machine has no NVIDIA GPU driver, so NCCL cannot "
+                                    "work here: use the gloo backend for CPU training (backend='gloo')."
+                                    % F.torch_version_str(facts), notes=notes + ["no NVIDIA driver found"])
         from ...advice import install_advice
         adv = install_advice(facts)
         return Tailored(summary="torch %s is a CPU-only build, which has no NCCL: %s" % (F.torch_version_str(facts), adv.why or
                                 "install a CUDA build"), commands=adv.commands, notes=notes)
     return None
+
+
+@hook("nccl_duplicate_gpu")
+def nccl_duplicate_gpu(match, facts: Facts) -> Optional[Tailored]:
+    gpus = F.driver_gpus(facts)
+    cvd = F.env(facts, "CUDA_VISIBLE_DEVICES")
+    if not gpus and cvd is None:
+        return None
+    ids = [x.strip() for x in (cvd or "").split(",") if x.strip()]
+    n = len(ids) if ids else len(gpus)
+    notes = ["the driver sees %d GPU(s)" % len(gpus)] if gpus else []
+    if cvd is not None:
+        notes.append("CUDA_VISIBLE_DEVICES=%r" % cvd)
+    groups = match.groups or {}
+    clash = ("ranks %s and %s" % (groups["rank"], groups["other"])) if groups.get("rank") and groups.get("other") else "two ranks"
+    return Tailored(summary="%s landed on the same GPU. This node exposes %d GPU(s)%s: start at most %d ranks per node and bind "
+                            "each to its own GPU before creating the process group, with "
+                            "torch.cuda.set_device(int(os.environ['LOCAL_RANK']))."
+                            % (clash.capitalize(), n, " (CUDA_VISIBLE_DEVICES=%s)" % cvd if ids else "", n),
+                    commands=["nvidia-smi -L", "torchrun --nproc_per_node=%d your_script.py" % max(n, 1)], notes=notes)
