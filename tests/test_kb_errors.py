@@ -111,3 +111,10 @@ def test_hostile_lines_finish_fast():
     t0 = time.perf_counter()
     match_text(hostile)
     assert time.perf_counter() - t0 < 30
+
+
+def test_every_tailor_names_a_registered_hook():
+    from torchdoctor.explain.tailor import hooks
+    registered = hooks()
+    missing = sorted({e.tailor for e in ENTRIES if e.tailor and e.tailor not in registered})
+    assert not missing, "entries name hooks that do not exist: %s" % missing

@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from packaging.version import InvalidVersion, Version
 
 from ..facts import Facts
+from ..kb import compat
 
 
 def parse_version(text: Any) -> Optional[Version]:
@@ -41,9 +42,14 @@ def torch_imported(facts: Facts) -> bool:
 
 
 def torch_cuda(facts: Facts) -> Optional[str]:
-    """CUDA version torch was built with ('13.0'), None for CPU/ROCm builds."""
+    """CUDA version torch was built with ('13.0'): the import's answer, else the
+    +cuXYZ tag of the installed wheel; None for CPU/ROCm builds."""
     v = facts.value("torch.cuda")
-    return v if isinstance(v, str) else None
+    if isinstance(v, str):
+        return v
+    if facts.state("torch.cuda") == "absent":
+        return None
+    return compat.cuda_of_variant(local_tag(facts) or "")
 
 
 def is_cuda_build(facts: Facts) -> Optional[bool]:
@@ -254,3 +260,32 @@ def gib(n: Any) -> str:
         return "?"
     g = n / float(1 << 30)
     return ("%.0f GiB" % g) if g >= 10 or g == int(g) else ("%.2f GiB" % g)
+
+
+def gpu_desc(g: Dict[str, Any]) -> str:
+    """'NVIDIA GeForce GTX 1080 (sm_61)'."""
+    cap = capability(g)
+    return "%s (sm_%d%d)" % (g.get("name", "GPU"), cap[0], cap[1]) if cap else str(g.get("name", "GPU"))
+
+
+def driver_floor(cuda: Optional[str], os_: str) -> Optional[str]:
+    """Lowest driver that runs code built with that CUDA (minor-version compatibility counts)."""
+    md = compat.min_driver(cuda, os_) if cuda else None
+    if not md:
+        return None
+    if md.get("mvc") or md.get("full"):
+        return md.get("mvc") or md.get("full")
+    return "the %s branch" % md["full_branch"] if md.get("full_branch") else None
+
+
+def arch_list(facts: Facts) -> Tuple[Optional[List[str]], str]:
+    """torch's arch list and where it came from: the live build, else the published list."""
+    al = facts.value("cuda.arch_list")
+    if isinstance(al, list) and al:
+        return al, "torch.cuda.get_arch_list()"
+    base, tag = torch_base_version(facts), local_tag(facts)
+    if base and tag and tag.startswith("cu"):
+        al = compat.arch_list(base, tag)
+        if al:
+            return al, "the published arch list of torch %s+%s" % (base, tag)
+    return None, ""

@@ -16,8 +16,7 @@ def _pci_gpus(facts):
 
 
 def _gpu_names(facts):
-    return ", ".join("%s (sm_%d%d)" % ((g.get("name", "GPU"),) + F.capability(g)) if F.capability(g) else g.get("name", "GPU")
-                     for g in F.all_gpus(facts))
+    return ", ".join(F.gpu_desc(g) for g in F.all_gpus(facts))
 
 
 @check("cpu-only-build", category="cpu-only-build", severity=ERROR)
@@ -65,9 +64,8 @@ def no_gpu_driver(facts):
         return None
     if facts.value("cuda.is_available") is True:
         return None  # the driver probes failed but torch initialised CUDA fine
-    cuda = F.torch_cuda(facts) or compat.cuda_of_variant(F.local_tag(facts) or "") or "?"
-    md = compat.min_driver(cuda, F.os_name(facts)) or {}
-    need = md.get("mvc") or md.get("full")
+    cuda = F.torch_cuda(facts) or "?"
+    need = F.driver_floor(cuda, F.os_name(facts))
     pci = _pci_gpus(facts)
     version = F.torch_version_str(facts)
     sources = facts.value("driver.sources") or {}
@@ -106,32 +104,21 @@ def driver_too_old(facts):
     if ok is not False and not warn:
         return None
     md = compat.min_driver(cuda, os_) or {}
+    need = F.driver_floor(cuda, os_)
     base = F.torch_base_version(facts)
     alt = compat.newest_variant_for_driver(base, driver, os_) if base else None
     cmds = install_advice(facts, version=base, variant=alt).commands if alt else []
     return finding(
         "NVIDIA driver %s is too old for torch %s (CUDA %s)" % (driver, F.torch_version_str(facts), cuda),
         detail="CUDA %s needs driver >= %s%s; this driver supports CUDA up to %s.%s"
-               % (cuda, md.get("mvc") or md.get("full") or "?",
+               % (cuda, need or "?",
                   " (full feature set: >= %s)" % md["full"] if md.get("full") and md.get("full") != md.get("mvc") else "",
                   facts.value("driver.cuda_driver_version", "?"),
                   ("\ntorch said: " + warn.splitlines()[0]) if warn else ""),
         fix=("Update the NVIDIA driver to >= %s, or install the %s build of torch %s, the newest this driver runs."
-             % (md.get("mvc") or md.get("full"), alt, base)) if alt else
-            "Update the NVIDIA driver to >= %s." % (md.get("mvc") or md.get("full") or "the version CUDA %s needs" % cuda),
+             % (need, alt, base)) if alt else
+            "Update the NVIDIA driver to >= %s." % (need or "the version CUDA %s needs" % cuda),
         commands=cmds, links=[COMPAT_URL, DRIVER_URL])
-
-
-def _arch_list(facts):
-    al = facts.value("cuda.arch_list")
-    if isinstance(al, list) and al:
-        return al, "torch.cuda.get_arch_list()"
-    base, tag = F.torch_base_version(facts), F.local_tag(facts)
-    if base and tag and tag.startswith("cu"):
-        al = compat.arch_list(base, tag)
-        if al:
-            return al, "the published arch list of torch %s+%s" % (base, tag)
-    return None, None
 
 
 @check("arch-unsupported", category="arch-unsupported", severity=ERROR)
@@ -139,7 +126,7 @@ def arch_unsupported(facts):
     """A GPU whose compute capability this torch build has no kernels for."""
     if not F.is_cuda_build(facts):
         return None
-    arch, where = _arch_list(facts)
+    arch, where = F.arch_list(facts)
     if not arch:
         return None
     out = []
@@ -157,10 +144,10 @@ def arch_unsupported(facts):
             pick = variants[-1]
             cmds = install_advice(facts, version=base, variant=pick).commands
             fix = "Install the %s build of torch %s, which has %s kernels." % (pick, base, sm)
-            md = compat.min_driver(compat.cuda_of_variant(pick) or "", F.os_name(facts)) or {}
+            pick_cuda = compat.cuda_of_variant(pick) or ""
             drv = F.driver_version(facts)
-            if drv and compat.driver_supports_cuda(drv, compat.cuda_of_variant(pick) or "", F.os_name(facts)) is False:
-                fix += " It needs driver >= %s (you have %s)." % (md.get("mvc") or md.get("full"), drv)
+            if drv and compat.driver_supports_cuda(drv, pick_cuda, F.os_name(facts)) is False:
+                fix += " It needs driver >= %s (you have %s)." % (F.driver_floor(pick_cuda, F.os_name(facts)), drv)
         else:
             newest = compat.newest_release_supporting_cc(cap)
             cmds = []

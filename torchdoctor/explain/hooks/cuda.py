@@ -18,21 +18,6 @@ DRIVER_URL = "https://www.nvidia.com/Download/index.aspx"
 
 
 # ---------------------------------------------------------------- helpers ---
-def _torch_cuda(facts: Facts) -> Optional[str]:
-    """CUDA version of the installed torch: the import's, else its +cuXYZ tag."""
-    return F.torch_cuda(facts) or compat.cuda_of_variant(F.local_tag(facts) or "")
-
-
-def _need_driver(cuda: Optional[str], os_: str) -> Optional[str]:
-    """Lowest driver that runs code built with that CUDA (minor-version compatibility counts)."""
-    md = compat.min_driver(cuda, os_) if cuda else None
-    if not md:
-        return None
-    if md.get("mvc") or md.get("full"):
-        return md.get("mvc") or md.get("full")
-    return "the %s branch" % md["full_branch"] if md.get("full_branch") else None
-
-
 def _cuda_from_driver_int(found: Any) -> Optional[str]:
     """torch prints the driver's CUDA level as an int: 11040 -> "11.4", 6050 -> "6.5"."""
     if not str(found or "").isdigit():
@@ -78,35 +63,12 @@ def _gpus(facts: Facts) -> List[Dict[str, Any]]:
     return F.all_gpus(facts)
 
 
-def _gpu_desc(g: Dict[str, Any]) -> str:
-    cap = F.capability(g)
-    return "%s (sm_%d%d)" % (g.get("name", "GPU"), cap[0], cap[1]) if cap else str(g.get("name", "GPU"))
-
-
 def _driver_note(facts: Facts) -> Optional[str]:
     drv = F.driver_version(facts)
     if not drv:
         return None
     return "NVIDIA driver %s (supports CUDA up to %s)" % (
         drv, facts.value("driver.cuda_driver_version") or compat.max_cuda_for_driver(drv, F.os_name(facts)) or "?")
-
-
-def _export(facts: Facts, name: str, value: str) -> str:
-    if F.os_name(facts) == "windows":
-        return "set %s=%s" % (name, value)
-    return "export %s=%s" % (name, value)
-
-
-def _arch_of(facts: Facts) -> Tuple[Optional[List[str]], str]:
-    al = facts.value("cuda.arch_list")
-    if isinstance(al, list) and al:
-        return al, "torch.cuda.get_arch_list()"
-    base, tag = F.torch_base_version(facts), F.local_tag(facts)
-    if base and tag and tag.startswith("cu"):
-        al = compat.arch_list(base, tag)
-        if al:
-            return al, "the published arch list of torch %s+%s" % (base, tag)
-    return None, ""
 
 
 # --------------------------------------------------------------- cpu-only ---
@@ -148,7 +110,7 @@ def cuda_not_available(match, facts: Facts) -> Optional[Tailored]:
         return None
     if not F.has_nvidia_driver(facts):
         return no_gpu_driver(match, facts)
-    cuda, driver = _torch_cuda(facts), F.driver_version(facts)
+    cuda, driver = F.torch_cuda(facts), F.driver_version(facts)
     if cuda and driver and compat.driver_supports_cuda(driver, cuda, F.os_name(facts)) is False:
         return driver_too_old(match, facts)
     cvd = F.env(facts, "CUDA_VISIBLE_DEVICES")
@@ -167,12 +129,12 @@ def no_gpu_driver(match, facts: Facts) -> Optional[Tailored]:
                         commands=["python -c \"import torch; print(torch.backends.mps.is_available())\""], notes=notes)
     if facts.state("driver.present") == UNKNOWN:
         return None  # nobody looked for a driver: say nothing rather than "there is none"
-    cuda = _torch_cuda(facts)
-    need = _need_driver(cuda, os_)
+    cuda = F.torch_cuda(facts)
+    need = F.driver_floor(cuda, os_)
     pci = facts.value("driver.pci_gpus")
     pci = pci if isinstance(pci, list) else []
     if F.has_nvidia_driver(facts):
-        gpus = ", ".join(_gpu_desc(g) for g in F.driver_gpus(facts)) or "its GPUs"
+        gpus = ", ".join(F.gpu_desc(g) for g in F.driver_gpus(facts)) or "its GPUs"
         notes.append(_driver_note(facts) or "NVIDIA driver present")
         return Tailored(
             summary="On this machine the NVIDIA driver works (%s sees %s), so the failing process ran somewhere without "
@@ -210,7 +172,7 @@ def driver_too_old(match, facts: Facts) -> Optional[Tailored]:
     os_ = F.os_name(facts)
     notes = installed_torch_note(facts)
     base = F.torch_base_version(facts)
-    cuda = _torch_cuda(facts)
+    cuda = F.torch_cuda(facts)
     driver = F.driver_version(facts)
     drv_cuda = facts.value("driver.cuda_driver_version")
     found = _cuda_from_driver_int((match.groups or {}).get("found"))
@@ -218,7 +180,7 @@ def driver_too_old(match, facts: Facts) -> Optional[Tailored]:
         drv_cuda = found or (compat.max_cuda_for_driver(driver, os_) if driver else None)
     if not cuda and not drv_cuda:
         return None
-    need = _need_driver(cuda, os_)
+    need = F.driver_floor(cuda, os_)
     if cuda:
         notes.append("torch is built with CUDA %s: needs driver >= %s on %s" % (cuda, need or "?", os_))
     if driver or drv_cuda:
@@ -266,7 +228,7 @@ def fabric_manager(match, facts: Facts) -> Optional[Tailored]:
     if not driver or F.os_name(facts) != "linux":
         return None
     branch = driver.split(".")[0]
-    notes = [_driver_note(facts)] + ["GPU: " + _gpu_desc(g) for g in F.driver_gpus(facts)[:4]]
+    notes = [_driver_note(facts)] + ["GPU: " + F.gpu_desc(g) for g in F.driver_gpus(facts)[:4]]
     pkg = "nvidia-fabricmanager-%s" % branch
     return Tailored(
         summary="Install and start the Fabric Manager of exactly the driver's version (%s, package %s pinned to that "
@@ -341,7 +303,7 @@ def gpu_visibility(match, facts: Facts) -> Optional[Tailored]:
         return None
     notes = []
     if gpus:
-        notes.append("the driver sees %d GPU(s): %s" % (len(gpus), ", ".join("%d: %s" % (i, _gpu_desc(g)) for i, g in enumerate(gpus))))
+        notes.append("the driver sees %d GPU(s): %s" % (len(gpus), ", ".join("%d: %s" % (i, F.gpu_desc(g)) for i, g in enumerate(gpus))))
     if cvd is not None:
         notes.append("CUDA_VISIBLE_DEVICES=%r" % cvd)
         ids = [x.strip() for x in cvd.split(",") if x.strip()]
@@ -397,7 +359,7 @@ def arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
     groups = dict(_gpu_from_text(getattr(match, "text", "")), **(match.groups or {}))
     os_ = F.os_name(facts)
     base = F.torch_base_version(facts)
-    arch, where = _arch_of(facts)
+    arch, where = F.arch_list(facts)
     cap = _cap_from_groups(groups)
     name = (groups.get("gpu") or "").strip()
     if cap is None:
@@ -432,7 +394,7 @@ def arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
         summary = "Install the %s build of torch %s: its kernels run on %s." % (pick, base, sm)
         if drv and compat.driver_supports_cuda(drv, compat.cuda_of_variant(pick), os_) is False:
             summary += " It needs NVIDIA driver >= %s (you have %s): update the driver first." % (
-                _need_driver(compat.cuda_of_variant(pick), os_), drv)
+                F.driver_floor(compat.cuda_of_variant(pick), os_), drv)
         return Tailored(summary=summary, commands=_install(facts, base, pick), notes=notes, cause=_other_env(facts))
     newest = _newest_release_for_cc(cap, drv, os_)
     if newest:
@@ -447,7 +409,7 @@ def arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
                       "TORCH_CUDA_ARCH_LIST=%d.%d)" % cap if older else ""))
         if runs is False:
             summary += " It needs NVIDIA driver >= %s (you have %s): update the driver first." % (
-                _need_driver(compat.cuda_of_variant(variant), os_), drv)
+                F.driver_floor(compat.cuda_of_variant(variant), os_), drv)
         return Tailored(summary=summary, commands=_install(facts, version, variant), notes=notes, cause=_other_env(facts))
     return Tailored(summary="None of the torch releases whose architecture lists torchdoctor knows supports %s: use an older "
                             "release that still shipped it (see https://pytorch.org/get-started/previous-versions/) or build "
@@ -478,11 +440,11 @@ def cublas_not_supported(match, facts: Facts) -> Optional[Tailored]:
     bf16 = "16BF" in text or "bf16" in text.lower()
     old = [g for g in _gpus(facts) if F.capability(g) and F.capability(g) < (8, 0)]
     if bf16 and (old or not _gpus(facts)):
-        notes = ["GPU: " + _gpu_desc(g) for g in old] or ["the failing call uses bfloat16 (CUDA_R_16BF)"]
+        notes = ["GPU: " + F.gpu_desc(g) for g in old] or ["the failing call uses bfloat16 (CUDA_R_16BF)"]
         return Tailored(
             summary="bfloat16 matrix multiplies need compute capability >= 8.0 (Ampere)%s. Run this model in float16 or "
                     "float32 (e.g. torch_dtype=torch.float16, autocast(dtype=torch.float16)), or on a newer GPU."
-                    % (": %s is older" % _gpu_desc(old[0]) if old else ""),
+                    % (": %s is older" % F.gpu_desc(old[0]) if old else ""),
             commands=["python -c \"import torch; print(torch.cuda.get_device_capability(), torch.cuda.is_bf16_supported())\""],
             notes=notes)
     return arch_unsupported(match, facts)
@@ -559,10 +521,10 @@ def cudnn_runtime(match, facts: Facts) -> Optional[Tailored]:
         cap = F.capability(old[0])
         variants = [v for v in compat.variants_supporting_cc(base, cap)
                     if (compat.expected_cudnn_int(base, v) or 0) < 91100]
-        notes.append("GPU: %s" % _gpu_desc(old[0]))
+        notes.append("GPU: %s" % F.gpu_desc(old[0]))
         return Tailored(
             summary="cuDNN %s does not support GPUs below compute capability 7.5 such as %s (cuDNN 9.11 dropped them). %s"
-                    % (expected, _gpu_desc(old[0]),
+                    % (expected, F.gpu_desc(old[0]),
                        "Install the %s build of torch %s, which keeps an older cuDNN." % (variants[-1], base) if variants
                        else "Use a torch build with cuDNN <= 9.10, or disable cuDNN (torch.backends.cudnn.enabled = False)."),
             commands=_install(facts, base, variants[-1]) if variants else [], notes=notes)
@@ -576,7 +538,7 @@ def cudnn_runtime(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="The cuDNN wheel (%s %s) is not the %s torch %s was built with; reinstall it."
                                 % (pkg, pkg_v, expected, version),
                         commands=["%s install --force-reinstall %s==%s" % (F.pip_cmd(facts), pkg, expected)], notes=notes)
-    if base == "1.8.0" and _torch_cuda(facts) == "10.2":
+    if base == "1.8.0" and F.torch_cuda(facts) == "10.2":
         return Tailored(summary="torch 1.8.0+cu102 wheels had a cuDNN packaging bug fixed in 1.8.1: upgrade.",
                         commands=["%s install torch==1.8.1" % F.pip_cmd(facts)], notes=notes)
     return None
@@ -685,7 +647,7 @@ def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
     if spare and (not tried or spare >= tried or (total and spare > 0.2 * total)):
         return Tailored(summary="%s is reserved by PyTorch but unused: the memory is fragmented. Enable expandable segments "
                                 "before the process starts, and/or reduce the batch size." % _gib(spare),
-                        commands=[_export(facts, "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")], notes=notes)
+                        commands=[F.set_env_cmd(facts, "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")], notes=notes)
     if not notes:
         return None
     return Tailored(notes=notes)
@@ -747,15 +709,15 @@ def cublas_workspace(match, facts: Facts) -> Optional[Tailored]:
     if _vt(base)[:2] >= (2, 10):
         return Tailored(summary="torch %s no longer raises this (the check is gone from 2.10 on): the failing process runs an "
                                 "older torch. Set the variable there, or upgrade it." % base,
-                        commands=[_export(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
+                        commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
     if cfg:
         return Tailored(summary="CUBLAS_WORKSPACE_CONFIG=%s is set in this shell, but the failing process did not get it (or got "
                                 "it after CUDA initialised): set it in the launcher, job script or IDE run configuration that "
                                 "starts the process, not via os.environ inside it." % cfg,
-                        commands=[_export(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
+                        commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
     return Tailored(summary="Set CUBLAS_WORKSPACE_CONFIG before the process starts (in the shell or the launcher; setting "
                             "os.environ after CUDA initialised is too late).",
-                    commands=[_export(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
+                    commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
 
 
 # ---------------------------------------------------------------------- NCCL ---
