@@ -11,6 +11,8 @@ from .findings import Finding, severity_rank
 class Report:
     facts: Facts
     findings: List[Finding] = field(default_factory=list)
+    # checks not run because facts they need are unknown (saved reports, pastes)
+    skipped: List[Dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> Dict[str, Any]:
         return {"schema_version": SCHEMA_VERSION, "facts": self.facts.to_dict(),
@@ -28,4 +30,6 @@ class Report:
 
 def diagnose(facts: Facts, only=None, skip=None) -> Report:
     from .checks import run_checks
-    return Report(facts, run_checks(facts, only=only, skip=skip))
+    skipped: List[Dict[str, Any]] = []
+    findings = run_checks(facts, only=only, skip=skip, skipped=skipped)
+    return Report(facts, findings, skipped)

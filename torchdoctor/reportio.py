@@ -2,13 +2,15 @@
 
 import json
 import os
+import re
 
 from .facts import SCHEMA_VERSION, Facts
 
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 
 
-def load_json_file(path: str):
+def read_report_bytes(path: str) -> bytes:
+    """The bytes of a report file, or ValueError with a one-line reason."""
     if not os.path.exists(path):
         raise ValueError("no such file: %s" % path)
     if os.path.isdir(path):
@@ -23,14 +25,28 @@ def load_json_file(path: str):
             raw = fh.read()
     except OSError as e:
         raise ValueError("cannot read %s: %s" % (path, e.strerror or e))
-    if b"\x00" in raw[:4096]:
-        raise ValueError("%s is a binary file, not a JSON report" % path)
+    if b"\x00" in raw[:4096] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ValueError("%s is a binary file, not a report" % path)
+    return raw
+
+
+def decode(raw: bytes) -> str:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16", "replace")
+    return raw.decode("utf-8-sig", "replace")
+
+
+def parse_json_text(text: str, name: str):
     try:
-        return json.loads(raw.decode("utf-8-sig", "replace"))
+        return json.loads(text)
     except RecursionError:
-        raise ValueError("%s nests JSON too deeply to be a torchdoctor report" % path)
+        raise ValueError("%s nests JSON too deeply to be a torchdoctor report" % name)
     except ValueError as e:
-        raise ValueError("%s is not JSON (%s)" % (path, str(e).split(":")[0]))
+        raise ValueError("%s is not JSON (%s)" % (name, str(e).split(":")[0]))
+
+
+def load_json_file(path: str):
+    return parse_json_text(decode(read_report_bytes(path)), path)
 
 
 def facts_from_report(data, name: str = "report") -> Facts:
@@ -48,5 +64,42 @@ def facts_from_report(data, name: str = "report") -> Facts:
     return Facts.from_dict(facts)
 
 
+# A Markdown report (render/markdown.py) carries its facts as a JSON block
+# after this marker, so a pasted report can be re-diagnosed exactly.
+MD_MARKER = re.compile(r"<!--\s*torchdoctor:facts\b[^>]*-->")
+MD_FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*json[ \t]*\n")
+
+
+def facts_from_markdown(text: str, name: str = "report") -> Facts:
+    """The facts embedded in a Markdown report; ValueError says what is missing."""
+    m = MD_MARKER.search(text)
+    if not m:
+        raise ValueError("%s is not a torchdoctor Markdown report (no torchdoctor:facts block)" % name)
+    f = MD_FENCE.search(text, m.end())
+    if not f:
+        raise ValueError("%s: the facts block of the Markdown report is missing (cut off?)" % name)
+    close = text.find("\n" + f.group(1), f.end())
+    if close < 0:
+        raise ValueError("%s: the facts block of the Markdown report is cut off" % name)
+    body = text[f.end():close]
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        raise ValueError("%s: the facts block of the Markdown report is not valid JSON (cut off or edited?)" % name)
+    return facts_from_report(data, name)
+
+
+def looks_like_markdown_report(text: str) -> bool:
+    return bool(MD_MARKER.search(text))
+
+
 def load_report_facts(path: str) -> Facts:
-    return facts_from_report(load_json_file(path), path)
+    """A saved report, JSON (`report --format json`, `check --json`) or Markdown."""
+    text = decode(read_report_bytes(path))
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        return facts_from_report(parse_json_text(text, path), path)
+    if looks_like_markdown_report(text):
+        return facts_from_markdown(text, path)
+    raise ValueError("%s is not a torchdoctor report (neither JSON nor a Markdown report; "
+                     "for a collect_env paste use `torchdoctor triage`)" % path)

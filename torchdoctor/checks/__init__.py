@@ -17,9 +17,9 @@ import importlib
 import pkgutil
 import traceback
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from ..facts import Facts
+from ..facts import UNKNOWN, Facts
 from ..findings import ERROR, INFO, WARNING, Finding, Fix, sort_findings
 
 __all__ = ["check", "finding", "run_checks", "all_checks", "ERROR", "WARNING", "INFO"]
@@ -32,6 +32,10 @@ class Check:
     severity: str
     func: Callable[[Facts], object]
     area: str
+    requires: Tuple[str, ...] = ()
+
+    def missing(self, facts: Facts) -> List[str]:
+        return [p for p in self.requires if facts.state(p) == UNKNOWN]
 
     @property
     def doc(self) -> str:
@@ -41,12 +45,13 @@ class Check:
 _REGISTRY: Dict[str, Check] = {}
 
 
-def check(id: str, category: str, severity: str = ERROR):
+def check(id: str, category: str, severity: str = ERROR, requires: Iterable[str] = ()):
     def deco(func):
         if id in _REGISTRY:
             raise ValueError("duplicate check id %r" % id)
         area = func.__module__.rsplit(".", 1)[-1]
-        _REGISTRY[id] = Check(id=id, category=category, severity=severity, func=func, area=area)
+        _REGISTRY[id] = Check(id=id, category=category, severity=severity, func=func, area=area,
+                              requires=tuple(requires))
         return func
     return deco
 
@@ -134,8 +139,16 @@ def select(only: Optional[Iterable[str]] = None, skip: Optional[Iterable[str]] =
     return checks
 
 
-def run_checks(facts: Facts, only=None, skip=None) -> List[Finding]:
+def run_checks(facts: Facts, only=None, skip=None,
+               skipped: Optional[List[Dict[str, object]]] = None) -> List[Finding]:
+    """Findings of the selected checks; checks whose required facts are unknown
+    are appended to `skipped` as {"id", "needs"} instead of being run."""
     findings: List[Finding] = []
     for chk in select(only, skip):
+        missing = chk.missing(facts)
+        if missing:
+            if skipped is not None:
+                skipped.append({"id": chk.id, "needs": missing})
+            continue
         findings.extend(run_check(chk, facts))
     return sort_findings(findings)

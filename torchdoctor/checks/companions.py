@@ -182,7 +182,7 @@ def _satisfies(version: str, spec: str) -> Optional[bool]:
         return None
 
 
-@check("triton-missing", category="triton-missing", severity=WARNING)
+@check("triton-missing", category="triton-missing", severity=WARNING, requires=('packages.installed',))
 def triton_missing(facts):
     """triton is missing or not the version torch pins: torch.compile cannot build GPU kernels."""
     if F.os_name(facts) != "linux" or F.is_cuda_build(facts) is not True or F.is_rocm_build(facts):
@@ -213,7 +213,7 @@ def triton_missing(facts):
         fix="Reinstall the triton version torch pins.", commands=cmds)
 
 
-@check("torch-duplicate-install", category="torch-shadowed", severity=WARNING)
+@check("torch-duplicate-install", category="torch-shadowed", severity=WARNING, requires=('packages.installed',))
 def torch_duplicate_install(facts):
     """torch is installed more than once in this interpreter's path."""
     dups = facts.value("packages.duplicates.torch")

@@ -57,7 +57,7 @@ def cpu_only_build(facts):
     return None
 
 
-@check("no-gpu-driver", category="no-gpu-driver", severity=ERROR)
+@check("no-gpu-driver", category="no-gpu-driver", severity=ERROR, requires=('driver.driver_version',))
 def no_gpu_driver(facts):
     """A CUDA build of torch, but no NVIDIA driver."""
     if not F.is_cuda_build(facts) or F.has_nvidia_driver(facts) or F.os_name(facts) == "macos":
@@ -165,7 +165,7 @@ def arch_unsupported(facts):
     return out
 
 
-@check("gpu-hidden", category="gpu-hidden", severity=ERROR)
+@check("gpu-hidden", category="gpu-hidden", severity=ERROR, requires=('driver.gpus',))
 def gpu_hidden(facts):
     """The driver sees GPUs that CUDA_VISIBLE_DEVICES (or the container) hides from torch."""
     n_driver = len(F.driver_gpus(facts))
@@ -203,7 +203,7 @@ def gpu_hidden(facts):
     return None
 
 
-@check("cuda-unavailable", category="no-gpu-driver", severity=ERROR)
+@check("cuda-unavailable", category="no-gpu-driver", severity=ERROR, requires=('cuda.is_available', 'driver.gpus'))
 def cuda_unavailable(facts):
     """CUDA build, working driver and GPUs, yet torch.cuda.is_available() is False."""
     if not F.is_cuda_build(facts) or not F.has_nvidia_driver(facts) or not F.driver_gpus(facts):
@@ -230,7 +230,7 @@ def cuda_unavailable(facts):
                    commands=["%s -c \"import torch; torch.cuda.init()\"" % F.python_cmd(facts)])
 
 
-@check("cuda-init-hang", category="cuda-init-hang", severity=ERROR)
+@check("cuda-init-hang", category="cuda-init-hang", severity=ERROR, requires=('probe',))
 def cuda_init_hang(facts):
     """CUDA initialisation did not finish within the probe's time limit."""
     p = facts.section("probe")

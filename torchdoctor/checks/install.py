@@ -14,7 +14,7 @@ def _probe(facts):
     return facts.section("probe")
 
 
-@check("probe-failed", category="python-unsupported", severity=ERROR)
+@check("probe-failed", category="python-unsupported", severity=ERROR, requires=('probe',))
 def probe_failed(facts):
     """The target interpreter could not run the probe at all."""
     p = _probe(facts)
@@ -40,7 +40,7 @@ def probe_failed(facts):
     return None
 
 
-@check("torch-not-installed", category="torch-not-installed", severity=ERROR)
+@check("torch-not-installed", category="torch-not-installed", severity=ERROR, requires=('torch_import',))
 def torch_not_installed(facts):
     """torch is not importable from this interpreter."""
     imp = facts.section("torch_import")
@@ -57,7 +57,7 @@ def torch_not_installed(facts):
         commands=adv.commands, links=[INSTALL_URL])
 
 
-@check("torch-import-failed", category="torch-import-crash", severity=ERROR)
+@check("torch-import-failed", category="torch-import-crash", severity=ERROR, requires=('torch_import',))
 def torch_import_failed(facts):
     """`import torch` raised an exception."""
     imp = facts.section("torch_import")
@@ -73,7 +73,7 @@ def torch_import_failed(facts):
         commands=install_advice(facts).commands, links=[INSTALL_URL])
 
 
-@check("torch-import-crash", category="torch-import-crash", severity=ERROR)
+@check("torch-import-crash", category="torch-import-crash", severity=ERROR, requires=('probe',))
 def torch_import_crash(facts):
     """The interpreter died or hung while importing torch."""
     p = _probe(facts)
@@ -115,7 +115,7 @@ def _site_dirs(facts):
     return [e for e in entries if isinstance(e, str) and ("site-packages" in e or "dist-packages" in e)]
 
 
-@check("torch-shadowed", category="torch-shadowed", severity=ERROR)
+@check("torch-shadowed", category="torch-shadowed", severity=ERROR, requires=('torch_location',))
 def torch_shadowed(facts):
     """A local torch.py or torch/ folder hides the installed torch."""
     cands = facts.value("torch_location.candidates") or []

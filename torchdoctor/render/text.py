@@ -31,7 +31,8 @@ def render_finding(f: Finding, st: Style) -> List[str]:
     return out
 
 
-def render_check(report: Report, st: Style) -> str:
+def render_check(report: Report, st: Style, footer: Optional[str] = None) -> str:
+    """`footer` replaces the default "probed PYTHON in N s" line (e.g. for --from)."""
     out: List[str] = []
     for title, rows in R.build(report.facts, report.findings):
         out.append(st.paint(title, "title"))
@@ -49,9 +50,14 @@ def render_check(report: Report, st: Style) -> str:
             out.append("")
     else:
         out.append(st.paint("%s No problems found." % st.marks["ok"], "ok"))
+    if report.skipped:
+        out.append(st.paint("Not run, for lack of facts: %s" % ", ".join(
+            "%s (needs %s)" % (s["id"], ", ".join(s["needs"])) for s in report.skipped), "dim"))
     p = report.facts.section("probe")
-    if p.get("total_s") is not None:
-        out.append(st.paint("probed %s in %.1f s" % (p.get("python"), p.get("total_s")), "dim"))
+    if footer is None and p.get("total_s") is not None:
+        footer = "probed %s in %.1f s" % (p.get("python"), p.get("total_s"))
+    if footer:
+        out.append(st.paint(footer, "dim"))
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -1,0 +1,252 @@
+"""CLI verbs for bug reports: ``report`` (for the reporter), ``triage`` and
+``diff`` (for the maintainer). Registered on the main group in cli.py.
+
+Exit codes as everywhere: 0 fine, 1 findings at --fail-on (triage) or
+differences (diff), 2 usage or input error (one line, never a traceback).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from typing import List, Optional, Tuple
+
+import click
+
+# Not imported from .cli at module level: cli.py imports this module to register
+# the commands, and this module must also import on its own (tests, the API).
+FAIL_ON = click.Choice(["error", "warning", "info", "never"])
+
+
+def positive(ctx, param, value):
+    if value is not None and value <= 0:
+        raise click.BadParameter("must be a positive number of seconds")
+    return value
+
+
+def InputError(message: str):  # noqa: N802 - builds cli.InputError lazily
+    from .cli import InputError as _InputError
+    return _InputError(message)
+
+
+def _echo(text: str) -> None:
+    click.echo(text, nl=False)
+
+
+def _style(color):
+    from .render.style import Style
+    return Style.for_stream(sys.stdout, color=color)
+
+
+def exit_code_for(report, fail_on: str) -> int:
+    from .cli import exit_code_for as _exit_code_for
+    return _exit_code_for(report, fail_on)
+
+
+# ------------------------------------------------------------------- report --
+def _local_names() -> Tuple[List[str], List[str]]:
+    """This machine's user and host names, to hide wherever they appear."""
+    import getpass
+    import platform
+    import socket
+    users, hosts = [], []
+    for fn in (getpass.getuser, lambda: os.path.basename(os.path.expanduser("~").rstrip("\\/")),
+               lambda: os.environ.get("USER"), lambda: os.environ.get("USERNAME")):
+        try:
+            v = fn()
+        except Exception:  # noqa: BLE001 - no user name is fine
+            v = None
+        if v:
+            users.append(v)
+    for fn in (socket.gethostname, platform.node):
+        try:
+            v = fn()
+        except Exception:  # noqa: BLE001
+            v = None
+        if v:
+            hosts.append(v)
+    return users, hosts
+
+
+def _clipboard_commands() -> List[Tuple[List[str], str]]:
+    """(argv, encoding) of the clipboard tools that can work in this session."""
+    import shutil
+    cands: List[Tuple[List[str], str]] = []
+    if sys.platform == "darwin":
+        cands.append((["pbcopy"], "utf-8"))
+    elif sys.platform == "win32":
+        cands.append((["clip"], "utf-16"))
+    else:
+        if os.environ.get("WAYLAND_DISPLAY"):
+            cands.append((["wl-copy"], "utf-8"))
+        if os.environ.get("DISPLAY"):
+            cands.append((["xclip", "-selection", "clipboard"], "utf-8"))
+            cands.append((["xsel", "--clipboard", "--input"], "utf-8"))
+        if os.environ.get("WSL_DISTRO_NAME") or os.environ.get("WSL_INTEROP"):
+            cands.append((["clip.exe"], "utf-16"))
+    return [(argv, enc) for argv, enc in cands if shutil.which(argv[0])]
+
+
+def copy_to_clipboard(text: str) -> Tuple[bool, str]:
+    cands = _clipboard_commands()
+    if not cands:
+        return False, ("no clipboard here (no pbcopy, clip, wl-copy with WAYLAND_DISPLAY, or xclip/xsel with "
+                       "DISPLAY); use --output FILE and attach the file instead")
+    errors = []
+    for argv, enc in cands:
+        try:
+            r = subprocess.run(argv, input=text.encode(enc), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, timeout=10)
+        except (OSError, subprocess.SubprocessError) as e:
+            errors.append("%s: %s" % (argv[0], e))
+            continue
+        if r.returncode == 0:
+            return True, "copied the report to the clipboard (%s, %d characters)" % (argv[0], len(text))
+        errors.append("%s exited %d: %s" % (argv[0], r.returncode, r.stderr.decode("utf-8", "replace").strip()[:200]))
+    return False, "could not copy to the clipboard (%s); use --output FILE instead" % "; ".join(errors)
+
+
+def _resolve_python(python: Optional[str]) -> Optional[str]:
+    if python and not os.path.exists(python) and os.sep not in python:
+        import shutil
+        python = shutil.which(python) or python
+    return python
+
+
+def build_report(python: Optional[str], timeout: float, redact: bool = True):
+    """Probe, add the report-only facts, diagnose, redact: the finished Report."""
+    from .probe import gather
+    from .redact import mark_unredacted, redact_report
+    from .report import diagnose
+    from .report_extras import add_extras
+    python = python or sys.executable
+    facts = gather(python=python, timeout=timeout)
+    add_extras(facts, python, timeout=min(timeout, 20.0))
+    report = diagnose(facts)
+    if redact:
+        users, hosts = _local_names()
+        return redact_report(report, extra_users=users, extra_hosts=hosts)
+    return mark_unredacted(report)
+
+
+def render_report(report, fmt: str) -> str:
+    if fmt == "markdown":
+        from .render.markdown import render_markdown
+        return render_markdown(report)
+    if fmt == "json":
+        from .render.json_out import render_json
+        return render_json(report)
+    from .redact import redaction_summary
+    from .render import collect_env_view as CE
+    from .render.style import Style
+    from .render.text import render_check
+    return "%s\n\n%s\ncollect_env fields\n\n%s" % (redaction_summary(report.facts),
+                                                   render_check(report, Style(color=False)),
+                                                   CE.render_text(report.facts))
+
+
+@click.command("report")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json", "text"]), default="markdown", show_default=True,
+              help="Markdown for a GitHub issue, JSON to attach (check --from / triage read it), or plain text.")
+@click.option("--output", "-o", "output", metavar="FILE", help="Write the report to FILE instead of standard output.")
+@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (default: this one).")
+@click.option("--timeout", type=float, default=60.0, show_default=True, callback=positive,
+              help="Seconds the torch probe may take before it counts as hung.")
+@click.option("--no-redact", is_flag=True,
+              help="Keep user names, host names, addresses and secrets (the report then says so).")
+@click.option("--copy", "copy", is_flag=True, help="Put the report on the clipboard, where there is one.")
+def report_cmd(fmt, output, python, timeout, no_redact, copy):
+    """Write a bug-report attachment: summary, findings with fixes, every fact.
+
+    Redacted by default: user names, home directories, host name, IP addresses,
+    GPU UUIDs and secrets (tokens, keys, passwords, credentials in URLs) are
+    replaced before anything is rendered.
+    """
+    if output and os.path.isdir(output):
+        raise InputError("%s is a directory; give a file name for --output" % output)
+    rep = build_report(_resolve_python(python), timeout, redact=not no_redact)
+    text = render_report(rep, fmt)
+    if output:
+        try:
+            with open(output, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise InputError("cannot write %s: %s" % (output, e.strerror or e))
+        click.echo("torchdoctor: wrote %s (%s, %d characters, %s)" % (
+            output, fmt, len(text), "NOT redacted" if no_redact else "redacted"), err=True)
+    if copy:
+        ok, msg = copy_to_clipboard(text)
+        click.echo("torchdoctor: %s" % msg, err=True)
+        if ok or output:
+            return
+    if not output:
+        _echo(text)
+
+
+# ------------------------------------------------------------------- triage --
+def _read_paste(file: Optional[str]) -> Tuple[bytes, str]:
+    from .triage import MAX_BYTES
+    if file in (None, "-"):
+        if file is None and sys.stdin.isatty():
+            raise InputError("nothing to triage: give a FILE, or pipe the paste into `torchdoctor triage -`")
+        data = sys.stdin.buffer.read(MAX_BYTES + 1)
+        return data, "standard input"
+    if not os.path.exists(file):
+        raise InputError("no such file: %s" % file)
+    if os.path.isdir(file):
+        raise InputError("%s is a directory, not a paste or report" % file)
+    try:
+        with open(file, "rb") as fh:
+            return fh.read(MAX_BYTES + 1), file
+    except OSError as e:
+        raise InputError("cannot read %s: %s" % (file, e.strerror or e))
+
+
+@click.command("triage")
+@click.argument("file", required=False, metavar="[FILE|-]")
+@click.option("--json", "as_json", is_flag=True, help="Print facts, findings and matches as JSON (check --json's shape).")
+@click.option("--fail-on", type=FAIL_ON, default="error", show_default=True,
+              help="Exit 1 when a finding reaches this severity.")
+@click.option("--color/--no-color", default=None, help="Force colour on or off.")
+def triage_cmd(file, as_json, fail_on, color):
+    """Diagnose what a user pasted: a torchdoctor report (JSON or Markdown) or
+    the output of `python -m torch.utils.collect_env` (any torch version), with
+    any error text around it. Reads FILE, or standard input."""
+    from .triage import TriageError, render_triage_text, triage_bytes
+    data, name = _read_paste(file)
+    try:
+        result = triage_bytes(data, name)
+    except TriageError as e:
+        raise InputError(str(e))
+    if as_json:
+        _echo(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
+    else:
+        _echo(render_triage_text(result, _style(color)))
+    sys.exit(exit_code_for(result.report, fail_on))
+
+
+# --------------------------------------------------------------------- diff --
+@click.command("diff")
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
+@click.option("--json", "as_json", is_flag=True, help="Print the differences as JSON.")
+@click.option("--all", "show_all", is_flag=True, help="Compare every fact, not just the ones that matter.")
+def diff_cmd(a, b, as_json, show_all):
+    """What differs between two reports (torch, CUDA, driver, packages, env
+    vars, findings): "works on my machine". A and B may be JSON or Markdown
+    reports or collect_env pastes. Exit 0 when they match, 1 when they differ."""
+    from .diff import diff_reports, load_any, render_diff_text
+    from .triage import TriageError
+    try:
+        ra, rb = load_any(a), load_any(b)
+    except TriageError as e:
+        raise InputError(str(e))
+    d = diff_reports(ra, rb, a, b, show_all=show_all)
+    if as_json:
+        _echo(json.dumps(d.to_dict(), indent=2, default=str) + "\n")
+    else:
+        _echo(render_diff_text(d))
+    sys.exit(1 if d.changes else 0)
+
+
+COMMANDS = (report_cmd, triage_cmd, diff_cmd)
