@@ -74,7 +74,7 @@ def positive(ctx, param, value):
 @click.option("--only", multiple=True, metavar="IDS", help="Run only these checks (comma-separated, repeatable).")
 @click.option("--skip", multiple=True, metavar="IDS", help="Skip these checks (comma-separated, repeatable).")
 @click.option("--list-checks", is_flag=True, help="List the checks and exit.")
-@click.option("--from", "from_report", metavar="REPORT.json", help="Re-diagnose a saved JSON report instead of this machine.")
+@click.option("--from", "from_report", metavar="REPORT.json", help="Re-diagnose a saved report (JSON or Markdown) instead of this machine.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
 def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_report, color):
     """Probe torch, its backends, the GPU and driver; print findings with fixes."""
@@ -106,7 +106,10 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
         _echo(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
     else:
         from .render.text import render_check
-        _echo(render_check(report, _style(color)))
+        footer = None
+        if from_report:
+            footer = "re-diagnosed from %s (collected %s)" % (from_report, facts.value("collected_at", "at an unknown time"))
+        _echo(render_check(report, _style(color), footer=footer))
     sys.exit(exit_code_for(report, fail_on))
 
 
