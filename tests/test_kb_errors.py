@@ -30,6 +30,13 @@ def test_entry_shape_and_sources(entry):
     for ex in entry.examples:
         assert ex.get("text", "").strip()
         assert URL.match(ex.get("source", "")), "example source must be a URL: %r" % ex.get("source")
+        # An example is copied from a public report, unless it says it was reproduced with
+        # public code (only where no report exists), and then how.
+        assert ex.get("kind", "report") in ("report", "reproduced"), ex.get("kind")
+        if ex.get("kind") == "reproduced":
+            assert ex.get("command") and ex.get("note"), "a reproduced example says how and why"
+    assert any(ex.get("kind", "report") == "report" for ex in entry.examples) or len(entry.examples) == 1, \
+        "reproduced examples only stand alone"
     for link in entry.links:
         assert URL.match(link), link
 

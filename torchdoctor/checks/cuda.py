@@ -149,7 +149,7 @@ def arch_unsupported(facts):
             if drv and compat.driver_supports_cuda(drv, pick_cuda, F.os_name(facts)) is False:
                 fix += " It needs driver >= %s (you have %s)." % (F.driver_floor(pick_cuda, F.os_name(facts)), drv)
         else:
-            newest = compat.newest_release_supporting_cc(cap)
+            newest = compat.newest_release_supporting_cc(cap, F.driver_version(facts), F.os_name(facts))
             cmds = []
             if newest:
                 minor, variant = newest

@@ -393,13 +393,17 @@ def variants_supporting_cc(torch_version: Any, capability: Any) -> List[str]:
             if _supported(arch_list(torch_version, v) or [], capability, cuda_of_variant(v))]
 
 
-def newest_release_supporting_cc(capability: Any) -> Optional[Tuple[str, str]]:
-    """(minor, variant) of the newest release with a verified arch list for this GPU."""
+def newest_release_supporting_cc(capability: Any, driver_version: Any = None,
+                                 os: str = "linux") -> Optional[Tuple[str, str]]:
+    """(minor, variant) of the newest release with a verified arch list for this GPU; with a
+    driver, the newest one that driver also runs (falling back to the newest overall)."""
     for minor in reversed(known_releases()):
         vs = variants_supporting_cc(minor, capability)
+        if driver_version:
+            vs = [v for v in vs if driver_supports_cuda(driver_version, cuda_of_variant(v), os) is not False]
         if vs:
             return minor, max(vs, key=_cuda_key)
-    return None
+    return newest_release_supporting_cc(capability) if driver_version else None
 
 
 def gpu_family(capability: Any) -> Optional[str]:

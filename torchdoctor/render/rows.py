@@ -42,9 +42,13 @@ def python_os(facts: Facts) -> List[Row]:
     rows = []
     py = facts.section("python")
     if py:
-        env = "conda env %s" % py.get("conda_env") if py.get("conda") else ("virtualenv" if py.get("virtualenv") else "system")
-        rows.append(Row("Python", "%s %s (%s, %s)" % (py.get("implementation", ""), py.get("version", "?"),
-                                                     py.get("executable", "?"), env), "ok", ("python-unsupported",)))
+        if py.get("conda"):
+            env = "conda env %s" % py["conda_env"] if isinstance(py.get("conda_env"), str) else "conda"
+        else:
+            env = {True: "virtualenv", False: "system"}.get(py.get("virtualenv"))
+        where = ", ".join(str(x) for x in (py.get("executable"), env) if x)
+        rows.append(Row("Python", "%s %s%s" % (py.get("implementation", ""), py.get("version", "?"),
+                                              " (%s)" % where if where else ""), "ok", ("python-unsupported",)))
     else:
         rows.append(Row("Python", facts.describe("python"), _state_mark(facts, "python"), ("python-unsupported",)))
     o = facts.section("os")
@@ -86,13 +90,14 @@ def torch_build(facts: Facts) -> List[Row]:
     meta_v = F.package_version(facts, "torch")
     if imp.get("ok") is True:
         t = facts.section("torch")
-        loc = t.get("file") if isinstance(t.get("file"), str) else "?"
-        rows.append(Row("torch", "%s (%s)" % (t.get("version", "?"), loc.rsplit("/__init__.py", 1)[0]), "ok",
-                        ("torch-shadowed", "torch-not-installed")))
+        loc = t.get("file") if isinstance(t.get("file"), str) else None
+        rows.append(Row("torch", "%s%s" % (t.get("version", "?"), " (%s)" % loc.rsplit("/__init__.py", 1)[0] if loc else ""),
+                        "ok", ("torch-shadowed", "torch-not-installed")))
         inst = facts.value("packages.installed.torch.installer") or ("conda" if F.installed_with_conda(facts) else None)
         if inst:
             rows.append(Row("installed by", str(inst), "info"))
-        rows.append(Row("import time", "%.2f s" % imp.get("duration_s", 0), "info"))
+        if isinstance(imp.get("duration_s"), (int, float)):
+            rows.append(Row("import time", "%.2f s" % imp["duration_s"], "info"))
         if facts.has("torch.git_version"):
             rows.append(Row("git version", str(t.get("git_version"))[:12], "info"))
         rows.append(Row("debug build", _yn(t.get("debug")) if not isinstance(t.get("debug"), dict) else facts.describe("torch.debug"),

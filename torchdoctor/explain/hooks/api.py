@@ -374,14 +374,17 @@ def reproducibility(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("batchnorm_channels")
 def batchnorm_channels(match, facts: Facts) -> Optional[Tailored]:
-    exp, got = match.groups.get("expected"), match.groups.get("got")
-    if not exp or not got:
+    # ATen's check_dims_match_num_input_features(name, expected=input.size(1), actual=buffer.numel()):
+    # the first number is the input's channel count, the second the layer's num_features.
+    channels, num_features = match.groups.get("expected"), match.groups.get("got")
+    if not channels or not num_features:
         return None
     return Tailored(
-        cause="Here the BatchNorm layer was built with num_features=%s, but the tensor reaching it has %s "
-              "channels (dimension 1). Find the layer created with %s and make it match the %s-channel output "
-              "of the layer before it (or load the checkpoint that belongs to this architecture)." % (exp, got, exp, got),
-        notes=["from the message: expected %s, got %s" % (exp, got)])
+        cause="Here the tensor reaching the BatchNorm layer has %s channels (dimension 1), but the layer was built "
+              "(or loaded) with num_features=%s. Either build that layer with num_features=%s, or make the layer "
+              "before it output %s channels (or load the checkpoint that belongs to this architecture)."
+              % (channels, num_features, channels, num_features),
+        notes=["from the message: input has %s channels, layer has num_features=%s" % (channels, num_features)])
 
 
 # -- other torch APIs ---------------------------------------------------------------

@@ -396,7 +396,7 @@ def arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
             summary += " It needs NVIDIA driver >= %s (you have %s): update the driver first." % (
                 F.driver_floor(compat.cuda_of_variant(pick), os_), drv)
         return Tailored(summary=summary, commands=_install(facts, base, pick), notes=notes, cause=_other_env(facts))
-    newest = _newest_release_for_cc(cap, drv, os_)
+    newest = compat.newest_release_supporting_cc(cap, drv, os_)
     if newest:
         minor, variant = newest
         version = compat.latest_patch(minor)
@@ -414,17 +414,6 @@ def arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="None of the torch releases whose architecture lists torchdoctor knows supports %s: use an older "
                             "release that still shipped it (see https://pytorch.org/get-started/previous-versions/) or build "
                             "torch from source with TORCH_CUDA_ARCH_LIST=%d.%d." % ((sm,) + cap), commands=[], notes=notes)
-
-
-def _newest_release_for_cc(cap: Tuple[int, int], driver: Optional[str], os_: str) -> Optional[Tuple[str, str]]:
-    """(minor, variant) of the newest release with kernels for `cap`, preferring one this driver runs."""
-    for minor in reversed(compat.known_releases()):
-        vs = compat.variants_supporting_cc(minor, cap)
-        if driver:
-            vs = [v for v in vs if compat.driver_supports_cuda(driver, compat.cuda_of_variant(v), os_) is not False]
-        if vs:
-            return minor, max(vs, key=lambda v: _vt(compat.cuda_of_variant(v)))
-    return compat.newest_release_supporting_cc(cap) if driver else None
 
 
 def _other_env(facts: Facts) -> Optional[str]:
