@@ -106,6 +106,23 @@ def driver_version(facts: Facts) -> Optional[str]:
     return v if isinstance(v, str) else None
 
 
+def driver_cuda(facts: Facts) -> Optional[str]:
+    """Newest CUDA the driver supports: as the driver reports it, else from the tables."""
+    v = facts.value("driver.cuda_driver_version")
+    if isinstance(v, str):
+        return v
+    drv = driver_version(facts)
+    return compat.max_cuda_for_driver(drv, os_name(facts)) if drv else None
+
+
+def driver_desc(facts: Facts) -> Optional[str]:
+    """'NVIDIA driver 550.54.15 (supports CUDA up to 12.4)', None without a driver."""
+    drv = driver_version(facts)
+    if not drv:
+        return None
+    return "NVIDIA driver %s (supports CUDA up to %s)" % (drv, driver_cuda(facts) or "?")
+
+
 def has_nvidia_driver(facts: Facts) -> bool:
     return facts.value("driver.present") is True
 

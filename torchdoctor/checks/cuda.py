@@ -34,7 +34,7 @@ def cpu_only_build(facts):
             detail="torch.version.cuda is None, so torch.cuda.is_available() is False and every .cuda() call fails with "
                    "'Torch not compiled with CUDA enabled'. GPU(s): %s; driver %s (supports CUDA up to %s). %s"
                    % (_gpu_names(facts) or "present", F.driver_version(facts) or "?",
-                      facts.value("driver.cuda_driver_version", "?"), adv.why),
+                      F.driver_cuda(facts) or "?", adv.why),
             fix="Reinstall torch %s as the %s build." % (adv.torch_version, adv.variant) if adv.commands else adv.why,
             commands=adv.commands, links=[INSTALL_URL])
     if nvcc:
@@ -113,7 +113,7 @@ def driver_too_old(facts):
         detail="CUDA %s needs driver >= %s%s; this driver supports CUDA up to %s.%s"
                % (cuda, need or "?",
                   " (full feature set: >= %s)" % md["full"] if md.get("full") and md.get("full") != md.get("mvc") else "",
-                  facts.value("driver.cuda_driver_version", "?"),
+                  F.driver_cuda(facts) or "?",
                   ("\ntorch said: " + warn.splitlines()[0]) if warn else ""),
         fix=("Update the NVIDIA driver to >= %s, or install the %s build of torch %s, the newest this driver runs."
              % (need, alt, base)) if alt else

@@ -87,8 +87,8 @@ def _gpus(facts: Facts) -> str:
 def _driver(facts: Facts) -> str:
     d = F.driver_version(facts)
     if d:
-        cdv = facts.value("driver.cuda_driver_version")
-        return "%s%s" % (d, " (supports CUDA %s)" % cdv if isinstance(cdv, str) else "")
+        cdv = F.driver_cuda(facts)
+        return "%s%s" % (d, " (supports CUDA %s)" % cdv if cdv else "")
     return "none" if facts.state("driver.driver_version") == ABSENT else "unknown"
 
 

@@ -68,14 +68,18 @@ def python_os(facts: Facts) -> List[Row]:
         rows.append(Row("OS", "%s, kernel %s (%s)" % (name, o.get("release", "?"), ", ".join(e for e in extra if e)), "info"))
     c = facts.section("cpu")
     if c:
-        flags = c.get("flags") if isinstance(c.get("flags"), list) else []
-        simd = [f for f in ("avx2", "avx512f", "amx_tile", "neon", "asimd", "sve") if f in flags]
-        cores = "%s physical / %s logical" % (c.get("physical_cores") if isinstance(c.get("physical_cores"), int) else "?",
-                                              c.get("logical_cores", "?"))
+        parts = []
+        phys, logical = c.get("physical_cores"), c.get("logical_cores")
+        if isinstance(phys, int) or isinstance(logical, int):
+            parts.append("%s physical / %s logical" % (phys if isinstance(phys, int) else "?",
+                                                       logical if isinstance(logical, int) else "?"))
         if isinstance(c.get("cgroup_cpu_limit"), (int, float)):
-            cores += ", cgroup limit %s" % c["cgroup_cpu_limit"]
-        rows.append(Row("CPU", "%s (%s; %s)" % (c.get("model") if isinstance(c.get("model"), str) else "unknown model",
-                                               cores, " ".join(simd) or "no AVX2"), "info", ("illegal-instruction",)))
+            parts.append("cgroup limit %s" % c["cgroup_cpu_limit"])
+        if isinstance(c.get("flags"), list):  # unknown flags say nothing about AVX2
+            simd = [f for f in ("avx2", "avx512f", "amx_tile", "neon", "asimd", "sve") if f in c["flags"]]
+            parts.append(" ".join(simd) or "no AVX2")
+        model = c.get("model") if isinstance(c.get("model"), str) else "unknown model"
+        rows.append(Row("CPU", model + (" (%s)" % "; ".join(parts) if parts else ""), "info", ("illegal-instruction",)))
     m = facts.section("memory")
     if m:
         rows.append(Row("Memory", "%s total, %s available" % (_gib(m.get("total_bytes")), _gib(m.get("available_bytes"))), "info"))
@@ -181,7 +185,7 @@ def gpu_driver(facts: Facts) -> List[Row]:
     rows = []
     if F.has_nvidia_driver(facts):
         rows.append(Row("NVIDIA driver", "%s (supports CUDA %s)" % (facts.value("driver.driver_version", "?"),
-                                                                   facts.value("driver.cuda_driver_version", "?")),
+                                                                   F.driver_cuda(facts) or "?"),
                         "ok", ("no-gpu-driver", "driver-too-old")))
     else:
         rows.append(Row("NVIDIA driver", facts.describe("driver.driver_version") if facts.has("driver") else "unknown",
@@ -208,7 +212,8 @@ def gpu_driver(facts: Facts) -> List[Row]:
     elif facts.state("cuda") == FAILED:
         rows.append(Row("torch.cuda", facts.describe("cuda"), "bad"))
     nv = facts.value("toolkit.nvcc")
-    rows.append(Row("CUDA toolkit (nvcc)", "%s (%s)" % (nv, facts.value("toolkit.nvcc_path")) if isinstance(nv, str)
+    where = facts.value("toolkit.nvcc_path")
+    rows.append(Row("CUDA toolkit (nvcc)", "%s%s" % (nv, " (%s)" % where if where else "") if isinstance(nv, str)
                     else facts.describe("toolkit.nvcc"), "info" if isinstance(nv, str) else "na"))
     return rows
 

@@ -63,14 +63,6 @@ def _gpus(facts: Facts) -> List[Dict[str, Any]]:
     return F.all_gpus(facts)
 
 
-def _driver_note(facts: Facts) -> Optional[str]:
-    drv = F.driver_version(facts)
-    if not drv:
-        return None
-    return "NVIDIA driver %s (supports CUDA up to %s)" % (
-        drv, facts.value("driver.cuda_driver_version") or compat.max_cuda_for_driver(drv, F.os_name(facts)) or "?")
-
-
 # --------------------------------------------------------------- cpu-only ---
 @hook("cpu_only_build")
 def cpu_only_build(match, facts: Facts) -> Optional[Tailored]:
@@ -83,7 +75,7 @@ def cpu_only_build(match, facts: Facts) -> Optional[Tailored]:
                         commands=["python -c \"import torch; print(torch.backends.mps.is_available())\""], notes=notes)
     driver = F.driver_version(facts)
     if driver:
-        notes.append("NVIDIA driver %s (supports CUDA up to %s)" % (driver, facts.value("driver.cuda_driver_version", "?")))
+        notes.append(F.driver_desc(facts))
     else:
         notes.append("no NVIDIA driver found (%s)" % facts.reason("driver.driver_version"))
     if cuda_build:
@@ -135,7 +127,7 @@ def no_gpu_driver(match, facts: Facts) -> Optional[Tailored]:
     pci = pci if isinstance(pci, list) else []
     if F.has_nvidia_driver(facts):
         gpus = ", ".join(F.gpu_desc(g) for g in F.driver_gpus(facts)) or "its GPUs"
-        notes.append(_driver_note(facts) or "NVIDIA driver present")
+        notes.append(F.driver_desc(facts) or "NVIDIA driver present")
         return Tailored(
             summary="On this machine the NVIDIA driver works (%s sees %s), so the failing process ran somewhere without "
                     "GPU access: a container started without `--gpus all` (NVIDIA Container Toolkit), another host, or a "
@@ -177,7 +169,7 @@ def driver_too_old(match, facts: Facts) -> Optional[Tailored]:
     drv_cuda = facts.value("driver.cuda_driver_version")
     found = _cuda_from_driver_int((match.groups or {}).get("found"))
     if not isinstance(drv_cuda, str):
-        drv_cuda = found or (compat.max_cuda_for_driver(driver, os_) if driver else None)
+        drv_cuda = found or F.driver_cuda(facts)
     if not cuda and not drv_cuda:
         return None
     need = F.driver_floor(cuda, os_)
@@ -228,7 +220,7 @@ def fabric_manager(match, facts: Facts) -> Optional[Tailored]:
     if not driver or F.os_name(facts) != "linux":
         return None
     branch = driver.split(".")[0]
-    notes = [_driver_note(facts)] + ["GPU: " + F.gpu_desc(g) for g in F.driver_gpus(facts)[:4]]
+    notes = [F.driver_desc(facts)] + ["GPU: " + F.gpu_desc(g) for g in F.driver_gpus(facts)[:4]]
     pkg = "nvidia-fabricmanager-%s" % branch
     return Tailored(
         summary="Install and start the Fabric Manager of exactly the driver's version (%s, package %s pinned to that "
@@ -271,13 +263,13 @@ def cuda_device_count_error(match, facts: Facts) -> Optional[Tailored]:
     cmds = {"803": ["cat /proc/driver/nvidia/version", "nvidia-smi", "sudo reboot"],
             "999": ["sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm"],
             "3": ["ls -l /dev/nvidia*", "sudo dmesg | grep -i -E 'nvrm|xid' | tail"]}[code]
-    notes = [n for n in (_driver_note(facts),) if n]
+    notes = [n for n in (F.driver_desc(facts),) if n]
     return Tailored(cause="Error %s means %s." % (code, why), commands=cmds, notes=notes)
 
 
 @hook("cuda_unknown_error")
 def cuda_unknown_error(match, facts: Facts) -> Optional[Tailored]:
-    notes = [n for n in (_driver_note(facts),) if n]
+    notes = [n for n in (F.driver_desc(facts),) if n]
     if facts.value("os.wsl") is True:
         return Tailored(summary="This is WSL: restart the WSL VM (and update the Windows NVIDIA driver if it persists).",
                         commands=["wsl --shutdown"], notes=notes + ["running under WSL"])
@@ -666,7 +658,7 @@ def type_mismatch(match, facts: Facts) -> Optional[Tailored]:
 @hook("deserialize_cuda")
 def deserialize_cuda(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts)
-    drv = _driver_note(facts)
+    drv = F.driver_desc(facts)
     if drv:
         notes.append(drv)
     if F.is_cuda_build(facts) is False and F.has_nvidia_driver(facts):
