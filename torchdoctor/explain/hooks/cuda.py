@@ -641,8 +641,9 @@ def type_mismatch(match, facts: Facts) -> Optional[Tailored]:
     inp, weight = g.get("input") or "", g.get("weight") or ""
     if not inp or not weight:
         return None
-    on_gpu = lambda t: ".cuda." in t  # noqa: E731
-    kind = lambda t: t.rsplit(".", 1)[-1]  # noqa: E731
+    # torch.cuda.FloatTensor (older releases) or CUDAFloatType/HIPBFloat16Type/MPSFloatType (Tensor::toString)
+    on_gpu = lambda t: ".cuda." in t or t.startswith(("CUDA", "HIP", "MPS"))  # noqa: E731
+    kind = lambda t: re.sub(r"^(?:CUDA|HIP|MPS|CPU)|Type$", "", t.rsplit(".", 1)[-1])  # noqa: E731
     notes = ["input is %s, weights are %s" % (inp, weight)]
     if on_gpu(inp) != on_gpu(weight):
         where = "GPU" if on_gpu(weight) else "CPU"
