@@ -6,25 +6,26 @@ Two paths share one line matcher:
   adjacent lines are also tried joined, which recovers messages that a
   terminal or a forum wrapped in the middle.
 * ``scan_stream`` for logs: binary chunks, constant memory. Only lines that
-  contain a *trigger* (a short literal found with bytes.find, which runs at
-  memchr speed) are decoded and matched, so the cost is a few passes of
-  bytes.find over the data plus real work on the rare error lines.
+  contain an *anchor* (see Prefilter: found without a pass per anchor) are
+  decoded and matched, so the cost is about two passes over the data plus
+  real work on the rare error lines.
 
 Every pattern's literal anchor is checked before its regex runs, and regexes
 compile lazily on the first line that contains their anchor.
 """
-
 import codecs
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import IO, Dict, Iterable, List, Optional, Tuple
+from typing import IO, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..kb.errors import Entry, Pattern, load_entries
 
-CHUNK = 8 * 1024 * 1024
+CHUNK = 1024 * 1024  # 1 MiB: as fast as larger reads, and a small, flat peak RSS
 MAX_LINE = 64 * 1024  # longer lines are matched on their first and last 32 KiB
 SMALL_INPUT = 1024 * 1024
+DIRECT_LINES = 400  # match_text: above this many lines, prefilter first
 
 # Short literals that nearly every known error line contains. An anchor with
 # none of them becomes a trigger itself, so coverage never depends on this list.
@@ -34,13 +35,18 @@ GENERIC_TRIGGERS = ("rror", "ERROR", "arning", "xception", "ailed", "FAIL", "not
                     "mismatch")
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# The same, for whole chunks of bytes: a sequence never spans a newline.
+_ANSI_BYTES = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _PROMPT = re.compile(r"^(?:>>> |\.\.\. |\$ |# |In \[\d+\]: |PS [^>\n]{0,200}> )")
 
 
 def normalize(line: str) -> str:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
-    line = line.rstrip("\r\n").replace("\r", "")
+    return _normalize_rest(line.rstrip("\r\n").replace("\r", ""))
+
+
+def _normalize_rest(line: str) -> str:
     if len(line) > MAX_LINE:
         line = line[: MAX_LINE // 2] + " ... " + line[-MAX_LINE // 2:]
     return _PROMPT.sub("", line, count=1)
@@ -71,17 +77,29 @@ class Index:
         for entry, p in self.pairs:
             t = next((g for g in GENERIC_TRIGGERS if g in p.anchor), None)
             self.by_trigger.setdefault(t if t is not None else p.anchor, []).append((entry, p))
-        # An anchorless pattern (the KB tests forbid them) runs on every candidate line.
-        self.triggers = sorted(t.encode("utf-8") for t in self.by_trigger if t)
+        self.anchors = sorted({p.anchor for _, p in self.pairs if p.anchor})
+        self.longest_anchor = max((len(a) for a in self.anchors), default=1)
+        # An anchorless pattern (the KB tests forbid them) could match any line.
+        self.every_line = any(not p.anchor for _, p in self.pairs)
         self.order = {e.id: i for i, e in enumerate(self.entries)}
 
-    def match_line(self, line: str) -> List[Tuple[Entry, float, Dict[str, str]]]:
+    def prefilter(self, buf: bytes):
+        """A Prefilter fitted to (a sample of) `buf`."""
+        if self.every_line:
+            return EveryLine()
+        return Prefilter(self.anchors, _sample(buf))
+
+    def match_line(self, line: str, skip=()) -> List[Tuple[Entry, float, Dict[str, str]]]:
+        """Hits on one line, one per entry; entries whose id is in `skip` are
+        not tried (the caller would drop them anyway)."""
         best: Dict[str, Tuple[Entry, float, Dict[str, str]]] = {}
         for trig, pairs in self.by_trigger.items():
             if trig not in line:
                 continue
             for entry, pat in pairs:
                 if pat.anchor and pat.anchor not in line:
+                    continue
+                if skip and entry.id in skip:
                     continue
                 m = pat.regex.search(line)
                 if not m:
@@ -129,23 +147,62 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
     index = index or default_index()
     col = Collector()
     lines = [normalize(ln) for ln in text.splitlines()]
-    matched_lines = set()
-    for i, line in enumerate(lines):
-        hits = index.match_line(line)
+    if len(lines) <= DIRECT_LINES or index.every_line:
+        singles: Iterable[int] = range(len(lines))
+        pairs: Iterable[int] = range(len(lines) - 1)
+    else:
+        singles, pairs = _text_candidates(lines, index)
+    for i in singles:
+        hits = index.match_line(lines[i])
         if hits:
-            matched_lines.add(i)
-            col.add(i + 1, line, hits)
+            col.add(i + 1, lines[i], hits)
     # Wrapped messages: try each pair of neighbours joined, for entries that
     # neither line found on its own.
-    for i in range(len(lines) - 1):
+    for i in pairs:
         a, b = lines[i].rstrip(), lines[i + 1].strip()
         if not a or not b:
             continue
         for joined in (a + " " + b, a + b):
-            hits = [h for h in index.match_line(joined) if h[0].id not in col.found]
+            hits = [h for h in index.match_line(joined, col.found) if h[0].id not in col.found]
             if hits:
                 col.add(i + 1, joined, hits)
     return col.results()
+
+
+def _text_candidates(lines: List[str], index: Index) -> Tuple[List[int], List[int]]:
+    """The lines, and the neighbour pairs, that contain an anchor: only those
+    can match, so match_text skips the rest without changing its result.
+
+    A joined pair contains an anchor when one of its lines does or when one
+    spans the join; the latter is found by running the prefilter over a short
+    window around every join.
+    """
+    blob = "\n".join(lines).encode("utf-8", "surrogatepass")
+    pre = index.prefilter(blob)
+    singles = _line_numbers(blob, pre.line_starts(blob))
+    cand = set(singles)
+    w = max(1, index.longest_anchor - 1)
+    windows: List[str] = []
+    owners: List[int] = []
+    for i in range(len(lines) - 1):
+        a, b = lines[i].rstrip(), lines[i + 1].strip()
+        if a and b:
+            windows.append(a[-w:] + " " + b[:w])
+            windows.append(a[-w:] + b[:w])
+            owners.extend((i, i))
+    wblob = "\n".join(windows).encode("utf-8", "surrogatepass")
+    spans = {owners[k] for k in _line_numbers(wblob, pre.line_starts(wblob))}
+    pairs = sorted(i for i in range(len(lines) - 1) if i in cand or (i + 1) in cand or i in spans)
+    return singles, pairs
+
+
+def _line_numbers(buf: bytes, starts: List[int]) -> List[int]:
+    out, pos, n = [], 0, 0
+    for s in starts:
+        n += buf.count(b"\n", pos, s)
+        pos = s
+        out.append(n)
+    return out
 
 
 def best_match(text: str) -> Optional[Match]:
@@ -157,26 +214,43 @@ def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
+def _blocks(fh: IO[bytes], chunk_size: int) -> Iterator[bytes]:
+    """The stream as UTF-8 blocks (BOM removed; UTF-16 re-encoded)."""
+    data = fh.read(chunk_size) or b""
+    while 0 < len(data) < 3:  # a pipe may hand over a BOM one byte at a time
+        more = fh.read(chunk_size)
+        if not more:
+            break
+        data += more
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        # PowerShell's `>` writes UTF-16: decode it and scan the text as UTF-8.
+        dec = codecs.getincrementaldecoder("utf-16")("replace")
+        while data:
+            yield dec.decode(data).encode("utf-8", "surrogatepass")
+            data = fh.read(chunk_size)
+        yield dec.decode(b"", final=True).encode("utf-8", "surrogatepass")
+        return
+    if data[:3] == codecs.BOM_UTF8:
+        data = data[3:]
+    while True:
+        if data:
+            yield data
+        data = fh.read(chunk_size)
+        if not data:
+            return
+
+
 def scan_stream(fh: IO[bytes], index: Optional[Index] = None, chunk_size: int = CHUNK) -> List[Match]:
     """Matches in a binary stream of any size, in constant memory."""
     index = index or default_index()
     col = Collector()
-    triggers = index.triggers
     line_base = 0  # lines before the current chunk
     carry = b""
-    first = True
-    while True:
-        data = fh.read(chunk_size)
-        if first:
-            first = False
-            if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-                # PowerShell's `>` writes UTF-16: re-read the rest as text.
-                return _scan_utf16(data, fh, index)
-            if data[:3] == codecs.BOM_UTF8:
-                data = data[3:]
+    pre: Optional[Prefilter] = None
+    for data in _blocks(fh, chunk_size):
         if not data:
-            break
-        buf = carry + data
+            continue
+        buf = carry + data if carry else data
         cut = buf.rfind(b"\n")
         if cut < 0:
             if len(buf) < 4 * MAX_LINE:
@@ -184,54 +258,174 @@ def scan_stream(fh: IO[bytes], index: Optional[Index] = None, chunk_size: int = 
                 continue
             cut = len(buf) - 1  # one enormous line: match what we have
         chunk, carry = buf[: cut + 1], buf[cut + 1:]
-        line_base = _scan_chunk(chunk, line_base, triggers, index, col)
+        line_base, pre = _scan_chunk(chunk, line_base, pre, index, col)
     if carry:
-        _scan_chunk(carry + b"\n", line_base, triggers, index, col)
+        _scan_chunk(carry + b"\n", line_base, pre, index, col)
     return col.results()
 
 
-def _scan_chunk(chunk: bytes, line_base: int, triggers, index: Index, col: Collector) -> int:
-    starts = set()
-    find, rfind = chunk.find, chunk.rfind
-    for t in triggers:
-        pos = find(t)
-        while pos >= 0:
-            s = rfind(b"\n", 0, pos) + 1
-            starts.add(s)
-            e = find(b"\n", pos)
-            pos = find(t, e) if e >= 0 else -1
+def _scan_chunk(chunk: bytes, line_base: int, pre: Optional["Prefilter"], index: Index,
+                col: Collector) -> Tuple[int, "Prefilter"]:
+    # What the prefilter sees must contain every anchor that the normalised
+    # lines contain: strip what normalize() strips across the whole chunk
+    # (neither removes a newline, so line k stays line k).
+    text = chunk
+    if b"\x1b" in text:
+        text = _ANSI_BYTES.sub(b"", text)
+    if b"\r" in text:
+        text = text.replace(b"\r", b"")
+    if pre is None:
+        pre = index.prefilter(text)
+    starts = pre.line_starts(text, budget=True)
+    if starts is None:  # this chunk is unlike the sample the plan was fitted to
+        pre = index.prefilter(text)
+        starts = pre.line_starts(text)
+    orig: Optional[List[bytes]] = None
     last_pos, last_line = 0, line_base
-    for s in sorted(starts):
-        last_line += chunk.count(b"\n", last_pos, s)
+    for s in starts:
+        last_line += text.count(b"\n", last_pos, s)
         last_pos = s
-        e = chunk.find(b"\n", s)
-        line = normalize(_decode(chunk[s:e if e >= 0 else len(chunk)]))
+        e = text.find(b"\n", s)
+        raw = text[s:e if e >= 0 else len(text)]
+        if text is chunk:
+            line = normalize(_decode(raw))
+        elif raw.isascii():
+            # ANSI and CR already stripped, exactly as normalize() would.
+            line = _normalize_rest(raw.decode("ascii"))
+        else:  # decode before stripping, as normalize() does
+            if orig is None:
+                orig = chunk.split(b"\n")
+            line = normalize(_decode(orig[last_line - line_base]))
         hits = index.match_line(line)
         if hits:
             col.add(last_line + 1, line, hits)
-    return line_base + chunk.count(b"\n")
+    return last_line + text.count(b"\n", last_pos), pre
 
 
-def _scan_utf16(head: bytes, fh: IO[bytes], index: Index) -> List[Match]:
-    dec = codecs.getincrementaldecoder("utf-16")("replace")
-    col = Collector()
-    line_no = 0
-    pending = ""
-    data = head
-    while data:
-        pending += dec.decode(data)
-        lines = pending.split("\n")
-        pending = lines.pop()
-        for ln in lines:
-            line_no += 1
-            line = normalize(ln)
-            hits = index.match_line(line)
-            if hits:
-                col.add(line_no, line, hits)
-        data = fh.read(CHUNK)
-    pending += dec.decode(b"", final=True)
-    if pending:
-        hits = index.match_line(normalize(pending))
-        if hits:
-            col.add(line_no + 1, normalize(pending), hits)
-    return col.results()
+# ------------------------------------------------------------ prefilter ---
+GRAM = 4  # bytes around a rare byte looked up before the whole anchor is compared
+SAMPLE = 64 * 1024  # bytes taken from each of 4 places of a chunk to fit the plan
+# Relative costs, measured on CPython 3.11: visiting one marked byte in the
+# Python loop vs one byte of a bytes.find pass. A byte of the input that is
+# rarer than PASS_RATE is cheaper to walk than an anchor is to search for.
+PASS_RATE = 0.0008
+
+
+class Prefilter:
+    """Finds the lines of a byte buffer that contain at least one anchor.
+
+    grep's trick (one pass of a multi-string automaton) is not available from
+    the standard library, and one bytes.find pass per anchor costs hundreds of
+    passes. Instead each anchor is covered by one of its bytes that is rare in
+    this input: bytes.translate maps all the chosen bytes to NUL in one pass,
+    memchr walks the NULs, and a 4-byte gram lookup then a comparison of the
+    whole anchor confirm a hit. Anchors made only of common bytes get a
+    bytes.find pass of their own. The plan is fitted to a sample of the input
+    (byte counts), so a log full of 'K's simply does not use 'K'.
+
+    The result is exact: every line that contains an anchor is returned, and
+    only those.
+    """
+
+    def __init__(self, anchors: Iterable[str], sample: bytes):
+        raw = sorted({a.encode("utf-8", "surrogatepass") for a in anchors if a}, key=lambda a: (len(a), a))
+        kept: List[bytes] = []
+        for a in raw:  # an anchor that contains another adds nothing
+            if not any(k in a for k in kept):
+                kept.append(a)
+        counts = Counter(sample)
+        n = max(len(sample), 1)
+        self.passes: List[bytes] = [a for a in kept if len(a) < GRAM]
+        todo = {i for i, a in enumerate(kept) if len(a) >= GRAM}
+        holders: Dict[int, set] = {}
+        for i in todo:
+            # Only bytes with a whole gram after them: one dict lookup a visit.
+            for b in set(kept[i][:len(kept[i]) - GRAM + 1]):
+                holders.setdefault(b, set()).add(i)
+        chosen: Dict[int, List[int]] = {}
+        self.rate = 0.0
+        while todo:
+            best, best_cost, best_live = None, None, None
+            for b, owners in holders.items():
+                live = owners & todo
+                if live:
+                    cost = (counts.get(b, 0) + 0.5) / n / len(live)
+                    if best_cost is None or cost < best_cost:
+                        best, best_cost, best_live = b, cost, live
+            if best is None or best_cost > PASS_RATE:
+                self.passes.extend(kept[i] for i in sorted(todo))
+                break
+            chosen[best] = sorted(best_live)
+            self.rate += (counts.get(best, 0) + 0.5) / n
+            todo -= best_live
+        table = bytearray(b"\x01" * 256)
+        # grams[g]: the anchors whose chosen byte starts the 4-byte gram g.
+        grams: Dict[bytes, List[Tuple[int, bytes]]] = {}
+        for b, idx in chosen.items():
+            table[b] = 0
+            for i in idx:
+                a = kept[i]
+                p = a.find(bytes((b,)))
+                grams.setdefault(a[p:p + GRAM], []).append((p, a))
+        self.table = bytes(table)
+        self.plan = bool(chosen)
+        self.grams = grams
+
+    def line_starts(self, buf: bytes, budget: bool = False) -> Optional[List[int]]:
+        """Sorted offsets of the lines of `buf` that contain an anchor; None
+        when `budget` is set and the rare bytes turn out not to be rare."""
+        starts = set()
+        find, rfind, startswith = buf.find, buf.rfind, buf.startswith
+        if self.plan:
+            limit = int(len(buf) * max(4 * self.rate, PASS_RATE)) + 10000 if budget else -1
+            marks = buf.translate(self.table)
+            mfind = marks.find
+            grams = self.grams
+            pos = mfind(b"\0")
+            while pos >= 0:
+                limit -= 1
+                if limit == 0:
+                    return None
+                hit = False
+                cands = grams.get(buf[pos:pos + GRAM])
+                if cands:
+                    for p, a in cands:
+                        if pos >= p and startswith(a, pos - p):
+                            hit = True
+                            break
+                if hit:
+                    starts.add(rfind(b"\n", 0, pos) + 1)
+                    e = find(b"\n", pos)
+                    if e < 0:
+                        break
+                    pos = mfind(b"\0", e)
+                else:
+                    pos = mfind(b"\0", pos + 1)
+        for a in self.passes:
+            pos = find(a)
+            while pos >= 0:
+                starts.add(rfind(b"\n", 0, pos) + 1)
+                e = find(b"\n", pos)
+                if e < 0:
+                    break
+                pos = find(a, e)
+        return sorted(starts)
+
+
+class EveryLine:
+    """The prefilter when some pattern has no anchor: every line is a candidate."""
+
+    def line_starts(self, buf: bytes, budget: bool = False) -> List[int]:
+        out = [0]
+        pos = buf.find(b"\n")
+        while 0 <= pos < len(buf) - 1:
+            out.append(pos + 1)
+            pos = buf.find(b"\n", pos + 1)
+        return out
+
+
+def _sample(buf: bytes) -> bytes:
+    if len(buf) <= 4 * SAMPLE:
+        return buf
+    step = (len(buf) - SAMPLE) // 3
+    return b"".join(buf[i * step:i * step + SAMPLE] for i in range(4))

@@ -31,6 +31,8 @@ except ImportError:  # pragma: no cover - 3.9/3.10
     import sre_constants as _sre_c  # type: ignore[no-redef]
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
+from ._anchor import fast_anchor  # noqa: E402
+
 ERRORS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "errors")
 REQUIRED = ("id", "category", "title", "patterns", "cause", "fix", "sources", "examples")
 
@@ -71,6 +73,9 @@ def literal_anchor(pattern: str) -> str:
     Only the top-level sequence counts: anything inside a group, a branch, a
     class or under a quantifier that allows zero repetitions may be absent.
     """
+    fast = fast_anchor(pattern)  # the same answer without sre's parser, when sure
+    if fast is not None:
+        return fast
     try:
         parsed = _sre_parse.parse(pattern)
     except re.error:

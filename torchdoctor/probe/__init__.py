@@ -5,14 +5,14 @@ system/driver probes, all at once (the slowest decides the wall time).
 import json
 import os
 import sys
-import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional
 
 from .. import __version__
 from ..facts import SCHEMA_VERSION, Facts, failed
-from . import proc, system
+
+# proc and system (subprocess, tempfile, concurrent.futures: 10 ms of imports)
+# load when a probe runs, not when `explain` imports probe.target.
 
 DEFAULT_TIMEOUT = 60.0
 TARGET_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "target.py")
@@ -26,7 +26,13 @@ LAUNCHER = (
     "if sys.version_info < (3, 8):\n"
     "    sys.stderr.write('" + TOO_OLD_MARK + " %s\\n' % sys.version.split()[0]); sys.exit(3)\n"
     "p = sys.argv[1]\n"
-    "exec(compile(open(p).read(), p, 'exec'), {'__name__': '__main__', '__file__': p})\n"
+    # The loader reads and writes __pycache__ (where writable): 10 ms of compile saved.
+    "try:\n"
+    "    from importlib.machinery import SourceFileLoader\n"
+    "    c = SourceFileLoader('__main__', p).get_code('__main__')\n"
+    "except Exception:\n"
+    "    c = compile(open(p).read(), p, 'exec')\n"
+    "exec(c, {'__name__': '__main__', '__file__': p})\n"
 )
 
 TORCH_SECTIONS = ("python", "torch_location", "packages", "torch_import", "torch", "backends",
@@ -56,6 +62,9 @@ def read_sections(path: str):
 
 def run_target(python: str, timeout: float) -> Dict[str, Any]:
     """Run target.py under `python`; returns {section: data} plus 'probe'."""
+    import tempfile
+
+    from . import proc
     fd, out_path = tempfile.mkstemp(prefix="torchdoctor-", suffix=".jsonl")
     os.close(fd)
     try:
@@ -106,6 +115,9 @@ def run_target(python: str, timeout: float) -> Dict[str, Any]:
 
 def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
            tool_timeout: float = 10.0) -> Facts:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from . import system
     python = python or sys.executable
     t0 = time.monotonic()
     with ThreadPoolExecutor(max_workers=4) as pool:

@@ -126,7 +126,7 @@ def cpu_facts() -> Dict[str, Any]:
     try:
         import psutil
         out["physical_cores"] = psutil.cpu_count(logical=False) or absent("psutil could not tell")
-    except Exception as e:  # noqa: BLE001 - psutil missing or broken: a fact
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - psutil missing or broken: a fact
         out["physical_cores"] = failed("psutil: %s" % e)
     if hasattr(os, "sched_getaffinity"):
         try:
@@ -150,7 +150,7 @@ def memory_facts() -> Dict[str, Any]:
         vm = psutil.virtual_memory()
         out["total_bytes"] = int(vm.total)
         out["available_bytes"] = int(vm.available)
-    except Exception as e:  # noqa: BLE001
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - psutil missing or broken: a fact
         out["total_bytes"] = failed("psutil: %s" % e)
     if os.path.isdir("/dev/shm"):
         try:
@@ -232,18 +232,25 @@ def nvidia_smi_facts(timeout: float = 10) -> Dict[str, Any]:
     if not smi:
         return absent("nvidia-smi not on PATH")
     out: Dict[str, Any] = {"path": smi}
+    # The banner call runs beside the query: a wedged driver then costs one
+    # timeout, not two, and a healthy one answers in the time of one call.
+    import threading
+    banner: Dict[str, proc.ProcResult] = {}
+    t = threading.Thread(target=lambda: banner.setdefault("r", proc.run([smi], timeout=timeout)), daemon=True)
+    t.start()
     q = proc.run([smi, "--query-gpu=" + SMI_QUERY, "--format=csv,noheader,nounits"], timeout=timeout)
+    t.join(timeout + 10)
     if q.ok:
         out["gpus"] = parse_smi_query(q.stdout)
         if not out["gpus"] and q.stdout.strip():
             out["gpus"] = failed("unparsed output: " + proc.last_lines(q.stdout, 3)[:300])
     else:
         out["gpus"] = failed(_why(q))
-    b = proc.run([smi], timeout=timeout)
-    if b.ok:
+    b = banner.get("r")
+    if b is not None and b.ok:
         out.update(parse_smi_banner(b.stdout))
     else:
-        out["banner"] = failed(_why(b))
+        out["banner"] = failed(_why(b) if b is not None else "nvidia-smi did not return")
     return out
 
 
@@ -256,9 +263,45 @@ def _why(r: proc.ProcResult) -> str:
     return ("exit %s: %s" % (r.signal or r.returncode, text))[:500]
 
 
+DRIVER_LIBS = ("libnvidia-ml.so.1", "libnvidia-ml.so", "libcuda.so.1", "libcuda.so")
+# Where the dynamic loader looks besides LD_LIBRARY_PATH and its cache, plus
+# where drivers hide from it (WSL, the NVIDIA container runtime): as driver.py.
+DRIVER_DIRS = ("/lib", "/usr/lib", "/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+               "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib/wsl/lib",
+               "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib64/nvidia",
+               "/usr/lib/x86_64-linux-gnu/nvidia/current")
+
+
+def driver_libs_may_exist(environ=None) -> bool:
+    """False only when dlopen() could not find NVML or libcuda on this Linux
+    machine: no /proc/driver/nvidia, neither name in the loader's cache, and no
+    such file on LD_LIBRARY_PATH or in the usual places. Then the NVML child
+    (a Python start-up, 30 ms) is not worth starting."""
+    if not sys.platform.startswith("linux"):
+        return True
+    environ = os.environ if environ is None else environ
+    if os.path.exists("/proc/driver/nvidia"):
+        return True
+    try:
+        with open("/etc/ld.so.cache", "rb") as fh:
+            cache = fh.read(16 << 20)
+    except OSError:
+        return True  # cannot tell: ask the driver
+    if b"libnvidia-ml.so" in cache or b"libcuda.so" in cache:
+        return True
+    dirs = [d for d in environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+    dirs += list(DRIVER_DIRS) + [os.path.join(sys.prefix, "lib")]
+    return any(os.path.exists(os.path.join(d, n)) for d in dirs for n in DRIVER_LIBS)
+
+
 def nvml_facts(timeout: float = 10) -> Dict[str, Any]:
+    if not driver_libs_may_exist():
+        why = "not found (no /proc/driver/nvidia; not in the loader's cache, LD_LIBRARY_PATH or the usual places)"
+        return {"nvml": absent("NVML library not loadable: libnvidia-ml.so.1 %s" % why),
+                "libcuda": absent("libcuda not loadable: libcuda.so.1 %s" % why)}
     script = os.path.join(os.path.dirname(__file__), "driver.py")
-    r = proc.run([sys.executable, script], timeout=timeout)
+    # -S: stdlib only, so skip site-packages processing (.pth files): 25 ms.
+    r = proc.run([sys.executable, "-S", script], timeout=timeout)
     if not r.ok:
         return {"nvml": failed(_why(r)), "libcuda": failed(_why(r))}
     try:

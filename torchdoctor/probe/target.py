@@ -72,6 +72,12 @@ RUNTIME_CALLS = ("are_deterministic_algorithms_enabled", "is_deterministic_algor
                  "get_float32_matmul_precision", "get_num_threads", "get_num_interop_threads")
 
 
+# What a probed call may raise without ending the probe. A torch function that
+# calls sys.exit() is a fact like any other; in the probe's own process (see
+# main) even KeyboardInterrupt is, while in-process use keeps Ctrl-C working.
+CATCH = (Exception, SystemExit)
+
+
 def absent(reason):
     return {"_absent": reason}
 
@@ -97,10 +103,21 @@ def _jsonable(v):
     return str(v)
 
 
+def has(obj, name):
+    """hasattr() that a module-level __getattr__ raising anything cannot break."""
+    try:
+        getattr(obj, name)
+        return True
+    except AttributeError:
+        return False
+    except CATCH as e:  # noqa: BLE001
+        return failed(e)
+
+
 def attempt(fn, *args):
     try:
         return _jsonable(fn(*args))
-    except Exception as e:  # noqa: BLE001 - every failure is a fact
+    except CATCH as e:  # noqa: BLE001 - every failure is a fact
         return failed(e)
 
 
@@ -125,12 +142,11 @@ class Writer:
             line = json.dumps(obj, ensure_ascii=True, default=str)
         except Exception as e:  # noqa: BLE001
             line = json.dumps({SECTION_KEY: obj.get(SECTION_KEY, "?"), "data": failed(e)})
+        # flush() hands the line to the kernel, which keeps it when this
+        # process dies (segfault, abort, SIGKILL at the timeout); fsync would
+        # only add protection against power loss, at milliseconds a line.
         self.fh.write(line + "\n")
         self.fh.flush()
-        try:
-            os.fsync(self.fh.fileno())
-        except OSError:
-            pass
 
 
 # --------------------------------------------------------------- python ----
@@ -237,13 +253,19 @@ def package_facts():
                 continue
             found[key] = {"version": version, "location": entry}
     report = {}
+    info_index = {}  # location -> {normalised name: its first *-info dir}, listed once
     for key, rec in found.items():
         if key in COMPANIONS or key.startswith(COMPANION_PREFIXES):
             rec = dict(rec)
-            info_dirs = [d for d in _safe_listdir(rec["location"])
-                         if _normalize(d.split("-")[0]) == key and d.endswith("-info")]
-            if info_dirs:
-                inst = _installer(os.path.join(rec["location"], info_dirs[0]))
+            loc = rec["location"]
+            if loc not in info_index:
+                index = info_index[loc] = {}
+                for d in _safe_listdir(loc):
+                    if d.endswith("-info"):
+                        index.setdefault(_normalize(d.split("-")[0]), d)
+            info_dir = info_index[loc].get(key)
+            if info_dir:
+                inst = _installer(os.path.join(loc, info_dir))
                 if inst:
                     rec["installer"] = inst
             report[key] = rec
@@ -288,7 +310,7 @@ def torch_location_facts():
         spec = importlib.util.find_spec("torch")
         if spec is not None:
             origin = spec.origin or (list(spec.submodule_search_locations or []) or [None])[0]
-    except Exception as e:  # noqa: BLE001
+    except CATCH as e:  # noqa: BLE001
         origin = failed(e)
     return {"candidates": candidates[:10], "spec_origin": origin, "cwd": os.getcwd()}
 
@@ -356,8 +378,11 @@ def torch_build_facts(torch):
     def ver(name):
         if tv is None:
             return failed("torch.version missing")
-        if not hasattr(tv, name):
+        h = has(tv, name)
+        if h is False:
             return absent("torch.version.%s does not exist in this version" % name)
+        if h is not True:
+            return h  # reading it raised
         v = attempt(getattr, tv, name)
         return absent("not built with it") if v is None else v
 
@@ -375,11 +400,11 @@ def torch_build_facts(torch):
     if cfg is not None and hasattr(cfg, "show"):
         try:
             info["config"] = _parse_config(cfg.show())
-        except Exception as e:  # noqa: BLE001
+        except CATCH as e:  # noqa: BLE001
             info["config"] = failed(e)
         try:
             info["parallel"] = _parse_parallel(cfg.parallel_info())
-        except Exception as e:  # noqa: BLE001
+        except CATCH as e:  # noqa: BLE001
             info["parallel"] = failed(e)
     else:
         info["config"] = absent("torch.__config__ missing")
@@ -401,7 +426,7 @@ def _read_attr(obj, spec):
             cur = getattr(cur, part)
         except AttributeError:
             return absent("no attribute %s" % part)
-        except Exception as e:  # noqa: BLE001
+        except CATCH as e:  # noqa: BLE001
             return failed(e)
     if call:
         if not callable(cur):
@@ -421,7 +446,7 @@ def backends_facts(torch):
     try:
         import pkgutil
         names = set(m.name for m in pkgutil.iter_modules(list(getattr(backends, "__path__", []))))
-    except Exception as e:  # noqa: BLE001
+    except CATCH as e:  # noqa: BLE001
         out["_listing"] = failed(e)
     import importlib
     for name in sorted(names | set(EXPECTED_BACKENDS)):
@@ -432,7 +457,7 @@ def backends_facts(torch):
             continue
         try:
             mod = importlib.import_module("torch.backends." + name)
-        except Exception as e:  # noqa: BLE001
+        except CATCH as e:  # noqa: BLE001
             out[name] = failed(e)
             continue
         entry = {}
@@ -449,13 +474,13 @@ def backends_facts(torch):
     # sdp_kernel (1.13-) vs torch.nn.attention.sdpa_kernel (2.3+).
     cuda = out.get("cuda")
     if isinstance(cuda, dict):
-        cuda["sdp_kernel"] = hasattr(getattr(backends, "cuda", None), "sdp_kernel")
+        cuda["sdp_kernel"] = has(getattr(backends, "cuda", None), "sdp_kernel")
         try:
             att = importlib.import_module("torch.nn.attention")
-            cuda["sdpa_kernel"] = hasattr(att, "sdpa_kernel")
+            cuda["sdpa_kernel"] = has(att, "sdpa_kernel")
         except ImportError:
             cuda["sdpa_kernel"] = False
-        except Exception as e:  # noqa: BLE001
+        except CATCH as e:  # noqa: BLE001
             cuda["sdpa_kernel"] = failed(e)
     return out
 
@@ -490,7 +515,7 @@ def cuda_facts(torch):
                     uuid = getattr(props, "uuid", None)
                     if uuid is not None:
                         dev["uuid"] = str(uuid)
-                except Exception as e:  # noqa: BLE001
+                except CATCH as e:  # noqa: BLE001
                     dev["total_memory"] = failed(e)
                 devices.append(dev)
             out["devices"] = devices
@@ -537,7 +562,7 @@ def collect(out_path=None, torch_module=None, with_cuda=True):
         w.stage(name)
         try:
             w.section(name, fn())
-        except Exception as e:  # noqa: BLE001
+        except CATCH as e:  # noqa: BLE001
             w.section(name, failed(e))
 
     w.stage("import_torch")
@@ -570,24 +595,39 @@ def collect(out_path=None, torch_module=None, with_cuda=True):
         w.stage(name)
         try:
             w.section(name, fn(torch))
-        except Exception as e:  # noqa: BLE001
+        except CATCH as e:  # noqa: BLE001
             w.section(name, failed(e))
     if with_cuda:
         # Last, because CUDA initialisation is what hangs on a wedged driver.
         w.stage("cuda")
         try:
             w.section("cuda", cuda_facts(torch))
-        except Exception as e:  # noqa: BLE001
+        except CATCH as e:  # noqa: BLE001
             w.section("cuda", failed(e))
     w.stage("done")
     return w.sections
 
 
 def main(argv):
+    global CATCH
+    CATCH = BaseException  # a child of its own session: no terminal Ctrl-C reaches it
     out = argv[1] if len(argv) > 1 else None
     collect(out)
     return 0
 
 
+def exit_now(rc):
+    """Leave without interpreter shutdown. After `import torch` that is half a
+    second of module teardown and atexit handlers, longer than everything the
+    probe itself does; and a broken torch can crash or hang in it after every
+    fact is written. Every line of the output file is already flushed."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed or broken stream
+            pass
+    os._exit(rc)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:] if sys.argv and sys.argv[0] == "-c" else sys.argv))
+    exit_now(main(sys.argv[1:] if sys.argv and sys.argv[0] == "-c" else sys.argv))
