@@ -194,8 +194,6 @@ def test_backends_that_raise_are_failed_facts(box):
     assert "cudnn-unavailable" in ids(doc)
 
 
-@pytest.mark.xfail(strict=True, reason="checks/install.py: torch_import_crash only reports a probe that died "
-                                       "during import_torch, not during the backends/cuda stages after it")
 def test_backend_that_segfaults_is_named_in_a_finding(box):
     root = _backends_root(box, lambda r, b: write(os.path.join(b, "openmp", "__init__.py"),
                                                   "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n"))
@@ -360,17 +358,13 @@ COMMANDS = {
     "report": ["report"],
     "check --list-checks": ["check", "--list-checks"],
 }
-# Characters latin-1 lacks ('\u2026', '\u2192', '\u2713') in the text renderers raise
-# UnicodeEncodeError: cli.main should reconfigure stdout with errors="replace".
-# (An 'ascii' stream is fine: click replaces misconfigured ASCII streams itself.)
-KNOWN_ENCODING_BUGS = {("latin-1 output", "check"), ("latin-1 output", "explain"), ("latin-1 output", "report")}
+# Characters latin-1 lacks ('\u2026', '\u2192', '\u2713') must not raise
+# UnicodeEncodeError: cli.main reconfigures the standard streams with errors="replace".
 
 
 @pytest.mark.parametrize("locale", sorted(NON_UTF8))
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_non_utf8_locale(box, locale, command, request):
-    if (locale, command) in KNOWN_ENCODING_BUGS:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="cli: UnicodeEncodeError on a latin-1 stdout"))
     env = dict(NON_UTF8[locale], PYTHONPATH=box.torch())
     p = box.run(*COMMANDS[command], env=env)
     clean_exit(p)
@@ -407,9 +401,6 @@ def test_reader_leaves_early(box):
     assert b"Traceback" not in p.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="cli.explain and cli_report._read_paste call sys.stdin.isatty() on a "
-                                       "closed stdin (sys.stdin is None); cli.main should reopen closed "
-                                       "standard streams on os.devnull")
 @pytest.mark.parametrize("command", [["explain"], ["explain", "-"], ["triage"]])
 def test_stdin_closed(box, command):
     p = box.run(*command, shell="exec 0<&-;", stdin=None)
@@ -471,8 +462,6 @@ def test_python_that_is_not_an_interpreter(box, case):
     assert "probe-failed" in ids(doc), ids(doc)
 
 
-@pytest.mark.xfail(strict=True, reason="checks/install.py: probe_failed skips a probe that timed out or was "
-                                       "killed by a signal before its first stage, so no finding names it")
 @pytest.mark.parametrize("case", ["segfaults at start", "hangs at start"])
 def test_python_that_dies_before_the_probe_starts(box, case):
     script = "kill -SEGV $$\n" if case == "segfaults at start" else "sleep 600\n"

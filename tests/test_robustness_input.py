@@ -390,27 +390,14 @@ BACKTRACK_SHAPES = {
     "label-ish": lambda n: "Is CUDA available" + " " * n + "(e.g. " * 3,
 }
 
-# Shapes that make triage's collect_env parser (and the Markdown report marker)
-# backtrack super-linearly today, with the regex responsible. 100 KB of each
-# takes well under a second for a linear parser; measured here: minutes to
-# hours (20 KB of "spaces" > 60 s). Remove an entry once its regex is fixed:
-# strict xfail turns the fix into a failure until then.
-TRIAGE_KNOWN_SLOW = {
-    "lazy-any": "collect_env._ARCH_WARNING '[^\\n:]*?\\s+with' / _OLD_CAP '.+?' rescan the line at every start",
-    "no-separator": "collect_env._ARCH_WARNING: lazy '[^\\n:]*?' rescans the line at every start",
-    "prefix-only": "collect_env._ARCH_WARNING: lazy '[^\\n:]*?' then '\\s+' (cubic on spaces)",
-    "spaces": "collect_env._ARCH_WARNING and _LABEL: '[...]*?\\s*' overlap on spaces",
-    "label-ish": "collect_env._LABEL: lazy label class and '\\s*' both take spaces",
-    "marker": "reportio.MD_MARKER: '[^>]*-->' rescans to the end at every '<!--'",
-}
+# triage's collect_env parser and the Markdown report marker once backtracked
+# super-linearly on these shapes (20 KB of spaces took over a minute); every repeat
+# there is bounded now. 100 KB of each must finish far inside the guard.
 TRIAGE_GUARD_S = 30
 TRIAGE_SIZE = {"marker": 2 * 1024 * 1024}
 
 
 def _triage_shape(tmp_path, shape, request, args):
-    if shape in TRIAGE_KNOWN_SLOW:
-        request.applymarker(pytest.mark.xfail(strict=True, raises=subprocess.TimeoutExpired,
-                                              reason=TRIAGE_KNOWN_SLOW[shape]))
     data = BACKTRACK_SHAPES[shape](TRIAGE_SIZE.get(shape, 100 * 1024)).encode()
     path = tmp_path / "paste.md"
     path.write_bytes(data)

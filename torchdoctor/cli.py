@@ -237,7 +237,25 @@ for _cmd in _REPORT_COMMANDS:
     cli.add_command(_cmd)
 
 
+def _sane_std_streams() -> None:
+    """A closed standard stream (`0<&-`) is None in Python; an output encoding
+    such as latin-1 or cp1252 cannot carry every character of a report. Neither
+    may turn into a traceback."""
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull, "r")
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            setattr(sys, name, open(os.devnull, "w"))
+            continue
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError, OSError):
+            pass
+
+
 def main(argv=None):
+    _sane_std_streams()
     try:
         cli.main(args=argv, prog_name="torchdoctor", standalone_mode=True)
     except KeyboardInterrupt:

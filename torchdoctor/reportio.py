@@ -66,7 +66,7 @@ def facts_from_report(data, name: str = "report") -> Facts:
 
 # A Markdown report (render/markdown.py) carries its facts as a JSON block
 # after this marker, so a pasted report can be re-diagnosed exactly.
-MD_MARKER = re.compile(r"<!--\s*torchdoctor:facts\b[^>]*-->")
+MD_MARKER = re.compile(r"<!--\s{0,20}torchdoctor:facts\b[^>]{0,400}-->")
 MD_FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*json[ \t]*\n")
 
 

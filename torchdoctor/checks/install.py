@@ -31,13 +31,29 @@ def probe_failed(facts):
                    % (compat.supported_pythons(compat.latest_release()) or ["3.10"])[0],
             fix="Create a virtual environment with a newer Python and install torch there.",
             commands=["python3 -m venv .venv", ".venv/bin/python -m pip install torch"])
-    if not facts.has("python") and not p.get("timed_out") and not p.get("signal"):
+    if facts.has("python"):
+        return None
+    tail = p.get("stderr_tail") or p.get("stdout_tail") or "(nothing printed)"
+    check_cmd = "%s -c 'print(1)'" % F.python_cmd(facts)
+    if p.get("timed_out"):
         return finding(
-            "The probe could not start in %s" % p.get("python"),
-            detail="%s\n%s" % (p.get("error", ""), p.get("stderr_tail", "")),
-            fix="Check that this is a working CPython interpreter: run it with -c 'print(1)'.",
-            category="config")
-    return None
+            "%s hung before running any code (killed after %.0f s)" % (p.get("python"), p.get("timeout_s", 0)),
+            detail="The interpreter did not get as far as the probe's first step, so nothing about torch could be "
+                   "checked. Last output:\n%s" % tail,
+            fix="Check that the interpreter starts at all; a wrapper script, a sitecustomize.py or a .pth file "
+                "that blocks is the usual cause.", commands=[check_cmd, "%s -X importtime -c pass" % F.python_cmd(facts)],
+            category="torch-import-crash")
+    if p.get("signal"):
+        return finding(
+            "%s died with %s before running any code" % (p.get("python"), p["signal"]),
+            detail="The interpreter crashed before the probe's first step. Last output:\n%s" % tail,
+            fix="Check that the interpreter starts at all; a broken sitecustomize.py, .pth file or LD_PRELOAD "
+                "library is the usual cause.", commands=[check_cmd], category="torch-import-crash")
+    return finding(
+        "The probe could not start in %s" % p.get("python"),
+        detail="%s\n%s" % (p.get("error", ""), tail),
+        fix="Check that this is a working CPython interpreter.", commands=[check_cmd],
+        category="config")
 
 
 @check("torch-not-installed", category="torch-not-installed", severity=ERROR, requires=('torch_import',))
@@ -108,6 +124,43 @@ def torch_import_crash(facts):
         commands=["env -u LD_LIBRARY_PATH -u LD_PRELOAD %s -c 'import torch'" % F.python_cmd(facts)]
         + install_advice(facts).commands,
         links=[INSTALL_URL])
+
+
+STAGE_WORDS = {"torch": "reading torch's build information (torch.__config__, torch.version)",
+               "backends": "querying the torch.backends submodules",
+               "accelerators": "querying torch.xpu / torch.mps",
+               "cuda": "initialising CUDA (torch.cuda.is_available() and device queries)"}
+
+
+@check("probe-crashed", category="torch-import-crash", severity=ERROR, requires=("probe",))
+def probe_crashed(facts):
+    """`import torch` worked, then the interpreter died (or hung) while torch was being queried."""
+    p = _probe(facts)
+    stage = p.get("last_stage")
+    if p.get("completed") or stage not in STAGE_WORDS:
+        return None
+    if p.get("timed_out"):
+        if stage == "cuda":
+            return None  # cuda-init-hang says it
+        how = "hung for more than %.0f s" % p.get("timeout_s", 0)
+    elif p.get("signal"):
+        how = "was killed by %s" % p["signal"]
+    elif p.get("returncode") not in (0, None):
+        how = "exited with status %s" % p["returncode"]
+    else:
+        return None
+    tail = p.get("stderr_tail") or p.get("stdout_tail") or "(nothing printed)"
+    detail = ("`import torch` succeeded, but the interpreter %s while %s; the facts after that point are missing "
+              "from this report. Last output:\n%s" % (how, STAGE_WORDS[stage], tail))
+    known = known_error_finding(tail, "torch crashed while %s" % STAGE_WORDS[stage].split(" (")[0], detail)
+    if known:
+        return known
+    return finding(
+        "The interpreter %s while %s" % (how, STAGE_WORDS[stage].split(" (")[0]), detail=detail,
+        fix="A crash here usually comes from a native library loaded on first use (cuDNN, MKL, oneDNN, a CUDA "
+            "driver library); retry without LD_LIBRARY_PATH/LD_PRELOAD to rule out a foreign copy.",
+        commands=["env -u LD_LIBRARY_PATH -u LD_PRELOAD %s -c \"import torch, torch.backends.cudnn; "
+                  "print(torch.cuda.is_available())\"" % F.python_cmd(facts)])
 
 
 def _site_dirs(facts):

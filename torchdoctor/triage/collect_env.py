@@ -72,13 +72,18 @@ KEY_FIELDS = ("torch_version", "cuda_compiled_version", "os", "python_version", 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
-_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?(?P<label>[A-Za-z][A-Za-z0-9_ ./-]*?)\s*(?:\((?:e\.g\.|`)[^)]*\)\s*)?:\s?(?P<value>.*)$")
+# Every repeat before the value is bounded: a label is short, and a pasted line of
+# 100 KB of spaces must not cost quadratic time.
+_LABEL = re.compile(r"^\s{0,40}(?:[-*+]\s{1,8})?(?P<label>[A-Za-z][A-Za-z0-9_ ./-]{0,80}?)\s{0,40}"
+                    r"(?:\((?:e\.g\.|`)[^)]{0,200}\)\s{0,40})?:\s?(?P<value>.*)$")
 _LIB = re.compile(r"^\[(?P<tool>pip\d*|conda|uv|pixi|poetry)\]\s*(?P<rest>.*)$")
 _NOT_COLLECTED = ("could not collect", "n/a", "no cuda", "none", "", "no relevant packages", "not available")
 _ARCH = r"(?:x86_64|amd64|aarch64|arm64|ppc64le|s390x|armv7l|i686|i386|riscv64)"
-_ARCH_WARNING = re.compile(r"(?P<name>[^\n:]*?)\s+with CUDA capability sm_(?P<cc>\d+) is not compatible")
-_ARCH_SUPPORTED = re.compile(r"supports CUDA capabilities ((?:(?:sm|compute)_\d+\s*)+)")
-_OLD_CAP = re.compile(r"Found GPU(?P<idx>\d+) (?P<name>.+?) which is of cuda capability (?P<maj>\d+)\.(?P<min>\d+)")
+_ARCH_WARNING = " with CUDA capability sm_"  # literal: the GPU name is what precedes it
+_ARCH_WARNING_TAIL = re.compile(r" with CUDA capability sm_(?P<cc>\d{1,4}) is not compatible")
+_ARCH_SUPPORTED = re.compile(r"supports CUDA capabilities ((?:(?:sm|compute)_\d{1,4}\s{0,8}){1,64})")
+_OLD_CAP = re.compile(r"Found GPU(?P<idx>\d{1,3}) (?P<name>[^\n]{1,160}?) which is of cuda capability "
+                      r"(?P<maj>\d{1,2})\.(?P<min>\d{1,2})")
 _CUDNN_FILE = re.compile(r"(?:lib)?cudnn(?:_[a-z_]+)?(?:\.so\.|64_|\.)(?P<v>\d+(?:\.\d+)*)(?:\.dll|\.dylib)?", re.I)
 
 
@@ -667,13 +672,14 @@ def _warnings(b: _Builder, text: str) -> None:
     caps: Dict[str, List[int]] = {}
     arch = None
     for ln in candidates:
-        m = _ARCH_WARNING.search(ln)
+        i = ln.find(_ARCH_WARNING)
+        m = _ARCH_WARNING_TAIL.match(ln, i) if i >= 0 else None
         if m:
-            name = m.group("name").strip().split(": ")[-1].strip()
+            name = ln[max(0, i - 200):i].split(": ")[-1].split(":")[-1].strip()
             cap = capability_of(m.group("cc"))
             if cap and name and name not in caps:
                 caps[name] = cap
-        m = _OLD_CAP.search(ln)
+        m = _OLD_CAP.search(ln) if "which is of cuda capability" in ln else None
         if m:
             caps.setdefault(m.group("name").strip(), [int(m.group("maj")), int(m.group("min"))])
         m = _ARCH_SUPPORTED.search(ln)
