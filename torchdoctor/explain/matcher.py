@@ -40,9 +40,21 @@ _ANSI_BYTES = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x0
 _PROMPT = re.compile(r"^(?:>>> |\.\.\. |\$ |# |In \[\d+\]: |PS [^>\n]{0,200}> )")
 
 
+# Full-width punctuation from CJK input methods and Windows messages, and the
+# escaped quotes of a repr()'d or JSON-logged message, as the ASCII the patterns use.
+_FOLD = str.maketrans({"\uff1a": ":", "\uff08": "(", "\uff09": ")", "\uff0c": ",", "\uff1f": "?",
+                       "\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\uff07": "'",
+                       "\uff02": '"', "\u3000": " "})
+_FOLD_CHARS = frozenset("\uff1a\uff08\uff09\uff0c\uff1f\u201c\u201d\u2018\u2019\uff07\uff02\u3000")
+
+
 def normalize(line: str) -> str:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
+    if "\\'" in line:
+        line = line.replace("\\'", "'")
+    if not line.isascii() and not _FOLD_CHARS.isdisjoint(line):
+        line = line.translate(_FOLD)
     return _normalize_rest(line.rstrip("\r\n").replace("\r", ""))
 
 
@@ -111,6 +123,26 @@ class Index:
         return sorted(best.values(), key=lambda h: self.order[h[0].id])
 
 
+    def match_line_folded(self, line: str) -> List[Tuple[Entry, float, Dict[str, str]]]:
+        """Hits ignoring case, for text retyped in lower case (issue titles,
+        chat pastes); scored below any exact-case hit."""
+        low = line.lower()
+        best: Dict[str, Tuple[Entry, float, Dict[str, str]]] = {}
+        for entry, pat in self.pairs:
+            if not pat.anchor or pat.anchor.lower() not in low:
+                continue
+            m = pat.regex_folded.search(line)
+            if not m:
+                continue
+            score = len(pat.anchor) + 20 * entry.priority + min(m.end() - m.start(), 200) / 10.0 - FOLDED_PENALTY
+            if entry.id not in best or score > best[entry.id][1]:
+                best[entry.id] = (entry, score, {k: v for k, v in m.groupdict().items() if v is not None})
+        return sorted(best.values(), key=lambda h: self.order[h[0].id])
+
+
+FOLDED_PENALTY = 10.0
+
+
 @lru_cache(maxsize=1)
 def default_index() -> Index:
     return Index(load_entries())
@@ -146,6 +178,9 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
     """Matches in an in-memory text, best first."""
     index = index or default_index()
     col = Collector()
+    if "\\n" in text and text.count("\n") < 3:
+        # One logged string holding a whole traceback ("...\\nRuntimeError: ...").
+        text = text.replace("\\r\\n", "\n").replace("\\n", "\n")
     lines = [normalize(ln) for ln in text.splitlines()]
     if len(lines) <= DIRECT_LINES or index.every_line:
         singles: Iterable[int] = range(len(lines))
@@ -166,6 +201,12 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
             hits = [h for h in index.match_line(joined, col.found) if h[0].id not in col.found]
             if hits:
                 col.add(i + 1, joined, hits)
+    if not col.found and len(lines) <= DIRECT_LINES:
+        # Nothing in the original case: the message may have been retyped.
+        for i, line in enumerate(lines):
+            hits = index.match_line_folded(line)
+            if hits:
+                col.add(i + 1, line, hits)
     return col.results()
 
 

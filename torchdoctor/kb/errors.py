@@ -43,11 +43,20 @@ class Pattern:
     anchor: str  # literal text every match contains ('' when none could be derived)
     _compiled: Optional["re.Pattern[str]"] = None
 
+    _folded: Optional["re.Pattern[str]"] = None
+
     @property
     def regex(self) -> "re.Pattern[str]":
         if self._compiled is None:
             self._compiled = re.compile(self.source)
         return self._compiled
+
+    @property
+    def regex_folded(self) -> "re.Pattern[str]":
+        """The same pattern ignoring case (the lower-case fallback of match_text)."""
+        if self._folded is None:
+            self._folded = re.compile(self.source, re.IGNORECASE)
+        return self._folded
 
 
 @dataclass(eq=False)
