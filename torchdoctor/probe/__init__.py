@@ -114,14 +114,16 @@ def run_target(python: str, timeout: float) -> Dict[str, Any]:
 
 
 def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
-           tool_timeout: float = 10.0) -> Facts:
+           tool_timeout: float = 10.0, in_process: bool = False) -> Facts:
+    """All facts. `in_process`: ask the torch of *this* process (already imported, or
+    imported now) instead of a child, so its live settings are what the checks see."""
     from concurrent.futures import ThreadPoolExecutor
 
     from . import system
     python = python or sys.executable
     t0 = time.monotonic()
     with ThreadPoolExecutor(max_workers=4) as pool:
-        f_target = pool.submit(run_target, python, timeout)
+        f_target = None if in_process else pool.submit(run_target, python, timeout)
         f_nvml = pool.submit(system.nvml_facts, tool_timeout)
         f_smi = pool.submit(system.nvidia_smi_facts, tool_timeout)
         f_tk = pool.submit(system.toolkit_facts, tool_timeout)
@@ -132,7 +134,9 @@ def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
                 local[key] = fn()
             except Exception as e:  # noqa: BLE001
                 local[key] = failed("%s: %s" % (type(e).__name__, e))
-        target = _result(f_target)
+        # In-process collection stays on the main thread: that is where the caller's
+        # torch lives, and importing torch off the main thread is not something to rely on.
+        target = run_in_process(python, timeout) if in_process else _result(f_target)
         driver = system.merge_driver(_result(f_nvml), _result(f_smi))
         toolkit = _result(f_tk)
     data: Dict[str, Any] = {
@@ -148,6 +152,22 @@ def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
     data["driver"] = driver
     data["toolkit"] = toolkit
     return Facts(data)
+
+
+def run_in_process(python: str, timeout: float) -> Dict[str, Any]:
+    """The torch sections from this very interpreter (the Python API's in-process mode).
+
+    No time limit and no crash protection: the caller's process has already imported
+    torch (or is about to), which is exactly what it asked to inspect."""
+    from . import target
+    t0 = time.monotonic()
+    torch_module = sys.modules.get("torch")
+    sections = dict(target.collect(None, torch_module=torch_module))
+    sections["probe"] = {"python": sys.executable, "in_process": True, "completed": True,
+                         "last_stage": "done", "returncode": 0, "signal": None, "timed_out": False,
+                         "timeout_s": timeout, "duration_s": round(time.monotonic() - t0, 3),
+                         "stdout_tail": "", "stderr_tail": ""}
+    return sections
 
 
 def _result(fut):

@@ -1,0 +1,36 @@
+"""The Python API: the same diagnosis as the CLI, as objects.
+
+    import torchdoctor
+    report = torchdoctor.check()                  # a child probe of this interpreter
+    report = torchdoctor.check(in_process=True)   # the live torch of this process
+    matches = torchdoctor.explain(error_text)
+"""
+
+from typing import List, Optional
+
+from .explain import Explanation
+from .report import Report
+
+
+def check(python: Optional[str] = None, timeout: float = 60.0, in_process: bool = False,
+          only=None, skip=None) -> Report:
+    """Probe and diagnose. `in_process=True` reads torch's settings as this process has
+    them (cudnn.benchmark, deterministic algorithms, TF32, threads), importing torch here
+    if it is not imported yet; it cannot be combined with `python`."""
+    if in_process and python:
+        raise ValueError("in_process=True diagnoses this interpreter; do not pass python=")
+    from .probe import gather
+    from .report import diagnose
+    return diagnose(gather(python=python, timeout=timeout, in_process=in_process), only=only, skip=skip)
+
+
+def explain(text: str, facts: Optional[object] = None, use_env: bool = True) -> List[Explanation]:
+    """Known errors in `text`, best first, each with cause and a fix tailored to `facts`
+    (default: the cheap facts of this interpreter; use_env=False for generic fixes)."""
+    from .explain import explain_matches
+    from .explain.matcher import match_text
+    matches = match_text(text)
+    if facts is None and use_env and matches:
+        from .explain.envfacts import light_facts
+        facts = light_facts()
+    return explain_matches(matches, facts if use_env else None)
