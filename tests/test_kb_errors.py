@@ -125,3 +125,13 @@ def test_every_tailor_names_a_registered_hook():
     registered = hooks()
     missing = sorted({e.tailor for e in ENTRIES if e.tailor and e.tailor not in registered})
     assert not missing, "entries name hooks that do not exist: %s" % missing
+
+
+def test_anchor_cache_is_fresh():
+    # The cache only saves start-up time (a missing pattern is derived at run time),
+    # but a stale one would silently slow `explain` down.
+    import json
+    from torchdoctor.kb.errors import ANCHOR_CACHE, derived_anchors
+    with open(ANCHOR_CACHE, encoding="utf-8") as fh:
+        cached = json.load(fh)
+    assert cached == derived_anchors(), "run: python -m torchdoctor.kb.errors"

@@ -34,6 +34,11 @@ except ImportError:  # pragma: no cover - 3.9/3.10
 from ._anchor import fast_anchor  # noqa: E402
 
 ERRORS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "errors")
+# pattern -> anchor, derived from the patterns and written by
+# `python -m torchdoctor.kb.errors`: deriving 400 anchors costs ~30 ms of the
+# explain start-up. A pattern missing from it (a fresh KB edit) is derived at
+# run time, so a stale file only costs time; a test keeps it fresh.
+ANCHOR_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "anchors.json")
 REQUIRED = ("id", "category", "title", "patterns", "cause", "fix", "sources", "examples")
 
 
@@ -115,13 +120,23 @@ def literal_anchor(pattern: str) -> str:
     return best
 
 
-def _entry(raw: Dict[str, Any], fname: str) -> Entry:
+def _anchor_cache() -> Dict[str, str]:
+    try:
+        with open(ANCHOR_CACHE, encoding="utf-8") as fh:
+            data = json.load(fh)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _entry(raw: Dict[str, Any], fname: str, anchors: Dict[str, str]) -> Entry:
     missing = [k for k in REQUIRED if k not in raw]
     if missing:
         raise ValueError("%s: entry %r lacks %s" % (fname, raw.get("id"), ", ".join(missing)))
+    pats = [Pattern(p, anchors[p] if isinstance(anchors.get(p), str) else literal_anchor(p)) for p in raw["patterns"]]
     return Entry(
         id=raw["id"], category=raw["category"], title=raw["title"], cause=raw["cause"],
-        fix=raw["fix"], patterns=[Pattern(p, literal_anchor(p)) for p in raw["patterns"]],
+        fix=raw["fix"], patterns=pats,
         links=list(raw.get("links", [])), sources=list(raw["sources"]), examples=list(raw["examples"]),
         tailor=raw.get("tailor"), priority=int(raw.get("priority", 0)), file=fname, raw=raw,
     )
@@ -131,13 +146,14 @@ def _entry(raw: Dict[str, Any], fname: str) -> Entry:
 def load_entries() -> Tuple[Entry, ...]:
     entries: List[Entry] = []
     seen = set()
+    anchors = _anchor_cache()
     for fname in sorted(os.listdir(ERRORS_DIR)):
         if not fname.endswith(".json"):
             continue
         with open(os.path.join(ERRORS_DIR, fname), encoding="utf-8") as fh:
             data = json.load(fh)
         for raw in data:
-            e = _entry(raw, fname)
+            e = _entry(raw, fname, anchors)
             if e.id in seen:
                 raise ValueError("duplicate known-error id %r in %s" % (e.id, fname))
             seen.add(e.id)
@@ -150,3 +166,22 @@ def get_entry(entry_id: str) -> Optional[Entry]:
         if e.id == entry_id:
             return e
     return None
+
+
+def derived_anchors() -> Dict[str, str]:
+    """pattern -> anchor for every pattern, derived now (what the cache must hold)."""
+    out: Dict[str, str] = {}
+    for fname in sorted(os.listdir(ERRORS_DIR)):
+        if fname.endswith(".json"):
+            with open(os.path.join(ERRORS_DIR, fname), encoding="utf-8") as fh:
+                for raw in json.load(fh):
+                    for p in raw.get("patterns", []):
+                        out[p] = literal_anchor(p)
+    return dict(sorted(out.items()))
+
+
+if __name__ == "__main__":  # python -m torchdoctor.kb.errors: refresh the anchor cache
+    with open(ANCHOR_CACHE, "w", encoding="utf-8") as fh:
+        json.dump(derived_anchors(), fh, indent=0, ensure_ascii=False)
+        fh.write("\n")
+    print("wrote %s" % ANCHOR_CACHE)
