@@ -117,14 +117,11 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
 def _read_input(text_args, file, stdin_stream):
     """-> ('text', str) for small inputs, ('stream', binary file) for large ones."""
     if file is not None:
-        if not os.path.exists(file):
-            raise InputError("no such file: %s" % file)
-        if os.path.isdir(file):
-            raise InputError("%s is a directory, not a log file" % file)
+        from .reportio import open_input
         try:
-            fh = open(file, "rb")
-        except OSError as e:
-            raise InputError("cannot read %s: %s" % (file, e.strerror or e))
+            fh = open_input(file, "log file")
+        except ValueError as e:
+            raise InputError(str(e))
         return _peek(fh, file)
     if text_args and list(text_args) != ["-"]:
         return "text", " ".join(text_args)

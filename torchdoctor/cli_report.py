@@ -191,15 +191,11 @@ def _read_paste(file: Optional[str]) -> Tuple[bytes, str]:
             raise InputError("nothing to triage: give a FILE, or pipe the paste into `torchdoctor triage -`")
         data = sys.stdin.buffer.read(MAX_BYTES + 1)
         return data, "standard input"
-    if not os.path.exists(file):
-        raise InputError("no such file: %s" % file)
-    if os.path.isdir(file):
-        raise InputError("%s is a directory, not a paste or report" % file)
+    from .reportio import read_head
     try:
-        with open(file, "rb") as fh:
-            return fh.read(MAX_BYTES + 1), file
-    except OSError as e:
-        raise InputError("cannot read %s: %s" % (file, e.strerror or e))
+        return read_head(file, MAX_BYTES + 1, "paste or report"), file
+    except ValueError as e:
+        raise InputError(str(e))
 
 
 @click.command("triage")

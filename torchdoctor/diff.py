@@ -88,17 +88,12 @@ class Diff:
 
 def load_any(path: str) -> TriageResult:
     """A report or paste from a file, through triage (TriageError on bad input)."""
-    import os
-    if not os.path.exists(path):
-        raise TriageError("no such file: %s" % path)
-    if os.path.isdir(path):
-        raise TriageError("%s is a directory, not a report" % path)
+    from .reportio import read_head
     from .triage import MAX_BYTES
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-    except OSError as e:
-        raise TriageError("cannot read %s: %s" % (path, e.strerror or e))
+        data = read_head(path, MAX_BYTES + 1)
+    except ValueError as e:
+        raise TriageError(str(e))
     result = triage_bytes(data, path)
     if result.kind == "error-text":
         raise TriageError("%s has no environment facts to compare (only error text)" % path)

@@ -9,14 +9,12 @@ them and ``check --from`` / ``triage`` / ``diff`` read them like any other fact:
 * ``build_tools.gcc`` / ``.clang`` / ``.cmake`` - first line of ``--version``;
 * ``cpu.lscpu`` - ``lscpu`` output (Linux);
 * ``system_libs.cudnn`` - cuDNN libraries ``ldconfig`` (or CUDA_PATH on Windows) knows;
-* ``python.sys_version`` - ``sys.version`` of the target interpreter;
-* ``packages.installed.<name>`` - added for pip and conda packages that match
-  collect_env's patterns and the probe did not already list.
+(``python.sys_version`` and the packages matching collect_env's name patterns
+come from the probe itself, which reads them in its one pass over sys.path.)
 
 Every collector is time-limited and never raises: failures become facts.
 """
 
-import json
 import os
 import re
 import shutil
@@ -25,50 +23,6 @@ from typing import Any, Dict, List
 
 from .facts import Facts, absent, failed
 from .probe import proc
-
-# collect_env's package name patterns (substring matches on the pip / conda list).
-PIP_PATTERNS = ("torch", "numpy", "triton", "optree", "mypy", "flake8", "onnx",
-                "cuda-cudart", "cuda-cupti", "cuda-libraries", "cuda-opencl", "cuda-nvrtc", "cuda-runtime",
-                "cublas", "cudnn", "cufft", "curand", "cusolver", "cusparse", "nccl", "nvjitlink", "nvtx",
-                "dpcpp-cpp-rt", "intel-cmplr-lib-rt", "intel-cmplr-lib-ur", "intel-cmplr-lic-rt", "intel-opencl-rt",
-                "intel-sycl-rt", "mkl", "onemkl-sycl", "intel-openmp", "tbb", "impi-rt", "impi-devel", "oneccl",
-                "intel-pti", "umf", "tcmlib")
-CONDA_PATTERNS = PIP_PATTERNS + ("cudatoolkit", "soumith", "magma")
-
-# Runs in the *target* interpreter (stdlib only, Python 3.8 syntax).
-TARGET_SCRIPT = r"""
-import json, os, re, sys
-pats = json.loads(sys.argv[1])
-cpats = json.loads(sys.argv[2])
-def norm(n):
-    return re.sub(r"[-_.]+", "-", n).lower()
-pip = {}
-for entry in sys.path:
-    if not entry or not os.path.isdir(entry):
-        continue
-    try:
-        names = os.listdir(entry)
-    except OSError:
-        continue
-    for fn in names:
-        m = re.match(r"^([A-Za-z0-9_.]+?)-([^-]+?)\.(?:dist|egg)-info$", fn)
-        if not m:
-            continue
-        key = norm(m.group(1))
-        if key not in pip and any(p in key for p in pats):
-            pip[key] = {"version": m.group(2), "location": entry}
-conda = {}
-meta = os.path.join(sys.prefix, "conda-meta")
-if os.path.isdir(meta):
-    for fn in os.listdir(meta):
-        if fn.endswith(".json"):
-            parts = fn[:-5].rsplit("-", 2)
-            if len(parts) == 3 and any(p in parts[0].lower() for p in cpats):
-                conda[norm(parts[0])] = {"version": parts[1], "build": parts[2]}
-sys.stdout.write(json.dumps({"sys_version": sys.version.replace("\n", " "),
-                             "bits": 64 if sys.maxsize > 2 ** 32 else 32, "pip": pip, "conda": conda}))
-"""
-
 
 def _first_line(text: str) -> str:
     for ln in text.splitlines():
@@ -130,27 +84,15 @@ def system_cudnn(timeout: float = 5.0) -> Any:
     return files if files else absent("no cuDNN library found by ldconfig, CUDA_PATH or CUDNN_LIBRARY")
 
 
-def target_extras(python: str, timeout: float = 20.0) -> Dict[str, Any]:
-    r = proc.run([python, "-c", TARGET_SCRIPT, json.dumps(PIP_PATTERNS), json.dumps(CONDA_PATTERNS)],
-                 timeout=timeout)
-    if not r.ok:
-        return failed(r.start_error or ("timed out" if r.timed_out else proc.last_lines(r.stderr, 3)[:300]))
-    try:
-        return json.loads(r.stdout)
-    except ValueError:
-        return failed("unparsed output")
-
-
-def add_extras(facts: Facts, python: str, timeout: float = 20.0) -> Facts:
+def add_extras(facts: Facts, python: str = "", timeout: float = 20.0) -> Facts:
     """Add the report-only facts to ``facts`` (in place) and return it."""
     from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with ThreadPoolExecutor(max_workers=3) as pool:
         f_tools = pool.submit(build_tools)
         f_lscpu = pool.submit(lscpu)
         f_cudnn = pool.submit(system_cudnn)
-        f_target = pool.submit(target_extras, python, timeout)
         results = {}
-        for key, fut in (("build_tools", f_tools), ("lscpu", f_lscpu), ("cudnn", f_cudnn), ("target", f_target)):
+        for key, fut in (("build_tools", f_tools), ("lscpu", f_lscpu), ("cudnn", f_cudnn)):
             try:
                 results[key] = fut.result()
             except Exception as e:  # noqa: BLE001 - an extra that fails is a fact
@@ -159,17 +101,4 @@ def add_extras(facts: Facts, python: str, timeout: float = 20.0) -> Facts:
     if facts.has("cpu"):
         facts.set("cpu.lscpu", results["lscpu"])
     facts.set("system_libs", {"cudnn": results["cudnn"]})
-    tgt = results["target"]
-    if isinstance(tgt, dict) and "sys_version" in tgt:
-        if facts.has("python"):
-            facts.set("python.sys_version", tgt["sys_version"])
-        inst = facts.value("packages.installed")
-        if isinstance(inst, dict):
-            for name, rec in (tgt.get("pip") or {}).items():
-                if name not in inst or not isinstance(inst[name], dict) or "version" not in inst[name]:
-                    inst[name] = rec
-            for name, rec in (tgt.get("conda") or {}).items():
-                inst.setdefault("conda:" + name, rec)
-    else:
-        facts.set("report_extras_error", tgt)
     return facts

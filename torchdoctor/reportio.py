@@ -9,12 +9,31 @@ from .facts import SCHEMA_VERSION, Facts
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 
 
-def read_report_bytes(path: str) -> bytes:
-    """The bytes of a report file, or ValueError with a one-line reason."""
+def open_input(path: str, kind: str = "report"):
+    """A binary file handle on a user-given path, or ValueError with one line
+    that says why not (every verb that reads a file answers the same way)."""
     if not os.path.exists(path):
         raise ValueError("no such file: %s" % path)
     if os.path.isdir(path):
-        raise ValueError("%s is a directory, not a report" % path)
+        raise ValueError("%s is a directory, not a %s" % (path, kind))
+    try:
+        return open(path, "rb")
+    except OSError as e:
+        raise ValueError("cannot read %s: %s" % (path, e.strerror or e))
+
+
+def read_head(path: str, limit: int, kind: str = "report") -> bytes:
+    """Up to `limit` bytes of a user-given file (ValueError with one line on failure)."""
+    with open_input(path, kind) as fh:
+        try:
+            return fh.read(limit)
+        except OSError as e:
+            raise ValueError("cannot read %s: %s" % (path, e.strerror or e))
+
+
+def read_report_bytes(path: str) -> bytes:
+    """The bytes of a report file, or ValueError with a one-line reason."""
+    open_input(path).close()
     try:
         size = os.path.getsize(path)
         if size == 0:

@@ -35,6 +35,20 @@ COMPANIONS = (
     "mypy", "intel-extension-for-pytorch", "torch-directml",
 )
 COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-")
+# Substrings of the names `python -m torch.utils.collect_env` lists (its pip and
+# conda patterns), so a report carries every package collect_env would show.
+COLLECT_ENV_PATTERNS = ("torch", "numpy", "triton", "optree", "mypy", "flake8", "onnx",
+                        "cuda-cudart", "cuda-cupti", "cuda-libraries", "cuda-opencl", "cuda-nvrtc",
+                        "cuda-runtime", "cublas", "cudnn", "cufft", "curand", "cusolver", "cusparse", "nccl",
+                        "nvjitlink", "nvtx", "dpcpp-cpp-rt", "intel-cmplr-lib-rt", "intel-cmplr-lib-ur",
+                        "intel-cmplr-lic-rt", "intel-opencl-rt", "intel-sycl-rt", "mkl", "onemkl-sycl",
+                        "intel-openmp", "tbb", "impi-rt", "impi-devel", "oneccl", "intel-pti", "umf", "tcmlib")
+CONDA_PATTERNS = COLLECT_ENV_PATTERNS + ("cudatoolkit", "soumith", "magma", "cuda-version", "llvm-openmp",
+                                         "libblas", "pytorch")
+
+
+def _reported(key, patterns):
+    return key in COMPANIONS or key.startswith(COMPANION_PREFIXES) or any(p in key for p in patterns)
 
 # Attributes read from each torch.backends submodule (many are properties on a
 # PropModule class, so dir() on the module does not show them).
@@ -170,6 +184,7 @@ def python_facts():
         "conda": in_conda,
         "conda_env": os.environ.get("CONDA_DEFAULT_ENV") if conda_prefix else absent("not a conda env"),
         "gil_disabled": bool(getattr(sys, "_is_gil_enabled", lambda: True)() is False),
+        "sys_version": sys.version.replace("\n", " "),
         "cwd": os.getcwd(),
         "sys_path": [p for p in sys.path][:50],
     }
@@ -255,7 +270,7 @@ def package_facts():
     report = {}
     info_index = {}  # location -> {normalised name: its first *-info dir}, listed once
     for key, rec in found.items():
-        if key in COMPANIONS or key.startswith(COMPANION_PREFIXES):
+        if _reported(key, COLLECT_ENV_PATTERNS):
             rec = dict(rec)
             loc = rec["location"]
             if loc not in info_index:
@@ -271,9 +286,7 @@ def package_facts():
             report[key] = rec
     conda = _conda_packages(sys.prefix)
     for key, rec in conda.items():
-        if key in ("pytorch", "pytorch-cuda", "cudatoolkit", "cuda-version", "cudnn", "nccl",
-                   "mkl", "intel-openmp", "llvm-openmp", "libblas", "numpy", "torchvision",
-                   "torchaudio", "pytorch-gpu", "pytorch-cpu", "cuda-runtime"):
+        if _reported(key, CONDA_PATTERNS):
             report.setdefault("conda:" + key, rec)
     for name in COMPANIONS[:12]:
         report.setdefault(_normalize(name), absent("not installed"))
