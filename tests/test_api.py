@@ -9,7 +9,7 @@ import torchdoctor
 
 
 def test_explain_api():
-    found = torchdoctor.explain("AssertionError: Torch not compiled with CUDA enabled", use_env=False)
+    found = torchdoctor.explain_text("AssertionError: Torch not compiled with CUDA enabled", use_env=False)
     assert found[0].match.entry.category == "cpu-only-build"
     assert found[0].tailored is False
 

@@ -3,7 +3,7 @@
     import torchdoctor
     report = torchdoctor.check()                  # a child probe of this interpreter
     report = torchdoctor.check(in_process=True)   # the live torch of this process
-    matches = torchdoctor.explain(error_text)
+    matches = torchdoctor.explain_text(error_text)
 """
 
 from typing import List, Optional
@@ -24,7 +24,7 @@ def check(python: Optional[str] = None, timeout: float = 60.0, in_process: bool 
     return diagnose(gather(python=python, timeout=timeout, in_process=in_process), only=only, skip=skip)
 
 
-def explain(text: str, facts: Optional[object] = None, use_env: bool = True) -> List[Explanation]:
+def explain_text(text: str, facts: Optional[object] = None, use_env: bool = True) -> List[Explanation]:
     """Known errors in `text`, best first, each with cause and a fix tailored to `facts`
     (default: the cheap facts of this interpreter; use_env=False for generic fixes)."""
     from .explain import explain_matches

@@ -166,14 +166,16 @@ def backends(facts: Facts) -> List[Row]:
             rows.append(Row(name, facts.describe(path), "na" if st == ABSENT else "bad", BACKEND_CATEGORIES.get(name, ())))
             continue
         d = b[name]
-        avail = d.get("is_available", d.get("is_built", d.get("enabled")))
-        head = {True: "available", False: "not available"}.get(avail, "") if "is_available" in d else (
-            {True: "built", False: "not built"}.get(avail, "") if "is_built" in d else "")
+        # The headline: availability, else whether it is built; that key is not repeated.
+        head_key = next((k for k in ("is_available", "is_built") if k in d), None)
+        avail = d.get(head_key) if head_key else d.get("enabled")
+        words = {"is_available": ("available", "not available"), "is_built": ("built", "not built")}
+        head = words[head_key][0 if avail else 1] if head_key and isinstance(avail, bool) else ""
         mark = "ok" if avail is True else ("na" if avail is False else "info")
         parts = [head] if head else []
-        keys = BACKEND_SHOW.get(name) or [k for k in d if k not in ("is_available",)]
+        keys = BACKEND_SHOW.get(name) or list(d)
         for k in keys:
-            if k in d and k != "is_available" and not (name in ("mps",) and k == "is_built" and not head):
+            if k in d and k != head_key:
                 parts.append("%s=%s" % (k, _fmt(d[k])))
         if any(isinstance(v, dict) and "_failed" in v for v in d.values()):
             mark = "warn"

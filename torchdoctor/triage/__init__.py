@@ -221,7 +221,7 @@ def render_triage_text(result: TriageResult, st) -> str:
         out.append(st.paint("  Unknown (not in the paste): %s" % ", ".join(unknown), "warning"))
     for n in result.notes:
         out.append("  - " + n)
-    if result.skipped_checks:
+    if result.skipped_checks and result.kind == "error-text":  # otherwise render_check lists them
         out.append(st.paint("  Checks not run for lack of facts: %s" % ", ".join(
             "%s (needs %s)" % (s["id"], ", ".join(s["needs"])) for s in result.skipped_checks), "dim"))
     out.append("")
