@@ -1,0 +1,1 @@
+"""Renderers: text for terminals, Markdown for issues, JSON for machines."""
