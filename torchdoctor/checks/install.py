@@ -68,7 +68,7 @@ def torch_not_installed(facts):
     py = facts.value("python.executable", "this Python")
     return finding(
         "torch is not installed in %s" % py,
-        detail="`import torch` raised %s. %s" % (imp.get("error"), adv.why),
+        detail="`import torch` raised %s. %s" % (imp.get("error"), adv.why[:1].upper() + adv.why[1:]),
         fix="Install torch %s into this interpreter." % (adv.torch_version or ""),
         commands=adv.commands, links=[INSTALL_URL])
 

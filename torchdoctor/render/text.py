@@ -50,12 +50,12 @@ def render_check(report: Report, st: Style, footer: Optional[str] = None) -> str
             out.append("")
     else:
         out.append(st.paint("%s No problems found." % st.marks["ok"], "ok"))
-    if report.skipped:
+    if report.skipped and report.facts.value("source") != "probe":  # a live probe has every fact it can
         out.append(st.paint("Not run, for lack of facts: %s" % ", ".join(
             "%s (needs %s)" % (s["id"], ", ".join(s["needs"])) for s in report.skipped), "dim"))
     p = report.facts.section("probe")
     if footer is None and p.get("total_s") is not None:
-        footer = "probed %s in %.1f s" % (p.get("python"), p.get("total_s"))
+        footer = "probed %s in %.*f s" % (p.get("python"), 1 if p["total_s"] >= 1 else 2, p["total_s"])
     if footer:
         out.append(st.paint(footer, "dim"))
     return "\n".join(out).rstrip() + "\n"
