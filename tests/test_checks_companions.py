@@ -198,7 +198,9 @@ def test_pip_torch_over_conda_pytorch():
     (x,) = run(f, "torch-duplicate-install")
     assert "conda" in x.title
     assert x.fix.commands[0] == "conda remove --force pytorch"
-    assert x.fix.commands[1].startswith(PIP + " install torch==2.5.1")
+    # pip's dist-info outlives `conda remove`: without `pip uninstall` pip would keep the broken torch
+    assert x.fix.commands[1] == PIP + " uninstall -y torch"
+    assert x.fix.commands[2].startswith(PIP + " install torch==2.5.1")
 
 
 def test_single_torch_is_fine():

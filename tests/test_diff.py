@@ -161,3 +161,20 @@ def test_missing_file():
         load_any("/nonexistent/report.json")
     r = run_cli("diff", "/nonexistent/a.json", "/nonexistent/b.json")
     assert r.returncode == 2 and "no such file" in r.stderr
+
+
+def test_collect_env_lists_only_some_packages(tmp_path):
+    # collect_env lists only packages whose names hold torch/numpy/... : a package it never
+    # lists (psutil) is "not listed", not "not installed"; one it always lists (numpy,
+    # torch*) and that is missing really is absent.
+    data = copy.deepcopy(BASE)
+    data["packages"]["installed"]["psutil"] = {"version": "5.9.8"}
+    data["packages"]["installed"]["torchaudio"] = {"version": "2.5.1+cu121"}
+    a = write_report(tmp_path, "a.json", data)
+    d = diff_reports(load_any(a), load_any(os.path.join(FIXTURES, "torch1.1_linux_cuda9_rtx2060.txt")))
+    changed = {c.key: (c.a, c.b) for c in d.changes if c.area == "packages"}
+    unknown = {c.key: (c.a, c.b) for c in d.not_comparable if c.area == "packages"}
+    assert changed["torchaudio"] == ("2.5.1+cu121", "(not installed)")
+    assert changed["numpy"] == ("1.26.4", "1.18.0")
+    assert unknown["psutil"] == ("5.9.8", "(not listed)")
+    assert "psutil" not in changed

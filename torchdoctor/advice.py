@@ -3,6 +3,11 @@
 Shared by checks (cpu-only build, driver too old, missing torch) and by
 ``explain`` tailoring, so every place that tells the user to reinstall torch
 agrees on the version, the CUDA variant and the interpreter.
+
+Nothing here recommends a torch that cannot be installed here: a release with no
+wheel for the target's Python, a release after the last Intel-Mac wheels on an
+x86_64 macOS Python, or a CUDA/ROCm variant the release never shipped gives no
+commands, and ``why`` says so.
 """
 
 from dataclasses import dataclass, field
@@ -12,13 +17,66 @@ from .checks import _facts as F
 from .facts import Facts
 from .kb import compat
 
+JETSON_URL = "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
+
 
 @dataclass
 class InstallAdvice:
     torch_version: Optional[str]
-    variant: Optional[str]  # "cu130", "cpu" or None (macOS: no index)
+    variant: Optional[str]  # "cu130", "cpu", "rocm6.1" or None (macOS: no index; or nothing fits)
     commands: List[str] = field(default_factory=list)
     why: str = ""
+
+
+def unavailable_reason(facts: Facts, version: str) -> Optional[str]:
+    """Why no wheel of torch `version` installs into the target interpreter, or None
+    (also None when that cannot be told: unknown Python, a release the KB lacks)."""
+    py = F.python_minor(facts)
+    if py and compat.python_supported(version, py) is False:
+        return "torch %s has no wheel for Python %s (it supports Python %s)" % (
+            version, py, ", ".join(compat.supported_pythons(version) or []))
+    if F.macos_x86_64(facts):
+        last = compat.macos_x86_64_last_release()
+        minor = compat.minor_of(version)
+        if minor and compat._v(minor) > compat._v(last):
+            return ("torch %s has no wheel for x86_64 macOS (Intel Macs and Pythons running under Rosetta): "
+                    "the last release with one is torch %s" % (version, compat.latest_patch(last) or last))
+    return None
+
+
+def installable(facts: Facts, version: str) -> bool:
+    return unavailable_reason(facts, version) is None
+
+
+def newest_installable(facts: Facts) -> Optional[str]:
+    """The newest release whose wheels fit this Python and platform and, on a machine
+    with an NVIDIA driver, that has a CUDA variant the driver runs (else the newest that
+    merely installs: choose_variant then says the driver is too old)."""
+    fits = [m for m in reversed(compat.known_releases()) if installable(facts, compat.latest_patch(m) or m)]
+    caps = [c for c in (F.capability(g) for g in F.driver_gpus(facts)) if c]
+    for minor in fits:
+        patch = compat.latest_patch(minor)
+        if not patch:
+            continue
+        if F.os_name(facts) == "macos":
+            return patch
+        variant = choose_variant(facts, patch).variant
+        if variant is None:
+            continue
+        arches = compat.arch_list(patch, variant) if variant.startswith("cu") else None
+        if arches is not None and not all(compat.cc_supported_by(arches, c) for c in caps):
+            continue  # no kernels for this machine's GPU (an old Kepler/Maxwell card): an older release
+        return patch
+    return compat.latest_patch(fits[0]) if fits else None
+
+
+def _newest_plain(facts: Facts) -> Optional[str]:
+    """The newest release that installs here, whatever the driver runs."""
+    for minor in reversed(compat.known_releases()):
+        patch = compat.latest_patch(minor) or minor
+        if installable(facts, patch):
+            return patch
+    return None
 
 
 def _target_version(facts: Facts, version: Optional[str]) -> Optional[str]:
@@ -27,16 +85,29 @@ def _target_version(facts: Facts, version: Optional[str]) -> Optional[str]:
     base = F.torch_base_version(facts)
     if base:
         return base
-    py = facts.value("python.version")
-    minor = compat.newest_torch_for_python(py) if isinstance(py, str) else None
-    minor = minor or compat.latest_release()
-    return compat.latest_patch(minor) if minor else None
+    return newest_installable(facts)
+
+
+def _rocm_variant(facts: Facts, version: str) -> Optional[str]:
+    """The ROCm index for torch `version`: the installed one when the release has it,
+    else the newest ROCm the release shipped."""
+    rel = compat.release(version) or {}
+    patch = compat._patch(version) or ""
+    offered = ["rocm" + x for x in rel.get("rocm_by_patch", {}).get(patch, rel.get("rocm") or [])]
+    tag = F.local_tag(facts) or ""
+    if tag in offered:
+        return tag
+    return offered[-1] if offered else None
 
 
 def choose_variant(facts: Facts, version: str) -> InstallAdvice:
     os_ = F.os_name(facts)
     if os_ == "macos":
         return InstallAdvice(version, None, why="macOS wheels on PyPI carry CPU and MPS support; there is no CUDA on macOS.")
+    if F.is_jetson(facts):
+        return InstallAdvice(version, None, why="this is an NVIDIA Jetson (L4T): the CUDA wheels on download.pytorch.org "
+                                                "are built for server GPUs (SBSA), not for JetPack; install the torch "
+                                                "wheel NVIDIA publishes for your JetPack release (%s)." % JETSON_URL)
     driver = F.driver_version(facts)
     if driver:
         variant = compat.newest_variant_for_driver(version, driver, os_)
@@ -45,6 +116,24 @@ def choose_variant(facts: Facts, version: str) -> InstallAdvice:
                                  % (driver, variant, version))
         return InstallAdvice(version, None, why="no CUDA variant of torch %s runs on driver %s; update the NVIDIA driver first."
                              % (version, driver))
+    dcuda = facts.value("driver.cuda_driver_version")
+    if isinstance(dcuda, str) and compat._v(dcuda):
+        # Only libcuda answered (no NVML / nvidia-smi): its CUDA version is what the
+        # driver fully supports, so any variant up to it runs.
+        fit = [v for v in compat.cuda_variants(version)
+               if compat.cuda_of_variant(v) and compat._v(compat.cuda_of_variant(v)) <= compat._v(dcuda)]
+        if fit:
+            variant = max(fit, key=lambda v: compat._v(compat.cuda_of_variant(v)).release)
+            return InstallAdvice(version, variant, why="the NVIDIA driver supports CUDA %s, so it runs the %s build of "
+                                                       "torch %s." % (dcuda, variant, version))
+        return InstallAdvice(version, None, why="no CUDA variant of torch %s runs on a driver that supports CUDA %s; "
+                                                "update the NVIDIA driver first." % (version, dcuda))
+    if F.is_rocm_build(facts) and os_ == "linux":
+        variant = _rocm_variant(facts, version)
+        if variant:
+            return InstallAdvice(version, variant, why="the installed torch is a ROCm build, so this keeps ROCm (%s)." % variant)
+        return InstallAdvice(version, None, why="the installed torch is a ROCm build, and torch %s has no ROCm build on "
+                                                "download.pytorch.org." % version)
     nvcc = F.nvcc_version(facts)
     if nvcc:
         variant = compat.variant_for_cuda(nvcc)
@@ -55,19 +144,41 @@ def choose_variant(facts: Facts, version: str) -> InstallAdvice:
 
 def install_advice(facts: Facts, version: Optional[str] = None, variant: Optional[str] = None) -> InstallAdvice:
     """Commands that install torch `version` (default: the installed one, else
-    the newest release for this Python) in the variant this machine can run."""
+    the newest release for this Python and driver) in the variant this machine can run."""
     target = _target_version(facts, version)
     if not target:
-        return InstallAdvice(None, None, why="unknown torch version")
+        py = F.python_minor(facts)
+        return InstallAdvice(None, None, why="no PyTorch release has wheels for Python %s on this platform" % py
+                             if py else "unknown torch version")
+    blocked = unavailable_reason(facts, target)
+    if blocked:
+        return InstallAdvice(target, None, why=blocked + ".")
     adv = choose_variant(facts, target) if variant is None else InstallAdvice(target, variant)
+    if not version and not F.torch_base_version(facts):
+        newest = _newest_plain(facts)
+        if newest and newest != target:
+            adv.why += (" torch %s is the newest release with a build this machine runs; torch %s has no CUDA "
+                        "variant that driver %s and these GPUs run." % (target, newest, F.driver_version(facts)))
     if adv.variant is None and F.os_name(facts) != "macos":
         return adv  # no variant runs; the caller explains the driver update
     installer = "conda" if F.installed_with_conda(facts) else "pip"
     companions = [n for n in ("torchvision", "torchaudio") if F.package_version(facts, n)]
+    machine = F.python_machine(facts)
     cmds = compat.install_command(target, adv.variant, installer=installer, os=F.os_name(facts),
-                                  with_companions=companions)
+                                  with_companions=companions, machine=machine)
     if not cmds and installer == "conda":  # no conda packages for this release: pip inside the env
-        cmds = compat.install_command(target, adv.variant, os=F.os_name(facts), with_companions=companions)
+        cmds = compat.install_command(target, adv.variant, os=F.os_name(facts), with_companions=companions,
+                                      machine=machine)
+    if not cmds:
+        adv.why = (adv.why + " " if adv.why else "") + "torch %s has no %s build%s." % (
+            target, adv.variant or "matching", " on %s" % F.os_name(facts) if adv.variant else "")
+        return adv
+    if cmds[0].startswith("conda install") and (adv.variant or "").startswith("cu") \
+            and F.conda_torch_variant(facts) == "cpu":
+        # The pytorch channel's mutex lets conda go from a CUDA build to cpuonly but not back:
+        # with the CPU build (and cpuonly) still installed, `conda install ... pytorch-cuda=X`
+        # keeps the CPU build or refuses (pytorch/pytorch#101801). Remove them first.
+        cmds = ["conda remove -y pytorch" + (" cpuonly" if F.package_version(facts, "conda:cpuonly") else "")] + cmds
     installed = F.torch_version_str(facts)
     if cmds and installed and cmds[0].startswith("pip "):
         # `torch==2.13.0` is already satisfied by an installed 2.13.0+cpu (PEP 440

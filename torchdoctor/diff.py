@@ -162,6 +162,23 @@ def _package_versions(facts: Facts) -> Tuple[bool, Dict[str, Tuple[str, str]]]:
     return True, out
 
 
+# Every collect_env release lists the pip and conda packages whose names hold these words
+# (newer ones add triton, optree, onnx, cuda/cudnn/nccl libraries...).
+COLLECT_ENV_ALWAYS_LISTED = ("torch", "numpy")
+
+
+def _missing(facts: Facts, area: str, name: str, known: bool, missing_word: str) -> Tuple[str, str]:
+    """State of a package or env var one side does not list: absent when that side would
+    have listed it; unknown when it lists only some (collect_env names only packages that
+    match its patterns, and prints no environment variables but a few)."""
+    if not known:
+        return UNKNOWN, "(unknown)"
+    if str(facts.value("source") or "").startswith("collect_env"):
+        if area != "packages" or not any(w in name for w in COLLECT_ENV_ALWAYS_LISTED):
+            return UNKNOWN, "(not listed)"
+    return ABSENT, missing_word
+
+
 def _env(facts: Facts) -> Tuple[bool, Dict[str, Tuple[str, str]]]:
     env = facts.value("env")
     if not isinstance(env, dict):
@@ -197,9 +214,8 @@ def diff_reports(a: TriageResult, b: TriageResult, name_a: str = "A", name_b: st
         ka, pa = getter(fa)
         kb, pb = getter(fb)
         for name in sorted(set(pa) | set(pb)):
-            sa = pa.get(name, (ABSENT if ka else UNKNOWN, missing_word if ka else "(unknown)"))
-            sb = pb.get(name, (ABSENT if kb else UNKNOWN, missing_word if kb else "(unknown)"))
-            # A collect_env package list holds only some packages: absent there may mean "not listed".
+            sa = pa.get(name, _missing(fa, area, name, ka, missing_word))
+            sb = pb.get(name, _missing(fb, area, name, kb, missing_word))
             _compare(d, area, name, sa, sb)
     if show_all:
         la, lb = _leaves(fa), _leaves(fb)

@@ -80,9 +80,12 @@ URL_CRED_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://)([^/\s:@]+)(:[^/\s@
 
 HOME_PATH_RES = [
     # /home/<u>/, /Users/<u>/, /export/home/<u>, /var/home/<u> (Silverblue)
-    re.compile(r"((?:/export|/var)?/home/|/Users/)([^/\s:;\"'<>|]+)"),
-    # C:\Users\<u>\ and C:/Users/<u>/ (and doubled backslashes of escaped text)
-    re.compile(r"(?i)([A-Z]:(?:\\\\|\\|/)(?:Users|Documents and Settings)(?:\\\\|\\|/))([^\\/\s:;\"'<>|]+)"),
+    re.compile(r"(?<![A-Za-z]:)((?:/export|/var)?/home/|/Users/)([^/\s:;\"'<>|]+)"),  # C:/Users/: below
+    # C:\Users\<u>\ and C:/Users/<u>/ (and doubled backslashes of escaped text). Windows
+    # profile folders often hold a space ("C:\Users\Jane Doe\"): words joined by single
+    # spaces belong to the name when a path separator follows them.
+    re.compile(r"(?i)([A-Z]:(?:\\\\|\\|/)(?:Users|Documents and Settings)(?:\\\\|\\|/))"
+               r"([^\\/\s:;\"'<>|]+(?: [^\\/\s:;\"'<>|]+)*(?=\\|/)|[^\\/\s:;\"'<>|]+)"),
 ]
 NOT_USER = {"", "<user>", "shared", "public", "default", "all users", "default user", "common", "runner",
             "linuxbrew", "..", "."}
@@ -279,6 +282,10 @@ def redact_report(report: Report, extra_users: Iterable[str] = (), extra_hosts: 
     env = data.get("env") if isinstance(data.get("env"), dict) else {}
     for k in ("USER", "USERNAME", "LOGNAME"):
         r.learn_user(env.get(k))
+    for k in ("MASTER_ADDR",):  # the rendezvous host of a distributed job: a host name unless an address
+        v = env.get(k)
+        if isinstance(v, str) and "<" not in v and not re.fullmatch(r"[\d.:\[\]a-fA-F]*", v.strip()):
+            r.learn_host(v)
     for k in ("HOME", "USERPROFILE"):
         if isinstance(env.get(k), str):
             r.learn_user(re.split(r"[\\/]", env[k].rstrip("\\/"))[-1])

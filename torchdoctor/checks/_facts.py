@@ -71,7 +71,34 @@ def local_tag(facts: Facts) -> Optional[str]:
 
 
 def is_rocm_build(facts: Facts) -> bool:
-    return isinstance(facts.value("torch.hip"), str)
+    """torch.version.hip is set; when torch did not import (so torch.hip is unknown),
+    the +rocmX.Y tag of the installed wheel says it."""
+    if isinstance(facts.value("torch.hip"), str):
+        return True
+    if facts.state("torch.hip") != "unknown":
+        return False
+    return (local_tag(facts) or "").startswith("rocm")
+
+
+def is_jetson(facts: Facts) -> bool:
+    """An NVIDIA Jetson (L4T): its kernel release ends in -tegra (5.15.148-tegra)."""
+    rel = facts.value("os.release")
+    return os_name(facts) == "linux" and isinstance(rel, str) and "tegra" in rel.lower()
+
+
+def python_machine(facts: Facts) -> Optional[str]:
+    m = facts.value("python.machine")
+    return m if isinstance(m, str) and m else None
+
+
+def macos_x86_64(facts: Facts) -> bool:
+    """An x86_64 Python on macOS (an Intel Mac, or Rosetta): only torch <= 2.2 has wheels."""
+    if os_name(facts) != "macos":
+        return False
+    m = python_machine(facts)
+    if m:
+        return m.lower() in ("x86_64", "amd64", "i386")
+    return facts.value("os.machine") == "x86_64" and facts.value("os.apple_silicon") is not True
 
 
 def os_name(facts: Facts) -> str:
@@ -149,12 +176,26 @@ def installed_with_conda(facts: Facts) -> bool:
     return facts.value("packages.installed.torch.installer") == "conda"
 
 
+def conda_torch_variant(facts: Facts) -> Optional[str]:
+    """'cpu' / 'cu124' from the build string of conda's pytorch package
+    ('py3.11_cpu_0', 'py3.11_cuda12.4_cudnn9.1.0_0'); None when unknown."""
+    import re
+    build = facts.value("packages.installed.conda:pytorch.build")
+    if not isinstance(build, str):
+        return None
+    m = re.search(r"cuda(\d+)\.(\d+)|cuda(\d\d)(\d)(?!\d)", build)  # pytorch: cuda12.4, conda-forge: cuda126
+    if m:
+        return "cu%s%s" % ((m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)))
+    return "cpu" if re.search(r"(?:^|_)cpu(?:_|$)", build) else None
+
+
 def python_cmd(facts: Facts) -> str:
     """The target interpreter, quoted for its shell, so fixes hit the right env."""
     exe = facts.value("python.executable") or facts.value("probe.python") or "python"
-    if not any(c in exe for c in " '\"&()"):
-        return exe
-    return '"%s"' % exe if os_name(facts) == "windows" else shlex.quote(exe)
+    if os_name(facts) == "windows":
+        # cmd.exe and PowerShell both take a double-quoted program path.
+        return '"%s"' % exe if any(c in exe for c in " &()[]{}^=;!'+,`~%$@#") else exe
+    return shlex.quote(exe)  # unchanged unless the shell would split or expand it
 
 
 def pip_cmd(facts: Facts) -> str:

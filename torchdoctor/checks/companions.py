@@ -3,7 +3,7 @@
 import re
 from typing import Callable, List, Optional
 
-from ..advice import install_advice
+from ..advice import install_advice, installable
 from ..kb import compat
 from . import ERROR, WARNING, check, finding
 from . import _facts as F
@@ -38,9 +38,14 @@ def companion_command(facts, names, installer: Optional[str] = None) -> List[str
     wanted = list(names) or False
     cmds: List[str] = []
     if installer is None and F.installed_with_conda(facts):
-        cmds = compat.install_command(base, variant, installer="conda", with_companions=wanted, os=os_)
+        # conda's pytorch has no +tag: its build string says CPU or which CUDA. Without it the
+        # command would pin the channel's default CUDA and swap a CPU (or cu118) pytorch.
+        conda_variant = F.conda_torch_variant(facts)
+        if conda_variant:
+            cmds = compat.install_command(base, conda_variant, installer="conda", with_companions=wanted, os=os_)
     if not cmds:
-        cmds = compat.install_command(base, variant, installer="pip", with_companions=wanted, os=os_)
+        cmds = compat.install_command(base, variant, installer="pip", with_companions=wanted, os=os_,
+                                      machine=F.python_machine(facts))
     out = []
     for cmd in cmds:
         line = " ".join(_quote(tok) for tok in cmd.split())
@@ -52,13 +57,31 @@ def _tag_kind(tag: Optional[str]) -> Optional[str]:
     """'cpu', 'cuda12', 'rocm6.2', ... (what must agree between torch and its companions)."""
     if not tag:
         return None
-    if tag == "cpu":
-        return "cpu"
+    if tag in ("cpu", "xpu"):
+        return tag
     cuda = compat.cuda_of_variant(tag)
     if cuda:
         return "cuda" + cuda.split(".")[0]
     m = re.match(r"^(rocm\d+(?:\.\d+)?)", tag)
     return m.group(1) if m else None
+
+
+def _torch_kind(facts) -> Optional[str]:
+    """The flavour of the installed torch, from what it says about itself when it imported
+    (an untagged Windows or macOS wheel from PyPI is a CPU build), else from its +tag."""
+    tag_kind = _tag_kind(F.local_tag(facts))
+    cuda = F.torch_cuda(facts)
+    if cuda:
+        return "cuda" + cuda.split(".")[0]
+    if F.is_rocm_build(facts):
+        hip = facts.value("torch.hip")
+        m = re.match(r"^(\d+\.\d+)", hip) if isinstance(hip, str) else None
+        return tag_kind if (tag_kind or "").startswith("rocm") else ("rocm" + m.group(1) if m else None)
+    if isinstance(facts.value("torch.xpu"), str):
+        return "xpu"
+    if facts.state("torch.cuda") == "absent" or (facts.has("torch.cuda") and facts.value("torch.cuda") is None):
+        return "cpu"  # torch.version.cuda is None
+    return tag_kind
 
 
 def _companion(facts, name: str, compatible: Callable, matching: Callable, url: str):
@@ -67,7 +90,7 @@ def _companion(facts, name: str, compatible: Callable, matching: Callable, url: 
     if not cv or not tv:
         return None
     ok = compatible(tv, cv)
-    t_kind = _tag_kind(F.local_tag(facts))
+    t_kind = _torch_kind(facts)
     c_kind = _tag_kind(cv.split("+", 1)[1] if "+" in cv else None)
     variant_clash = t_kind and c_kind and t_kind != c_kind
     if ok is not False and not variant_clash:
@@ -94,7 +117,7 @@ def _companion(facts, name: str, compatible: Callable, matching: Callable, url: 
         title = "%s %s and torch %s are built for different platforms (%s vs %s)" % (name, cv, tv, c_kind, t_kind)
         detail = ("torch is the %s build and %s the %s build; %s's compiled operators need the same CPU/CUDA flavour "
                   "(and CUDA major) as torch, otherwise you get %s."
-                  % (F.local_tag(facts), name, cv.split("+", 1)[1], name, symptoms))
+                  % (F.local_tag(facts) or "%s (untagged) " % t_kind, name, cv.split("+", 1)[1], name, symptoms))
     if want:
         fix = "Install %s %s from the same index as torch %s." % (name, want, tv)
     else:
@@ -140,6 +163,8 @@ def numpy_abi(facts):
     if not unsupported and not seen:
         return None
     first = _first_numpy2_torch(os_)
+    if first and not installable(facts, first):
+        first = None  # e.g. an Intel Mac: no torch with NumPy 2 support has a wheel there
     said = "\n`import torch` printed: %s" % seen.strip()[:600] if seen else ""
     if unsupported:
         why = ("torch %s was compiled against NumPy 1.x; on %s NumPy 2 support starts with torch %s. "
@@ -150,8 +175,8 @@ def numpy_abi(facts):
         "NumPy %s is installed, but torch %s was built for NumPy 1.x" % (np_v or "2.x", tv or "?"),
         detail=why + "torch still imports, but `tensor.numpy()`, `torch.from_numpy()` and DataLoader collation of "
                      "NumPy arrays fail with `RuntimeError: Numpy is not available`." + said,
-        fix='Install NumPy 1.x (`numpy<2`) into this environment, or upgrade torch to %s or newer.'
-            % (first or "a release that supports NumPy 2"),
+        fix=('Install NumPy 1.x (`numpy<2`) into this environment, or upgrade torch to %s or newer.' % first) if first
+        else 'Install NumPy 1.x (`numpy<2`) into this environment.',
         commands=['%s install "numpy<2"' % F.pip_cmd(facts)],
         links=["https://github.com/pytorch/pytorch/issues/107302"])
 
@@ -244,5 +269,9 @@ def torch_duplicate_install(facts):
                    "disagree about what is installed: `conda update` or installing a package that depends on pytorch "
                    "can overwrite pip's files and leave a mix of two builds." % (conda_v, first_loc, first_v),
             fix="Keep one installer: remove conda's pytorch package, then reinstall torch with pip.",
-            commands=["conda remove --force pytorch"] + reinstall, links=[INSTALL_URL])
+            # conda deletes the files it owns, which are pip's files too, but leaves pip's
+            # dist-info: without `pip uninstall` pip would call the broken torch "already satisfied".
+            commands=["conda remove --force pytorch"]
+            + [c for c in ["%s uninstall -y torch" % pip] if c not in reinstall] + reinstall,
+            links=[INSTALL_URL])
     return None

@@ -1,6 +1,8 @@
 """CUDA build vs driver vs GPU: can this torch actually use this GPU?"""
 
-from ..advice import install_advice
+import re
+
+from ..advice import install_advice, installable, unavailable_reason
 from ..kb import compat
 from . import ERROR, INFO, WARNING, check, finding, known_error_finding
 from . import _facts as F
@@ -29,6 +31,8 @@ def cpu_only_build(facts):
     nvcc = F.nvcc_version(facts)
     if gpus or F.has_nvidia_driver(facts):
         adv = install_advice(facts)
+        if adv.variant == "cpu":  # nothing tells which CUDA build this driver runs: no CPU-to-CPU "fix"
+            adv.commands, adv.why = [], "The driver's version is unknown, so which CUDA build of torch it runs is too."
         return finding(
             "torch %s is a CPU-only build, but this machine has an NVIDIA GPU" % version,
             detail="torch.version.cuda is None, so torch.cuda.is_available() is False and every .cuda() call fails with "
@@ -107,6 +111,23 @@ def driver_too_old(facts):
     need = F.driver_floor(cuda, os_)
     base = F.torch_base_version(facts)
     alt = compat.newest_variant_for_driver(base, driver, os_) if base else None
+    if ok is True and warn:
+        # The tables say driver `driver` runs this build, yet CUDA reported an older driver:
+        # torch loaded another libcuda than the driver's own (reinstalling torch cannot help).
+        found = re.search(r"found version (\d{4,6})", warn)
+        found_cuda = "%d.%d" % (int(found.group(1)) // 1000, int(found.group(1)) % 1000 // 10) if found else None
+        return finding(
+            "torch loads an older CUDA driver library than NVIDIA driver %s" % driver,
+            detail="NVIDIA driver %s supports CUDA %s, enough for torch %s (CUDA %s), but CUDA initialisation reported "
+                   "an older driver%s.\ntorch said: %s\nAnother libcuda is found first: a cuda-compat package, a "
+                   "libcuda.so copied into LD_LIBRARY_PATH or a container image, or a driver upgraded without reboot."
+                   % (driver, F.driver_cuda(facts) or "?", F.torch_version_str(facts), cuda,
+                      " (CUDA %s)" % found_cuda if found_cuda else "", warn.splitlines()[0]),
+            fix="Make the driver's own libcuda the one that loads (remove the other copy from LD_LIBRARY_PATH, or "
+                "reboot after a driver update).",
+            commands=(["ldconfig -p | grep libcuda.so", "echo $LD_LIBRARY_PATH"] if os_ == "linux" else [])
+            + ["%s -c \"import torch; print(torch.cuda.is_available())\"" % F.python_cmd(facts)],
+            links=[COMPAT_URL])
     cmds = install_advice(facts, version=base, variant=alt).commands if alt else []
     return finding(
         "NVIDIA driver %s is too old for torch %s (CUDA %s)" % (driver, F.torch_version_str(facts), cuda),
@@ -150,11 +171,19 @@ def arch_unsupported(facts):
                 fix += " It needs driver >= %s (you have %s)." % (F.driver_floor(pick_cuda, F.os_name(facts)), drv)
         else:
             newest = compat.newest_release_supporting_cc(cap, F.driver_version(facts), F.os_name(facts))
+            usable = _newest_installable_supporting(facts, cap)
             cmds = []
-            if newest:
-                minor, variant = newest
+            if usable:
+                minor, variant = usable
                 fix = "No variant of torch %s supports %s; the newest release that does is torch %s (%s)." % (base, sm, minor, variant)
                 cmds = install_advice(facts, version=minor, variant=variant).commands
+            elif newest:
+                minor, variant = newest
+                fix = ("No variant of torch %s supports %s; the newest release that does is torch %s (%s), but %s. "
+                       "Use an interpreter that release supports, or build torch from source with "
+                       "TORCH_CUDA_ARCH_LIST=%d.%d." % ((base, sm, minor, variant,
+                                                         unavailable_reason(facts, compat.latest_patch(minor) or minor))
+                                                        + cap))
             else:
                 fix = "No published torch build supports %s; build torch from source with TORCH_CUDA_ARCH_LIST=%d.%d." % ((sm,) + cap)
         out.append(finding(
@@ -163,6 +192,21 @@ def arch_unsupported(facts):
                    "fail with 'no kernel image is available for execution on the device'." % (" ".join(arch), where, sm, sm),
             fix=fix, commands=cmds, links=[INSTALL_URL]))
     return out
+
+
+def _newest_installable_supporting(facts, cap):
+    """(minor, variant) of the newest release with kernels for `cap` that has a wheel for the
+    target's Python and platform, preferring variants the driver runs."""
+    drv, os_ = F.driver_version(facts), F.os_name(facts)
+    minors = [m for m in reversed(compat.known_releases()) if installable(facts, compat.latest_patch(m) or m)]
+    for need_driver in ((True, False) if drv else (False,)):
+        for minor in minors:
+            vs = compat.variants_supporting_cc(minor, cap)
+            if need_driver:
+                vs = [v for v in vs if compat.driver_supports_cuda(drv, compat.cuda_of_variant(v), os_) is not False]
+            if vs:
+                return minor, max(vs, key=lambda v: compat._v(compat.cuda_of_variant(v)).release)
+    return None
 
 
 @check("gpu-hidden", category="gpu-hidden", severity=ERROR, requires=('driver.gpus',))
@@ -180,16 +224,17 @@ def gpu_hidden(facts):
                 detail="The driver sees %s, but an empty or negative CUDA_VISIBLE_DEVICES makes CUDA report no devices, "
                        "so torch.cuda.is_available() is False." % _gpu_names(facts),
                 fix="Unset it, or list the GPUs to use (it must be set before the process first touches CUDA).",
-                commands=["unset CUDA_VISIBLE_DEVICES", "export CUDA_VISIBLE_DEVICES=0"])
+                commands=[F.unset_env_cmd(facts, "CUDA_VISIBLE_DEVICES"), F.set_env_cmd(facts, "CUDA_VISIBLE_DEVICES", "0")])
         ids = [x.strip() for x in stripped.split(",") if x.strip()]
         bad = [x for x in ids if x.isdigit() and n_driver and int(x) >= n_driver]
-        if bad and len(bad) == len(ids):
+        if bad and ids[0] in bad:
+            # CUDA reads the list up to the first invalid entry: one in front hides every GPU.
             return finding(
                 "CUDA_VISIBLE_DEVICES=%s names GPUs that do not exist" % cvd,
-                detail="The driver sees %d GPU(s), numbered 0..%d; CUDA stops at the first invalid index, so torch sees none."
-                       % (n_driver, n_driver - 1),
+                detail="The driver sees %d GPU(s), numbered 0..%d; CUDA stops at the first invalid index (%s), so torch "
+                       "sees none." % (n_driver, n_driver - 1, ids[0]),
                 fix="Use indices 0..%d or GPU UUIDs (nvidia-smi -L)." % (n_driver - 1),
-                commands=["nvidia-smi -L", "export CUDA_VISIBLE_DEVICES=0"])
+                commands=["nvidia-smi -L", F.set_env_cmd(facts, "CUDA_VISIBLE_DEVICES", "0")])
         if isinstance(n_torch, int) and n_driver and n_torch < n_driver and ids:
             return finding(
                 "torch sees %d of the %d GPUs (CUDA_VISIBLE_DEVICES=%s)" % (n_torch, n_driver, cvd), severity=INFO,
@@ -242,7 +287,8 @@ def cuda_init_hang(facts):
                "in a bad state (Xid errors in `dmesg`), the nvidia-persistenced/fabric manager not running on NVSwitch "
                "systems, or a very slow first-time PTX JIT compile.",
         fix="Check the GPU state and driver logs; retry with a longer --timeout to rule out a slow JIT.",
-        commands=["nvidia-smi", "sudo dmesg | grep -i -E 'nvrm|xid' | tail", "systemctl status nvidia-fabricmanager"])
+        commands=["nvidia-smi", "sudo dmesg | grep -i -E 'nvrm|xid' | tail", "systemctl status nvidia-fabricmanager"]
+        if F.os_name(facts) == "linux" else ["nvidia-smi"])
 
 
 @check("cuda-toolkit-mismatch", category="cuda-toolkit-mismatch", severity=WARNING)
@@ -261,4 +307,5 @@ def toolkit_mismatch(facts):
                % (cuda, nvcc, facts.value("toolkit.nvcc_path"), nvcc, cuda),
         fix="Point CUDA_HOME at a CUDA %s toolkit when building extensions, or install the torch variant for CUDA %s."
             % (cuda.split(".")[0] + ".x", nvcc),
-        commands=["export CUDA_HOME=/usr/local/cuda-%s" % cuda])
+        commands=[F.set_env_cmd(facts, "CUDA_HOME", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v%s" % cuda
+                                if F.os_name(facts) == "windows" else "/usr/local/cuda-%s" % cuda)])

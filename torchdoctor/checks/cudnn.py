@@ -43,8 +43,20 @@ def _variant(facts) -> Optional[str]:
     return tag if tag and tag.startswith("cu") else None
 
 
+def _official_wheel(facts) -> bool:
+    """A release wheel from PyPI or download.pytorch.org (2.4.1, 2.4.1+cu124), whose cuDNN
+    pin the KB knows. NVIDIA's NGC/Jetson builds (2.5.0a0+e000cf0ad9.nv24.10), source
+    builds and nightlies ship or link their own cuDNN, and conda packages take conda's."""
+    v = F.torch_version(facts)
+    if v is None or v.is_prerelease or v.is_devrelease or F.installed_with_conda(facts):
+        return False
+    return not v.local or v.local.startswith("cu")
+
+
 def _cudnn_wheel(facts) -> Tuple[Optional[str], Optional[str]]:
-    """(name, version) of the nvidia-cudnn-cuNN wheel for torch's CUDA major, if installed."""
+    """(name, version) of the nvidia-cudnn-cuNN wheel for torch's CUDA major, if installed.
+    The name is None where torch does not use such a wheel: Windows wheels bundle cuDNN in
+    torch/lib, and builds other than official Linux wheels bring their own."""
     cuda = F.torch_cuda(facts) or compat.cuda_of_variant(_variant(facts) or "") or ""
     names = []
     if cuda:
@@ -55,6 +67,8 @@ def _cudnn_wheel(facts) -> Tuple[Optional[str], Optional[str]]:
         v = F.package_version(facts, name)
         if v:
             return name, v
+    if F.os_name(facts) != "linux" or not _official_wheel(facts):
+        return None, None
     return (names[0] if names else None), None
 
 
@@ -114,7 +128,7 @@ def cudnn_unavailable(facts):
     if not err:
         return None
     name, wheel_v = _cudnn_wheel(facts)
-    expected = compat.expected_cudnn(F.torch_version_str(facts), _variant(facts))
+    expected = compat.expected_cudnn(F.torch_version_str(facts), _variant(facts)) if _official_wheel(facts) else None
     if wheel_v:
         have = "The %s %s wheel is installed, so the library exists but could not be loaded." % (name, wheel_v)
     elif name and not F.installed_with_conda(facts):
@@ -139,7 +153,7 @@ def cudnn_version_mismatch(facts):
     version = F.torch_version_str(facts)
     name, wheel_v = _cudnn_wheel(facts)
     conda = F.installed_with_conda(facts)
-    expected = None if conda else compat.expected_cudnn(version, _variant(facts))
+    expected = compat.expected_cudnn(version, _variant(facts)) if _official_wheel(facts) else None
     skip_env = F.env(facts, "PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK")
     skip_note = (" PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=%s is set, which silences torch's own check of this."
                  % skip_env) if skip_env else ""

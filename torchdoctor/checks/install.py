@@ -1,6 +1,7 @@
 """Is torch there, does it import, and is it the torch we think it is?"""
 
 import os
+import re
 
 from ..advice import install_advice
 from ..kb import compat
@@ -12,6 +13,11 @@ INSTALL_URL = "https://pytorch.org/get-started/locally/"
 
 def _probe(facts):
     return facts.section("probe")
+
+
+def _clean_env(facts):
+    """Run without foreign native libraries: `env -u` where the loader reads those variables."""
+    return "env -u LD_LIBRARY_PATH -u LD_PRELOAD " if F.os_name(facts) == "linux" else ""
 
 
 @check("probe-failed", category="python-unsupported", severity=ERROR, requires=('probe',))
@@ -30,11 +36,13 @@ def probe_failed(facts):
             detail="The probe needs Python 3.8+, and current torch releases need %s+."
                    % (compat.supported_pythons(compat.latest_release()) or ["3.10"])[0],
             fix="Create a virtual environment with a newer Python and install torch there.",
-            commands=["python3 -m venv .venv", ".venv/bin/python -m pip install torch"])
+            commands=["py -3 -m venv .venv", ".venv\\Scripts\\python -m pip install torch"]
+            if F.os_name(facts) == "windows" else ["python3 -m venv .venv", ".venv/bin/python -m pip install torch"])
     if facts.has("python"):
         return None
     tail = p.get("stderr_tail") or p.get("stdout_tail") or "(nothing printed)"
-    check_cmd = "%s -c 'print(1)'" % F.python_cmd(facts)
+    # Double quotes: cmd.exe passes 'print(1)' on as a string literal, which prints nothing.
+    check_cmd = '%s -c "print(1)"' % F.python_cmd(facts)
     if p.get("timed_out"):
         return finding(
             "%s hung before running any code (killed after %.0f s)" % (p.get("python"), p.get("timeout_s", 0)),
@@ -69,7 +77,8 @@ def torch_not_installed(facts):
     return finding(
         "torch is not installed in %s" % py,
         detail="`import torch` raised %s. %s" % (imp.get("error"), adv.why[:1].upper() + adv.why[1:]),
-        fix="Install torch %s into this interpreter." % (adv.torch_version or ""),
+        fix=("Install torch %s into this interpreter." % adv.torch_version) if adv.commands else
+            "No torch build installs into this interpreter: %s" % adv.why.rstrip(".") + ".",
         commands=adv.commands, links=[INSTALL_URL])
 
 
@@ -102,7 +111,8 @@ def torch_import_crash(facts):
             detail="The probe was killed after %.0f s, still inside `import torch`. Last output:\n%s"
                    % (p.get("timeout_s", 0), tail),
             fix="A hang at import is usually a network filesystem, a stuck driver or a lock held by another process; retry with a longer --timeout, then check `py-spy dump` on a hung `python -c 'import torch'`.",
-            commands=["%s -X importtime -c 'import torch' 2>&1 | tail -n 20" % F.python_cmd(facts)])
+            commands=[('%s -X importtime -c "import torch" 2> importtime.txt' if F.os_name(facts) == "windows" else
+                       '%s -X importtime -c "import torch" 2>&1 | tail -n 20') % F.python_cmd(facts)])
     sig = p.get("signal")
     if sig == "SIGILL":
         flags = facts.value("cpu.flags") or []
@@ -121,7 +131,7 @@ def torch_import_crash(facts):
         "`import torch` crashed: the interpreter %s" % how,
         detail="The probe died inside `import torch`. Last output:\n%s" % tail,
         fix="A crash at import usually means mismatched native libraries (LD_LIBRARY_PATH or LD_PRELOAD pulling in another CUDA/cuDNN/OpenMP) or a corrupt install. Retry with a clean environment, then reinstall torch.",
-        commands=["env -u LD_LIBRARY_PATH -u LD_PRELOAD %s -c 'import torch'" % F.python_cmd(facts)]
+        commands=['%s%s -c "import torch"' % (_clean_env(facts), F.python_cmd(facts))]
         + install_advice(facts).commands,
         links=[INSTALL_URL])
 
@@ -159,8 +169,8 @@ def probe_crashed(facts):
         "The interpreter %s while %s" % (how, STAGE_WORDS[stage].split(" (")[0]), detail=detail,
         fix="A crash here usually comes from a native library loaded on first use (cuDNN, MKL, oneDNN, a CUDA "
             "driver library); retry without LD_LIBRARY_PATH/LD_PRELOAD to rule out a foreign copy.",
-        commands=["env -u LD_LIBRARY_PATH -u LD_PRELOAD %s -c \"import torch, torch.backends.cudnn; "
-                  "print(torch.cuda.is_available())\"" % F.python_cmd(facts)])
+        commands=["%s%s -c \"import torch, torch.backends.cudnn; "
+                  "print(torch.cuda.is_available())\"" % (_clean_env(facts), F.python_cmd(facts))])
 
 
 def _site_dirs(facts):
@@ -193,9 +203,23 @@ def torch_shadowed(facts):
                % ({"module": "file", "package": "package", "namespace-dir": "folder"}.get(first.get("kind"), "entry"),
                   path, where or "''",
                   "; the real torch is at %s" % real if real else ""),
-        fix="Rename or remove %s (and any __pycache__ next to it), or run from another directory." % os.path.basename(path or "torch"),
-        commands=["mv %s %s" % (path, os.path.join(os.path.dirname(path), "my_" + os.path.basename(path)))]
-        if path else [])
+        fix="Rename or remove %s (and any __pycache__ next to it), or run from another directory." % _basename(path or "torch"),
+        commands=[_rename_cmd(facts, path)] if path else [])
+
+
+def _basename(path):
+    return re.split(r"[\\/]", path.rstrip("\\/"))[-1]
+
+
+def _rename_cmd(facts, path):
+    """`mv` (POSIX) or `ren` (Windows) of a shadowing torch.py / torch folder to my_torch...,
+    quoted for its shell (a path with spaces would otherwise be two arguments)."""
+    base = _basename(path)
+    if F.os_name(facts) == "windows":
+        return 'ren "%s" "my_%s"' % (path.rstrip("\\/"), base)
+    import shlex
+    stripped = path.rstrip("/")
+    return "mv %s %s" % (shlex.quote(stripped), shlex.quote(os.path.join(os.path.dirname(stripped), "my_" + base)))
 
 
 @check("python-unsupported", category="python-unsupported", severity=WARNING)

@@ -2,7 +2,7 @@
 
 from typing import Optional, Tuple
 
-from ..advice import install_advice
+from ..advice import install_advice, newest_installable
 from ..facts import ABSENT
 from ..kb import compat
 from . import ERROR, INFO, WARNING, check, finding
@@ -137,14 +137,15 @@ def backends_mps_missing(facts):
     api = compat.backend_api("torch.backends.mps") or {}
     added = api.get("added")
     py = F.python_minor(facts)
-    newest = compat.newest_torch_for_python(py) if py else None
+    # the newest release with a wheel for this Python *and* this Mac (x86_64 wheels stop at 2.2)
+    newest = newest_installable(facts) if py else None
     adv = install_advice(facts, version=newest) if newest else None
     return finding(
         "torch %s has no torch.backends.mps%s" % (F.torch_version_str(facts), " (added in torch %s)" % added if added else ""),
         detail="%s. Code that calls torch.backends.mps.is_available() fails with `AttributeError: module "
                "'torch.backends' has no attribute 'mps'`, and this torch cannot use the Apple GPU."
                % (facts.reason("backends.mps") or "torch.backends.mps is missing"),
-        fix=("Upgrade torch (torch %s is the newest release for Python %s)." % (newest, py)) if newest else
+        fix=("Upgrade torch (torch %s is the newest release for Python %s on this Mac)." % (newest, py)) if newest else
             "Upgrade torch%s." % (" to %s or newer" % added if added else ""),
         commands=adv.commands if adv else [], links=[MPS_URL])
 

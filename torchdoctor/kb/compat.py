@@ -112,6 +112,11 @@ def python_supported(torch_version: Any, python_version: Any) -> Optional[bool]:
     return py in r["python"] or py in r["python_experimental"]
 
 
+def macos_x86_64_last_release() -> str:
+    """Newest torch minor with macOS x86_64 (Intel Mac, or a Python under Rosetta) wheels."""
+    return _data()["_meta"]["macos_x86_64_last_release"]["version"]
+
+
 def newest_torch_for_python(python_version: Any) -> Optional[str]:
     for minor in reversed(known_releases()):
         ok = python_supported(minor, python_version)
@@ -546,7 +551,7 @@ def _specs(pins: List[Tuple[str, str]], conda: bool = False, tag: str = "") -> s
 
 
 def install_command(torch_version: Any, variant: Any = None, installer: str = "pip",
-                    with_companions: Any = True, os: str = "linux") -> List[str]:
+                    with_companions: Any = True, os: str = "linux", machine: Any = None) -> List[str]:
     """Commands installing that torch (patch; the latest patch for a bare minor) and its
     companions, in the form the PyTorch "previous versions" page used for that era. Plain
     `pip install` when the PyPI wheel is the one wanted (Linux default variant, macOS,
@@ -554,7 +559,9 @@ def install_command(torch_version: Any, variant: Any = None, installer: str = "p
     variant the release did not ship. Unknown companion pins are left unpinned; the
     stable-ABI torchaudio is pinned as 2.11.* (which 2.11 patch each index holds is unknown).
     `with_companions`: True (torchvision and torchaudio), False, or the names to pin (the
-    companions actually installed, so a fix never adds a package the user does not have)."""
+    companions actually installed, so a fix never adds a package the user does not have).
+    `machine`: the target interpreter's platform.machine(); PyPI's default CUDA wheel is the
+    Linux x86_64 one, so on another Linux machine (aarch64) a CUDA variant keeps its index URL."""
     r, osn = _rel(torch_version), _osname(os)
     if not r or not osn or installer not in ("pip", "conda"):
         return []
@@ -585,7 +592,8 @@ def install_command(torch_version: Any, variant: Any = None, installer: str = "p
     if osn == "macos":
         ok = variant in (None, "cpu") and style.get("macos", True)
         return ["pip install " + _specs(pins)] if ok else []
-    pypi_wheel = variant is None or (osn == "linux" and variant == default_cuda(patch))
+    x86 = str(machine or "x86_64").lower() in ("x86_64", "amd64")
+    pypi_wheel = variant is None or (osn == "linux" and x86 and variant == default_cuda(patch))
     if pypi_wheel and style.get("on_pypi", True):
         return ["pip install " + _specs(pins)]
     variant = variant or (default_cuda(patch) if osn == "linux" else "cpu")  # 1.8.2 LTS: not on PyPI

@@ -195,23 +195,40 @@ def toolkit_facts(timeout: float = 10) -> Dict[str, Any]:
 
 
 # ----------------------------------------------------------------- driver ---
-SMI_QUERY = "index,name,driver_version,compute_cap,memory.total,uuid"
+SMI_FIELDS = ("index", "name", "driver_version", "compute_cap", "memory.total", "uuid")
+SMI_QUERY = ",".join(SMI_FIELDS)
+# Drivers before ~510 reject the whole query for one field they do not know:
+# 'Field "compute_cap" is not a valid field to query.'
+SMI_FIELDS_OLD = tuple(f for f in SMI_FIELDS if f != "compute_cap")
 
 
-def parse_smi_query(text: str) -> List[Dict[str, Any]]:
+def _na(value: str) -> bool:
+    return not value or value.startswith("[") or value.upper() in ("N/A", "NOT SUPPORTED")
+
+
+def parse_smi_query(text: str, fields=SMI_FIELDS) -> List[Dict[str, Any]]:
+    """Rows of `nvidia-smi --query-gpu=<fields> --format=csv,noheader,nounits`. Values a
+    driver cannot give ('[N/A]', '[Not Supported]', e.g. memory of a MIG-enabled GPU or
+    on Jetson) are left out rather than guessed."""
     gpus = []
     for line in text.splitlines():
         parts = [p.strip() for p in line.split(",")]
-        if len(parts) < 6 or not parts[0].isdigit():
+        if len(parts) > len(fields):  # a name with a comma in it
+            extra = len(parts) - len(fields)
+            parts = parts[:1] + [", ".join(parts[1:2 + extra])] + parts[2 + extra:]
+        if len(parts) < len(fields) or not parts[0].isdigit():
             continue
-        gpu: Dict[str, Any] = {"index": int(parts[0]), "name": parts[1], "driver_version": parts[2]}
-        m = re.match(r"^(\d+)\.(\d+)$", parts[3])
+        row = dict(zip(fields, parts))
+        gpu: Dict[str, Any] = {"index": int(row["index"]), "name": row["name"]}
+        if not _na(row.get("driver_version", "")):
+            gpu["driver_version"] = row["driver_version"]
+        m = re.match(r"^(\d+)\.(\d+)$", row.get("compute_cap", ""))
         if m:
             gpu["capability"] = [int(m.group(1)), int(m.group(2))]
-        if parts[4].isdigit():
-            gpu["total_memory"] = int(parts[4]) * 1024 * 1024
-        if parts[5].startswith("GPU-"):
-            gpu["uuid"] = parts[5]
+        if row.get("memory.total", "").isdigit():
+            gpu["total_memory"] = int(row["memory.total"]) * 1024 * 1024
+        if row.get("uuid", "").startswith("GPU-"):
+            gpu["uuid"] = row["uuid"]
         gpus.append(gpu)
     return gpus
 
@@ -227,6 +244,10 @@ def parse_smi_banner(text: str) -> Dict[str, str]:
     return out
 
 
+def _smi_query(smi: str, fields, timeout: float) -> proc.ProcResult:
+    return proc.run([smi, "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"], timeout=timeout)
+
+
 def nvidia_smi_facts(timeout: float = 10) -> Dict[str, Any]:
     smi = shutil.which("nvidia-smi")
     if not smi:
@@ -238,10 +259,14 @@ def nvidia_smi_facts(timeout: float = 10) -> Dict[str, Any]:
     banner: Dict[str, proc.ProcResult] = {}
     t = threading.Thread(target=lambda: banner.setdefault("r", proc.run([smi], timeout=timeout)), daemon=True)
     t.start()
-    q = proc.run([smi, "--query-gpu=" + SMI_QUERY, "--format=csv,noheader,nounits"], timeout=timeout)
+    fields = SMI_FIELDS
+    q = _smi_query(smi, fields, timeout)
+    if not q.ok and not q.timed_out and "compute_cap" in (q.stdout + q.stderr):
+        fields = SMI_FIELDS_OLD  # an older driver: ask again without the field it rejects
+        q = _smi_query(smi, fields, timeout)
     t.join(timeout + 10)
     if q.ok:
-        out["gpus"] = parse_smi_query(q.stdout)
+        out["gpus"] = parse_smi_query(q.stdout, fields)
         if not out["gpus"] and q.stdout.strip():
             out["gpus"] = failed("unparsed output: " + proc.last_lines(q.stdout, 3)[:300])
     else:

@@ -44,7 +44,7 @@ COLLECT_ENV_PATTERNS = ("torch", "numpy", "triton", "optree", "mypy", "flake8", 
                         "intel-cmplr-lic-rt", "intel-opencl-rt", "intel-sycl-rt", "mkl", "onemkl-sycl",
                         "intel-openmp", "tbb", "impi-rt", "impi-devel", "oneccl", "intel-pti", "umf", "tcmlib")
 CONDA_PATTERNS = COLLECT_ENV_PATTERNS + ("cudatoolkit", "soumith", "magma", "cuda-version", "llvm-openmp",
-                                         "libblas", "pytorch")
+                                         "libblas", "pytorch", "cpuonly")
 
 
 def _reported(key, patterns):
@@ -163,6 +163,19 @@ class Writer:
         self.fh.flush()
 
 
+def _cwd():
+    """os.getcwd(), which raises when the directory was deleted under the process."""
+    try:
+        return os.getcwd()
+    except CATCH as e:  # noqa: BLE001
+        return failed(e)
+
+
+def _path_entries():
+    """sys.path entries the import system uses: only strings count (others are ignored)."""
+    return [p for p in sys.path if isinstance(p, str)]
+
+
 # --------------------------------------------------------------- python ----
 def python_facts():
     import platform
@@ -185,8 +198,8 @@ def python_facts():
         "conda_env": os.environ.get("CONDA_DEFAULT_ENV") if conda_prefix else absent("not a conda env"),
         "gil_disabled": bool(getattr(sys, "_is_gil_enabled", lambda: True)() is False),
         "sys_version": sys.version.replace("\n", " "),
-        "cwd": os.getcwd(),
-        "sys_path": [p for p in sys.path][:50],
+        "cwd": _cwd(),
+        "sys_path": _path_entries()[:50],
     }
 
 
@@ -243,7 +256,7 @@ def package_facts():
     """
     found = {}
     duplicates = {}
-    for entry in sys.path:
+    for entry in _path_entries():
         if not entry or not os.path.isdir(entry):
             continue
         try:
@@ -307,8 +320,11 @@ def _safe_listdir(path):
 def torch_location_facts():
     """Where ``import torch`` would come from, found without importing it."""
     candidates = []
-    for entry in sys.path:
-        base = entry or os.getcwd()
+    cwd = _cwd()
+    for entry in _path_entries():
+        base = entry or cwd
+        if not isinstance(base, str):
+            continue  # the current directory is gone: nothing there to shadow torch
         for name in ("torch", "torch.py"):
             p = os.path.join(base, name)
             if os.path.isdir(p) and name == "torch":
@@ -325,7 +341,7 @@ def torch_location_facts():
             origin = spec.origin or (list(spec.submodule_search_locations or []) or [None])[0]
     except CATCH as e:  # noqa: BLE001
         origin = failed(e)
-    return {"candidates": candidates[:10], "spec_origin": origin, "cwd": os.getcwd()}
+    return {"candidates": candidates[:10], "spec_origin": origin, "cwd": cwd}
 
 
 # ----------------------------------------------------------------- torch ----
@@ -348,7 +364,9 @@ def _parse_config(text):
             if low.startswith("cpu capability usage"):
                 out["cpu_capability"] = item.split(":", 1)[1].strip()
             elif "math kernel library version" in low:
-                out["mkl_version"] = item.split("Version", 1)[1].strip().split("-")[0].strip()
+                m = re.search(r"version\s+(\S+)", item, re.I)
+                if m:
+                    out["mkl_version"] = m.group(1).split("-")[0]
             elif "mkl-dnn" in low or "onednn" in low:
                 m = re.search(r"v(\d+(?:\.\d+)*)", item)
                 if m:

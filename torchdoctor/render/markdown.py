@@ -38,6 +38,18 @@ def esc(text: str) -> str:
     return text
 
 
+_SETEXT = re.compile(r"^(\s{0,3})([-=])")
+
+
+def line(text: str) -> str:
+    """One line of a paragraph: escaped, and a line of only dashes or equals signs (a
+    separator in a pasted log) can no longer turn the line above into a heading."""
+    out = esc(text)
+    if re.fullmatch(r"\s*[-=][-=\s]*", text):
+        out = _SETEXT.sub(lambda m: m.group(1) + "\\" + m.group(2), out, count=1)
+    return out
+
+
 def cell(text: str) -> str:
     return esc(text).replace("\r", "").replace("\n", "<br>")
 
@@ -135,7 +147,7 @@ def render_finding(f: Finding) -> List[str]:
     out = ["#### %s %s: %s" % (SEV_ICON.get(f.severity, ""), f.severity.capitalize(), esc(f.title)), "",
            "`%s` \u00b7 %s" % (f.id, esc(f.category)), ""]
     if f.detail:
-        out.append("  \n".join(esc(ln) for ln in f.detail.strip().splitlines()))
+        out.append("  \n".join(line(ln) for ln in f.detail.strip().splitlines()))
         out.append("")
     if f.fix.summary:
         out.append("**Fix:** " + esc(f.fix.summary))

@@ -107,8 +107,17 @@ def torch_build(facts: Facts) -> List[Row]:
         rows.append(Row("debug build", _yn(t.get("debug")) if not isinstance(t.get("debug"), dict) else facts.describe("torch.debug"),
                         "warn" if t.get("debug") is True else "info"))
         for key, label in (("cuda", "CUDA build"), ("hip", "ROCm/HIP build"), ("xpu", "XPU build")):
-            rows.append(Row(label, facts.describe("torch." + key) if facts.has("torch." + key) else "no",
-                            "ok" if facts.has("torch." + key) else "na", ("cpu-only-build",) if key == "cuda" else ()))
+            path = "torch." + key
+            st = facts.state(path)
+            if st == PRESENT and facts.value(path) is not None:
+                value, mark = facts.describe(path), "ok"
+            elif st == UNKNOWN:  # a paste that does not say: not the same as "no"
+                value, mark = "unknown", "unknown"
+            elif st == FAILED:
+                value, mark = facts.describe(path), "bad"
+            else:
+                value, mark = "no", "na"
+            rows.append(Row(label, value, mark, ("cpu-only-build",) if key == "cuda" else ()))
         cap = facts.value("torch.config.cpu_capability")
         if cap:
             rows.append(Row("CPU kernels", str(cap), "info"))
@@ -216,7 +225,7 @@ def gpu_driver(facts: Facts) -> List[Row]:
     nv = facts.value("toolkit.nvcc")
     where = facts.value("toolkit.nvcc_path")
     rows.append(Row("CUDA toolkit (nvcc)", "%s%s" % (nv, " (%s)" % where if where else "") if isinstance(nv, str)
-                    else facts.describe("toolkit.nvcc"), "info" if isinstance(nv, str) else "na"))
+                    else facts.describe("toolkit.nvcc"), "info" if isinstance(nv, str) else _state_mark(facts, "toolkit.nvcc")))
     return rows
 
 
@@ -256,7 +265,10 @@ def configuration(facts: Facts) -> List[Row]:
         rows.append(Row("deterministic algorithms", _fmt(rt.get("are_deterministic_algorithms_enabled")), "info", ("config",)))
         rows.append(Row("float32 matmul precision", _fmt(rt.get("get_float32_matmul_precision")), "info", ("config",)))
     if not rows:
-        rows.append(Row("environment", "no torch-related variables set", "info"))
+        if facts.state("env") == UNKNOWN:
+            rows.append(Row("environment", "unknown (not in the input)", "unknown"))
+        else:
+            rows.append(Row("environment", "no torch-related variables set", "info"))
     return rows
 
 
@@ -266,9 +278,9 @@ SECTIONS = (("Python & OS", python_os), ("torch build", torch_build), ("torch.ba
 
 def build(facts: Facts, findings: Iterable[Finding] = ()) -> List[Tuple[str, List[Row]]]:
     worst: Dict[str, str] = {}
-    for f in findings:
-        cur = worst.get(f.category)
-        if cur != "error":
+    rank = {"error": 2, "warning": 1}
+    for f in findings:  # the most severe finding of each category marks its rows
+        if f.category not in worst or rank.get(f.severity, 0) > rank.get(worst[f.category], 0):
             worst[f.category] = f.severity
     out = []
     for title, fn in SECTIONS:
