@@ -37,3 +37,51 @@ def test_traceback_logged_as_one_string():
             'AssertionError: Torch not compiled with CUDA enabled\\n"}')
     found = match_text(line)
     assert found and found[0].entry.category == "cpu-only-build"
+
+
+# Another framework's log: the same cuDNN line as torch prints, from TensorFlow's own code.
+TF_LOG = ("2021-03-02 10:11:12.000001: I tensorflow/stream_executor/platform/default/dso_loader.cc:49] "
+          "Successfully opened dynamic library libcudnn.so.8\n"
+          "2021-03-02 10:11:13.000002: E tensorflow/stream_executor/cuda/cuda_dnn.cc:336] "
+          "Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\n")
+
+
+def test_another_frameworks_error_gets_no_diagnosis():
+    assert match_text(TF_LOG) == []
+    # the same line from torch is diagnosed
+    assert top("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR") is not None
+
+
+def test_a_torch_error_beside_another_frameworks_log_is_still_diagnosed():
+    text = TF_LOG + ('  File "/venv/lib/python3.10/site-packages/torch/nn/modules/conv.py", line 456\n'
+                     "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR\n")
+    assert top(text) is not None
+
+
+def test_log_scan_applies_the_same_rule_across_chunks():
+    import io
+    from torchdoctor.explain.matcher import scan_stream
+    filler = b"step 1 loss 0.5\n" * 20000  # the marker and the error land in different chunks
+    data = TF_LOG.encode()[:200] + b"\n" + filler + TF_LOG.encode()
+    assert scan_stream(io.BytesIO(data), chunk_size=4096) == []
+    with_torch = data + b'  File "/x/site-packages/torch/nn/functional.py", line 1\n'
+    assert scan_stream(io.BytesIO(with_torch), chunk_size=4096) != []
+
+
+WINERR127 = "OSError: [WinError 127] The specified procedure could not be found"
+TORCHAUDIO_FRAME = ('  File "C:\\venv\\Lib\\site-packages\\torchaudio\\_extension\\utils.py", line 61, in _load_lib\n'
+                    "    torch.ops.load_library(path)\n")
+
+
+def test_an_entry_with_context_applies_only_beside_it():
+    assert top(WINERR127) == "windows-dll-load"
+    assert top(TORCHAUDIO_FRAME + WINERR127) == "torchaudio-mismatch"
+
+
+def test_context_seen_in_an_earlier_chunk_of_a_log_counts():
+    import io
+    from torchdoctor.explain.matcher import scan_stream
+    data = (TORCHAUDIO_FRAME + "step 1 loss 0.5\n" * 5000 + WINERR127 + "\n").encode()
+    found = scan_stream(io.BytesIO(data), chunk_size=4096)
+    assert found[0].entry.category == "torchaudio-mismatch"
+    assert scan_stream(io.BytesIO(data[len(TORCHAUDIO_FRAME):]), chunk_size=4096)[0].entry.category == "windows-dll-load"

@@ -81,12 +81,14 @@ def reference_scan(data: bytes):
         data = data.decode("utf-16", "replace").encode("utf-8", "surrogatepass")
     elif data[:3] == codecs.BOM_UTF8:
         data = data[3:]
-    col = M.Collector()
+    col = M.Collector(INDEX)
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     for i, raw in enumerate(lines):
         line = M.normalize(raw.decode("utf-8", "replace"))
+        col.context.feed(line)
+        col.context.feed_chunk(raw.replace(b"\r", b""))
         hits = INDEX.match_line(line)
         if hits:
             col.add(i + 1, line, hits)
@@ -157,8 +159,9 @@ def wrapped_text(draw):
 
 def reference_match_text(text):
     """match_text as first written: every line, then every joined pair."""
-    col = M.Collector()
+    col = M.Collector(INDEX)
     lines = [M.normalize(ln) for ln in text.splitlines()]
+    col.context.feed_text("\n".join(lines))
     for i, line in enumerate(lines):
         hits = INDEX.match_line(line)
         if hits:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import IO, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from ..kb.errors import Entry, Pattern, load_entries
+from ..kb.errors import Entry, Pattern, foreign_frameworks, load_entries
 
 CHUNK = 1024 * 1024  # 1 MiB: as fast as larger reads, and a small, flat peak RSS
 MAX_LINE = 64 * 1024  # longer lines are matched on their first and last 32 KiB
@@ -89,7 +89,16 @@ class Index:
         for entry, p in self.pairs:
             t = next((g for g in GENERIC_TRIGGERS if g in p.anchor), None)
             self.by_trigger.setdefault(t if t is not None else p.anchor, []).append((entry, p))
-        self.anchors = sorted({p.anchor for _, p in self.pairs if p.anchor})
+        # Entries' context literals are anchors too, so a log scan sees every line that
+        # holds one. Other frameworks' markers are not: the scan looks for them per chunk
+        # only until torch's own name turns up, which in a torch log is at once.
+        foreign = foreign_frameworks()
+        self.foreign_markers = tuple(foreign["markers"])
+        self.foreign_markers_bytes = tuple(m.encode() for m in self.foreign_markers)
+        self.own_markers = tuple(foreign["own"])
+        self.own_markers_bytes = tuple(m.encode() for m in self.own_markers)
+        self.context_literals = tuple(sorted({c for e in self.entries for c in e.context}))
+        self.anchors = sorted({p.anchor for _, p in self.pairs if p.anchor} | set(self.context_literals))
         self.longest_anchor = max((len(a) for a in self.anchors), default=1)
         # An anchorless pattern (the KB tests forbid them) could match any line.
         self.every_line = any(not p.anchor for _, p in self.pairs)
@@ -148,9 +157,46 @@ def default_index() -> Index:
     return Index(load_entries())
 
 
+class Context:
+    """What the whole input holds besides its error lines: entries' context literals,
+    and whether it is another framework's output (see kb/data/foreign.json)."""
+
+    def __init__(self, index: "Index"):
+        self.index = index
+        self.seen: set = set()  # context literals found
+        self.own = False  # torch's own name found
+        self.foreign = False  # a marker of another framework found
+
+    def feed(self, text: str) -> None:
+        """A whole text, or (log scan) one anchor line of it."""
+        for lit in self.index.context_literals:
+            if lit not in self.seen and lit in text:
+                self.seen.add(lit)
+
+    def feed_text(self, text: str) -> None:
+        self.feed(text)
+        self.own = self.own or any(m in text for m in self.index.own_markers)
+        if not self.own:
+            self.foreign = self.foreign or any(m in text for m in self.index.foreign_markers)
+
+    def feed_chunk(self, chunk: bytes) -> None:
+        """A chunk of a log: looks for the framework markers until torch is named."""
+        if self.own:
+            return
+        self.own = any(m in chunk for m in self.index.own_markers_bytes)
+        if not self.own and not self.foreign:
+            self.foreign = any(m in chunk for m in self.index.foreign_markers_bytes)
+
+    def apply(self, matches: List["Match"]) -> List["Match"]:
+        if self.foreign and not self.own:
+            return []  # TensorFlow's, JAX's... error that never mentions torch
+        return [m for m in matches if not m.entry.context or any(c in self.seen for c in m.entry.context)]
+
+
 class Collector:
-    def __init__(self):
+    def __init__(self, index: "Index"):
         self.found: Dict[str, Match] = {}
+        self.context = Context(index)
 
     def add(self, line_no: int, text: str, hits) -> None:
         for entry, score, groups in hits:
@@ -167,7 +213,7 @@ class Collector:
                     m.groups.setdefault(k, v)
 
     def results(self) -> List[Match]:
-        return rank(list(self.found.values()))
+        return rank(self.context.apply(list(self.found.values())))
 
 
 def rank(matches: List[Match]) -> List[Match]:
@@ -177,11 +223,12 @@ def rank(matches: List[Match]) -> List[Match]:
 def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
     """Matches in an in-memory text, best first."""
     index = index or default_index()
-    col = Collector()
+    col = Collector(index)
     if "\\n" in text and text.count("\n") < 3:
         # One logged string holding a whole traceback ("...\\nRuntimeError: ...").
         text = text.replace("\\r\\n", "\n").replace("\\n", "\n")
     lines = [normalize(ln) for ln in text.splitlines()]
+    col.context.feed_text("\n".join(lines))
     if len(lines) <= DIRECT_LINES or index.every_line:
         singles: Iterable[int] = range(len(lines))
         pairs: Iterable[int] = range(len(lines) - 1)
@@ -284,7 +331,7 @@ def _blocks(fh: IO[bytes], chunk_size: int) -> Iterator[bytes]:
 def scan_stream(fh: IO[bytes], index: Optional[Index] = None, chunk_size: int = CHUNK) -> List[Match]:
     """Matches in a binary stream of any size, in constant memory."""
     index = index or default_index()
-    col = Collector()
+    col = Collector(index)
     line_base = 0  # lines before the current chunk
     carry = b""
     pre: Optional[Prefilter] = None
@@ -315,6 +362,7 @@ def _scan_chunk(chunk: bytes, line_base: int, pre: Optional["Prefilter"], index:
         text = _ANSI_BYTES.sub(b"", text)
     if b"\r" in text:
         text = text.replace(b"\r", b"")
+    col.context.feed_chunk(text)
     if pre is None:
         pre = index.prefilter(text)
     starts = pre.line_starts(text, budget=True)
@@ -337,6 +385,7 @@ def _scan_chunk(chunk: bytes, line_base: int, pre: Optional["Prefilter"], index:
             if orig is None:
                 orig = chunk.split(b"\n")
             line = normalize(_decode(orig[last_line - line_base]))
+        col.context.feed(line)
         hits = index.match_line(line)
         if hits:
             col.add(last_line + 1, line, hits)

@@ -9,6 +9,7 @@ Entry shape (see docs/knowledge-base.md)::
      "fix": {"summary": "...", "commands": ["..."]},
      "tailor": "cpu_only_build",                 # optional hook in explain/tailor.py
      "priority": 0,                              # optional tie-breaker; negative = generic
+     "context": ["torchaudio"],                  # optional: applies only if the input holds one
      "links": ["https://..."], "sources": ["https://..."],
      "examples": [{"text": "...", "source": "https://..."}]}
 
@@ -77,6 +78,9 @@ class Entry:
     examples: List[Dict[str, str]] = field(default_factory=list)
     tailor: Optional[str] = None
     priority: int = 0
+    # Literal strings of which the input must hold at least one (anywhere) for this entry
+    # to apply: a generic line ("WinError 127") means this entry's cause only beside them.
+    context: List[str] = field(default_factory=list)
     file: str = ""
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -138,7 +142,8 @@ def _entry(raw: Dict[str, Any], fname: str, anchors: Dict[str, str]) -> Entry:
         id=raw["id"], category=raw["category"], title=raw["title"], cause=raw["cause"],
         fix=raw["fix"], patterns=pats,
         links=list(raw.get("links", [])), sources=list(raw["sources"]), examples=list(raw["examples"]),
-        tailor=raw.get("tailor"), priority=int(raw.get("priority", 0)), file=fname, raw=raw,
+        tailor=raw.get("tailor"), priority=int(raw.get("priority", 0)), context=list(raw.get("context", [])),
+        file=fname, raw=raw,
     )
 
 
@@ -159,6 +164,17 @@ def load_entries() -> Tuple[Entry, ...]:
             seen.add(e.id)
             entries.append(e)
     return tuple(entries)
+
+
+FOREIGN_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "foreign.json")
+
+
+@lru_cache(maxsize=1)
+def foreign_frameworks() -> Dict[str, Any]:
+    """{"markers": [...], "own": [...]}: an input that holds a marker of another framework
+    and none of `own` is that framework's error, not torch's (kb/data/foreign.json)."""
+    with open(FOREIGN_FILE, encoding="utf-8") as fh:
+        return json.load(fh)
 
 
 def get_entry(entry_id: str) -> Optional[Entry]:
