@@ -85,3 +85,10 @@ def test_context_seen_in_an_earlier_chunk_of_a_log_counts():
     found = scan_stream(io.BytesIO(data), chunk_size=4096)
     assert found[0].entry.category == "torchaudio-mismatch"
     assert scan_stream(io.BytesIO(data[len(TORCHAUDIO_FRAME):]), chunk_size=4096)[0].entry.category == "windows-dll-load"
+
+
+def test_a_benign_warning_does_not_outrank_the_crash_after_it():
+    text = ("[W NNPACK.cpp:64] Could not initialize NNPACK! Reason: Unsupported hardware.\n"
+            "Illegal instruction (core dumped)\n")
+    assert top(text) == "illegal-instruction"
+    assert top(text.splitlines()[0]) == "nnpack-unsupported"  # alone, it is still explained
