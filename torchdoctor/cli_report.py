@@ -7,7 +7,6 @@ differences (diff), 2 usage or input error (one line, never a traceback).
 
 import json
 import os
-import subprocess
 import sys
 from typing import List, Optional, Tuple
 
@@ -88,6 +87,7 @@ def _clipboard_commands() -> List[Tuple[List[str], str]]:
 
 
 def copy_to_clipboard(text: str) -> Tuple[bool, str]:
+    import subprocess  # only --copy needs it; every other verb starts without it
     cands = _clipboard_commands()
     if not cands:
         return False, ("no clipboard here (no pbcopy, clip, wl-copy with WAYLAND_DISPLAY, or xclip/xsel with "

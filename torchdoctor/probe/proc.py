@@ -7,12 +7,13 @@ tail, which is where the real error is.
 
 import os
 import signal
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import List, Mapping, Optional
+from typing import TYPE_CHECKING, List, Mapping, Optional
+
+if TYPE_CHECKING:
+    import subprocess
 
 TAIL_BYTES = 64 * 1024
 
@@ -56,7 +57,7 @@ def _tail(fh) -> tuple:
     return data.decode("utf-8", "replace"), size > TAIL_BYTES
 
 
-def _kill_tree(p: subprocess.Popen) -> None:
+def _kill_tree(p: "subprocess.Popen") -> None:
     try:
         if os.name == "posix":
             os.killpg(p.pid, signal.SIGKILL)
@@ -69,7 +70,7 @@ def _kill_tree(p: subprocess.Popen) -> None:
             pass
 
 
-def _wait(p: subprocess.Popen, timeout: float) -> int:
+def _wait(p: "subprocess.Popen", timeout: float) -> int:
     """p.wait(timeout) without its polling latency.
 
     Popen.wait(timeout=...) polls with sleeps that grow to 50 ms, so a child
@@ -93,6 +94,7 @@ def _wait(p: subprocess.Popen, timeout: float) -> int:
             finally:
                 os.close(fd)
             if not ready:
+                import subprocess
                 raise subprocess.TimeoutExpired(p.args, timeout)
             return p.wait(timeout=timeout)
     return p.wait(timeout=timeout)
@@ -100,6 +102,10 @@ def _wait(p: subprocess.Popen, timeout: float) -> int:
 
 def run(argv: List[str], timeout: float, env: Optional[Mapping[str, str]] = None,
         cwd: Optional[str] = None) -> ProcResult:
+    # Imported here: `explain` loads this module for its cheap facts and, on a machine
+    # without nvidia-smi, never starts a process (subprocess + tempfile cost ~7 ms).
+    import subprocess
+    import tempfile
     res = ProcResult(argv=list(argv))
     t0 = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:

@@ -6,7 +6,6 @@ from typing import List, Optional
 from ..explain import Explanation
 from ..findings import Finding
 from ..report import Report
-from . import rows as R
 from .style import Style
 
 SEV_MARK = {"error": "bad", "warning": "warn", "info": "info"}
@@ -34,6 +33,7 @@ def render_finding(f: Finding, st: Style) -> List[str]:
 def render_check(report: Report, st: Style, footer: Optional[str] = None) -> str:
     """`footer` replaces the default "probed PYTHON in N s" line (e.g. for --from)."""
     out: List[str] = []
+    from . import rows as R  # the check layout: explain does not need it at start-up
     for title, rows in R.build(report.facts, report.findings):
         out.append(st.paint(title, "title"))
         width = min(max((len(r.label) for r in rows), default=10), 28)
