@@ -41,6 +41,8 @@ def test_entry_shape_and_sources(entry):
         assert URL.match(link), link
     for lit in entry.context:  # anchors of the log scan: short ones would mark most lines
         assert isinstance(lit, str) and len(lit) >= 4, "context literal too short: %r" % lit
+    for other in entry.refines:
+        assert other in IDS and other != entry.id, "refines an unknown entry: %r" % other
 
 
 def _repeats(parsed, depth=0):

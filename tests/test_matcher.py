@@ -76,6 +76,8 @@ TORCHAUDIO_FRAME = ('  File "C:\\venv\\Lib\\site-packages\\torchaudio\\_extensio
 def test_an_entry_with_context_applies_only_beside_it():
     assert top(WINERR127) == "windows-dll-load"
     assert top(TORCHAUDIO_FRAME + WINERR127) == "torchaudio-mismatch"
+    # the generic entry it refines is not listed beside it
+    assert [m.entry.category for m in match_text(TORCHAUDIO_FRAME + WINERR127)] == ["torchaudio-mismatch"]
 
 
 def test_context_seen_in_an_earlier_chunk_of_a_log_counts():

@@ -190,7 +190,9 @@ class Context:
     def apply(self, matches: List["Match"]) -> List["Match"]:
         if self.foreign and not self.own:
             return []  # TensorFlow's, JAX's... error that never mentions torch
-        return [m for m in matches if not m.entry.context or any(c in self.seen for c in m.entry.context)]
+        kept = [m for m in matches if not m.entry.context or any(c in self.seen for c in m.entry.context)]
+        hidden = {r for m in kept for r in m.entry.refines}
+        return [m for m in kept if m.entry.id not in hidden]
 
 
 class Collector:

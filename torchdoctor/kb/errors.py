@@ -10,6 +10,7 @@ Entry shape (see docs/knowledge-base.md)::
      "tailor": "cpu_only_build",                 # optional hook in explain/tailor.py
      "priority": 0,                              # optional tie-breaker; negative = generic
      "context": ["torchaudio"],                  # optional: applies only if the input holds one
+     "refines": ["windows-dll-procedure-not-found"],  # optional: hides these when it applies
      "links": ["https://..."], "sources": ["https://..."],
      "examples": [{"text": "...", "source": "https://..."}]}
 
@@ -81,6 +82,8 @@ class Entry:
     # Literal strings of which the input must hold at least one (anywhere) for this entry
     # to apply: a generic line ("WinError 127") means this entry's cause only beside them.
     context: List[str] = field(default_factory=list)
+    # Ids of generic entries this one narrows down: when both match, only this one is shown.
+    refines: List[str] = field(default_factory=list)
     file: str = ""
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -143,7 +146,7 @@ def _entry(raw: Dict[str, Any], fname: str, anchors: Dict[str, str]) -> Entry:
         fix=raw["fix"], patterns=pats,
         links=list(raw.get("links", [])), sources=list(raw["sources"]), examples=list(raw["examples"]),
         tailor=raw.get("tailor"), priority=int(raw.get("priority", 0)), context=list(raw.get("context", [])),
-        file=fname, raw=raw,
+        refines=list(raw.get("refines", [])), file=fname, raw=raw,
     )
 
 
