@@ -94,3 +94,13 @@ def test_a_benign_warning_does_not_outrank_the_crash_after_it():
             "Illegal instruction (core dumped)\n")
     assert top(text) == "illegal-instruction"
     assert top(text.splitlines()[0]) == "nnpack-unsupported"  # alone, it is still explained
+
+
+def test_log_scan_normalises_lines_of_a_crlf_log_as_a_paste_is():
+    # The scan strips CRs of a whole chunk first; the rest of normalize() (escaped quotes
+    # of a repr()'d message) must still apply to its lines.
+    import io
+    from torchdoctor.explain.matcher import scan_stream
+    text = "ModuleNotFoundError: No module named \\'torch.backends.cudnn\\'\r\n"
+    want = [m.id for m in match_text(text)]
+    assert want and [m.id for m in scan_stream(io.BytesIO(text.encode()))] == want

@@ -51,14 +51,16 @@ _FOLD_CHARS = frozenset("\uff1a\uff08\uff09\uff0c\uff1f\u201c\u201d\u2018\u2019\
 def normalize(line: str) -> str:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
-    if "\\'" in line:
-        line = line.replace("\\'", "'")
-    if not line.isascii() and not _FOLD_CHARS.isdisjoint(line):
-        line = line.translate(_FOLD)
     return _normalize_rest(line.rstrip("\r\n").replace("\r", ""))
 
 
 def _normalize_rest(line: str) -> str:
+    """All of normalize() but removing ANSI sequences and CRs (the log scan does
+    those on whole chunks)."""
+    if "\\'" in line:
+        line = line.replace("\\'", "'")
+    if not line.isascii() and not _FOLD_CHARS.isdisjoint(line):
+        line = line.translate(_FOLD)
     if len(line) > MAX_LINE:
         line = line[: MAX_LINE // 2] + " ... " + line[-MAX_LINE // 2:]
     return _PROMPT.sub("", line, count=1)
@@ -381,7 +383,7 @@ def _scan_chunk(chunk: bytes, line_base: int, pre: Optional["Prefilter"], index:
         if text is chunk:
             line = normalize(_decode(raw))
         elif raw.isascii():
-            # ANSI and CR already stripped, exactly as normalize() would.
+            # ANSI and CR already stripped: the rest of normalize() still applies.
             line = _normalize_rest(raw.decode("ascii"))
         else:  # decode before stripping, as normalize() does
             if orig is None:
