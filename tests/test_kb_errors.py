@@ -6,8 +6,9 @@ import time
 
 import pytest
 
+from regex_shape import repeats
 from torchdoctor.explain.matcher import match_text
-from torchdoctor.kb.errors import _sre_c, _sre_parse, load_entries
+from torchdoctor.kb.errors import _sre_c, load_entries
 from torchdoctor.kb.taxonomy import CATEGORIES
 
 ENTRIES = load_entries()
@@ -45,29 +46,13 @@ def test_entry_shape_and_sources(entry):
         assert other in IDS and other != entry.id, "refines an unknown entry: %r" % other
 
 
-def _repeats(parsed, depth=0):
-    """Yield (max, nested) for every repeat in a parsed pattern."""
-    for op, av in parsed:
-        if op in (_sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT):
-            lo, hi, sub = av
-            yield hi, depth > 0
-            yield from _repeats(sub, depth + 1)
-        elif op is _sre_c.SUBPATTERN:
-            yield from _repeats(av[-1], depth)
-        elif op is _sre_c.BRANCH:
-            for alt in av[1]:
-                yield from _repeats(alt, depth)
-        elif op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
-            yield from _repeats(av[1], depth)
-
-
 @pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
 def test_patterns_are_linear_time_safe(entry):
     for p in entry.patterns:
         assert "(?i" not in p.source, "case-insensitive patterns defeat the literal prefilter; use [Xx]"
         assert len(p.anchor) >= 4, "pattern %r needs a literal anchor of 4+ characters" % p.source
         assert p.anchor.strip(), p.source
-        for hi, nested in _repeats(_sre_parse.parse(p.source)):
+        for hi, nested, _ in repeats(p.source):
             assert hi != _sre_c.MAXREPEAT, "unbounded repeat in %r: use a bound like .{0,200}" % p.source
             assert not nested, "nested repeat in %r" % p.source
 

@@ -24,8 +24,9 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from regex_shape import repeats
 from torchdoctor.explain import matcher as M
-from torchdoctor.kb.errors import _sre_c, _sre_parse, load_entries
+from torchdoctor.kb.errors import _sre_c, load_entries
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -199,25 +200,10 @@ def test_match_text_takes_any_text(text):
 
 
 # ------------------------------------------------------ linear by structure --
-def _repeats(parsed, depth=0):
-    for op, av in parsed:
-        if op in (_sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT, getattr(_sre_c, "POSSESSIVE_REPEAT", None)):
-            lo, hi, sub = av
-            yield hi, depth > 0, list(sub)
-            yield from _repeats(sub, depth + 1)
-        elif op is _sre_c.SUBPATTERN:
-            yield from _repeats(av[-1], depth)
-        elif op is _sre_c.BRANCH:
-            for alt in av[1]:
-                yield from _repeats(alt, depth)
-        elif op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
-            yield from _repeats(av[1], depth)
-
-
 @pytest.mark.parametrize("rx", [M._ANSI, M._ANSI_BYTES, M._PROMPT], ids=["ansi", "ansi-bytes", "prompt"])
 def test_matcher_regexes_cannot_backtrack_badly(rx):
     pattern = rx.pattern.decode("latin-1") if isinstance(rx.pattern, bytes) else rx.pattern
-    for hi, nested, sub in _repeats(_sre_parse.parse(pattern)):
+    for hi, nested, sub in repeats(pattern):
         assert not nested, "nested repeat in %r" % pattern
         if hi == _sre_c.MAXREPEAT:
             # An unbounded repeat only over one character class, and only

@@ -125,14 +125,9 @@ class Index:
                 if skip and entry.id in skip:
                     continue
                 m = pat.regex.search(line)
-                if not m:
-                    continue
-                score = len(pat.anchor) + 20 * entry.priority + min(m.end() - m.start(), 200) / 10.0
-                if entry.id not in best or score > best[entry.id][1]:
-                    groups = {k: v for k, v in m.groupdict().items() if v is not None}
-                    best[entry.id] = (entry, score, groups)
+                if m:
+                    _keep_best(best, entry, pat, m)
         return sorted(best.values(), key=lambda h: self.order[h[0].id])
-
 
     def match_line_folded(self, line: str) -> List[Tuple[Entry, float, Dict[str, str]]]:
         """Hits ignoring case, for text retyped in lower case (issue titles,
@@ -143,15 +138,21 @@ class Index:
             if not pat.anchor or pat.anchor.lower() not in low:
                 continue
             m = pat.regex_folded.search(line)
-            if not m:
-                continue
-            score = len(pat.anchor) + 20 * entry.priority + min(m.end() - m.start(), 200) / 10.0 - FOLDED_PENALTY
-            if entry.id not in best or score > best[entry.id][1]:
-                best[entry.id] = (entry, score, {k: v for k, v in m.groupdict().items() if v is not None})
+            if m:
+                _keep_best(best, entry, pat, m, penalty=FOLDED_PENALTY)
         return sorted(best.values(), key=lambda h: self.order[h[0].id])
 
 
 FOLDED_PENALTY = 10.0
+
+
+def _keep_best(best: Dict[str, Tuple[Entry, float, Dict[str, str]]], entry: Entry, pat: Pattern,
+               m: "re.Match[str]", penalty: float = 0.0) -> None:
+    """Record a hit of `entry`, keeping its best one. The score: the anchor's length,
+    20 per step of priority, and a little for the span the pattern matched."""
+    score = len(pat.anchor) + 20 * entry.priority + min(m.end() - m.start(), 200) / 10.0 - penalty
+    if entry.id not in best or score > best[entry.id][1]:
+        best[entry.id] = (entry, score, {k: v for k, v in m.groupdict().items() if v is not None})
 
 
 @lru_cache(maxsize=1)
@@ -249,7 +250,7 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
         if not a or not b:
             continue
         for joined in (a + " " + b, a + b):
-            hits = [h for h in index.match_line(joined, col.found) if h[0].id not in col.found]
+            hits = index.match_line(joined, skip=col.found)
             if hits:
                 col.add(i + 1, joined, hits)
     if not col.found and len(lines) <= DIRECT_LINES:
