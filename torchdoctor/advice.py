@@ -48,11 +48,16 @@ def installable(facts: Facts, version: str) -> bool:
     return unavailable_reason(facts, version) is None
 
 
+def installable_releases(facts: Facts) -> List[str]:
+    """The releases (minors, newest first) with a wheel for the target's Python and platform."""
+    return [m for m in reversed(compat.known_releases()) if installable(facts, compat.latest_patch(m) or m)]
+
+
 def newest_installable(facts: Facts) -> Optional[str]:
     """The newest release whose wheels fit this Python and platform and, on a machine
     with an NVIDIA driver, that has a CUDA variant the driver runs (else the newest that
     merely installs: choose_variant then says the driver is too old)."""
-    fits = [m for m in reversed(compat.known_releases()) if installable(facts, compat.latest_patch(m) or m)]
+    fits = installable_releases(facts)
     caps = [c for c in (F.capability(g) for g in F.driver_gpus(facts)) if c]
     for minor in fits:
         patch = compat.latest_patch(minor)
@@ -72,11 +77,8 @@ def newest_installable(facts: Facts) -> Optional[str]:
 
 def _newest_plain(facts: Facts) -> Optional[str]:
     """The newest release that installs here, whatever the driver runs."""
-    for minor in reversed(compat.known_releases()):
-        patch = compat.latest_patch(minor) or minor
-        if installable(facts, patch):
-            return patch
-    return None
+    fits = installable_releases(facts)
+    return (compat.latest_patch(fits[0]) or fits[0]) if fits else None
 
 
 def _target_version(facts: Facts, version: Optional[str]) -> Optional[str]:

@@ -2,7 +2,7 @@
 
 import re
 
-from ..advice import install_advice, installable, unavailable_reason
+from ..advice import install_advice, installable_releases, unavailable_reason
 from ..kb import compat
 from . import ERROR, INFO, WARNING, check, finding, known_error_finding
 from . import _facts as F
@@ -171,7 +171,8 @@ def arch_unsupported(facts):
                 fix += " It needs driver >= %s (you have %s)." % (F.driver_floor(pick_cuda, F.os_name(facts)), drv)
         else:
             newest = compat.newest_release_supporting_cc(cap, F.driver_version(facts), F.os_name(facts))
-            usable = _newest_installable_supporting(facts, cap)
+            usable = compat.newest_release_supporting_cc(cap, F.driver_version(facts), F.os_name(facts),
+                                                         releases=installable_releases(facts))
             cmds = []
             if usable:
                 minor, variant = usable
@@ -192,21 +193,6 @@ def arch_unsupported(facts):
                    "fail with 'no kernel image is available for execution on the device'." % (" ".join(arch), where, sm, sm),
             fix=fix, commands=cmds, links=[INSTALL_URL]))
     return out
-
-
-def _newest_installable_supporting(facts, cap):
-    """(minor, variant) of the newest release with kernels for `cap` that has a wheel for the
-    target's Python and platform, preferring variants the driver runs."""
-    drv, os_ = F.driver_version(facts), F.os_name(facts)
-    minors = [m for m in reversed(compat.known_releases()) if installable(facts, compat.latest_patch(m) or m)]
-    for need_driver in ((True, False) if drv else (False,)):
-        for minor in minors:
-            vs = compat.variants_supporting_cc(minor, cap)
-            if need_driver:
-                vs = [v for v in vs if compat.driver_supports_cuda(drv, compat.cuda_of_variant(v), os_) is not False]
-            if vs:
-                return minor, max(vs, key=lambda v: compat._v(compat.cuda_of_variant(v)).release)
-    return None
 
 
 @check("gpu-hidden", category="gpu-hidden", severity=ERROR, requires=('driver.gpus',))

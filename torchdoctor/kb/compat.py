@@ -398,17 +398,19 @@ def variants_supporting_cc(torch_version: Any, capability: Any) -> List[str]:
             if _supported(arch_list(torch_version, v) or [], capability, cuda_of_variant(v))]
 
 
-def newest_release_supporting_cc(capability: Any, driver_version: Any = None,
-                                 os: str = "linux") -> Optional[Tuple[str, str]]:
+def newest_release_supporting_cc(capability: Any, driver_version: Any = None, os: str = "linux",
+                                 releases: Optional[List[str]] = None) -> Optional[Tuple[str, str]]:
     """(minor, variant) of the newest release with a verified arch list for this GPU; with a
-    driver, the newest one that driver also runs (falling back to the newest overall)."""
-    for minor in reversed(known_releases()):
+    driver, the newest one that driver also runs (falling back to the newest overall).
+    `releases` (minors, newest first) narrows the choice, e.g. to those with a wheel here."""
+    candidates = list(reversed(known_releases())) if releases is None else releases
+    for minor in candidates:
         vs = variants_supporting_cc(minor, capability)
         if driver_version:
             vs = [v for v in vs if driver_supports_cuda(driver_version, cuda_of_variant(v), os) is not False]
         if vs:
             return minor, max(vs, key=_cuda_key)
-    return newest_release_supporting_cc(capability) if driver_version else None
+    return newest_release_supporting_cc(capability, releases=releases) if driver_version else None
 
 
 def gpu_family(capability: Any) -> Optional[str]:
