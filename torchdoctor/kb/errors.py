@@ -35,12 +35,13 @@ except ImportError:  # pragma: no cover - 3.9/3.10
 
 from ._anchor import fast_anchor  # noqa: E402
 
-ERRORS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "errors")
+HERE = os.path.dirname(os.path.abspath(__file__))
+ERRORS_DIR = os.path.join(HERE, "errors")
 # pattern -> anchor, derived from the patterns and written by
 # `python -m torchdoctor.kb.errors`: deriving 400 anchors costs ~30 ms of the
 # explain start-up. A pattern missing from it (a fresh KB edit) is derived at
 # run time, so a stale file only costs time; a test keeps it fresh.
-ANCHOR_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "anchors.json")
+ANCHOR_CACHE = os.path.join(HERE, "data", "anchors.json")
 REQUIRED = ("id", "category", "title", "patterns", "cause", "fix", "sources", "examples")
 
 
@@ -49,7 +50,6 @@ class Pattern:
     source: str
     anchor: str  # literal text every match contains ('' when none could be derived)
     _compiled: Optional["re.Pattern[str]"] = None
-
     _folded: Optional["re.Pattern[str]"] = None
 
     @property
@@ -150,26 +150,31 @@ def _entry(raw: Dict[str, Any], fname: str, anchors: Dict[str, str]) -> Entry:
     )
 
 
+def _raw_entries():
+    """(file name, entry as written) for every entry of kb/errors/*.json, in file order."""
+    for fname in sorted(os.listdir(ERRORS_DIR)):
+        if fname.endswith(".json"):
+            with open(os.path.join(ERRORS_DIR, fname), encoding="utf-8") as fh:
+                data = json.load(fh)
+            for raw in data:
+                yield fname, raw
+
+
 @lru_cache(maxsize=1)
 def load_entries() -> Tuple[Entry, ...]:
     entries: List[Entry] = []
     seen = set()
     anchors = _anchor_cache()
-    for fname in sorted(os.listdir(ERRORS_DIR)):
-        if not fname.endswith(".json"):
-            continue
-        with open(os.path.join(ERRORS_DIR, fname), encoding="utf-8") as fh:
-            data = json.load(fh)
-        for raw in data:
-            e = _entry(raw, fname, anchors)
-            if e.id in seen:
-                raise ValueError("duplicate known-error id %r in %s" % (e.id, fname))
-            seen.add(e.id)
-            entries.append(e)
+    for fname, raw in _raw_entries():
+        e = _entry(raw, fname, anchors)
+        if e.id in seen:
+            raise ValueError("duplicate known-error id %r in %s" % (e.id, fname))
+        seen.add(e.id)
+        entries.append(e)
     return tuple(entries)
 
 
-FOREIGN_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "foreign.json")
+FOREIGN_FILE = os.path.join(HERE, "data", "foreign.json")
 
 
 @lru_cache(maxsize=1)
@@ -189,13 +194,7 @@ def get_entry(entry_id: str) -> Optional[Entry]:
 
 def derived_anchors() -> Dict[str, str]:
     """pattern -> anchor for every pattern, derived now (what the cache must hold)."""
-    out: Dict[str, str] = {}
-    for fname in sorted(os.listdir(ERRORS_DIR)):
-        if fname.endswith(".json"):
-            with open(os.path.join(ERRORS_DIR, fname), encoding="utf-8") as fh:
-                for raw in json.load(fh):
-                    for p in raw.get("patterns", []):
-                        out[p] = literal_anchor(p)
+    out = {p: literal_anchor(p) for _, raw in _raw_entries() for p in raw.get("patterns", [])}
     return dict(sorted(out.items()))
 
 
