@@ -9,6 +9,10 @@ from .facts import SCHEMA_VERSION, Facts
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 
 
+def _cannot_read(path: str, e: OSError) -> ValueError:
+    return ValueError("cannot read %s: %s" % (path, e.strerror or e))
+
+
 def open_input(path: str, kind: str = "report"):
     """A binary file handle on a user-given path, or ValueError with one line
     that says why not (every verb that reads a file answers the same way)."""
@@ -19,7 +23,7 @@ def open_input(path: str, kind: str = "report"):
     try:
         return open(path, "rb")
     except OSError as e:
-        raise ValueError("cannot read %s: %s" % (path, e.strerror or e))
+        raise _cannot_read(path, e)
 
 
 def read_head(path: str, limit: int, kind: str = "report") -> bytes:
@@ -28,22 +32,21 @@ def read_head(path: str, limit: int, kind: str = "report") -> bytes:
         try:
             return fh.read(limit)
         except OSError as e:
-            raise ValueError("cannot read %s: %s" % (path, e.strerror or e))
+            raise _cannot_read(path, e)
 
 
 def read_report_bytes(path: str) -> bytes:
     """The bytes of a report file, or ValueError with a one-line reason."""
-    open_input(path).close()
-    try:
-        size = os.path.getsize(path)
-        if size == 0:
-            raise ValueError("%s is empty" % path)
-        if size > MAX_REPORT_BYTES:
-            raise ValueError("%s is %d MB; a torchdoctor report is far smaller" % (path, size // 2 ** 20))
-        with open(path, "rb") as fh:
+    with open_input(path) as fh:
+        try:
+            size = os.fstat(fh.fileno()).st_size
+            if size == 0:
+                raise ValueError("%s is empty" % path)
+            if size > MAX_REPORT_BYTES:
+                raise ValueError("%s is %d MB; a torchdoctor report is far smaller" % (path, size // 2 ** 20))
             raw = fh.read()
-    except OSError as e:
-        raise ValueError("cannot read %s: %s" % (path, e.strerror or e))
+        except OSError as e:
+            raise _cannot_read(path, e)
     if b"\x00" in raw[:4096] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ValueError("%s is a binary file, not a report" % path)
     return raw
