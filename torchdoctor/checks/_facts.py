@@ -1,6 +1,7 @@
 """Derived facts shared by checks: one place to read the torch version, the
 GPUs, the platform and the command that reinstalls torch on this machine."""
 
+import re
 import shlex
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -179,7 +180,6 @@ def installed_with_conda(facts: Facts) -> bool:
 def conda_torch_variant(facts: Facts) -> Optional[str]:
     """'cpu' / 'cu124' from the build string of conda's pytorch package
     ('py3.11_cpu_0', 'py3.11_cuda12.4_cudnn9.1.0_0'); None when unknown."""
-    import re
     build = facts.value("packages.installed.conda:pytorch.build")
     if not isinstance(build, str):
         return None

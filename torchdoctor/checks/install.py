@@ -2,6 +2,7 @@
 
 import os
 import re
+import shlex
 
 from ..advice import install_advice
 from ..kb import compat
@@ -217,7 +218,6 @@ def _rename_cmd(facts, path):
     base = _basename(path)
     if F.os_name(facts) == "windows":
         return 'ren "%s" "my_%s"' % (path.rstrip("\\/"), base)
-    import shlex
     stripped = path.rstrip("/")
     return "mv %s %s" % (shlex.quote(stripped), shlex.quote(os.path.join(os.path.dirname(stripped), "my_" + base)))
 
