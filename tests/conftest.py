@@ -15,6 +15,9 @@ Import it with ``from conftest import make_facts``, or take the
 """
 
 import copy
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -33,3 +36,32 @@ def make_facts(**sections):
 @pytest.fixture
 def facts_factory():
     return make_facts
+
+
+# The repository's neighbour ../shared/reference holds the compatibility facts the KB was
+# built from; every clone here (CI too) has it beside the checkout.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REFERENCE = os.path.join(os.path.dirname(ROOT), "shared", "reference")
+
+
+
+def has_torch(python):
+    """Whether `python` imports the real torch (cached: one child per interpreter)."""
+    if python not in _TORCH_OK:
+        try:
+            r = subprocess.run([python, "-c", "import torch"], capture_output=True, timeout=120)
+            _TORCH_OK[python] = r.returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            _TORCH_OK[python] = False
+    return _TORCH_OK[python]
+
+
+_TORCH_OK = {}
+
+# A real interpreter with the real (CPU) torch: the test venv itself, where README's test
+# command installs torch==2.13.0 through the `test` extra. Never a venv made by hand.
+TORCH_PYTHON = sys.executable
+needs_torch = pytest.mark.skipif(
+    not has_torch(TORCH_PYTHON),
+    reason="torch is not importable in %s; README's test command (pip install -e \".[test]\") installs it"
+           % TORCH_PYTHON)

@@ -1,6 +1,6 @@
 """Tests for torchdoctor.kb.compat and kb/data/compat.json.
 
-Expected values are the facts of /work/shared/reference (PyPI metadata, RELEASE.md,
+Expected values are the facts of ../shared/reference (beside the checkout) (PyPI metadata, RELEASE.md,
 NVIDIA driver tables, torch's own DEVICE_REQUIREMENT rules), written out literally so a
 wrong edit of the JSON or the accessors makes a test fail.
 """
@@ -12,10 +12,10 @@ import time
 
 import pytest
 
+from conftest import REFERENCE
 from torchdoctor.kb import compat as c
 
 DATA = os.path.join(os.path.dirname(c.__file__), "data", "compat.json")
-REFERENCE = "/work/shared/reference"
 ODD = [None, "", "garbage", "x.y.z", "1.2.3.4.5-", True, [], {}, "  "]
 
 
@@ -566,7 +566,7 @@ def test_variant_for_cuda_odd():
 
 
 # -- consistency with the reference it was distilled from -------------------------------------
-@pytest.mark.skipif(not os.path.isdir(REFERENCE), reason="reference folder not present")
+@pytest.mark.skipif(not os.path.isdir(REFERENCE), reason="../shared/reference is not beside this checkout (every clone in this workplace has it; elsewhere the cross-checks cannot run)")
 def test_agrees_with_reference_matrix():
     with open(os.path.join(REFERENCE, "torch_matrix.json"), encoding="utf-8") as f:
         ref = json.load(f)["releases"]
@@ -586,7 +586,7 @@ def test_agrees_with_reference_matrix():
                 assert c.matching_torchvision(patch) == tv, patch
 
 
-@pytest.mark.skipif(not os.path.isdir(REFERENCE), reason="reference folder not present")
+@pytest.mark.skipif(not os.path.isdir(REFERENCE), reason="../shared/reference is not beside this checkout (every clone in this workplace has it; elsewhere the cross-checks cannot run)")
 def test_agrees_with_reference_driver_table():
     with open(os.path.join(REFERENCE, "cuda_driver.json"), encoding="utf-8") as f:
         ref = json.load(f)["toolkit_releases"]
@@ -598,7 +598,7 @@ def test_agrees_with_reference_driver_table():
             assert (got and got["full"]) == (m.group(1) if m else None) or (got is None and not m), (ver, osn)
 
 
-@pytest.mark.skipif(not os.path.isdir(REFERENCE), reason="reference folder not present")
+@pytest.mark.skipif(not os.path.isdir(REFERENCE), reason="../shared/reference is not beside this checkout (every clone in this workplace has it; elsewhere the cross-checks cannot run)")
 def test_agrees_with_reference_cuda_lists_and_pypi_pins():
     with open(os.path.join(REFERENCE, "torch_matrix.json"), encoding="utf-8") as f:
         ref = json.load(f)["releases"]

@@ -10,12 +10,12 @@ import sys
 
 import pytest
 
+from conftest import TORCH_PYTHON, needs_torch
 from torchdoctor.facts import Facts
 from torchdoctor.findings import Finding, Fix
 from torchdoctor.redact import Redactor, mark_unredacted, redact_report, redaction_summary
 from torchdoctor.report import Report
 
-CPU_PYTHON = "/work/venvs/cpu/bin/python"
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -154,10 +154,16 @@ def _fake_home_venv(tmp_path):
     """A venv reachable through /…/home/alice.smith/venv, so the user name is in real paths."""
     venv = tmp_path / "home" / USER / "venv"
     (venv / "bin").mkdir(parents=True)
-    os.symlink(os.path.realpath(CPU_PYTHON), str(venv / "bin" / "python"))
-    os.symlink("/work/venvs/cpu/lib", str(venv / "lib"))
-    with open("/work/venvs/cpu/pyvenv.cfg") as src, open(str(venv / "pyvenv.cfg"), "w") as dst:
-        dst.write(src.read())
+    # A view of the test interpreter's own environment (where the `test` extra put torch).
+    os.symlink(os.path.realpath(TORCH_PYTHON), str(venv / "bin" / "python"))
+    os.symlink(os.path.join(sys.prefix, "lib"), str(venv / "lib"))
+    cfg = os.path.join(sys.prefix, "pyvenv.cfg")
+    with open(str(venv / "pyvenv.cfg"), "w") as dst:
+        if os.path.exists(cfg):  # the test venv: the same home, the same site-packages
+            with open(cfg) as src:
+                dst.write(src.read())
+        else:  # a plain interpreter: its own site-packages through the system ones
+            dst.write("home = %s\ninclude-system-site-packages = true\n" % os.path.dirname(os.path.realpath(TORCH_PYTHON)))
     return str(venv / "bin" / "python")
 
 
@@ -200,6 +206,7 @@ def real_reports(tmp_path_factory):
     return out
 
 
+@needs_torch
 def test_real_report_planted_secrets_reach_the_facts(real_reports):
     """Without redaction they are there: the test below can fail."""
     raw = real_reports["unredacted"]
@@ -212,6 +219,7 @@ def test_real_report_planted_secrets_reach_the_facts(real_reports):
     assert any(USER in c for f in data["findings"] for c in f["fix"]["commands"]), "a finding carries the path"
 
 
+@needs_torch
 @pytest.mark.parametrize("fmt", ["markdown", "json", "text"])
 def test_real_report_redacts_every_format(real_reports, fmt):
     text = real_reports[fmt]
@@ -224,6 +232,7 @@ def test_real_report_redacts_every_format(real_reports, fmt):
     assert "<user>" in text and "<secret>" in text
 
 
+@needs_torch
 def test_real_report_json_records_redaction(real_reports):
     data = json.loads(real_reports["json"])
     red = data["facts"]["redaction"]

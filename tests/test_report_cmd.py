@@ -11,12 +11,13 @@ import textwrap
 
 import pytest
 
+from conftest import TORCH_PYTHON, needs_torch
 from torchdoctor.facts import Facts
 from torchdoctor.render import collect_env_view as CE
 from torchdoctor.report import Report, diagnose
 from torchdoctor.reportio import facts_from_markdown, facts_from_report, load_report_facts
 
-CPU_PYTHON = "/work/venvs/cpu/bin/python"
+pytestmark = needs_torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -75,7 +76,7 @@ def fake_torch_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def markdown_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("md") / "report.md"
-    r = run_cli("report", "--python", CPU_PYTHON, "--output", str(out))
+    r = run_cli("report", "--python", TORCH_PYTHON, "--output", str(out))
     assert r.returncode == 0, r.stderr
     assert "wrote" in r.stderr and r.stdout == ""
     return out.read_text(encoding="utf-8")
@@ -111,7 +112,7 @@ def test_markdown_facts_block_reads_back(markdown_report, tmp_path):
 
 
 def _collect_env_output():
-    r = subprocess.run([CPU_PYTHON, "-m", "torch.utils.collect_env"], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([TORCH_PYTHON, "-m", "torch.utils.collect_env"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     return r.stdout
 
@@ -161,7 +162,7 @@ def _findings(report):
 def test_round_trip_facts_json_facts_same_findings(fake_torch_dir, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", fake_torch_dir)
     from torchdoctor.probe import gather
-    facts = gather(python=CPU_PYTHON, timeout=60)
+    facts = gather(python=TORCH_PYTHON, timeout=60)
     assert facts.value("torch.version") == "2.5.1+cu121", facts.describe("torch_import")
     r1 = diagnose(facts)
     ids = {f.id for f in r1.findings}
@@ -178,7 +179,7 @@ def fake_torch_json(fake_torch_dir, tmp_path_factory):
     out = {}
     for name, extra in (("raw", ["--no-redact"]), ("redacted", [])):
         p = d / ("%s.json" % name)
-        r = run_cli("report", "--python", CPU_PYTHON, "--format", "json", "-o", str(p), *extra,
+        r = run_cli("report", "--python", TORCH_PYTHON, "--format", "json", "-o", str(p), *extra,
                     env_extra={"PYTHONPATH": fake_torch_dir})
         assert r.returncode == 0, r.stderr
         out[name] = str(p)
@@ -225,7 +226,7 @@ def test_json_report_shape(fake_torch_json):
 
 # -- --no-redact, --copy, --output ---------------------------------------------------------
 def test_no_redact_is_stated_in_markdown():
-    r = run_cli("report", "--python", CPU_PYTHON, "--no-redact")
+    r = run_cli("report", "--python", TORCH_PYTHON, "--no-redact")
     assert r.returncode == 0, r.stderr
     assert "NOT REDACTED" in r.stdout.split("### Findings")[0]
 
@@ -242,7 +243,7 @@ def _fake_clipboard(tmp_path):
 
 def test_copy_puts_the_report_on_the_clipboard(tmp_path):
     bindir, sink = _fake_clipboard(tmp_path)
-    r = run_cli("report", "--python", CPU_PYTHON, "--copy",
+    r = run_cli("report", "--python", TORCH_PYTHON, "--copy",
                 env_extra={"PATH": bindir + os.pathsep + os.environ.get("PATH", ""), "DISPLAY": ":0",
                            "WAYLAND_DISPLAY": ""})
     assert r.returncode == 0, r.stderr
@@ -255,7 +256,7 @@ def test_copy_without_a_clipboard_says_so_and_prints(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     env = {"PATH": str(empty), "DISPLAY": "", "WAYLAND_DISPLAY": "", "WSL_DISTRO_NAME": "", "WSL_INTEROP": ""}
-    r = run_cli("report", "--python", CPU_PYTHON, "--copy", env_extra=env)
+    r = run_cli("report", "--python", TORCH_PYTHON, "--copy", env_extra=env)
     assert r.returncode == 0, r.stderr
     assert "no clipboard here" in r.stderr and "--output" in r.stderr
     assert r.stdout.startswith("## torchdoctor report")
@@ -263,7 +264,7 @@ def test_copy_without_a_clipboard_says_so_and_prints(tmp_path):
 
 
 def test_output_into_missing_directory_is_an_input_error(tmp_path):
-    r = run_cli("report", "--python", CPU_PYTHON, "-o", str(tmp_path / "no" / "such" / "dir" / "r.md"))
+    r = run_cli("report", "--python", TORCH_PYTHON, "-o", str(tmp_path / "no" / "such" / "dir" / "r.md"))
     assert r.returncode == 2
     assert r.stderr.startswith("torchdoctor: error: cannot write") and "Traceback" not in r.stderr
 

@@ -408,7 +408,8 @@ def test_stdin_closed(box, command):
 
 
 # -------------------------------------------------------------- --python --
-PYENV = "/root/.pyenv/versions"
+# pyenv's interpreters, where pyenv is installed (PYENV_ROOT, else its default root).
+PYENV = os.path.join(os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv"), "versions")
 
 
 def _old_python(version):
