@@ -41,3 +41,11 @@ def test_a_fresh_probe_sees_only_the_defaults():
 def test_in_process_with_python_is_refused():
     with pytest.raises(ValueError):
         torchdoctor.check(python=sys.executable, in_process=True)
+
+
+def test_explain_text_answers_read_like_readme_shows():
+    # README: `for f in ...: print(f.id, f.title)`; before, only .to_dict() had them.
+    found = torchdoctor.explain_text("AssertionError: Torch not compiled with CUDA enabled", use_env=False)
+    f = found[0]
+    assert f.id == f.to_dict()["id"] and f.title == f.to_dict()["title"] and f.category == "cpu-only-build"
+    assert f.fix.summary and isinstance(f.links, list)

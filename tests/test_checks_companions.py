@@ -208,3 +208,65 @@ def test_single_torch_is_fine():
                      "packages.installed.conda:pytorch": {"version": "2.5.1", "build": "py3.11"}})
     assert run(f, "torch-duplicate-install") == []
     assert run(env_facts(), "torch-duplicate-install") == []
+
+
+# -- the build a companion says it is (issue: PyPI torchvision 0.28.0 is +cu130 inside) -----
+def test_pypi_torchvision_built_for_cuda_beside_cpu_torch_is_a_variant_mismatch():
+    tv = {"version": "0.28.0", "location": SITE, "build_version": "0.28.0+cu130"}
+    f = run(env_facts(packages={"torchvision": tv},
+                      companion_imports={"torchvision": {"ok": False, "error_type": "RuntimeError",
+                                                         "error": "operator torchvision::nms does not exist"}}),
+            "torchvision-mismatch")
+    assert len(f) == 1 and f[0].severity == "error"
+    assert "0.28.0+cu130" in f[0].title and "cuda13 vs cpu" in f[0].title
+    assert "operator torchvision::nms does not exist" in f[0].detail
+    assert f[0].fix.commands[0] == PIP + " uninstall -y torchvision"
+    assert f[0].fix.commands[-1].endswith("--index-url https://download.pytorch.org/whl/cpu")
+
+
+def test_matching_build_version_stays_quiet():
+    tv = {"version": "0.28.0", "location": SITE, "build_version": "0.28.0+cpu"}
+    assert run(env_facts(packages={"torchvision": tv}, companion_imports={"torchvision": {"ok": True}}),
+               "torchvision-mismatch") == []
+
+
+def test_matching_pair_that_fails_to_import_is_reported_with_its_error():
+    ta = {"version": "2.11.0+cpu", "location": SITE}
+    f = run(env_facts(torch="2.11.0+cpu", packages={"torchaudio": ta},
+                      companion_imports={"torchaudio": {"ok": False, "error_type": "OSError",
+                                                        "error": "libsox.so: cannot open shared object file"}}),
+            "torchaudio-mismatch")
+    assert len(f) == 1 and "libsox.so" in f[0].detail and "import torchaudio" in f[0].title
+
+
+# -- NumPy missing or failing to initialise inside torch ------------------------------------
+NUMPY_WARNING = ("/venv/lib/python3.11/site-packages/torch/_subclasses/functional_tensor.py:368: UserWarning: "
+                 "Failed to initialize NumPy: No module named 'numpy' (Triggered internally at "
+                 "/__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:84.)")
+
+
+def test_numpy_missing_is_a_finding_saying_what_breaks():
+    f = env_facts(torch_import={"ok": True, "warnings": [NUMPY_WARNING]})
+    f.set("packages.installed.numpy", absent("not installed"))
+    out = run(f, "numpy-unavailable")
+    assert len(out) == 1 and out[0].severity == "warning"
+    assert "Numpy is not available" in out[0].detail and "all_gather_object" in out[0].detail
+    assert "Failed to initialize NumPy" in out[0].detail
+    assert out[0].fix.commands == [PIP + " install numpy"]
+
+
+def test_numpy_missing_before_numpy2_support_pins_numpy_1():
+    f = env_facts(torch="2.2.2+cpu")
+    f.set("packages.installed.numpy", absent("not installed"))
+    assert run(f, "numpy-unavailable")[0].fix.commands == [PIP + ' install "numpy<2"']
+
+
+def test_numpy_present_and_quiet_import_stays_quiet():
+    assert run(env_facts(), "numpy-unavailable") == []
+
+
+def test_other_import_warnings_become_notes():
+    f = env_facts(torch_import={"ok": True, "warnings": ["UserWarning: something torch wanted you to know"]})
+    out = run(f, "torch-import-warning")
+    assert len(out) == 1 and out[0].severity == "info" and "something torch wanted" in out[0].detail
+    assert run(env_facts(torch_import={"ok": True, "warnings": [NUMPY_WARNING]}), "torch-import-warning") == []

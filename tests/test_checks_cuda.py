@@ -56,11 +56,37 @@ def test_cpu_build_with_old_driver_picks_a_variant_the_driver_runs():
     assert any("whl/cu124" in c for c in f.fix.commands), f.fix.commands
 
 
-def test_cpu_build_beside_toolkit_without_driver_is_a_warning():
+def test_cpu_build_beside_toolkit_without_any_gpu_is_only_a_note():
+    # No driver, no GPU on the PCI bus: the CPU build is the right one, as the install advice
+    # for a torch-less environment says too. Before: a warning that suggested uninstalling it.
     f = run("cpu-only-build", make_facts(torch=cpu_torch(), driver=NO_DRIVER, os=LINUX, python=py(),
                                          toolkit={"nvcc": "13.0", "nvcc_path": "/usr/local/cuda/bin/nvcc"}))[0]
-    assert f.severity == "warning"
+    assert f.severity == "info"
     assert "13.0" in f.title and "cu130" in f.fix.summary
+    assert f.fix.commands == []  # nothing to run on this machine now
+
+
+def test_cpu_build_beside_toolkit_and_a_gpu_without_driver_is_an_error():
+    drv = dict(NO_DRIVER, pci_gpus=[{"slot": "0000:01:00.0", "vendor": "10de"}])
+    f = run("cpu-only-build", make_facts(torch=cpu_torch(), driver=drv, os=LINUX, python=py(),
+                                         toolkit={"nvcc": "13.0", "nvcc_path": "/usr/local/cuda/bin/nvcc"}))[0]
+    assert f.severity == "error" and "PCI" in f.detail
+    assert not any(c.startswith("nvidia-smi") for c in f.fix.commands)
+
+
+def test_advice_for_a_torchless_env_and_the_cpu_note_agree():
+    from torchdoctor.advice import install_advice
+    tk = {"nvcc": "13.0", "nvcc_path": "/usr/local/cuda/bin/nvcc"}
+    adv = install_advice(make_facts(driver=NO_DRIVER, os=LINUX, python=py(), toolkit=tk), version="2.13.0")
+    assert adv.variant == "cpu"
+    note = run("cpu-only-build", make_facts(torch=cpu_torch(), driver=NO_DRIVER, os=LINUX, python=py(), toolkit=tk))
+    assert note[0].severity == "info"
+
+
+def test_toolkit_path_unknown_is_not_printed_as_a_question_mark():
+    f = run("cpu-only-build", make_facts(torch=cpu_torch(), driver=NO_DRIVER, os=LINUX, python=py(),
+                                         toolkit={"nvcc": "13.0"}))[0]
+    assert "(?)" not in f.detail
 
 
 @pytest.mark.parametrize("facts", [

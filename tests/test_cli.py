@@ -48,7 +48,10 @@ def test_check_flags_cpu_build_beside_the_toolkit(check_json):
         pytest.skip("no nvcc on this machine")
     f = next(f for f in doc["findings"] if f["id"] == "cpu-only-build")
     assert nvcc in f["title"] and "CPU-only" in f["title"]
-    assert any("pip install torch==2.13.0" in c for c in f["fix"]["commands"])
+    if doc["facts"]["driver"].get("pci_gpus") or doc["facts"]["driver"].get("present"):
+        assert any("pip install torch==2.13.0" in c for c in f["fix"]["commands"])
+    else:  # no GPU at all: a note for later, nothing to run here
+        assert f["severity"] == "info" and f["fix"]["commands"] == [] and "cu1" in f["fix"]["summary"]
 
 
 def test_check_text_has_every_section_and_backend_rows():

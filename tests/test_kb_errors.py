@@ -1,6 +1,7 @@
 """The knowledge base of known errors: shape, provenance, and that every real
 example lands on its own entry first."""
 
+import os
 import re
 import time
 
@@ -141,3 +142,16 @@ def test_anchor_cache_is_fresh():
     with open(ANCHOR_CACHE, encoding="utf-8") as fh:
         cached = json.load(fh)
     assert cached == derived_anchors(), "run: python -m torchdoctor.kb.errors"
+
+
+def test_docs_state_no_stale_count_of_the_knowledge_base():
+    """A count of known errors in the docs is either generated or absent: README once said 212
+    while `explain --list` said 215. Benchmark records name the count of their own run."""
+    import re
+    from conftest import ROOT
+    n = len(load_entries())
+    for name in ("README.md", os.path.join("docs", "knowledge-base.md")):
+        with open(os.path.join(ROOT, name), encoding="utf-8") as fh:
+            for line in fh:
+                for m in re.finditer(r"knowledge base (?:holds|has|contains) (\d+)", line):
+                    assert int(m.group(1)) == n, "%s says %s known errors; there are %d" % (name, m.group(1), n)

@@ -173,3 +173,109 @@ def test_nvidia_smi_that_hangs_or_prints_garbage(env, tmp_path, monkeypatch):
     fake_bin(env, "nvidia-smi", "sleep 60\n")
     facts = gather(timeout=30, tool_timeout=1)
     assert "timed out" in facts.reason("driver.sources.nvidia_smi.gpus")
+
+
+# -- companions as they really import, and torch's files against its RECORD ----------------
+def _fake_torchvision(root, build="0.28.0+cu130", init="raise RuntimeError('operator torchvision::nms does not exist')"):
+    from fakes import fake_dist, write
+    write(os.path.join(str(root), "torchvision", "__init__.py"), init + "\n")
+    write(os.path.join(str(root), "torchvision", "version.py"),
+          "__version__ = '%s'\ngit_version = 'abc'\ncuda = None\n" % build)
+    fake_dist(root, "torchvision", build.split("+")[0])
+
+
+def test_pypi_cuda_torchvision_beside_the_real_cpu_torch(env, tmp_path, monkeypatch):
+    """The real torch 2.13.0+cpu of the test venv, a torchvision that says +cu130 only in its
+    version.py and raises what PyPI's 0.28.0 raises there: named, with the import error."""
+    site = tmp_path / "tv"
+    _fake_torchvision(site)
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    facts = gather(timeout=120)
+    assert facts.value("packages.installed.torchvision.build_version") == "0.28.0+cu130"
+    assert facts.value("companion_imports.torchvision.ok") is False
+    f = by_id(diagnose(facts), "torchvision-mismatch")
+    assert "cuda13 vs cpu" in f.title and "operator torchvision::nms does not exist" in f.detail
+
+
+def test_companion_import_that_hangs_is_cut_off(env, tmp_path, monkeypatch):
+    from torchdoctor.probe import target
+    site = tmp_path / "tv"
+    _fake_torchvision(site, build="0.28.0+cpu", init="import time\ntime.sleep(60)")
+    monkeypatch.setattr(target, "COMPANION_IMPORT_TIMEOUT", 0.5)
+    monkeypatch.syspath_prepend(str(site))
+    out = target.companion_import_facts({"installed": {"torchvision": {"version": "0.28.0"}}})
+    assert "did not finish within" in out["torchvision"]["_failed"]
+
+
+def _record_torch(root, missing_lib=True):
+    """A fake torch whose RECORD lists a shared library that is not there, and whose import
+    fails the way a real torch with a deleted libtorch_cpu.so does."""
+    import base64
+    import hashlib
+    root = fake_torch(root, version="2.13.0+cpu", cuda=None, import_code=(
+        "raise ImportError('libtorch_cpu.so: cannot open shared object file: No such file or directory')"
+        if missing_lib else ""))
+    info = os.path.join(root, "torch-2.13.0+cpu.dist-info")
+    rows = []
+    for dirpath, _, files in os.walk(os.path.join(root, "torch")):
+        for name in files:
+            full = os.path.join(dirpath, name)
+            data = open(full, "rb").read()
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            rows.append("%s,sha256=%s,%d" % (os.path.relpath(full, root), digest, len(data)))
+    rows.append("torch/lib/libtorch_cpu.so,sha256=AAAA,434184800")
+    if not missing_lib:
+        os.makedirs(os.path.join(root, "torch", "lib"))
+        with open(os.path.join(root, "torch", "lib", "libtorch_cpu.so"), "wb") as fh:
+            fh.write(b"\0" * 100)  # the wrong size
+    rows.append("torch-2.13.0+cpu.dist-info/RECORD,,")
+    with open(os.path.join(info, "RECORD"), "w") as fh:
+        fh.write("\n".join(rows) + "\n")
+    return root
+
+
+def test_deleted_torch_library_is_a_damaged_install_not_an_extension(env, tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", _record_torch(tmp_path / "site"))
+    rep = diagnose(gather(timeout=60))
+    assert "torch-install-damaged" in ids(rep)
+    assert "torch-import-failed" not in ids(rep)  # not "import torch before the extension"
+    f = by_id(rep, "torch-install-damaged")
+    assert f.severity == "error" and "torch/lib/libtorch_cpu.so" in f.detail
+    assert any("--force-reinstall --no-deps" in c and "torch==2.13.0" in c and "whl/cpu" in c
+               for c in f.fix.commands), f.fix.commands
+
+
+def test_changed_library_size_is_found_while_torch_imports(env, tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", _record_torch(tmp_path / "site", missing_lib=False))
+    facts = gather(timeout=60)
+    assert facts.value("torch_files.size_changed")[0]["path"] == "torch/lib/libtorch_cpu.so"
+    assert facts.value("torch_files.hashed") is False  # import worked: no need to read every byte
+    assert "torch-install-damaged" in ids(diagnose(facts))
+
+
+def test_intact_real_torch_has_nothing_missing(env):
+    facts = gather(timeout=120)
+    assert facts.value("torch_files.checked") > 1000
+    assert facts.value("torch_files.missing_count") == 0 and facts.value("torch_files.size_changed_count") == 0
+
+
+def test_hashes_catch_a_same_size_change(tmp_path):
+    from torchdoctor.probe import target
+    root = _record_torch(tmp_path / "site", missing_lib=False)
+    lib = os.path.join(root, "torch", "lib", "libtorch_cpu.so")
+    with open(os.path.join(root, "torch-2.13.0+cpu.dist-info", "RECORD")) as fh:
+        text = fh.read().replace("torch/lib/libtorch_cpu.so,sha256=AAAA,434184800",
+                                 "torch/lib/libtorch_cpu.so,sha256=AAAA,100")
+    with open(os.path.join(root, "torch-2.13.0+cpu.dist-info", "RECORD"), "w") as fh:
+        fh.write(text)
+    pk = {"installed": {"torch": {"version": "2.13.0+cpu", "location": root}}}
+    assert target.torch_files_facts(pk)["size_changed_count"] == 0
+    hashed = target.torch_files_facts(pk, hash_libs=True)
+    assert hashed["hash_changed"] == ["torch/lib/libtorch_cpu.so"] and os.path.getsize(lib) == 100
+
+
+def test_numpy_warning_at_import_becomes_a_finding(env, tmp_path, monkeypatch):
+    use_torch(monkeypatch, tmp_path, version="2.13.0+cpu", cuda=None,
+              import_code="import warnings; warnings.warn(\"Failed to initialize NumPy: No module named 'numpy'\")")
+    rep = diagnose(gather(timeout=60))
+    assert "Failed to initialize NumPy" in by_id(rep, "numpy-unavailable").detail

@@ -189,6 +189,8 @@ PLANTED_ENV = {
     "TORCH_OWNER": EMAIL,
     "TRITON_CACHE_DIR": "/home/%s/.triton" % USER,
     "PYTHONPATH": "/home/%s/projects/secret-model" % USER,
+    # A finding whose fix runs the interpreter, so the user name reaches a fix command too.
+    "KMP_DUPLICATE_LIB_OK": "TRUE",
 }
 
 

@@ -137,16 +137,21 @@ def choose_variant(facts: Facts, version: str) -> InstallAdvice:
         return InstallAdvice(version, None, why="the installed torch is a ROCm build, and torch %s has no ROCm build on "
                                                 "download.pytorch.org." % version)
     nvcc = F.nvcc_version(facts)
-    if nvcc:
+    pci = facts.value("driver.pci_gpus")
+    if nvcc and isinstance(pci, list) and pci:
+        # A GPU without a loaded driver: the toolkit says which CUDA the machine is set up
+        # for. Without any GPU the toolkit alone makes no CUDA build usable: CPU below.
         variant = compat.variant_for_cuda(nvcc)
         if variant in compat.cuda_variants(version):
             return InstallAdvice(version, variant, why="no NVIDIA driver is visible, so this picks the variant matching the installed CUDA toolkit %s; it will only use a GPU once a driver >= the one CUDA %s needs is installed." % (nvcc, nvcc))
     return InstallAdvice(version, "cpu", why="no NVIDIA driver or GPU is visible, so the CPU build is the one that works here.")
 
 
-def install_advice(facts: Facts, version: Optional[str] = None, variant: Optional[str] = None) -> InstallAdvice:
+def install_advice(facts: Facts, version: Optional[str] = None, variant: Optional[str] = None,
+                   companions: Optional[List[str]] = None) -> InstallAdvice:
     """Commands that install torch `version` (default: the installed one, else
-    the newest release for this Python and driver) in the variant this machine can run."""
+    the newest release for this Python and driver) in the variant this machine can run,
+    with the `companions` pinned to match (default: the installed torchvision/torchaudio)."""
     target = _target_version(facts, version)
     if not target:
         py = F.python_minor(facts)
@@ -164,7 +169,8 @@ def install_advice(facts: Facts, version: Optional[str] = None, variant: Optiona
     if adv.variant is None and F.os_name(facts) != "macos":
         return adv  # no variant runs; the caller explains the driver update
     installer = "conda" if F.installed_with_conda(facts) else "pip"
-    companions = [n for n in ("torchvision", "torchaudio") if F.package_version(facts, n)]
+    if companions is None:
+        companions = [n for n in ("torchvision", "torchaudio") if F.package_version(facts, n)]
     machine = F.python_machine(facts)
     cmds = compat.install_command(target, adv.variant, installer=installer, os=F.os_name(facts),
                                   with_companions=companions, machine=machine)
@@ -195,3 +201,52 @@ def _with_interpreter(cmd: str, facts: Facts) -> str:
     if cmd.startswith("pip "):
         return F.pip_cmd(facts) + cmd[3:]
     return cmd
+
+
+def reinstall_same_build(facts: Facts, clean: bool = False) -> InstallAdvice:
+    """Commands that put back the installed torch exactly: same version, same variant, from
+    the index that variant comes from. `clean=False` (files missing or changed, RECORD says
+    which): overwrite in place with --force-reinstall --no-deps, leaving every other package
+    alone. `clean=True` (files of two installs mixed): uninstall once, then install afresh."""
+    base = F.torch_base_version(facts)
+    if not base:
+        return InstallAdvice(None, None, why="the installed torch version is unknown")
+    tag, osn = F.local_tag(facts), F.os_name(facts)
+    # Untagged: the PyPI wheel of that OS (Linux: the default CUDA variant; Windows: CPU).
+    variant = tag or (compat.default_cuda(base) if osn == "linux" else "cpu" if osn == "windows" else None)
+    adv = install_advice(facts, version=base, variant=variant, companions=[])
+    installs = [c for c in adv.commands if " uninstall " not in c]
+    if not installs:
+        return adv
+    flags = " install --no-cache-dir " if clean else " install --force-reinstall --no-deps --no-cache-dir "
+    cmds = [c.replace(" install ", flags, 1) for c in installs]
+    if clean and installs[0].startswith(F.pip_cmd(facts)):
+        cmds = ["%s uninstall -y torch" % F.pip_cmd(facts)] + cmds
+    adv.commands = cmds
+    return adv
+
+
+_BARE_PYTHON = ("python ", "python3 ")
+_BARE_PIP = ("pip ", "pip3 ")
+
+
+def runnable_here(commands: List[str], facts: Optional[Facts]) -> List[str]:
+    """Fix commands as this machine must run them: a bare `python`/`pip` becomes the target
+    interpreter (the environment the facts describe, not whichever python is first on
+    PATH), and a step that cannot run here is dropped (`nvidia-smi` where the probe found
+    no nvidia-smi). Every finding's and every explanation's commands pass through here."""
+    if facts is None:
+        return list(commands)
+    known_python = isinstance(facts.value("python.executable") or facts.value("probe.python"), str)
+    no_smi = facts.state("driver.sources.nvidia_smi") == "absent"
+    out = []
+    for cmd in commands:
+        if no_smi and (cmd == "nvidia-smi" or cmd.startswith(("nvidia-smi ", "nvidia-smi|"))):
+            continue
+        if known_python:
+            if cmd.startswith(_BARE_PYTHON):
+                cmd = F.python_cmd(facts) + cmd[cmd.index(" "):]
+            elif cmd.startswith(_BARE_PIP):
+                cmd = F.pip_cmd(facts) + cmd[cmd.index(" "):]
+        out.append(cmd)
+    return out

@@ -51,6 +51,15 @@ def cli():
 FAIL_ON = click.Choice(["error", "warning", "info", "never"])
 
 
+def _chosen_python(python: Optional[str]) -> str:
+    """--python, or the interpreter the user works in (said on stderr when it is not ours)."""
+    from .interpreter import resolve
+    choice = resolve(python)
+    if choice.note():
+        click.echo("torchdoctor: %s" % choice.note(), err=True)
+    return choice.python
+
+
 def exit_code_for(report, fail_on: str) -> int:
     from .findings import severity_rank
     if fail_on == "never":
@@ -65,7 +74,7 @@ def positive(ctx, param, value):
 
 
 @cli.command()
-@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (default: this one).")
+@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (default: this one; when it has no torch, the active virtualenv or conda env, else the first python3 on PATH).")
 @click.option("--timeout", type=float, default=60.0, show_default=True, callback=positive,
               help="Seconds the torch probe may take before it counts as hung.")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (schema_version 1).")
@@ -95,9 +104,7 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
         except ValueError as e:
             raise InputError(str(e))
     else:
-        if python and not os.path.exists(python) and os.sep not in python:
-            import shutil
-            python = shutil.which(python) or python
+        python = _chosen_python(python)
         from .probe import gather
         facts = gather(python=python, timeout=timeout)
     from .report import diagnose
@@ -176,7 +183,7 @@ class _Chain(io.RawIOBase):
 @click.option("--all", "show_all", is_flag=True, help="Explain every match in full, not just the best.")
 @click.option("--list", "list_entries", is_flag=True, help="List the known errors and exit.")
 @click.option("--probe", "deep", is_flag=True, help="Run the full check probe for deeper tailoring (slower).")
-@click.option("--python", "python", metavar="PATH", help="With --probe: the interpreter to probe.")
+@click.option("--python", "python", metavar="PATH", help="The interpreter whose environment the fix is for (default: as for check).")
 @click.option("--no-env", is_flag=True, help="Do not look at this machine at all: generic fixes only.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off.")
 def explain(text, file, as_json, show_all, list_entries, deep, python, no_env, color):
@@ -213,12 +220,13 @@ def explain(text, file, as_json, show_all, list_entries, deep, python, no_env, c
         matches = scan_stream(payload)
     facts = None
     if not no_env and matches:
+        python = _chosen_python(python)
         if deep:
             from .probe import gather
             facts = gather(python=python)
         else:
             from .explain.envfacts import light_facts
-            facts = light_facts()
+            facts = light_facts(python)
     exps = explain_matches(matches, facts)
     if as_json:
         _echo(json.dumps({"schema_version": 1, "matches": [e.to_dict() for e in exps]}, indent=2) + "\n")

@@ -107,10 +107,8 @@ def copy_to_clipboard(text: str) -> Tuple[bool, str]:
 
 
 def _resolve_python(python: Optional[str]) -> Optional[str]:
-    if python and not os.path.exists(python) and os.sep not in python:
-        import shutil
-        python = shutil.which(python) or python
-    return python
+    from .cli import _chosen_python
+    return _chosen_python(python)
 
 
 def build_report(python: Optional[str], timeout: float, redact: bool = True):
@@ -149,7 +147,7 @@ def render_report(report, fmt: str) -> str:
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json", "text"]), default="markdown", show_default=True,
               help="Markdown for a GitHub issue, JSON to attach (check --from / triage read it), or plain text.")
 @click.option("--output", "-o", "output", metavar="FILE", help="Write the report to FILE instead of standard output.")
-@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (default: this one).")
+@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (default: this one; when it has no torch, the active virtualenv or conda env, else the first python3 on PATH).")
 @click.option("--timeout", type=float, default=60.0, show_default=True, callback=positive,
               help="Seconds the torch probe may take before it counts as hung.")
 @click.option("--no-redact", is_flag=True,

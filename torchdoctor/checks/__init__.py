@@ -116,7 +116,9 @@ def run_check(chk: Check, facts: Facts) -> List[Finding]:
                    % (type(e).__name__, e, where),
             fix=Fix(summary="Report it to the torchdoctor maintainers with `torchdoctor report` attached."),
         )]
+    from ..advice import runnable_here  # advice reads derived facts from this package
     for f in out:
+        f.fix.commands = runnable_here(f.fix.commands, facts)
         f.id = f.id or chk.id
         f.category = f.category or chk.category
         f.severity = f.severity or chk.severity

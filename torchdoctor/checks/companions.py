@@ -5,7 +5,7 @@ from typing import Callable, List, Optional
 
 from ..advice import install_advice, installable
 from ..kb import compat
-from . import ERROR, WARNING, check, finding
+from . import ERROR, INFO, WARNING, check, finding, known_error_finding
 from . import _facts as F
 
 INSTALL_URL = "https://pytorch.org/get-started/locally/"
@@ -84,8 +84,29 @@ def _torch_kind(facts) -> Optional[str]:
     return tag_kind
 
 
-def _companion(facts, name: str, compatible: Callable, matching: Callable, url: str):
+def _build_version(facts, name: str) -> Optional[str]:
+    """The version the companion says it is built as (its version.py: '0.28.0+cu130'), which
+    carries the CPU/CUDA tag that the dist-info name of a PyPI wheel leaves out."""
     cv = F.package_version(facts, name)
+    built = facts.value("packages.installed.%s.build_version" % name)
+    if cv and "+" not in cv and isinstance(built, str) and "+" in built and built.split("+", 1)[0] == cv:
+        return built
+    return cv
+
+
+def import_failure(facts, name: str) -> Optional[str]:
+    """'RuntimeError: operator torchvision::nms does not exist' when the probe's import of
+    the companion (beside this torch) failed, else None."""
+    imp = facts.value("companion_imports.%s" % name)
+    if isinstance(imp, dict) and imp.get("ok") is False:
+        return ("%s: %s" % (imp.get("error_type") or "Error", imp.get("error") or "")).strip()
+    if facts.state("companion_imports.%s" % name) == "failed":
+        return facts.reason("companion_imports.%s" % name)
+    return None
+
+
+def _companion(facts, name: str, compatible: Callable, matching: Callable, url: str):
+    cv = _build_version(facts, name)
     tv = F.torch_version_str(facts)
     if not cv or not tv:
         return None
@@ -93,8 +114,9 @@ def _companion(facts, name: str, compatible: Callable, matching: Callable, url: 
     t_kind = _torch_kind(facts)
     c_kind = _tag_kind(cv.split("+", 1)[1] if "+" in cv else None)
     variant_clash = t_kind and c_kind and t_kind != c_kind
+    broken = import_failure(facts, name)
     if ok is not False and not variant_clash:
-        return None
+        return _import_fails(facts, name, cv, tv, broken, url) if broken else None
     want = matching(tv)
     cmds = companion_command(facts, (name,))
     if ok is not False and cmds:
@@ -118,11 +140,26 @@ def _companion(facts, name: str, compatible: Callable, matching: Callable, url: 
         detail = ("torch is the %s build and %s the %s build; %s's compiled operators need the same CPU/CUDA flavour "
                   "(and CUDA major) as torch, otherwise you get %s."
                   % (F.local_tag(facts) or "%s (untagged) " % t_kind, name, cv.split("+", 1)[1], name, symptoms))
+    if broken:
+        detail += "\n`import %s` beside this torch raised %s" % (name, broken)
     if want:
         fix = "Install %s %s from the same index as torch %s." % (name, want, tv)
     else:
         fix = "Install the %s release that matches torch %s, from the same index as torch." % (name, tv)
     return finding(title, detail=detail, fix=fix, commands=cmds, links=[url, PREVIOUS_URL])
+
+
+def _import_fails(facts, name: str, cv: str, tv: str, error: str, url: str):
+    """Versions and variants agree, yet the companion does not import: what the error says."""
+    imp = facts.value("companion_imports.%s" % name)
+    text = (imp.get("traceback") or "") if isinstance(imp, dict) else ""
+    detail = "%s %s and torch %s are a matching pair, but `import %s` beside this torch raised %s" % (
+        name, cv, tv, name, error)
+    return known_error_finding(text + "\n" + error, "`import %s` fails" % name, detail) or finding(
+        "`import %s` fails beside torch %s" % (name, tv), detail=detail,
+        fix="Reinstall %s from the same index as torch." % name,
+        commands=["%s uninstall -y %s" % (F.pip_cmd(facts), name)] + companion_command(facts, (name,)),
+        links=[url])
 
 
 @check("torchvision-mismatch", category="torchvision-mismatch", severity=ERROR)
@@ -179,6 +216,60 @@ def numpy_abi(facts):
         else 'Install NumPy 1.x (`numpy<2`) into this environment.',
         commands=['%s install "numpy<2"' % F.pip_cmd(facts)],
         links=["https://github.com/pytorch/pytorch/issues/107302"])
+
+
+NUMPY_INIT_WARNING = "Failed to initialize NumPy"
+NUMPY_BREAKS = ("`tensor.numpy()`, `torch.from_numpy()`, DataLoader collation of "
+                "NumPy arrays, torchvision's PIL/NumPy transforms and `torch.distributed.all_gather_object` / "
+                "`broadcast_object_list` fail with `RuntimeError: Numpy is not available`")
+
+
+def _numpy_init_warning(facts) -> Optional[str]:
+    return next((w for w in facts.value("torch_import.warnings") or []
+                 if isinstance(w, str) and NUMPY_INIT_WARNING in w), None)
+
+
+@check("numpy-unavailable", category="numpy-missing", severity=WARNING, requires=("packages.installed", "torch_import"))
+def numpy_unavailable(facts):
+    """NumPy is missing (or torch could not initialise it): torch's NumPy bridge is off."""
+    if facts.value("torch_import.ok") is not True or numpy_abi(facts) is not None:
+        return None  # no torch to warn, or the NumPy 1.x/2.x ABI check says it better
+    seen = _numpy_init_warning(facts)
+    np_v = F.package_version(facts, "numpy")
+    if np_v and not seen:
+        return None
+    tv = F.torch_version_str(facts)
+    first = _first_numpy2_torch(F.os_name(facts))
+    old = bool(tv and first and F.parse_version(tv) and F.parse_version(tv) < F.parse_version(first))
+    spec = '"numpy<2"' if old else "numpy"
+    said = "\n`import torch` warned: %s" % seen.strip().splitlines()[0][:400] if seen else ""
+    title = ("NumPy is not installed: torch %s runs without its NumPy bridge" % tv) if not np_v else \
+        ("torch %s could not initialise NumPy %s" % (tv, np_v))
+    return finding(
+        title,
+        detail="torch itself imports, but %s.%s" % (NUMPY_BREAKS, said),
+        fix="Install NumPy%s into this environment." % (" 1.x (torch %s predates NumPy 2 support)" % tv if old else ""),
+        commands=["%s install %s%s" % (F.pip_cmd(facts), "--force-reinstall " if np_v else "", spec)],
+        links=["https://github.com/pytorch/pytorch/issues/107302"] if old else [])
+
+
+@check("torch-import-warning", category="config", severity=INFO, requires=("torch_import",))
+def torch_import_warning(facts):
+    """torch printed a warning while it was imported (a known one gets the known fix)."""
+    out = []
+    for w in facts.value("torch_import.warnings") or []:
+        if not isinstance(w, str) or not w.strip() or NUMPY_INIT_WARNING in w \
+                or any(m in w for m in _NUMPY_MARKERS):
+            continue  # numpy-unavailable / numpy-abi say those
+        first = w.strip().splitlines()[0][:300]
+        known = known_error_finding(w, "`import torch` warned", "`import torch` printed: %s" % first)
+        if known:
+            known.severity = known.severity or WARNING
+            out.append(known)
+        else:
+            out.append(finding("`import torch` printed a warning", detail=first,
+                               fix="Read the warning: it is torch telling you something about this environment."))
+    return out
 
 
 def _marker_ok(facts, marker: Optional[str]) -> bool:

@@ -46,18 +46,28 @@ def cpu_only_build(facts):
         base = F.torch_base_version(facts)
         offered = compat.cuda_variants(base) if base else []
         pick = variant if variant in offered else (offered[-1] if offered else None)
-        cmds = install_advice(facts, version=base, variant=pick).commands if pick and base else []
         pci = _pci_gpus(facts)
-        where = ("an NVIDIA GPU is on the PCI bus (%d device(s)) but no driver is loaded" % len(pci)) if pci else \
-            "no NVIDIA driver or GPU is visible, so a CUDA build could not use a GPU here yet"
+        later = ("the %s build of torch %s" % (pick, base)) if pick else "a CUDA build of torch"
+        toolkit = "nvcc %s is installed%s" % (nvcc, " (%s)" % facts.value("toolkit.nvcc_path")
+                                            if facts.has("toolkit.nvcc_path") else "")
+        if not pci:
+            # No GPU and no driver: the CPU build is the one that works here, as the install
+            # advice for a torch-less environment says too. A note for later, nothing to run now.
+            return finding(
+                "CPU-only torch %s beside CUDA toolkit %s (no GPU here)" % (version, nvcc), severity=INFO,
+                detail="%s, but no NVIDIA driver or GPU is visible, so the CPU build of torch is the right one for "
+                       "this machine now. pip wheels do not use the toolkit (they bundle their CUDA runtime); only "
+                       "the NVIDIA driver is needed for GPU work." % toolkit,
+                fix="Nothing to do for CPU work. Once this machine has an NVIDIA GPU and driver, install %s." % later,
+                links=[INSTALL_URL])
+        cmds = install_advice(facts, version=base, variant=pick).commands if pick and base else []
         return finding(
-            "CPU-only torch %s beside CUDA toolkit %s" % (version, nvcc), severity=ERROR if pci else WARNING,
-            detail="nvcc %s is installed (%s), which suggests this machine is meant for GPU work, but torch %s has no "
-                   "CUDA support; %s. The toolkit is not needed by pip wheels (they bundle their CUDA runtime); only "
-                   "the NVIDIA driver is." % (nvcc, facts.value("toolkit.nvcc_path", "?"), version, where),
-            fix=("For GPU work: install the NVIDIA driver, then the %s build of torch %s." % (pick, base)) if pick else
-                "For GPU work: install the NVIDIA driver, then a CUDA build of torch.",
-            commands=(["nvidia-smi"] if not pci else []) + cmds, links=[INSTALL_URL])
+            "CPU-only torch %s beside CUDA toolkit %s" % (version, nvcc), severity=ERROR,
+            detail="%s, which suggests this machine is meant for GPU work, but torch %s has no CUDA support; an "
+                   "NVIDIA GPU is on the PCI bus (%d device(s)) but no driver is loaded. The toolkit is not needed by "
+                   "pip wheels (they bundle their CUDA runtime); only the NVIDIA driver is." % (toolkit, version, len(pci)),
+            fix="For GPU work: install the NVIDIA driver, then %s." % later,
+            commands=cmds, links=[INSTALL_URL])
     return None
 
 

@@ -4,7 +4,7 @@ import os
 import re
 import shlex
 
-from ..advice import install_advice
+from ..advice import install_advice, reinstall_same_build
 from ..kb import compat
 from . import ERROR, WARNING, check, finding, known_error_finding
 from . import _facts as F
@@ -83,6 +83,68 @@ def torch_not_installed(facts):
         commands=adv.commands, links=[INSTALL_URL])
 
 
+def damaged_files(facts):
+    """(missing, changed) paths of torch's own files by its wheel's RECORD; ([], []) when intact
+    or not verifiable (no RECORD: conda, a source build)."""
+    tf = facts.section("torch_files")
+    missing = [p for p in tf.get("missing") or [] if isinstance(p, str)]
+    changed = [d["path"] for d in tf.get("size_changed") or [] if isinstance(d, dict) and "path" in d]
+    changed += [p for p in tf.get("hash_changed") or [] if isinstance(p, str)]
+    return missing, changed
+
+
+def _counted(names, total):
+    shown = ", ".join(names[:8])
+    return shown + (" and %d more" % (total - min(total, 8)) if total > 8 else "")
+
+
+@check("torch-install-damaged", category="torch-install-damaged", severity=ERROR, requires=("torch_files",))
+def torch_install_damaged(facts):
+    """Files of the installed torch are missing or differ from its wheel's RECORD."""
+    missing, changed = damaged_files(facts)
+    if not missing and not changed:
+        return None
+    tf = facts.section("torch_files")
+    libs = [p for p in missing + changed if target_shared_lib(p)]
+    import_failed = facts.value("torch_import.ok") is False
+    parts = []
+    if missing:
+        parts.append("%d file(s) missing: %s" % (tf.get("missing_count", len(missing)),
+                                                  _counted(missing, tf.get("missing_count", len(missing)))))
+    if changed:
+        n = tf.get("size_changed_count", 0) + tf.get("hash_changed_count", 0)
+        parts.append("%d file(s) changed (size%s differ from the wheel): %s"
+                     % (n or len(changed), " or sha256" if tf.get("hashed") else "", _counted(changed, n or len(changed))))
+    adv = reinstall_same_build(facts)
+    said = ""
+    if import_failed:
+        said = "\n`import torch` raised %s: %s" % (facts.value("torch_import.error_type"),
+                                                    str(facts.value("torch_import.error", ""))[:600])
+    return finding(
+        "The torch %s install is incomplete or corrupted" % (F.torch_version_str(facts) or ""),
+        severity=ERROR if (import_failed or libs) else WARNING,
+        detail="Checked %d files of torch against %s: %s. An interrupted download or upgrade, a disk that filled "
+               "up, a cleanup tool or a manual edit leaves an install like this; torch's own libraries cannot "
+               "load, so errors name torch's files (not an extension's).%s"
+               % (tf.get("checked", 0), tf.get("record", "its RECORD"), "; ".join(parts), said),
+        fix=("Reinstall the same build over it: torch %s (%s)." % (adv.torch_version, adv.variant or "as installed"))
+        if adv.commands else "Reinstall torch %s." % (F.torch_version_str(facts) or ""),
+        commands=adv.commands, links=[INSTALL_URL])
+
+
+def target_shared_lib(path):
+    return bool(re.search(r"\.(?:so(?:\.[0-9.]+)?|dylib|dll|pyd)$", path))
+
+
+def _explained_by_damage(facts, text):
+    """The import error is the damaged install's doing: a shared library of torch's is missing
+    or changed, or the error names one of the missing files."""
+    missing, changed = damaged_files(facts)
+    if any(target_shared_lib(p) for p in missing + changed):
+        return True
+    return any(re.split(r"[\\/]", p)[-1] in text for p in missing)
+
+
 @check("torch-import-failed", category="torch-import-crash", severity=ERROR, requires=('torch_import',))
 def torch_import_failed(facts):
     """`import torch` raised an exception."""
@@ -92,6 +154,8 @@ def torch_import_failed(facts):
     err = imp.get("error", "")
     if imp.get("error_type") == "ModuleNotFoundError" and ("'torch'" in err or '"torch"' in err):
         return None
+    if _explained_by_damage(facts, err + (imp.get("traceback") or "")):
+        return None  # torch-install-damaged names the files and the reinstall
     text = (imp.get("traceback") or "") + "\n%s: %s" % (imp.get("error_type"), err)
     detail = "`import torch` raised %s: %s" % (imp.get("error_type"), err[:1500])
     return known_error_finding(text, "`import torch` fails", detail) or finding(

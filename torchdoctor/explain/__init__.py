@@ -17,6 +17,23 @@ class Explanation:
     tailored: bool = False
     hook_error: Optional[str] = None
 
+    # README's API example reads these like a Finding's fields.
+    @property
+    def id(self) -> str:
+        return self.match.entry.id
+
+    @property
+    def category(self) -> str:
+        return self.match.entry.category
+
+    @property
+    def title(self) -> str:
+        return self.match.entry.title
+
+    @property
+    def links(self) -> List[str]:
+        return list(self.match.entry.links)
+
     def to_dict(self) -> dict:
         e = self.match.entry
         return {
@@ -29,6 +46,14 @@ class Explanation:
 
 
 def explain_match(m: Match, facts: Optional[Facts]) -> Explanation:
+    x = _explain_match(m, facts)
+    if facts is not None:
+        from ..advice import runnable_here
+        x.fix.commands = runnable_here(x.fix.commands, facts)
+    return x
+
+
+def _explain_match(m: Match, facts: Optional[Facts]) -> Explanation:
     e = m.entry
     base = Explanation(m, e.cause, Fix.from_dict(e.fix))
     if not e.tailor or facts is None:

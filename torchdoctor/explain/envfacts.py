@@ -4,6 +4,8 @@ Installed versions come from dist-info directory names (the same reader the
 probe uses), the driver only when a tailoring hook asks for it.
 """
 
+import sys
+
 from ..facts import SCHEMA_VERSION, Facts, failed
 from ..probe import target
 
@@ -28,14 +30,37 @@ def _os():
     return system.os_facts()
 
 
-def light_facts() -> Facts:
+def _memory():
+    from ..probe import system
+    return system.memory_facts()
+
+
+def _torch_files(data):
+    def load():
+        from ..probe import target
+        return target.torch_files_facts(data.get("packages"))
+    return load
+
+
+def light_facts(python=None) -> Facts:
+    """`python`: another interpreter (the one the user works in), read by a light child
+    probe; default: this one, read in-process."""
     data = {"schema_version": SCHEMA_VERSION, "source": "explain"}
-    for key, fn in (("python", target.python_facts), ("packages", target.package_facts)):
-        try:
-            data[key] = fn()
-        except Exception as e:  # noqa: BLE001
-            data[key] = failed("%s: %s" % (type(e).__name__, e))
-    return Facts(data, loaders={"driver": _driver, "toolkit": _toolkit, "os": _os, "env": _env})
+    if python and python != sys.executable:
+        from ..probe import run_target
+        sections = run_target(python, timeout=20.0, light=True)
+        for key in ("python", "packages"):
+            data[key] = sections.get(key, failed("the probe of %s did not report it" % python))
+    else:
+        for key, fn in (("python", target.python_facts), ("packages", target.package_facts)):
+            try:
+                data[key] = fn()
+            except Exception as e:  # noqa: BLE001
+                data[key] = failed("%s: %s" % (type(e).__name__, e))
+    loaders = {"driver": _driver, "toolkit": _toolkit, "os": _os, "env": _env, "memory": _memory}
+    if not python or python == sys.executable:
+        loaders["torch_files"] = _torch_files(data)  # this interpreter's torch, against its RECORD
+    return Facts(data, loaders=loaders)
 
 
 def no_facts() -> Facts:

@@ -35,8 +35,8 @@ LAUNCHER = (
     "exec(c, {'__name__': '__main__', '__file__': p})\n"
 )
 
-TORCH_SECTIONS = ("python", "torch_location", "packages", "torch_import", "torch", "backends",
-                  "accelerators", "cuda")
+TORCH_SECTIONS = ("python", "torch_location", "packages", "torch_files", "torch_import", "torch", "backends",
+                  "accelerators", "cuda", "companion_imports")
 
 
 def read_sections(path: str):
@@ -60,15 +60,17 @@ def read_sections(path: str):
     return sections, stages
 
 
-def run_target(python: str, timeout: float) -> Dict[str, Any]:
-    """Run target.py under `python`; returns {section: data} plus 'probe'."""
+def run_target(python: str, timeout: float, light: bool = False) -> Dict[str, Any]:
+    """Run target.py under `python`; returns {section: data} plus 'probe'. `light`: only
+    the Python and package sections (no torch import), for explain."""
     import tempfile
 
     from . import proc
     fd, out_path = tempfile.mkstemp(prefix="torchdoctor-", suffix=".jsonl")
     os.close(fd)
     try:
-        r = proc.run([python, "-c", LAUNCHER, TARGET_SCRIPT, out_path], timeout=timeout)
+        r = proc.run([python, "-c", LAUNCHER, TARGET_SCRIPT, out_path] + (["--light"] if light else []),
+                     timeout=timeout)
         sections, stages = read_sections(out_path)
     finally:
         try:
@@ -106,7 +108,7 @@ def run_target(python: str, timeout: float) -> Dict[str, Any]:
             why = "probe exited with %s during %s" % (r.returncode, last)
         info["error"] = why
         skip_from_import = "torch_import" in sections and not (sections["torch_import"] or {}).get("ok")
-        for name in TORCH_SECTIONS:
+        for name in (("python", "packages") if light else TORCH_SECTIONS):
             if name not in sections and not (skip_from_import and name != "torch_import"):
                 sections[name] = failed(why)
     sections["probe"] = info

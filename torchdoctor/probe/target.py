@@ -296,6 +296,11 @@ def package_facts():
                 inst = _installer(os.path.join(loc, info_dir))
                 if inst:
                     rec["installer"] = inst
+                    rec["info_dir"] = info_dir
+            if key in BUILD_VERSION_FILES:
+                built = _build_version(loc, BUILD_VERSION_FILES[key])
+                if built:
+                    rec["build_version"] = built
             report[key] = rec
     conda = _conda_packages(sys.prefix)
     for key, rec in conda.items():
@@ -307,6 +312,24 @@ def package_facts():
     if duplicates:
         out["duplicates"] = duplicates
     return out
+
+
+# Companions whose dist-info version hides the build: PyPI's torchvision 0.28.0 is
+# '0.28.0' in its dist-info but '0.28.0+cu130' in torchvision/version.py, which is
+# what decides whether its compiled operators load beside a +cpu torch.
+BUILD_VERSION_FILES = {"torchvision": "torchvision/version.py", "torchaudio": "torchaudio/version.py",
+                       "torch": "torch/version.py"}
+_VERSION_LINE = re.compile(r"""^__version__\s*=\s*['"]([^'"]{1,64})['"]""", re.M)
+
+
+def _build_version(location, rel):
+    """__version__ as written in the package's version.py, read as text (no import)."""
+    try:
+        with open(os.path.join(location, rel), encoding="utf-8", errors="replace") as fh:
+            m = _VERSION_LINE.search(fh.read(8192))
+    except OSError:
+        return None
+    return m.group(1) if m else None
 
 
 def _safe_listdir(path):
@@ -342,6 +365,137 @@ def torch_location_facts():
     except CATCH as e:  # noqa: BLE001
         origin = failed(e)
     return {"candidates": candidates[:10], "spec_origin": origin, "cwd": cwd}
+
+
+# ---------------------------------------------------------- torch's files ----
+SHARED_LIB = re.compile(r"\.(?:so(?:\.[0-9.]+)?|dylib|dll|pyd)$")
+MAX_LISTED = 20
+
+
+def _record_path(packages):
+    """The RECORD of the torch distribution that `packages` found first on sys.path."""
+    rec = (packages or {}).get("installed", {}).get("torch")
+    if not isinstance(rec, dict) or "location" not in rec:
+        return None, absent("torch is not installed")
+    loc = rec["location"]
+    info = rec.get("info_dir")
+    if not info:
+        info = next((d for d in _safe_listdir(loc) if d.startswith("torch-") and d.endswith(".dist-info")), None)
+    if not info:
+        return None, absent("no torch dist-info in %s" % loc)
+    path = os.path.join(loc, info, "RECORD")
+    if not os.path.isfile(path):
+        return None, absent("no RECORD in %s (installed by %s)" % (info, rec.get("installer") or "a tool that writes none"))
+    return path, None
+
+
+def _hash_file(path):
+    import base64
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(1 << 20)
+            if not block:
+                break
+            h.update(block)
+    return base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode("ascii")
+
+
+def torch_files_facts(packages, hash_libs=False):
+    """torch's installed files against its wheel's RECORD: which are missing, which have
+    another size, and (hash_libs) which shared libraries have another sha256.
+
+    Sizes need one stat a file (about 15k for torch: tens of ms); hashes read every byte
+    of the shared libraries (hundreds of MB), so they are only taken when asked for, i.e.
+    when `import torch` failed and the question is whether the install is intact."""
+    import csv
+    path, why = _record_path(packages)
+    if path is None:
+        return why
+    base = os.path.dirname(os.path.dirname(path))
+    missing, resized, rehashed, libs = [], [], [], 0
+    checked = 0
+    t0 = time.time()
+    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+        for row in csv.reader(fh):
+            if len(row) < 3 or not row[1] or row[0].startswith(".."):
+                continue  # RECORD itself, INSTALLER, scripts outside site-packages
+            rel, digest, size = row[0], row[1], row[2]
+            if "__pycache__" in rel:
+                continue
+            full = os.path.join(base, rel)
+            checked += 1
+            try:
+                st = os.stat(full)
+            except OSError:
+                missing.append(rel)
+                continue
+            if size.isdigit() and st.st_size != int(size):
+                resized.append({"path": rel, "expected": int(size), "found": st.st_size})
+                continue
+            if SHARED_LIB.search(rel):
+                libs += 1
+                if hash_libs and digest.startswith("sha256="):
+                    try:
+                        if _hash_file(full) != digest[7:]:
+                            rehashed.append(rel)
+                    except OSError as e:
+                        rehashed.append("%s (unreadable: %s)" % (rel, e))
+    return {"record": path, "checked": checked, "shared_libs": libs, "hashed": bool(hash_libs),
+            "missing": missing[:MAX_LISTED], "missing_count": len(missing),
+            "size_changed": resized[:MAX_LISTED], "size_changed_count": len(resized),
+            "hash_changed": rehashed[:MAX_LISTED], "hash_changed_count": len(rehashed),
+            "duration_s": round(time.time() - t0, 3)}
+
+
+# ---------------------------------------------------------- companions -----
+IMPORT_CHECKED = ("torchvision", "torchaudio")
+COMPANION_IMPORT_TIMEOUT = 20.0
+
+
+def _import_with_limit(name, limit):
+    """Import `name` in a daemon thread and wait at most `limit` seconds: a companion
+    whose import hangs is reported as such while the probe goes on (os._exit at the end
+    leaves the thread behind)."""
+    import threading
+    result = {}
+
+    def run():
+        t0 = time.time()
+        try:
+            __import__(name)
+            result["ok"] = True
+        except BaseException as e:  # noqa: BLE001 - SystemExit or a C-level error too
+            result.update(ok=False, error_type=type(e).__name__, error=str(e)[:2000],
+                          traceback=traceback.format_exc()[-4000:])
+        result["duration_s"] = round(time.time() - t0, 3)
+
+    t = threading.Thread(target=run, name="torchdoctor-import-" + name)
+    t.daemon = True
+    t.start()
+    t.join(limit)
+    if t.is_alive():
+        return failed("import %s did not finish within %.0f s" % (name, limit))
+    return dict(result)
+
+
+def companion_import_facts(packages):
+    """Does each installed companion import beside this torch? The import error itself
+    (`operator torchvision::nms does not exist`) is the evidence a version check lacks."""
+    installed = (packages or {}).get("installed", {})
+    out = {}
+    for name in IMPORT_CHECKED:
+        if not isinstance(installed.get(name), dict) or "version" not in installed[name]:
+            out[name] = absent("not installed")
+            continue
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            r = _import_with_limit(name, COMPANION_IMPORT_TIMEOUT)
+        if isinstance(r, dict) and "_failed" not in r:
+            r["warnings"] = _warning_texts(rec)
+        out[name] = r
+    return out
 
 
 # ----------------------------------------------------------------- torch ----
@@ -596,6 +750,10 @@ def collect(out_path=None, torch_module=None, with_cuda=True):
         except CATCH as e:  # noqa: BLE001
             w.section(name, failed(e))
 
+    packages = w.sections.get("packages")
+    w.stage("torch_files")
+    w.section("torch_files", attempt(torch_files_facts, packages))
+
     w.stage("import_torch")
     torch = torch_module
     imp = {}
@@ -618,6 +776,10 @@ def collect(out_path=None, torch_module=None, with_cuda=True):
         imp = {"ok": True, "in_process": True}
     w.section("torch_import", imp)
     if torch is None:
+        if imp.get("ok") is False and isinstance(packages, dict):
+            # Did the install lose or change files? Worth reading every shared library now.
+            w.stage("torch_files_hashes")
+            w.section("torch_files", attempt(torch_files_facts, packages, True))
         w.stage("done")
         return w.sections
 
@@ -635,6 +797,20 @@ def collect(out_path=None, torch_module=None, with_cuda=True):
             w.section("cuda", cuda_facts(torch))
         except CATCH as e:  # noqa: BLE001
             w.section("cuda", failed(e))
+    if torch_module is None:
+        # Last: a companion that crashes the interpreter on import loses nothing else.
+        w.stage("companion_imports")
+        w.section("companion_imports", attempt(companion_import_facts, packages))
+    w.stage("done")
+    return w.sections
+
+
+def collect_light(out_path=None):
+    """What explain reads of an interpreter without importing torch: Python and packages."""
+    w = Writer(out_path)
+    for name, fn in (("python", python_facts), ("packages", package_facts)):
+        w.stage(name)
+        w.section(name, attempt(fn))
     w.stage("done")
     return w.sections
 
@@ -643,7 +819,10 @@ def main(argv):
     global CATCH
     CATCH = BaseException  # a child of its own session: no terminal Ctrl-C reaches it
     out = argv[1] if len(argv) > 1 else None
-    collect(out)
+    if len(argv) > 2 and argv[2] == "--light":
+        collect_light(out)
+    else:
+        collect(out)
     return 0
 
 

@@ -232,7 +232,7 @@ def gpu_driver(facts: Facts) -> List[Row]:
 COMPANION_ROWS = ("torchvision", "torchaudio", "numpy", "triton", "pytorch-triton", "xformers", "torchao",
                   "torchtext", "flash-attn", "bitsandbytes", "opt-einsum")
 COMPANION_CATEGORIES = {"torchvision": ("torchvision-mismatch",), "torchaudio": ("torchaudio-mismatch",),
-                        "numpy": ("numpy-abi",), "triton": ("triton-missing",), "pytorch-triton": ("triton-missing",)}
+                        "numpy": ("numpy-abi", "numpy-missing"), "triton": ("triton-missing",), "pytorch-triton": ("triton-missing",)}
 
 
 def companions(facts: Facts) -> List[Row]:
@@ -243,7 +243,16 @@ def companions(facts: Facts) -> List[Row]:
     for name in COMPANION_ROWS:
         v = inst.get(name)
         if isinstance(v, dict) and "version" in v:
-            rows.append(Row(name, str(v["version"]), "ok", COMPANION_CATEGORIES.get(name, ())))
+            text = str(v["version"])
+            built = v.get("build_version")
+            if isinstance(built, str) and built != text and name != "torch":
+                text += " (built as %s)" % built
+            imp = facts.value("companion_imports.%s" % name)
+            if isinstance(imp, dict) and imp.get("ok") is False:
+                text += "; import fails: %s: %s" % (imp.get("error_type"), str(imp.get("error", "")).splitlines()[0][:160])
+                rows.append(Row(name, text, "bad", COMPANION_CATEGORIES.get(name, ())))
+                continue
+            rows.append(Row(name, text, "ok", COMPANION_CATEGORIES.get(name, ())))
         elif name in ("torchvision", "torchaudio", "numpy", "triton"):
             rows.append(Row(name, "not installed", "na", COMPANION_CATEGORIES.get(name, ())))
     nv = sorted(k for k in inst if k.startswith("nvidia-") and isinstance(inst[k], dict) and "version" in inst[k])

@@ -570,22 +570,14 @@ def safe_globals_missing(match, facts: Facts) -> Optional[Tailored]:
 @hook("torch_files_broken")
 def torch_files_broken(match, facts: Facts) -> Optional[Tailored]:
     """A torch whose own files are missing or from two releases: reinstall it cleanly."""
-    from ...advice import install_advice
+    from ...advice import reinstall_same_build
     v, notes = _version_or_none(facts)
     if v is None:
         return None
-    # Reinstall the same build: its local tag (+cpu, +cu121) or, untagged, the PyPI
-    # wheel of that OS (Linux: the default CUDA variant; Windows: CPU).
-    tag, osn, base = F.local_tag(facts), F.os_name(facts), F.torch_base_version(facts)
-    variant = tag or (compat.default_cuda(base) if osn == "linux" else "cpu" if osn == "windows" else None)
-    adv = install_advice(facts, version=base, variant=variant)
+    adv = reinstall_same_build(facts, clean=True)
     if not adv.commands:
         return None
-    pip = F.pip_cmd(facts)
-    cmds = ["%s uninstall -y torch" % pip, "%s uninstall -y torch" % pip]
-    cmds += [c.replace(" install ", " install --no-cache-dir ", 1) for c in adv.commands if " uninstall " not in c]
     return Tailored(
-        summary="Remove torch %s completely (run the uninstall until pip reports it is not installed, so no "
-                "older copy is left behind) and install it again; then check that %s loads the new files."
-                % (F.torch_version_str(facts), WHICH_TORCH),
-        commands=cmds + [WHICH_TORCH], notes=notes)
+        summary="Remove torch %s and install the same build again, so no file of another copy is left behind; "
+                "the last command then shows that the new files load." % F.torch_version_str(facts),
+        commands=adv.commands + [WHICH_TORCH], notes=notes)

@@ -604,17 +604,33 @@ def mps_macos_feature(match, facts: Facts) -> Optional[Tailored]:
 
 
 # -- DataLoader --------------------------------------------------------------------
+BIG_SHM = 2 << 30  # 2 GiB: docker's default is 64 MB; a few GiB carry dozens of image batches
+
+
 @hook("dataloader_shm")
 def dataloader_shm(match, facts: Facts) -> Optional[Tailored]:
     if F.os_name(facts) != "linux":
         return None
     container = facts.value("os.container")
     notes = ["container: %s" % (container if isinstance(container, str) else "none detected")]
+    shm = facts.value("memory.shm_bytes")
+    if isinstance(shm, int) and not isinstance(shm, bool) and shm > 0:
+        notes.append("/dev/shm here: %s" % F.gib(shm))
+        if shm >= BIG_SHM:
+            # The measured size, not a default: a large /dev/shm here means the run that failed
+            # had less (another container or node), or the workers really filled all of it.
+            return Tailored(summary="/dev/shm on this machine is %s, far above what DataLoader workers normally need, so "
+                                    "either the failing run had a smaller one (another container, pod or node: check "
+                                    "`df -h /dev/shm` there) or the workers filled it (many workers, large batches, "
+                                    "tensors kept alive): watch it while the loader runs and lower num_workers or "
+                                    "batch size." % F.gib(shm),
+                            commands=["df -h /dev/shm"], notes=notes)
     if container in ("docker", "podman", "containerd"):
         tool = "podman" if container == "podman" else "docker"
-        return Tailored(summary="This runs in a %s container, whose /dev/shm defaults to 64 MB. Restart it with a "
+        size = ("is %s" % F.gib(shm)) if isinstance(shm, int) and shm > 0 else "defaults to 64 MB"
+        return Tailored(summary="This runs in a %s container, whose /dev/shm %s. Restart it with a "
                                 "larger shared-memory size (or the host's IPC namespace); in docker compose set "
-                                "shm_size. As a stopgap, lower num_workers." % tool,
+                                "shm_size. As a stopgap, lower num_workers." % (tool, size),
                         commands=["df -h /dev/shm", "%s run --shm-size=16g ... <image>" % tool,
                                   "%s run --ipc=host ... <image>" % tool], notes=notes)
     if container in ("kubepods", "kubernetes"):

@@ -826,3 +826,28 @@ def extension_libtorch(match, facts: Facts) -> Optional[Tailored]:
                         summary="Install the CPU build of the extension, or a CUDA build of torch: %s" % adv.why,
                         commands=adv.commands or None, notes=notes)
     return None
+
+
+@hook("torch_lib_missing")
+def torch_lib_missing(match, facts: Facts) -> Optional[Tailored]:
+    """torch's own library cannot be opened: reinstall the same build, naming the files the
+    RECORD check found missing or changed where the facts have it."""
+    from ...advice import reinstall_same_build
+    v = F.torch_version_str(facts)
+    if not v:
+        return None
+    notes = installed_torch_note(facts)
+    tf = facts.section("torch_files")
+    missing = [p for p in tf.get("missing") or [] if isinstance(p, str)]
+    cause = None
+    if missing:
+        notes.append("missing per torch's RECORD: %s" % ", ".join(missing[:6]))
+        cause = "torch's RECORD confirms it: %d of its files are missing here (%s)." % (
+            tf.get("missing_count", len(missing)), ", ".join(missing[:6]))
+    adv = reinstall_same_build(facts)
+    if not adv.commands:
+        return Tailored(notes=notes, cause=cause) if cause else None
+    return Tailored(summary="Reinstall torch %s (%s) over the damaged install, without touching other packages."
+                            % (adv.torch_version, adv.variant or "as installed"),
+                    commands=adv.commands + ['python -c "import torch; print(torch.__version__, torch.__file__)"'],
+                    cause=cause, notes=notes)

@@ -1,0 +1,127 @@
+"""Fix commands are actions for this machine: the target interpreter instead of a bare
+python/pip, no step that cannot run here, no step printed twice, sizes as measured."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT, make_facts
+
+from torchdoctor.advice import reinstall_same_build, runnable_here
+from torchdoctor.explain import explain_matches
+from torchdoctor.explain.matcher import match_text
+
+PY = {"version": "3.11.7", "executable": "/venv/bin/python", "machine": "x86_64"}
+NO_SMI = {"sources": {"nvidia_smi": {"_absent": "nvidia-smi not on PATH"}}, "present": False}
+TORCH_CPU = {"torch": {"version": "2.13.0+cpu", "cuda": {"_absent": "not built with it"}},
+             "packages": {"installed": {"torch": {"version": "2.13.0+cpu", "location": "/venv/lib/site"}}}}
+
+
+def test_bare_python_and_pip_become_the_target_interpreter():
+    f = make_facts(python=PY)
+    assert runnable_here(['python -c "import torch"', "pip install numpy", "python3 -m venv x", "conda list"], f) == [
+        '/venv/bin/python -c "import torch"', "/venv/bin/python -m pip install numpy",
+        "/venv/bin/python -m venv x", "conda list"]
+
+
+def test_nvidia_smi_is_no_fix_step_where_it_is_not_on_path():
+    assert runnable_here(["nvidia-smi", "lsmod | grep nvidia"], make_facts(python=PY, driver=NO_SMI)) == [
+        "lsmod | grep nvidia"]
+    assert runnable_here(["nvidia-smi"], make_facts(python=PY)) == ["nvidia-smi"]  # unknown: keep
+
+
+def test_generic_without_facts_stays_generic():
+    assert runnable_here(['python -c "import torch"'], None) == ['python -c "import torch"']
+
+
+def _explain(text, facts):
+    return explain_matches(match_text(text), facts)[0]
+
+
+def test_known_error_commands_use_the_target_interpreter():
+    x = _explain("AssertionError: Torch not compiled with CUDA enabled", make_facts(python=PY, **TORCH_CPU))
+    assert x.fix.commands and not any(c.startswith(("python ", "pip ")) for c in x.fix.commands), x.fix.commands
+
+
+def test_backends_module_missing_uninstalls_once():
+    x = _explain("ModuleNotFoundError: No module named 'torch.backends.cudnn'", make_facts(
+        python=PY, os={"system": "Linux"}, torch_import={"ok": True}, **TORCH_CPU))
+    uninstalls = [c for c in x.fix.commands if "uninstall" in c]
+    assert uninstalls == ["/venv/bin/python -m pip uninstall -y torch"], x.fix.commands
+
+
+def test_reinstall_same_build_keeps_version_and_variant():
+    f = make_facts(python=PY, os={"system": "Linux"}, **TORCH_CPU)
+    assert reinstall_same_build(f).commands == [
+        "/venv/bin/python -m pip install --force-reinstall --no-deps --no-cache-dir torch==2.13.0 "
+        "--index-url https://download.pytorch.org/whl/cpu"]
+
+
+SHM_TEXT = ("RuntimeError: DataLoader worker (pid 123) is killed by signal: Bus error. It is possible that "
+            "dataloader's workers are out of shared memory. Please try to raise your shared memory limit.")
+
+
+def test_shm_advice_uses_the_measured_size():
+    big = make_facts(python=PY, os={"system": "Linux", "container": "docker"}, memory={"shm_bytes": 25276502016})
+    x = _explain(SHM_TEXT, big)
+    assert "64 MB" not in x.fix.summary and "24 GiB" in x.fix.summary
+    small = make_facts(python=PY, os={"system": "Linux", "container": "docker"}, memory={"shm_bytes": 64 << 20})
+    x = _explain(SHM_TEXT, small)
+    assert "/dev/shm is 0.06 GiB" in x.fix.summary and "defaults to 64 MB" not in x.fix.summary
+    assert "--shm-size" in " ".join(x.fix.commands)
+
+
+# -- which interpreter, when the doctor's own has no torch -------------------------------------
+def _doctor_without_torch(tmp_path):
+    """An interpreter that runs torchdoctor but cannot import torch: a bare venv whose only
+    packages are torchdoctor's own dependencies, linked from the test venv."""
+    import click
+    import packaging
+    import psutil
+    venv = tmp_path / "doctor"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    for mod in (click, packaging, psutil):
+        src = os.path.dirname(mod.__file__)
+        os.symlink(src, str(deps / os.path.basename(src)))
+    os.symlink(os.path.join(ROOT, "torchdoctor"), str(deps / "torchdoctor"))
+    return str(venv / "bin" / "python"), str(deps)
+
+
+def test_doctor_without_torch_diagnoses_the_active_virtualenv(tmp_path):
+    doctor, deps = _doctor_without_torch(tmp_path)
+    env = dict(os.environ, PYTHONPATH=deps, VIRTUAL_ENV=sys.prefix)
+    r = subprocess.run([doctor, "-m", "torchdoctor", "check", "--json"], capture_output=True, text=True,
+                       env=env, timeout=180, cwd=str(tmp_path))
+    assert "has no torch, so this diagnoses" in r.stderr and "VIRTUAL_ENV" in r.stderr, r.stderr
+    import json
+    doc = json.loads(r.stdout)
+    assert doc["facts"]["torch"]["version"].startswith("2.13.0")
+    assert "torch-not-installed" not in {f["id"] for f in doc["findings"]}
+
+
+def test_resolve_prefers_venv_then_path_and_never_itself(tmp_path, monkeypatch):
+    from torchdoctor import interpreter
+    monkeypatch.setattr(interpreter, "own_has_torch", lambda: False)
+    venv_bin = tmp_path / "venv" / "bin"
+    other = tmp_path / "other"
+    for d in (venv_bin, other):
+        d.mkdir(parents=True)
+        exe = d / "python3"
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+    own_dir = os.path.dirname(os.path.abspath(sys.executable))
+    c = interpreter.resolve(None, {"VIRTUAL_ENV": str(tmp_path / "venv"), "PATH": str(other)})
+    assert c.python == str(venv_bin / "python3") and "VIRTUAL_ENV" in c.note()
+    c = interpreter.resolve(None, {"PATH": os.pathsep.join([own_dir, str(other)])})
+    assert c.python == str(other / "python3") and "first python3 on PATH" in c.why
+    c = interpreter.resolve("/given/python", {"PATH": str(other)})
+    assert c.python == "/given/python" and c.note() is None
+
+
+def test_resolve_keeps_its_own_interpreter_when_it_has_torch(monkeypatch):
+    from torchdoctor import interpreter
+    monkeypatch.setattr(interpreter, "own_has_torch", lambda: True)
+    assert interpreter.resolve(None, {"VIRTUAL_ENV": "/elsewhere"}).python == sys.executable
