@@ -43,7 +43,7 @@ MASKS = [
 
 
 def mask(text, out_dir):
-    text = text.replace(out_dir, "<OUT>")
+    text = text.replace(out_dir, "<OUT>").replace(ROOT, "<ROOT>")
     for rx, sub in MASKS:
         text = rx.sub(sub, text)
     return text
