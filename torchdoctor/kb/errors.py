@@ -171,7 +171,9 @@ def load_entries() -> Tuple[Entry, ...]:
             raise ValueError("duplicate known-error id %r in %s" % (e.id, fname))
         seen.add(e.id)
         entries.append(e)
-    return tuple(entries)
+    # By id, not by file: which file of kb/errors/ an entry sits in is for its readers only,
+    # and must not change what `explain --list` shows or how anything ranks.
+    return tuple(sorted(entries, key=lambda e: e.id))
 
 
 FOREIGN_FILE = os.path.join(HERE, "data", "foreign.json")
