@@ -3,8 +3,8 @@
 import pytest
 from conftest import make_facts
 
-from torchdoctor.checks import run_checks
-from torchdoctor.checks.companions import companion_command
+from torchdoctor.areas.registry import run_checks
+from torchdoctor.advice import companion_command
 from torchdoctor.facts import absent
 from torchdoctor.kb import compat
 

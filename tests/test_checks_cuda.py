@@ -5,9 +5,9 @@ import pytest
 
 from conftest import make_facts
 from fakes import fake_nvidia_smi, fake_torch
-from torchdoctor.checks import all_checks, run_check
+from torchdoctor.areas.registry import all_checks, run_check
 from torchdoctor.probe import gather
-from torchdoctor.report import diagnose
+from torchdoctor.diagnose import diagnose
 
 CHECKS = {c.id: c for c in all_checks()}
 LINUX = {"system": "Linux"}

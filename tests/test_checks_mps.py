@@ -2,7 +2,7 @@
 
 from conftest import make_facts
 
-from torchdoctor.checks import run_checks
+from torchdoctor.areas.registry import run_checks
 from torchdoctor.facts import absent
 from torchdoctor.kb import compat
 

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from conftest import REFERENCE
+from torchdoctor import versions as V
 from torchdoctor.kb import compat as c
 
 DATA = os.path.join(os.path.dirname(c.__file__), "data", "compat.json")
@@ -121,9 +122,9 @@ def test_loading_is_fast():
 
 # -- releases and Python ------------------------------------------------------------------------
 def test_release_minor_and_latest():
-    assert c.minor_of("2.13.0+cpu") == "2.13"
-    assert c.minor_of("1.13.1+cu117") == "1.13"
-    assert c.minor_of("2.5.0a0+git1234") == "2.5"
+    assert V.minor("2.13.0+cpu") == "2.13"
+    assert V.minor("1.13.1+cu117") == "1.13"
+    assert V.minor("2.5.0a0+git1234") == "2.5"
     assert c.release("2.14.1")["default_cuda"] == "cu130"
     assert c.release("2.4.1+cu121")["patches"] == ["2.4.0", "2.4.1"]
     assert c.release("3.0.0") is None
@@ -530,7 +531,7 @@ def test_install_command_unknown():
 # -- odd input never raises -------------------------------------------------------------------
 @pytest.mark.parametrize("bad", ODD, ids=repr)
 def test_odd_input_returns_none(bad):
-    assert c.minor_of(bad) is None
+    assert V.minor(bad) is None
     for fn in (c.release, c.supported_pythons, c.matching_torchvision, c.matching_torchaudio,
                c.default_cuda, c.triton_requirement, c.expected_cudnn, c.expected_cudnn_int,
                c.numpy2_supported, c.newest_torch_for_python, c.cuda_of_variant, c.variant_info,
@@ -554,7 +555,7 @@ def test_odd_input_returns_none(bad):
 
 
 def test_bare_major_is_not_a_release():
-    assert c.minor_of("2") is None and c.release("2") is None
+    assert V.minor("2") is None and c.release("2") is None
     assert c.install_command("2") == [] and c.cudnn_int_to_version("2") is None
 
 

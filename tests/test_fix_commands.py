@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, make_facts
 
 from torchdoctor.advice import reinstall_same_build, runnable_here
-from torchdoctor.explain import explain_matches
+from torchdoctor.diagnose import explain_matches
 from torchdoctor.explain.matcher import match_text
 
 PY = {"version": "3.11.7", "executable": "/venv/bin/python", "machine": "x86_64"}

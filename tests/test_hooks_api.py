@@ -5,7 +5,7 @@ torch version the entry's generic fix must come back unchanged."""
 
 import pytest
 
-from torchdoctor.explain import explain_match
+from torchdoctor.diagnose import explain_match
 from torchdoctor.explain.matcher import match_text
 from torchdoctor.facts import Facts
 from torchdoctor.kb.errors import get_entry

@@ -3,7 +3,7 @@ facts (built by hand) in, the exact command out; and the generic fix when facts 
 
 import pytest
 
-from torchdoctor.explain import explain_match
+from torchdoctor.diagnose import explain_match
 from torchdoctor.explain.matcher import match_text
 from torchdoctor.facts import Facts
 from torchdoctor.kb.errors import get_entry

@@ -6,9 +6,9 @@ where they do not (None: the entry's generic text stands)."""
 
 import pytest
 
-from torchdoctor.explain import explain_match
+from torchdoctor.diagnose import explain_match
 from torchdoctor.explain.matcher import match_text
-from torchdoctor.explain.tailor import hooks
+from torchdoctor.areas.registry import all_hooks as hooks
 from torchdoctor.facts import Facts, absent
 
 SITE = "/home/u/venv/lib/python3.11/site-packages"

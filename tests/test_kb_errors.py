@@ -128,7 +128,7 @@ def test_hostile_lines_finish_fast():
 
 
 def test_every_tailor_names_a_registered_hook():
-    from torchdoctor.explain.tailor import hooks
+    from torchdoctor.areas.registry import all_hooks as hooks
     registered = hooks()
     missing = sorted({e.tailor for e in ENTRIES if e.tailor and e.tailor not in registered})
     assert not missing, "entries name hooks that do not exist: %s" % missing

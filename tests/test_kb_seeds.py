@@ -9,7 +9,7 @@ expected category.
 
 import pytest
 
-from torchdoctor.explain import explain_match
+from torchdoctor.diagnose import explain_match
 from torchdoctor.explain.matcher import match_text
 from torchdoctor.facts import Facts
 

@@ -10,7 +10,7 @@ import pytest
 
 from fakes import fake_nvidia_smi, fake_torch
 from torchdoctor.probe import gather
-from torchdoctor.report import diagnose
+from torchdoctor.diagnose import diagnose
 
 
 @pytest.fixture

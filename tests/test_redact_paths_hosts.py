@@ -1,6 +1,6 @@
 """Redaction gaps: identities that reached every output format."""
 
-from torchdoctor.cli_report import render_report
+from torchdoctor.cli.reports import render_report
 from torchdoctor.facts import Facts
 from torchdoctor.findings import Finding, Fix
 from torchdoctor.redact import redact_report

@@ -61,7 +61,7 @@ def test_diff_of_a_report_and_a_paste_does_not_call_unlisted_packages_uninstalle
 
     from torchdoctor.diff import diff_reports, load_any
     from torchdoctor.facts import Facts
-    from torchdoctor.report import diagnose
+    from torchdoctor.diagnose import diagnose
     report = {"schema_version": 1, "source": "probe", "torch_import": {"ok": True},
               "torch": {"version": "2.5.1+cu121", "cuda": "12.1"}, "os": {"system": "Linux"},
               "python": {"version": "3.11.9"},

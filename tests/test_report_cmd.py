@@ -14,7 +14,8 @@ import pytest
 from conftest import TORCH_PYTHON, needs_torch
 from torchdoctor.facts import Facts
 from torchdoctor.render import collect_env_view as CE
-from torchdoctor.report import Report, diagnose
+from torchdoctor.diagnose import diagnose
+from torchdoctor.report import Report
 from torchdoctor.reportio import facts_from_markdown, facts_from_report, load_report_facts
 
 pytestmark = needs_torch

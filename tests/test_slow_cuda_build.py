@@ -9,7 +9,7 @@ import os
 import pytest
 
 from torchdoctor.probe import gather
-from torchdoctor.report import diagnose
+from torchdoctor.diagnose import diagnose
 
 CUDA_PY = os.environ.get("TORCHDOCTOR_CUDA_PYTHON")
 

@@ -135,7 +135,7 @@ def _check(facts: Facts, path, want):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_fixture_facts(name):
-    from torchdoctor.checks import _facts as F
+    from torchdoctor.facts import derived as F
     exp = EXPECTED[name]
     result = triage_text(fixture(name), name)
     f = result.facts
@@ -255,12 +255,12 @@ def _synthetic_report():
                    "python": {"version": "3.10.12", "executable": "/usr/bin/python3"},
                    "driver": {"present": True, "driver_version": "535.104.05",
                               "gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 3090", "capability": [8, 6]}]}})
-    from torchdoctor.report import diagnose
+    from torchdoctor.diagnose import diagnose
     return diagnose(facts)
 
 
 def test_triage_json_report_and_markdown_report():
-    from torchdoctor.cli_report import render_report
+    from torchdoctor.cli.reports import render_report
     rep = _synthetic_report()
     ids = [f.id for f in rep.findings]
     assert "cpu-only-build" in ids
@@ -275,7 +275,7 @@ def test_triage_json_report_and_markdown_report():
 
 
 def test_markdown_report_cut_off_falls_back_to_its_collect_env_section():
-    from torchdoctor.cli_report import render_report
+    from torchdoctor.cli.reports import render_report
     md = render_report(_synthetic_report(), "markdown")
     cut = md[: md.index("<!-- torchdoctor:facts") + 200]
     res = triage_text(cut, "cut.md")

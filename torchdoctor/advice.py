@@ -13,11 +13,13 @@ commands, and ``why`` says so.
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from .checks import _facts as F
+from . import versions as V
+from .facts import derived as F
 from .facts import Facts
 from .kb import compat
 
 JETSON_URL = "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
+INSTALL_URL = "https://pytorch.org/get-started/locally/"
 
 
 @dataclass
@@ -37,8 +39,8 @@ def unavailable_reason(facts: Facts, version: str) -> Optional[str]:
             version, py, ", ".join(compat.supported_pythons(version) or []))
     if F.macos_x86_64(facts):
         last = compat.macos_x86_64_last_release()
-        minor = compat.minor_of(version)
-        if minor and compat._v(minor) > compat._v(last):
+        minor = V.minor(version)
+        if minor and V.parse(minor) > V.parse(last):
             return ("torch %s has no wheel for x86_64 macOS (Intel Macs and Pythons running under Rosetta): "
                     "the last release with one is torch %s" % (version, compat.latest_patch(last) or last))
     return None
@@ -94,7 +96,7 @@ def _rocm_variant(facts: Facts, version: str) -> Optional[str]:
     """The ROCm index for torch `version`: the installed one when the release has it,
     else the newest ROCm the release shipped."""
     rel = compat.release(version) or {}
-    patch = compat._patch(version) or ""
+    patch = V.patch(version) or ""
     offered = ["rocm" + x for x in rel.get("rocm_by_patch", {}).get(patch, rel.get("rocm") or [])]
     tag = F.local_tag(facts) or ""
     if tag in offered:
@@ -119,13 +121,13 @@ def choose_variant(facts: Facts, version: str) -> InstallAdvice:
         return InstallAdvice(version, None, why="no CUDA variant of torch %s runs on driver %s; update the NVIDIA driver first."
                              % (version, driver))
     dcuda = facts.value("driver.cuda_driver_version")
-    if isinstance(dcuda, str) and compat._v(dcuda):
+    if isinstance(dcuda, str) and V.parse(dcuda):
         # Only libcuda answered (no NVML / nvidia-smi): its CUDA version is what the
         # driver fully supports, so any variant up to it runs.
         fit = [v for v in compat.cuda_variants(version)
-               if compat.cuda_of_variant(v) and compat._v(compat.cuda_of_variant(v)) <= compat._v(dcuda)]
+               if compat.cuda_of_variant(v) and V.parse(compat.cuda_of_variant(v)) <= V.parse(dcuda)]
         if fit:
-            variant = max(fit, key=lambda v: compat._v(compat.cuda_of_variant(v)).release)
+            variant = max(fit, key=lambda v: V.parse(compat.cuda_of_variant(v)).release)
             return InstallAdvice(version, variant, why="the NVIDIA driver supports CUDA %s, so it runs the %s build of "
                                                        "torch %s." % (dcuda, variant, version))
         return InstallAdvice(version, None, why="no CUDA variant of torch %s runs on a driver that supports CUDA %s; "
@@ -249,4 +251,41 @@ def runnable_here(commands: List[str], facts: Optional[Facts]) -> List[str]:
             elif cmd.startswith(_BARE_PIP):
                 cmd = F.pip_cmd(facts) + cmd[cmd.index(" "):]
         out.append(cmd)
+    return out
+
+
+def _index_variant(facts: Facts) -> Optional[str]:
+    """The index the installed torch came from, by its local tag; None = plain PyPI."""
+    tag = F.local_tag(facts)
+    if tag and (tag == "cpu" or tag.startswith(("cu", "rocm", "xpu"))):
+        return tag
+    return None
+
+
+def _quote(token: str) -> str:
+    return '"%s"' % token if any(c in token for c in "*<>|") else token
+
+
+def companion_command(facts: Facts, names, installer: Optional[str] = None) -> List[str]:
+    """`pip install torch==X <names pinned to X's pairs> --index-url <torch's index>` for this
+    interpreter. torch stays pinned to its installed version so pip cannot swap it."""
+    base = F.torch_base_version(facts)
+    if not base:
+        return []
+    variant, os_ = _index_variant(facts), F.os_name(facts)
+    wanted = list(names) or False
+    cmds: List[str] = []
+    if installer is None and F.installed_with_conda(facts):
+        # conda's pytorch has no +tag: its build string says CPU or which CUDA. Without it the
+        # command would pin the channel's default CUDA and swap a CPU (or cu118) pytorch.
+        conda_variant = F.conda_torch_variant(facts)
+        if conda_variant:
+            cmds = compat.install_command(base, conda_variant, installer="conda", with_companions=wanted, os=os_)
+    if not cmds:
+        cmds = compat.install_command(base, variant, installer="pip", with_companions=wanted, os=os_,
+                                      machine=F.python_machine(facts))
+    out = []
+    for cmd in cmds:
+        line = " ".join(_quote(tok) for tok in cmd.split())
+        out.append(F.pip_cmd(facts) + line[3:] if line.startswith("pip ") else line)
     return out

@@ -8,7 +8,8 @@
 
 from typing import List, Optional
 
-from .explain import Explanation
+from .diagnose import Explanation, examine
+from .diagnose import explain_text as _explain_text
 from .report import Report
 
 
@@ -19,18 +20,10 @@ def check(python: Optional[str] = None, timeout: float = 60.0, in_process: bool 
     if it is not imported yet; it cannot be combined with `python`."""
     if in_process and python:
         raise ValueError("in_process=True diagnoses this interpreter; do not pass python=")
-    from .probe import gather
-    from .report import diagnose
-    return diagnose(gather(python=python, timeout=timeout, in_process=in_process), only=only, skip=skip)
+    return examine(python=python, timeout=timeout, in_process=in_process, only=only, skip=skip)
 
 
 def explain_text(text: str, facts: Optional[object] = None, use_env: bool = True) -> List[Explanation]:
     """Known errors in `text`, best first, each with cause and a fix tailored to `facts`
     (default: the cheap facts of this interpreter; use_env=False for generic fixes)."""
-    from .explain import explain_matches
-    from .explain.matcher import match_text
-    matches = match_text(text)
-    if facts is None and use_env and matches:
-        from .explain.envfacts import light_facts
-        facts = light_facts()
-    return explain_matches(matches, facts if use_env else None)
+    return _explain_text(text, facts, use_env)

@@ -122,7 +122,7 @@ def _show(facts: Facts, path: str) -> Tuple[str, str]:
 
 
 def _gpus(facts: Facts) -> Tuple[str, str]:
-    from .checks import _facts as F
+    from .facts import derived as F
     gpus = F.all_gpus(facts)
     if gpus:
         names = []

@@ -26,9 +26,10 @@ The report records that redaction ran and how many values of each kind went
 
 import copy
 import ipaddress
+import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Set
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from .facts import Facts
 from .findings import Finding, Fix
@@ -340,3 +341,27 @@ def redaction_summary(facts: Facts) -> str:
     parts = ["%d %s%s" % (n, names.get(k, k), "" if n == 1 else ("es" if names.get(k, k).endswith("ss") else "s"))
              for k, n in sorted(counts.items())]
     return "Redacted: " + ", ".join(parts) + "."
+
+
+def local_names() -> Tuple[List[str], List[str]]:
+    """This machine's user and host names, to hide wherever they appear."""
+    import getpass
+    import platform
+    import socket
+    users, hosts = [], []
+    for fn in (getpass.getuser, lambda: os.path.basename(os.path.expanduser("~").rstrip("\\/")),
+               lambda: os.environ.get("USER"), lambda: os.environ.get("USERNAME")):
+        try:
+            v = fn()
+        except Exception:  # noqa: BLE001 - no user name is fine
+            v = None
+        if v:
+            users.append(v)
+    for fn in (socket.gethostname, platform.node):
+        try:
+            v = fn()
+        except Exception:  # noqa: BLE001
+            v = None
+        if v:
+            hosts.append(v)
+    return users, hosts

@@ -27,9 +27,3 @@ class Report:
             out[f.severity] = out.get(f.severity, 0) + 1
         return out
 
-
-def diagnose(facts: Facts, only=None, skip=None) -> Report:
-    from .checks import run_checks
-    skipped: List[Dict[str, Any]] = []
-    findings = run_checks(facts, only=only, skip=skip, skipped=skipped)
-    return Report(facts, findings, skipped)

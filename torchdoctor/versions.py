@@ -20,7 +20,9 @@ def _parse(text: str):
 
 
 def parse(value: Any):
-    """packaging Version of ``value`` (a str or a number), or None."""
+    """packaging Version of ``value`` (a str, a number or already a Version), or None."""
+    if hasattr(value, "release") and hasattr(value, "base_version"):
+        return value
     if value is None or isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return None
     text = str(value).strip()

@@ -16,6 +16,8 @@ import os as _os
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from .. import versions as V
+
 _DATA_PATH = _os.path.join(_os.path.dirname(__file__), "data", "compat.json")
 
 
@@ -26,25 +28,6 @@ def _data() -> Dict[str, Any]:
 
 
 # -- parsing helpers ---------------------------------------------------------------
-@functools.lru_cache(maxsize=1024)
-def _parse(text: str):
-    from packaging.version import InvalidVersion, Version
-    try:
-        return Version(text)
-    except (InvalidVersion, TypeError, ValueError):
-        return None
-
-
-def _v(value: Any):
-    """packaging Version of ``value``, or None (never raises)."""
-    return None if value is None or isinstance(value, bool) else _parse(str(value).strip())
-
-
-def _patch(version: Any) -> Optional[str]:
-    v = _v(version)
-    return "%d.%d.%d" % v.release[:3] if v and len(v.release) >= 3 else None
-
-
 def _osname(name: Any) -> Optional[str]:
     n = str(name or "").strip().lower()
     if n.startswith("linux"):
@@ -64,18 +47,12 @@ def _cc(capability: Any) -> Optional[Tuple[int, int]]:
 
 
 def _cuda_key(variant: str):
-    return _v(cuda_of_variant(variant)).release
+    return V.parse(cuda_of_variant(variant)).release
 
 
 # -- releases and Python -------------------------------------------------------------
-def minor_of(torch_version: Any) -> Optional[str]:
-    """"2.13" for "2.13.0+cpu" (syntactic: release() says whether the KB knows it)."""
-    v = _v(torch_version)
-    return "%d.%d" % v.release[:2] if v and len(v.release) >= 2 else None
-
-
 def _rel(torch_version: Any) -> Optional[Dict[str, Any]]:
-    return _data()["releases"].get(minor_of(torch_version) or "")
+    return _data()["releases"].get(V.minor(torch_version) or "")
 
 
 def release(torch_version: Any) -> Optional[dict]:
@@ -84,7 +61,7 @@ def release(torch_version: Any) -> Optional[dict]:
 
 
 def known_releases() -> List[str]:
-    return sorted(_data()["releases"], key=lambda m: _v(m).release)
+    return sorted(_data()["releases"], key=lambda m: V.parse(m).release)
 
 
 def latest_release() -> str:
@@ -131,7 +108,7 @@ def newest_torch_for_python(python_version: Any) -> Optional[str]:
 # ranges instead (companions.*_ranges in the JSON), and those decide.
 def _in_range(torch_version: Any, spec: str) -> Optional[bool]:
     from packaging.specifiers import SpecifierSet
-    v = _v(torch_version)
+    v = V.parse(torch_version)
     return SpecifierSet(spec).contains(v.base_version, prereleases=True) if v else None
 
 
@@ -144,25 +121,25 @@ def _paired_torch(kind: str) -> Dict[str, Tuple[str, ...]]:
         pairs += [(p, c[kind]) for p, c in r.get("conda_companions", {}).items() if kind in c]
         for torch_patch, comp in pairs:
             out.setdefault(comp, set()).add(torch_patch)
-    return {c: tuple(sorted(ps, key=lambda p: _v(p).release)) for c, ps in out.items()}
+    return {c: tuple(sorted(ps, key=lambda p: V.parse(p).release)) for c, ps in out.items()}
 
 
 def _companion_ok(kind: str, torch_version: Any, comp_version: Any) -> Optional[bool]:
-    cv = _v(comp_version)
+    cv = V.parse(comp_version)
     if _rel(torch_version) is None or cv is None:
         return None
     comp, ranges = cv.public, _data()["companions"][kind + "_ranges"]
     if comp in ranges:
         return _in_range(torch_version, ranges[comp]["torch"])
-    paired, patch, minor = _paired_torch(kind), _patch(torch_version), minor_of(torch_version)
+    paired, patch, minor = _paired_torch(kind), V.patch(torch_version), V.minor(torch_version)
     if comp in paired:
         if patch:
             return patch in paired[comp]
-        return None if any(minor_of(p) == minor for p in paired[comp]) else False
-    if cv >= min(_v(k) for k in ranges):
+        return None if any(V.minor(p) == minor for p in paired[comp]) else False
+    if cv >= min(V.parse(k) for k in ranges):
         return None  # an unknown release of the range era
     # unknown exact-pin release: it can only pair with the minor its series belongs to
-    owners = {minor_of(p) for c, ps in paired.items() if _v(c).release[:2] == cv.release[:2] for p in ps}
+    owners = {V.minor(p) for c, ps in paired.items() if V.parse(c).release[:2] == cv.release[:2] for p in ps}
     return None if not owners or minor in owners else False
 
 
@@ -170,7 +147,7 @@ def matching_torchvision(torch_version: Any) -> Optional[str]:
     """torchvision released with that torch patch ("0.28.0"); the series ("0.28") when only
     the minor is given or the patch pairing is unconfirmed; None if unknown (2.15)."""
     r = _rel(torch_version)
-    return (r["torchvision"].get(_patch(torch_version) or "") or r.get("torchvision_series")) if r else None
+    return (r["torchvision"].get(V.patch(torch_version) or "") or r.get("torchvision_series")) if r else None
 
 
 def matching_torchaudio(torch_version: Any) -> Optional[str]:
@@ -182,11 +159,11 @@ def matching_torchaudio(torch_version: Any) -> Optional[str]:
     if not r:
         return None
     if r["torchaudio"]:
-        exact = r["torchaudio"].get(_patch(torch_version) or "")
+        exact = r["torchaudio"].get(V.patch(torch_version) or "")
         return exact or ".".join(next(iter(r["torchaudio"].values())).split(".")[:2])
     ranges = _data()["companions"]["torchaudio_ranges"]
     fits = [ta for ta, e in ranges.items() if _in_range(torch_version, e["torch"])]
-    return max(fits, key=_v) if fits else None
+    return max(fits, key=V.parse) if fits else None
 
 
 def torchvision_compatible(torch_version: Any, torchvision_version: Any) -> Optional[bool]:
@@ -202,7 +179,7 @@ def torchaudio_compatible(torch_version: Any, torchaudio_version: Any) -> Option
 def torch_for_torchvision(torchvision_version: Any) -> Optional[str]:
     """torch patch a torchvision was released with ("2.13.0"); the torch minor for a series
     ("0.28" -> "2.13"); for a range-only release its specifier (">=2.14.0")."""
-    cv = _v(torchvision_version)
+    cv = V.parse(torchvision_version)
     if cv is None:
         return None
     paired = _paired_torch("torchvision").get(cv.public)
@@ -217,7 +194,7 @@ def torch_for_torchvision(torchvision_version: Any) -> Optional[str]:
 def cuda_variants(torch_version: Any) -> List[str]:
     """CUDA wheel variants of that release (per patch where they differed, e.g. 1.8.1)."""
     r = _rel(torch_version)
-    return list(r.get("cuda_by_patch", {}).get(_patch(torch_version) or "", r["cuda"])) if r else []
+    return list(r.get("cuda_by_patch", {}).get(V.patch(torch_version) or "", r["cuda"])) if r else []
 
 
 def default_cuda(torch_version: Any) -> Optional[str]:
@@ -228,7 +205,7 @@ def default_cuda(torch_version: Any) -> Optional[str]:
 
 def variant_for_cuda(cuda_version: Any) -> Optional[str]:
     """"13.0" -> "cu130", "11.8" -> "cu118"."""
-    v = _v(cuda_version)
+    v = V.parse(cuda_version)
     return "cu%d%d" % v.release[:2] if v and len(v.release) >= 2 else None
 
 
@@ -256,14 +233,14 @@ def min_driver(cuda_version: Any, os: str = "linux") -> Optional[dict]:
     running it under minor-version compatibility (CUDA >= 11; equals full before). Extra keys
     full_branch / mvc_verified / mvc_alt when only those are known. For torch wheels prefer
     variant_info(), which knows the toolkit update each variant is built with."""
-    osn, v = _osname(os), _v(cuda_version)
-    tk = _data()["toolkits"].get(minor_of(v) or "") if osn in ("linux", "windows") else None
+    osn, v = _osname(os), V.parse(cuda_version)
+    tk = _data()["toolkits"].get(V.minor(v) or "") if osn in ("linux", "windows") else None
     if tk is None:
         return None
-    e = tk.get("updates", {}).get(_patch(v) or "", tk)  # unknown patch (12.4.131): the GA
+    e = tk.get("updates", {}).get(V.patch(v) or "", tk)  # unknown patch (12.4.131): the GA
     mvc = _data()["mvc"].get(str(v.release[0])) if v.release[0] >= 11 else None
     sources = tk["source"].split("+") + (mvc["source"].split("+") if mvc else [])
-    out = {"cuda": minor_of(v), "toolkit": _patch(v) if e is not tk else tk["version"],
+    out = {"cuda": V.minor(v), "toolkit": V.patch(v) if e is not tk else tk["version"],
            "full": e.get(osn), "mvc": (mvc or e).get(osn), "source": "+".join(dict.fromkeys(sources))}
     if tk.get(osn + "_branch"):
         out["full_branch"] = tk[osn + "_branch"]
@@ -282,8 +259,8 @@ def _meets(driver, floor: Optional[str], verified: bool = True, alt: Optional[st
     if not floor:
         return None
     if verified:
-        return driver >= _v(floor)
-    low, high = sorted([_v(floor), _v(alt or floor)])
+        return driver >= V.parse(floor)
+    low, high = sorted([V.parse(floor), V.parse(alt or floor)])
     if alt and driver >= high:
         return True  # above every candidate value, whichever one is right
     return False if alt and driver < low else None
@@ -300,18 +277,18 @@ def _runs_on(driver, floors: Dict[str, Any]) -> Optional[bool]:
 def driver_supports_cuda(driver_version: Any, cuda_version: Any, os: str = "linux") -> Optional[bool]:
     """Can code built with that CUDA run on this driver? Minor-version compatibility counts
     (any 12.x runs on >= 525.60.13 on Linux, without PTX JIT of newer PTX)."""
-    d, floors = _v(driver_version), min_driver(cuda_version, os)
+    d, floors = V.parse(driver_version), min_driver(cuda_version, os)
     return _runs_on(d, floors) if d and floors else None
 
 
 def max_cuda_for_driver(driver_version: Any, os: str = "linux") -> Optional[str]:
     """Newest CUDA minor whose full-support minimum this driver meets (nvidia-smi's
     "CUDA Version"); None when the next toolkit's minimum is unknown for this driver."""
-    d, osn = _v(driver_version), _osname(os)
+    d, osn = V.parse(driver_version), _osname(os)
     if d is None or osn not in ("linux", "windows"):
         return None
     best = None
-    for minor, tk in sorted(_data()["toolkits"].items(), key=lambda kv: _v(kv[0]).release):
+    for minor, tk in sorted(_data()["toolkits"].items(), key=lambda kv: V.parse(kv[0]).release):
         ok = _meets(d, tk.get(osn), branch=tk.get(osn + "_branch"))
         if ok is None:
             return None
@@ -325,7 +302,7 @@ def newest_variant_for_driver(torch_version: Any, driver_version: Any, os: str =
     """Newest CUDA variant of that release known to run on this driver. Torch wheels bundle
     their CUDA runtime, so the minor-version-compatibility floor counts; variants whose floor
     is unknown for this OS (13.x on Windows) are skipped."""
-    d, osn = _v(driver_version), _osname(os)
+    d, osn = V.parse(driver_version), _osname(os)
     if d is None or osn not in ("linux", "windows"):
         return None
     variants = [v for v in cuda_variants(torch_version) if v in _data()["variants"]]
@@ -338,7 +315,7 @@ def newest_variant_for_driver(torch_version: Any, driver_version: Any, os: str =
 # -- GPU architectures -------------------------------------------------------------------
 def arch_info(torch_version: Any, variant: Any) -> Optional[dict]:
     """The whole arch entry (x86_64/aarch64 lists, verified flag, source, notes), guesses included."""
-    e = _data()["arch"].get(minor_of(torch_version) or "", {}).get(str(variant))
+    e = _data()["arch"].get(V.minor(torch_version) or "", {}).get(str(variant))
     return copy.deepcopy(e) if e else None
 
 
@@ -347,7 +324,7 @@ def arch_list(torch_version: Any, variant: Any) -> Optional[List[str]]:
     unverified. PTX the sources could not confirm (2.12+ cu130/cu132) is left out."""
     if variant == "cpu":
         return [] if _rel(torch_version) else None
-    e = _data()["arch"].get(minor_of(torch_version) or "", {}).get(str(variant))
+    e = _data()["arch"].get(V.minor(torch_version) or "", {}).get(str(variant))
     return list(e["x86_64"]) if e and e["verified"] else None
 
 
@@ -357,8 +334,8 @@ def _cubin_runs(code: int, device: Tuple[int, int], cuda: Optional[str]) -> bool
     if "only" in rule:  # Jetson/iGPU codes and the 10.1 -> 11.0 rename
         return dev in rule["only"]
     if dev in rule.get("except", []):
-        lifted = _v(rule.get("except_lifted_from_cuda"))
-        if not (lifted and _v(cuda) and _v(cuda) >= lifted):
+        lifted = V.parse(rule.get("except_lifted_from_cuda"))
+        if not (lifted and V.parse(cuda) and V.parse(cuda) >= lifted):
             return False
     return device[0] == code // 10 and device[1] >= code % 10  # SASS: same major, minor forward
 
@@ -426,8 +403,8 @@ def numpy2_supported(torch_version: Any, os: str = "linux") -> Optional[bool]:
         return None
     fixed = r.get("numpy2_fixed_in", {}).get(osn)
     if fixed:  # patch-dependent (Windows 2.4.0 no, 2.4.1 yes)
-        patch = _patch(torch_version)
-        return _v(patch) >= _v(fixed) if patch else None
+        patch = V.patch(torch_version)
+        return V.parse(patch) >= V.parse(fixed) if patch else None
     return r["numpy2"][osn]
 
 
@@ -435,10 +412,10 @@ def triton_requirement(torch_version: Any) -> Optional[str]:
     """Specifier of the triton pin of that torch patch (release()['triton_marker'] has its
     marker). None for patches whose metadata was not read and for +cpu/+rocm/+xpu builds,
     which do not depend on triton."""
-    r, v = _rel(torch_version), _v(torch_version)
+    r, v = _rel(torch_version), V.parse(torch_version)
     if not r or (v.local and not v.local.startswith("cu")):
         return None
-    return r.get("triton", {}).get(_patch(torch_version) or "")
+    return r.get("triton", {}).get(V.patch(torch_version) or "")
 
 
 def expected_cudnn(torch_version: Any, variant: Any = None) -> Optional[str]:
@@ -448,7 +425,7 @@ def expected_cudnn(torch_version: Any, variant: Any = None) -> Optional[str]:
     if not r:
         return None
     if variant is None:
-        local = _v(torch_version).local or ""
+        local = V.parse(torch_version).local or ""
         variant = local if local.startswith("cu") else default_cuda(torch_version)
     return r.get("cudnn", {}).get(str(variant))
 
@@ -484,10 +461,10 @@ def cudnn_sm_floor() -> Dict[str, Any]:
 
 def cublas_env_required(torch_version: Any) -> Optional[bool]:
     """Whether deterministic cuBLAS ops still demand CUBLAS_WORKSPACE_CONFIG in this torch."""
-    minor = minor_of(torch_version)
+    minor = V.minor(torch_version)
     if minor is None:
         return None
-    return _v(minor) <= _v(_rule("cublas_workspace_config_required")["torch_max"])
+    return V.parse(minor) <= V.parse(_rule("cublas_workspace_config_required")["torch_max"])
 
 
 def cublas_deterministic_values() -> Tuple[str, ...]:
@@ -497,10 +474,10 @@ def cublas_deterministic_values() -> Tuple[str, ...]:
 def mps_min_macos(torch_version: Any = None) -> Tuple[int, int]:
     """Oldest macOS whose MPS this torch can use; without a version, the oldest of all."""
     rows = _rule("mps_min_macos")["by_torch"]
-    minor = minor_of(torch_version) if torch_version is not None else None
+    minor = V.minor(torch_version) if torch_version is not None else None
     for row in rows:
-        if minor is None or (("torch_max" not in row or _v(minor) <= _v(row["torch_max"])) and
-                             ("torch_min" not in row or _v(minor) >= _v(row["torch_min"]))):
+        if minor is None or (("torch_max" not in row or V.parse(minor) <= V.parse(row["torch_max"])) and
+                             ("torch_min" not in row or V.parse(minor) >= V.parse(row["torch_min"]))):
             return int(row["macos"][0]), int(row["macos"][1])
     return int(rows[-1]["macos"][0]), int(rows[-1]["macos"][1])
 
@@ -511,7 +488,7 @@ def last_torch_for_macos(macos: Tuple[int, int]) -> Optional[str]:
     fits = [r for r in rows if tuple(r["macos"]) <= tuple(macos)]
     if len(fits) == len(rows):
         return None
-    return max((r["torch_max"] for r in fits if "torch_max" in r), key=_v, default=None)
+    return max((r["torch_max"] for r in fits if "torch_max" in r), key=V.parse, default=None)
 
 
 def compile_min_torch_for_python(python_version: Any) -> Optional[str]:
@@ -567,7 +544,7 @@ def install_command(torch_version: Any, variant: Any = None, installer: str = "p
     r, osn = _rel(torch_version), _osname(os)
     if not r or not osn or installer not in ("pip", "conda"):
         return []
-    patch = _patch(torch_version) or r["patches"][-1]
+    patch = V.patch(torch_version) or r["patches"][-1]
     if patch not in r["patches"]:
         return []
     pins = [("torch", patch)]
@@ -580,7 +557,7 @@ def install_command(torch_version: Any, variant: Any = None, installer: str = "p
         pins += [p for p in (("torchvision", conda_pair.get("torchvision") or r["torchvision"].get(patch) or ""),
                              ("torchaudio", ta if ta and ta != ".*" else "")) if p[0] in wanted]
     if installer == "conda":
-        if _v(minor_of(patch)) > _v(_data()["_meta"]["conda_last_release"]["version"]):
+        if V.parse(V.minor(patch)) > V.parse(_data()["_meta"]["conda_last_release"]["version"]):
             return []  # PyTorch stopped publishing to the pytorch conda channel after 2.5
         table = r.get("conda_by_patch", {}).get(patch, r.get("conda"))  # None: not on conda
         if table is None or (osn == "macos" and variant not in (None, "cpu")):

@@ -117,7 +117,7 @@ def platform_text(facts: Facts) -> str:
 
 
 def gpu_text(facts: Facts) -> str:
-    from ..checks import _facts as F
+    from ..facts import derived as F
     gpus = F.driver_gpus(facts) or F.torch_gpus(facts)
     if gpus:
         out = []

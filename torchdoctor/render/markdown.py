@@ -12,7 +12,7 @@ import re
 from typing import List
 
 from .. import __version__
-from ..checks import _facts as F
+from ..facts import derived as F
 from ..facts import ABSENT, Facts
 from ..findings import Finding
 from ..report import Report

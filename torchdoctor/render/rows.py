@@ -8,7 +8,7 @@ finding is about (by category) takes the finding's severity.
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from ..checks import _facts as F
+from ..facts import derived as F
 from ..facts import ABSENT, FAILED, PRESENT, UNKNOWN, Facts
 from ..findings import Finding
 

@@ -1,12 +1,14 @@
 """Plain-text renderers for the terminal."""
 
 import textwrap
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
-from ..explain import Explanation
 from ..findings import Finding
 from ..report import Report
 from .style import Style
+
+if TYPE_CHECKING:
+    from ..diagnose import Explanation
 
 SEV_MARK = {"error": "bad", "warning": "warn", "info": "info"}
 
@@ -61,7 +63,7 @@ def render_check(report: Report, st: Style, footer: Optional[str] = None) -> str
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_explanation(e: Explanation, st: Style, full: bool = True) -> List[str]:
+def render_explanation(e: "Explanation", st: Style, full: bool = True) -> List[str]:
     m = e.match
     out = [st.paint("%s  [%s, %s]" % (m.entry.title, m.entry.id, m.entry.category), "title")]
     where = "line %d" % m.line + (", %d times" % m.count if m.count > 1 else "")
@@ -84,7 +86,7 @@ def render_explanation(e: Explanation, st: Style, full: bool = True) -> List[str
     return out
 
 
-def render_explain(exps: List[Explanation], st: Style, show_all: bool = False) -> str:
+def render_explain(exps: List["Explanation"], st: Style, show_all: bool = False) -> str:
     if not exps:
         return "No known PyTorch error recognised in the input.\n"
     out = render_explanation(exps[0], st)

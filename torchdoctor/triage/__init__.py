@@ -148,13 +148,13 @@ def _report_from_json(text: str, name: str) -> Optional[Facts]:
 # -- checks -------------------------------------------------------------------------------
 def _diagnose(facts: Facts):
     """Checks whose facts the paste lacks skip themselves (see @check(requires=...))."""
-    from ..report import diagnose
+    from ..diagnose import diagnose
     rep = diagnose(facts)
     return rep, rep.skipped
 
 
 def _explain(text: str, facts: Optional[Facts]):
-    from ..explain import explain_matches
+    from ..diagnose import explain_matches
     from ..explain.matcher import match_text
     return explain_matches(match_text(text), facts)
 

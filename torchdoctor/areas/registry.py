@@ -1,28 +1,38 @@
-"""Checks: pure functions from facts to findings, registered by decorator.
+"""The registry of checks and tailoring hooks, and the runner of checks.
 
-A check is one function in an area module of this package::
+A check is a function in an area module, facts -> findings::
 
     @check("cpu-only-build", category="cpu-only-build", severity=ERROR)
     def cpu_only_build(facts):
         if ...:
             return finding("CPU-only torch on a machine with an NVIDIA GPU", detail=..., fix=..., commands=[...])
 
-It returns None, one finding or a list. ``finding()`` leaves id, category and
-severity empty unless given; the runner fills them from the registration. A
-check that raises becomes a ``check-crashed`` finding (as Flutter's doctor does
-with a crashed validator), never a traceback.
+It returns None, one finding or a list. ``finding()`` leaves id, category and severity
+empty unless given; the runner fills them from the registration. A check that raises
+becomes a ``check-crashed`` finding (as Flutter's doctor does with a crashed validator),
+never a traceback.
+
+A tailoring hook is a function in the area module named like the known-error file whose
+entries name it in "tailor", (match, facts) -> Tailored: any field left None keeps the
+entry's text; None when the facts say nothing useful. A hook that raises falls back to the
+entry's generic fix (the caller records the error).
 """
 
 import importlib
 import pkgutil
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
+from ..advice import runnable_here
+from ..explain.matcher import best_match
 from ..facts import UNKNOWN, Facts
+from ..facts import derived as F
 from ..findings import ERROR, INFO, WARNING, Finding, Fix, sort_findings
 
-__all__ = ["check", "finding", "run_checks", "all_checks", "ERROR", "WARNING", "INFO"]
+__all__ = ["check", "hook", "finding", "Tailored", "run_checks", "all_checks", "ERROR", "WARNING", "INFO"]
+
+PACKAGE = __name__.rsplit(".", 1)[0]  # torchdoctor.areas
 
 
 @dataclass
@@ -42,17 +52,39 @@ class Check:
         return (self.func.__doc__ or "").strip().split("\n")[0]
 
 
-_REGISTRY: Dict[str, Check] = {}
+@dataclass
+class Tailored:
+    summary: Optional[str] = None
+    commands: Optional[List[str]] = None
+    cause: Optional[str] = None  # appended to the entry's cause
+    notes: List[str] = field(default_factory=list)  # the facts used, for "why we think so"
+
+
+CHECKS: Dict[str, Check] = {}
+HOOKS: Dict[str, Callable] = {}
+
+
+def area_of(module: str) -> str:
+    """'cuda' for torchdoctor.areas.cuda and torchdoctor.areas.cuda.driver."""
+    return module[len(PACKAGE) + 1:].split(".", 1)[0] if module.startswith(PACKAGE + ".") else module
 
 
 def check(id: str, category: str, severity: str = ERROR, requires: Iterable[str] = ()):
     def deco(func):
-        if id in _REGISTRY:
+        if id in CHECKS:
             raise ValueError("duplicate check id %r" % id)
-        area = func.__module__.rsplit(".", 1)[-1]
-        _REGISTRY[id] = Check(id=id, category=category, severity=severity, func=func, area=area,
-                              requires=tuple(requires))
+        CHECKS[id] = Check(id=id, category=category, severity=severity, func=func, area=area_of(func.__module__),
+                           requires=tuple(requires))
         return func
+    return deco
+
+
+def hook(name: str):
+    def deco(fn):
+        if name in HOOKS and HOOKS[name] is not fn:
+            raise ValueError("tailoring hook %r is defined twice (%s and %s)" % (name, HOOKS[name].__module__, fn.__module__))
+        HOOKS[name] = fn
+        return fn
     return deco
 
 
@@ -67,7 +99,6 @@ def known_error_finding(text: str, title: str, detail: str) -> Optional[Finding]
     """A finding for error text the knowledge base recognises (the probe's
     stderr, an import traceback, CUDA init warnings): its category and fix come
     from the matched entry, so checks and `explain` never disagree."""
-    from ..explain.matcher import best_match
     m = best_match(text) if text and text.strip() else None
     if m is None:
         return None
@@ -77,25 +108,64 @@ def known_error_finding(text: str, title: str, detail: str) -> Optional[Finding]
                    links=e.links, category=e.category)
 
 
+def installed_torch_note(facts: Facts) -> List[str]:
+    """The "why we think so" line every torch-related tailoring starts with."""
+    v = F.torch_version_str(facts)
+    if not v:
+        return ["torch is not installed in %s" % facts.value("python.executable", "this Python")]
+    loc = facts.value("packages.installed.torch.location")
+    return ["installed torch: %s%s" % (v, " (%s)" % loc if loc else "")]
+
+
+# -- loading -------------------------------------------------------------------------
 _loaded = False
 
 
-def _load_all() -> None:
+def load_all() -> None:
+    """Import every area module (and the modules of area packages)."""
     global _loaded
     if _loaded:
         return
-    for mod in pkgutil.iter_modules(__path__):
-        if not mod.name.startswith("_"):
-            importlib.import_module(__name__ + "." + mod.name)
+    pkg = importlib.import_module(PACKAGE)
+    for mod in pkgutil.walk_packages(pkg.__path__, PACKAGE + "."):
+        if not mod.name.rsplit(".", 1)[-1].startswith("_") and mod.name != __name__:
+            importlib.import_module(mod.name)
     _loaded = True
 
 
+def load_area(name: str) -> None:
+    """Import one area: what explain needs for the entries of kb/errors/<name>.json."""
+    mod = importlib.import_module("%s.%s" % (PACKAGE, name))
+    path = getattr(mod, "__path__", None)
+    if path:  # a package: its modules register the hooks
+        for sub in pkgutil.iter_modules(path, mod.__name__ + "."):
+            importlib.import_module(sub.name)
+
+
 def all_checks() -> List[Check]:
-    _load_all()
+    load_all()
     # By id: listings and "not run" lists do not change when a check moves between modules.
-    return sorted(_REGISTRY.values(), key=lambda c: c.id)
+    return sorted(CHECKS.values(), key=lambda c: c.id)
 
 
+def all_hooks() -> Dict[str, Callable]:
+    load_all()
+    return HOOKS
+
+
+def hook_for(entry) -> Optional[Callable]:
+    """The hook a known-error entry names, from the area of its file."""
+    if not entry.tailor:
+        return None
+    if entry.tailor not in HOOKS and entry.file.endswith(".json"):
+        try:
+            load_area(entry.file[:-5])
+        except ImportError:
+            load_all()
+    return HOOKS.get(entry.tailor)
+
+
+# -- running -------------------------------------------------------------------------
 def _as_list(result) -> List[Finding]:
     if result is None:
         return []
@@ -117,7 +187,6 @@ def run_check(chk: Check, facts: Facts) -> List[Finding]:
                    % (type(e).__name__, e, where),
             fix=Fix(summary="Report it to the torchdoctor maintainers with `torchdoctor report` attached."),
         )]
-    from ..advice import runnable_here  # advice reads derived facts from this package
     for f in out:
         f.fix.commands = runnable_here(f.fix.commands, facts)
         f.id = f.id or chk.id

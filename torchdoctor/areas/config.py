@@ -1,36 +1,45 @@
-"""Settings that change speed, memory or reproducibility: torch flags, threads,
-shared memory and environment variables.
+"""Settings that change speed, memory or reproducibility: torch flags, threads and
+environment variables (no known-error file of their own).
 
-A fresh probe sees torch's defaults, so most of these only fire for settings
-changed by an environment variable or read from a live process (the Python
-API's in-process probe). Plain settings are reported as info with what they
-do; the ones that often cause trouble are warnings.
+A fresh probe sees torch's defaults, so most of these only fire for settings changed by an
+environment variable or read from a live process (the Python API's in-process probe).
+Plain settings are reported as info with what they do; the ones that often cause trouble
+are warnings.
 """
 
-import difflib
 import re
 from typing import List, Optional, Tuple
 
+from ..facts import derived as F
 from ..kb import compat
-from . import INFO, WARNING, check, finding
-from . import _facts as F
+from .registry import INFO, WARNING, check, finding
+import difflib
+
+
 
 REPRO_URL = "https://docs.pytorch.org/docs/stable/notes/randomness.html"
+
+
 TF32_URL = "https://docs.pytorch.org/docs/stable/notes/cuda.html#tensorfloat-32-tf32-on-ampere-and-later-devices"
-ALLOC_URL = "https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf"
-THREADS_URL = "https://docs.pytorch.org/docs/stable/notes/cpu_threading_torchscript_inference.html"
+
+
 CUBLAS_URL = "https://docs.nvidia.com/cuda/cublas/index.html#results-reproducibility"
-LAZY_URL = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#lazy-loading"
-DOCKER_SHM_URL = "https://docs.docker.com/reference/cli/docker/container/run/#ipc"
+
+
+THREADS_URL = "https://docs.pytorch.org/docs/stable/notes/cpu_threading_torchscript_inference.html"
+
 
 # Heuristic, not a compatibility fact: "many cores" for the shm and torchrun checks.
 MANY_CORES = 16
-SHM_MIN_BYTES = 1 << 30
-SHM_MIN_BYTES_MANY_CORES = 8 << 30
+
+
+ALLOC_URL = "https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf"
+
+
+LAZY_URL = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#lazy-loading"
+
 
 ALLOC_CONF_VARS = ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF")
-
-_FALSE = ("", "0", "false", "no", "off", ".false.", "f", "n")
 
 
 def _gpu_build(facts) -> bool:
@@ -42,11 +51,10 @@ def _not_cpu_only(facts) -> bool:
     return F.is_cuda_build(facts) is not False or F.is_rocm_build(facts)
 
 
-def _runtime(facts, name):
+def runtime_setting(facts, name):
     return facts.value("torch.runtime." + name)
 
 
-# --------------------------------------------------------------- cuDNN flags --
 @check("cudnn-benchmark", category="config", severity=INFO)
 def cudnn_benchmark(facts):
     """torch.backends.cudnn.benchmark is on (autotuned convolution algorithms)."""
@@ -93,13 +101,12 @@ def cudnn_disabled(facts):
             "reproducibility use torch.backends.cudnn.deterministic = True instead.", links=[REPRO_URL])
 
 
-# ------------------------------------------------------------- determinism --
 @check("deterministic-algorithms", category="config", severity=INFO)
 def deterministic_algorithms(facts):
     """torch.use_deterministic_algorithms(True) is in effect."""
-    if _runtime(facts, "are_deterministic_algorithms_enabled") is not True:
+    if runtime_setting(facts, "are_deterministic_algorithms_enabled") is not True:
         return None
-    warn_only = _runtime(facts, "is_deterministic_algorithms_warn_only_enabled") is True
+    warn_only = runtime_setting(facts, "is_deterministic_algorithms_warn_only_enabled") is True
     return finding(
         "Deterministic algorithms are enforced%s" % (" (warn only)" if warn_only else ""),
         detail="torch.are_deterministic_algorithms_enabled() is True (default False): ops with a deterministic "
@@ -108,30 +115,6 @@ def deterministic_algorithms(facts):
                                    "raise `RuntimeError: ... does not have a deterministic implementation`"),
         fix="Keep it for reproducibility work; use torch.use_deterministic_algorithms(True, warn_only=True) to find "
             "offending ops without failing.", links=[REPRO_URL])
-
-
-@check("determinism-cublas", category="determinism-cublas", severity=WARNING)
-def determinism_cublas(facts):
-    """Deterministic algorithms on a CUDA build without a deterministic CUBLAS_WORKSPACE_CONFIG."""
-    if F.is_cuda_build(facts) is not True or _runtime(facts, "are_deterministic_algorithms_enabled") is not True:
-        return None
-    if compat.cublas_env_required(F.torch_base_version(facts)) is not True:
-        return None  # from 2.10 torch no longer demands the variable
-    v = F.env(facts, "CUBLAS_WORKSPACE_CONFIG")
-    if v is not None and v.strip() in compat.cublas_deterministic_values():
-        return None
-    warn_only = _runtime(facts, "is_deterministic_algorithms_warn_only_enabled") is True
-    state = "is not set" if v is None else "is %r, not one of %s" % (v, " / ".join(compat.cublas_deterministic_values()))
-    return finding(
-        "Deterministic algorithms are on, but CUBLAS_WORKSPACE_CONFIG %s" % state,
-        detail="torch %s with CUDA %s: cuBLAS matmuls are only reproducible with a fixed workspace configuration, so "
-               "with torch.use_deterministic_algorithms(True) the first matmul on the GPU %s `RuntimeError: Deterministic "
-               "behavior was enabled ... but this operation is not deterministic because it uses CuBLAS and you have "
-               "CUDA >= 10.2`." % (F.torch_version_str(facts), F.torch_cuda(facts),
-                                   "warns with" if warn_only else "raises"),
-        fix="Set it before the process starts (it is read when cuBLAS initialises): :4096:8 (8 buffers of 4 MiB) or "
-            ":16:8 (less memory, may be slower).",
-        commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], links=[REPRO_URL, CUBLAS_URL])
 
 
 @check("cublas-workspace-config", category="config", severity=INFO)
@@ -170,7 +153,6 @@ def cublas_workspace_config(facts):
         links=[CUBLAS_URL])
 
 
-# -------------------------------------------------------------------- TF32 --
 def _precision_changes(facts) -> List[Tuple[str, str]]:
     """(setting, what it means) for each float32-precision flag that differs from torch's default."""
     out: List[Tuple[str, str]] = []
@@ -188,7 +170,7 @@ def _precision_changes(facts) -> List[Tuple[str, str]]:
             if F.backend_value(facts, "cudnn", op + ".fp32_precision") == "ieee":
                 out.append(("torch.backends.cudnn.%s.fp32_precision = 'ieee'" % op,
                             "cuDNN %ss run in full FP32 (TF32 is allowed by default)" % ("convolution" if op == "conv" else "RNN")))
-    prec = _runtime(facts, "get_float32_matmul_precision")
+    prec = runtime_setting(facts, "get_float32_matmul_precision")
     if prec in ("high", "medium"):
         out.append(("torch.get_float32_matmul_precision() = %r" % prec,
                      "float32 matmuls may use %s (default 'highest')"
@@ -203,7 +185,7 @@ def _precision_changes(facts) -> List[Tuple[str, str]]:
             out.append(("torch.backends.mkldnn.%s.fp32_precision = %r" % (op, v),
                         "oneDNN (CPU / Intel GPU) float32 %ss compute in %s" % (op, v)))
     override = F.env(facts, "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE")
-    if override and override.strip().lower() not in _FALSE:
+    if override and override.strip().lower() not in F.ENV_FALSE:
         out.append(("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=%s" % override,
                     "by its name, forces TF32 for cuBLAS whatever the flags say (meaning not verified)"))
     return out
@@ -225,8 +207,7 @@ def fp32_precision(facts):
         links=[TF32_URL])
 
 
-# ----------------------------------------------------------------- threads --
-def _torch_threads(facts) -> Optional[int]:
+def torch_threads(facts) -> Optional[int]:
     for path in ("torch.runtime.get_num_threads", "torch.parallel.get_num_threads"):
         v = facts.value(path)
         if isinstance(v, int) and not isinstance(v, bool) and v > 0:
@@ -247,7 +228,7 @@ def thread_oversubscription(facts):
         n = F.env_int(facts, name)
         if n and n > env_limit:
             over.append("%s=%d" % (name, n))
-    threads = _torch_threads(facts)
+    threads = torch_threads(facts)
     if threads and threads > usable:
         over.append("torch.get_num_threads() = %d" % threads)
     if not over:
@@ -269,89 +250,6 @@ def thread_oversubscription(facts):
         commands=[F.set_env_cmd(facts, "OMP_NUM_THREADS", str(env_limit))], links=[THREADS_URL])
 
 
-@check("omp-threads-distributed", category="config", severity=WARNING)
-def omp_threads_distributed(facts):
-    """Several ranks on a many-core machine with OMP_NUM_THREADS unset: each rank uses every core."""
-    if F.env(facts, "OMP_NUM_THREADS") is not None:
-        return None
-    world, local_rank = F.env_int(facts, "WORLD_SIZE"), F.env(facts, "LOCAL_RANK")
-    if world is None and local_rank is None:
-        return None
-    local = F.env_int(facts, "LOCAL_WORLD_SIZE") or world
-    usable = F.usable_cores(facts)
-    threads = _torch_threads(facts) or usable
-    if not local or local < 2 or not usable or usable < MANY_CORES or not threads or threads * local <= usable:
-        return None
-    per_rank = max(1, usable // local)
-    return finding(
-        "OMP_NUM_THREADS is unset under a distributed launch: %d ranks x %d threads on %d cores" % (local, threads, usable),
-        detail="WORLD_SIZE=%s%s%s and OMP_NUM_THREADS is not set, so every process starts %d CPU threads. torchrun "
-               "sets OMP_NUM_THREADS=1 itself when it starts several processes per node; other launchers (srun, "
-               "mpirun, plain scripts) do not, and the ranks then fight over %d cores (%s)."
-               % (F.env(facts, "WORLD_SIZE") or "?",
-                  ", LOCAL_WORLD_SIZE=%s" % F.env(facts, "LOCAL_WORLD_SIZE") if F.env(facts, "LOCAL_WORLD_SIZE") else "",
-                  ", LOCAL_RANK=%s" % local_rank if local_rank is not None else "", threads, usable,
-                  F.cpu_limits_text(facts)),
-        fix="Give each rank its share of the cores: OMP_NUM_THREADS = cores / ranks per machine (%d here)." % per_rank,
-        commands=[F.set_env_cmd(facts, "OMP_NUM_THREADS", str(per_rank))], links=[THREADS_URL])
-
-
-# ------------------------------------------------------------ shared memory --
-@check("small-shm", category="dataloader-shm", severity=WARNING)
-def small_shm(facts):
-    """/dev/shm in this container is too small for DataLoader workers."""
-    where = F.container(facts)
-    shm = facts.value("memory.shm_bytes")
-    if not where or not isinstance(shm, int) or isinstance(shm, bool):
-        return None
-    cores = F.usable_cores(facts) or 0
-    need = SHM_MIN_BYTES_MANY_CORES if cores >= MANY_CORES else SHM_MIN_BYTES
-    if shm >= need:
-        return None
-    k8s = where in ("kubepods", "kubernetes") or F.env(facts, "KUBERNETES_SERVICE_HOST") is not None
-    cmds = ["df -h /dev/shm"]
-    if k8s:
-        fix = ("In Kubernetes, mount an emptyDir with medium: Memory (sizeLimit e.g. 8Gi) at /dev/shm in the pod spec, "
-               "or use DataLoader(num_workers=0) meanwhile.")
-    else:
-        fix = "Restart the container with a bigger /dev/shm (or the host's IPC namespace)."
-        cmds += ["docker run --shm-size=8g ...", "docker run --ipc=host ..."]
-    return finding(
-        "/dev/shm is only %s in this %s container" % (F.gib(shm), where),
-        detail="DataLoader workers (num_workers > 0) hand batches to the main process through shared memory in "
-               "/dev/shm. At %s%s, it fills up and workers die with 'ERROR: Unexpected bus error encountered in "
-               "worker. This might be caused by insufficient shared memory (shm)' or 'DataLoader worker (pid N) is "
-               "killed by signal: Bus error'. Docker's default is 64 MiB."
-               % (F.gib(shm), " with %d cores' worth of workers" % cores if cores >= MANY_CORES else ""),
-        fix=fix, commands=cmds, links=[DOCKER_SHM_URL])
-
-
-# ------------------------------------------------------ environment variables --
-@check("omp-duplicate-lib-ok", category="omp-duplicate", severity=WARNING)
-def omp_duplicate_lib_ok(facts):
-    """KMP_DUPLICATE_LIB_OK=TRUE hides two OpenMP runtimes in one process."""
-    v = F.env(facts, "KMP_DUPLICATE_LIB_OK")
-    if v is None or v.strip().lower() in _FALSE:
-        return None
-    os_ = F.os_name(facts)
-    if os_ == "windows":
-        cmds = [F.unset_env_cmd(facts, "KMP_DUPLICATE_LIB_OK"),
-                "%s -c \"import numpy, torch\"" % F.python_cmd(facts), "conda list | findstr /i \"openmp mkl intel\""]
-    else:
-        cmds = [F.unset_env_cmd(facts, "KMP_DUPLICATE_LIB_OK"),
-                "%s -c \"import numpy, torch\"" % F.python_cmd(facts), "conda list | grep -i -E 'openmp|mkl|intel'"]
-    return finding(
-        "KMP_DUPLICATE_LIB_OK=%s: two OpenMP runtimes may be loaded into one process" % v,
-        detail="This variable tells Intel's OpenMP to continue after 'OMP: Error #15: Initializing libiomp5 ..., but "
-               "found libiomp5 already initialized' instead of aborting. Two OpenMP runtimes in one process (typically "
-               "conda's MKL/intel-openmp beside the one bundled with a pip-installed torch) can crash, deadlock or give "
-               "silently wrong results; Intel documents it as unsafe.",
-        fix="Unset it and remove the duplicate runtime: install torch and NumPy/MKL from one source (all pip, or all "
-            "conda) so one libiomp/libomp is loaded. The commands show whether the error returns and which packages "
-            "bring OpenMP.",
-        commands=cmds)
-
-
 @check("cuda-launch-blocking", category="config", severity=WARNING)
 def cuda_launch_blocking(facts):
     """CUDA_LAUNCH_BLOCKING=1 is left on: every kernel launch waits for the GPU."""
@@ -371,7 +269,7 @@ def cuda_launch_blocking(facts):
 def no_cuda_memory_caching(facts):
     """PYTORCH_NO_CUDA_MEMORY_CACHING disables torch's CUDA caching allocator."""
     v = F.env(facts, "PYTORCH_NO_CUDA_MEMORY_CACHING")
-    if v is None or v.strip().lower() in _FALSE or not _not_cpu_only(facts):
+    if v is None or v.strip().lower() in F.ENV_FALSE or not _not_cpu_only(facts):
         return None
     return finding(
         "PYTORCH_NO_CUDA_MEMORY_CACHING=%s: the CUDA caching allocator is off" % v,

@@ -1,20 +1,29 @@
-"""cuDNN: is it there, is it the one the torch wheel ships, and can it run on these GPUs?"""
+"""cuDNN: is it there, is it the one the torch wheel ships, can it run on these GPUs, and
+what its runtime errors mean here.
+"""
 
 import re
 from typing import List, Optional, Tuple
 
-from ..advice import install_advice
-from ..facts import FAILED
+from ..advice import INSTALL_URL, install_advice
+from ..facts import FAILED, Facts
+from ..facts import derived as F
 from ..kb import compat
-from . import ERROR, WARNING, check, finding
-from . import _facts as F
+from .registry import ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
+from .cuda.arch import tailor_arch_unsupported
+from .cuda.common import gpus_of, install_commands
 
-INSTALL_URL = "https://pytorch.org/get-started/locally/"
+
+
+
 MATRIX_URL = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
+
 
 # torch/backends/cudnn/__init__.py: the texts version() raises (see _init()).
 _INCOMPAT_RE = re.compile(r"cuDNN version incompatibility: PyTorch was compiled\s+against\s+(\S.*?)\s+"
                           r"but found runtime version\s+(\S.*?)\.\s")
+
+
 _SM_FLOOR_TEXT = "is not compatible with devices with SM <"
 
 
@@ -283,3 +292,141 @@ def cudnn_old_gpu(facts):
                   ("\ntorch.backends.cudnn.version() raised: " + err[:800]) if raised else
                   "\ntorch.backends.cudnn.version() is %d." % runtime),
         fix=fix, commands=cmds, links=[MATRIX_URL])
+
+
+def _cudnn_pkg(facts: Facts) -> Tuple[Optional[str], Optional[str]]:
+    for name in ("nvidia-cudnn-cu13", "nvidia-cudnn-cu12", "nvidia-cudnn-cu11"):
+        v = F.package_version(facts, name)
+        if v:
+            return name, v
+    return None, None
+
+
+def _tuple_version(text: Optional[str]) -> Optional[str]:
+    """"(8, 9, 2)" -> "8.9.2"; "7401" -> "7.4.1"; "91002" -> "9.10.2"."""
+    if not text:
+        return None
+    nums = re.findall(r"\d+", text)
+    if len(nums) >= 3:
+        return ".".join(nums[:3])
+    if len(nums) == 1:
+        return compat.cudnn_int_to_version(nums[0])
+    return None
+
+
+@hook("cudnn_version_mismatch")
+def tailor_cudnn_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
+    groups = match.groups or {}
+    compiled, runtime = _tuple_version(groups.get("compiled")), _tuple_version(groups.get("runtime"))
+    version = F.torch_version_str(facts)
+    expected = compat.expected_cudnn(version) if version else None
+    pkg, pkg_v = _cudnn_pkg(facts)
+    ld = F.env(facts, "LD_LIBRARY_PATH")
+    notes = installed_torch_note(facts)
+    if compiled or runtime:
+        notes.append("torch expects cuDNN %s, the process loaded %s" % (compiled or "?", runtime or "?"))
+    if expected:
+        notes.append("torch %s ships with cuDNN %s" % (version, expected))
+    if pkg:
+        notes.append("installed %s %s" % (pkg, pkg_v))
+    if ld:
+        notes.append("LD_LIBRARY_PATH=%s" % ld)
+    if not (expected or pkg or ld):
+        return None
+    probe = "%s -c \"import torch; print(torch.backends.cudnn.version())\"" % F.python_cmd(facts)
+    cmds = [probe]
+    summary = []
+    if F.os_name(facts) == "linux":
+        summary.append("Make the process load the cuDNN that torch ships: remove system CUDA/cuDNN directories from "
+                       "LD_LIBRARY_PATH%s." % (" (now %s)" % ld if ld else ""))
+        cmds.insert(0, "env -u LD_LIBRARY_PATH " + probe)
+    if pkg and expected and pkg_v and pkg_v.split(".")[:3] != expected.split(".")[:3]:
+        summary.append("The installed %s %s is not the %s torch %s was built with: reinstall it." % (pkg, pkg_v, expected, version))
+        cmds.append("%s install --force-reinstall %s==%s" % (F.pip_cmd(facts), pkg, expected))
+    if not summary:
+        return Tailored(notes=notes, cause="The runtime cuDNN must match the one torch was built with (same major, "
+                                           "not older minor); a copy earlier on the library path wins.")
+    return Tailored(summary=" ".join(summary), commands=cmds, notes=notes)
+
+
+@hook("cudnn_runtime")
+def cudnn_runtime(match, facts: Facts) -> Optional[Tailored]:
+    """CUDNN_STATUS_* failures: check the SM 7.5 floor of new cuDNN, the arch list and the cuDNN wheel."""
+    version = F.torch_version_str(facts)
+    base = F.torch_base_version(facts)
+    expected = compat.expected_cudnn(version) if version else None
+    exp_int = compat.expected_cudnn_int(version) if version else None
+    notes = installed_torch_note(facts)
+    if expected:
+        notes.append("torch %s ships with cuDNN %s" % (version, expected))
+    old = [g for g in gpus_of(facts) if F.capability(g) and F.capability(g) < (7, 5)]
+    if old and exp_int and exp_int >= 91100 and base:
+        cap = F.capability(old[0])
+        variants = [v for v in compat.variants_supporting_cc(base, cap)
+                    if (compat.expected_cudnn_int(base, v) or 0) < 91100]
+        notes.append("GPU: %s" % F.gpu_desc(old[0]))
+        return Tailored(
+            summary="cuDNN %s does not support GPUs below compute capability 7.5 such as %s (cuDNN 9.11 dropped them). %s"
+                    % (expected, F.gpu_desc(old[0]),
+                       "Install the %s build of torch %s, which keeps an older cuDNN." % (variants[-1], base) if variants
+                       else "Use a torch build with cuDNN <= 9.10, or disable cuDNN (torch.backends.cudnn.enabled = False)."),
+            commands=install_commands(facts, base, variants[-1]) if variants else [], notes=notes)
+    t = tailor_arch_unsupported(match, facts) if gpus_of(facts) else None
+    if t is not None and t.summary and "false alarm" not in t.summary:
+        t.cause = "cuDNN/cuBLAS kernels fail like this when the torch build has no kernels for the GPU."
+        return t
+    pkg, pkg_v = _cudnn_pkg(facts)
+    if pkg and expected and pkg_v and pkg_v.split(".")[:2] != expected.split(".")[:2]:
+        notes.append("installed %s %s" % (pkg, pkg_v))
+        return Tailored(summary="The cuDNN wheel (%s %s) is not the %s torch %s was built with; reinstall it."
+                                % (pkg, pkg_v, expected, version),
+                        commands=["%s install --force-reinstall %s==%s" % (F.pip_cmd(facts), pkg, expected)], notes=notes)
+    if base == "1.8.0" and F.torch_cuda(facts) == "10.2":
+        return Tailored(summary="torch 1.8.0+cu102 wheels had a cuDNN packaging bug fixed in 1.8.1: upgrade.",
+                        commands=["%s install torch==1.8.1" % F.pip_cmd(facts)], notes=notes)
+    return None
+
+
+@hook("cudnn_plan_warning")
+def cudnn_plan_warning(match, facts: Facts) -> Optional[Tailored]:
+    base = F.torch_base_version(facts)
+    if not base:
+        return None
+    notes = installed_torch_note(facts)
+    if base == "2.3.0":
+        return Tailored(summary="torch 2.3.0 prints this warning spuriously; it is fixed in 2.3.1. Training is not affected; "
+                                "upgrade to silence it.",
+                        commands=["%s install torch==2.3.1" % F.pip_cmd(facts)], notes=notes)
+    return Tailored(summary="Harmless: cuDNN rejected one candidate plan and torch used another. Only if the run fails or is "
+                            "slow, update torch (installed %s)." % base, notes=notes)
+
+
+@hook("cudnn_lib_load")
+def cudnn_lib_load(match, facts: Facts) -> Optional[Tailored]:
+    groups = match.groups or {}
+    missing = groups.get("missing") or ""
+    notes = installed_torch_note(facts)
+    pkg, pkg_v = _cudnn_pkg(facts)
+    if pkg:
+        notes.append("installed %s %s" % (pkg, pkg_v))
+    version = F.torch_version_str(facts)
+    expected = compat.expected_cudnn(version) if version else None
+    if expected:
+        notes.append("torch %s ships with cuDNN %s" % (version, expected))
+    if facts.value("os.wsl") is True and missing.startswith("libcuda"):
+        return Tailored(summary="This is WSL: the driver's libcuda lives in /usr/lib/wsl/lib, which the loader does not search. "
+                                "Add it to the library path (and refresh the linker cache).",
+                        commands=["export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH", "sudo ldconfig",
+                                  "ls -l /usr/lib/wsl/lib/libcuda*"], notes=notes + ["running under WSL"])
+    want = groups.get("major")
+    if want and pkg and pkg_v and not pkg_v.startswith(want + "."):
+        return Tailored(summary="The program needs cuDNN %s, but this environment has %s %s (torch's). Install a version of "
+                                "the program built for cuDNN %s, or add a cuDNN %s to its library path."
+                                % (want, pkg, pkg_v, pkg_v.split(".")[0], want), commands=[], notes=notes)
+    if pkg and F.os_name(facts) == "linux":
+        return Tailored(summary="The %s wheel (cuDNN %s) is installed but not on the library path of the program that loads it: "
+                                "add its lib directory." % (pkg, pkg_v),
+                        commands=["export LD_LIBRARY_PATH=$(%s -c \"import os, nvidia.cudnn; print(os.path.join("
+                                  "nvidia.cudnn.__path__[0], 'lib'))\"):$LD_LIBRARY_PATH" % F.python_cmd(facts)],
+                        notes=notes)
+    return None

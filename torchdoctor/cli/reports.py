@@ -1,7 +1,5 @@
-"""CLI verbs for bug reports: ``report`` (for the reporter), ``triage`` and
-``diff`` (for the maintainer). Registered on the main group in cli.py.
-
-Exit codes as everywhere: 0 fine, 1 findings at --fail-on (triage) or
+"""The bug-report verbs: ``report`` (for the reporter), ``triage`` and ``diff`` (for the
+maintainer). Exit codes as everywhere: 0 fine, 1 findings at --fail-on (triage) or
 differences (diff), 2 usage or input error (one line, never a traceback).
 """
 
@@ -12,59 +10,7 @@ from typing import List, Optional, Tuple
 
 import click
 
-# Not imported from .cli at module level: cli.py imports this module to register
-# the commands, and this module must also import on its own (tests, the API).
-FAIL_ON = click.Choice(["error", "warning", "info", "never"])
-
-
-def positive(ctx, param, value):
-    if value is not None and value <= 0:
-        raise click.BadParameter("must be a positive number of seconds")
-    return value
-
-
-def InputError(message: str):  # noqa: N802 - builds cli.InputError lazily
-    from .cli import InputError as _InputError
-    return _InputError(message)
-
-
-def _echo(text: str) -> None:
-    click.echo(text, nl=False)
-
-
-def _style(color):
-    from .render.style import Style
-    return Style.for_stream(sys.stdout, color=color)
-
-
-def exit_code_for(report, fail_on: str) -> int:
-    from .cli import exit_code_for as _exit_code_for
-    return _exit_code_for(report, fail_on)
-
-
-# ------------------------------------------------------------------- report --
-def _local_names() -> Tuple[List[str], List[str]]:
-    """This machine's user and host names, to hide wherever they appear."""
-    import getpass
-    import platform
-    import socket
-    users, hosts = [], []
-    for fn in (getpass.getuser, lambda: os.path.basename(os.path.expanduser("~").rstrip("\\/")),
-               lambda: os.environ.get("USER"), lambda: os.environ.get("USERNAME")):
-        try:
-            v = fn()
-        except Exception:  # noqa: BLE001 - no user name is fine
-            v = None
-        if v:
-            users.append(v)
-    for fn in (socket.gethostname, platform.node):
-        try:
-            v = fn()
-        except Exception:  # noqa: BLE001
-            v = None
-        if v:
-            hosts.append(v)
-    return users, hosts
+from .common import FAIL_ON, InputError, chosen_python, echo, exit_code_for, positive, style
 
 
 def _clipboard_commands() -> List[Tuple[List[str], str]]:
@@ -106,38 +52,17 @@ def copy_to_clipboard(text: str) -> Tuple[bool, str]:
     return False, "could not copy to the clipboard (%s); use --output FILE instead" % "; ".join(errors)
 
 
-def _resolve_python(python: Optional[str]) -> Optional[str]:
-    from .cli import _chosen_python
-    return _chosen_python(python)
-
-
-def build_report(python: Optional[str], timeout: float, redact: bool = True):
-    """Probe, add the report-only facts, diagnose, redact: the finished Report."""
-    from .probe import gather
-    from .redact import mark_unredacted, redact_report
-    from .report import diagnose
-    from .report_extras import add_extras
-    python = python or sys.executable
-    facts = gather(python=python, timeout=timeout)
-    add_extras(facts, python, timeout=min(timeout, 20.0))
-    report = diagnose(facts)
-    if redact:
-        users, hosts = _local_names()
-        return redact_report(report, extra_users=users, extra_hosts=hosts)
-    return mark_unredacted(report)
-
-
 def render_report(report, fmt: str) -> str:
     if fmt == "markdown":
-        from .render.markdown import render_markdown
+        from ..render.markdown import render_markdown
         return render_markdown(report)
     if fmt == "json":
-        from .render.json_out import render_json
+        from ..render.json_out import render_json
         return render_json(report)
-    from .redact import redaction_summary
-    from .render import collect_env_view as CE
-    from .render.style import Style
-    from .render.text import render_check
+    from ..redact import redaction_summary
+    from ..render import collect_env_view as CE
+    from ..render.style import Style
+    from ..render.text import render_check
     return "%s\n\n%s\ncollect_env fields\n\n%s" % (redaction_summary(report.facts),
                                                    render_check(report, Style(color=False)),
                                                    CE.render_text(report.facts))
@@ -162,7 +87,8 @@ def report_cmd(fmt, output, python, timeout, no_redact, copy):
     """
     if output and os.path.isdir(output):
         raise InputError("%s is a directory; give a file name for --output" % output)
-    rep = build_report(_resolve_python(python), timeout, redact=not no_redact)
+    from ..diagnose import examine
+    rep = examine(chosen_python(python), timeout, extras=True, redact=not no_redact)
     text = render_report(rep, fmt)
     if output:
         try:
@@ -178,18 +104,18 @@ def report_cmd(fmt, output, python, timeout, no_redact, copy):
         if ok or output:
             return
     if not output:
-        _echo(text)
+        echo(text)
 
 
 # ------------------------------------------------------------------- triage --
 def _read_paste(file: Optional[str]) -> Tuple[bytes, str]:
-    from .triage import MAX_BYTES
+    from ..triage import MAX_BYTES
     if file in (None, "-"):
         if file is None and sys.stdin.isatty():
             raise InputError("nothing to triage: give a FILE, or pipe the paste into `torchdoctor triage -`")
         data = sys.stdin.buffer.read(MAX_BYTES + 1)
         return data, "standard input"
-    from .reportio import read_head
+    from ..reportio import read_head
     try:
         return read_head(file, MAX_BYTES + 1, "paste or report"), file
     except ValueError as e:
@@ -206,16 +132,16 @@ def triage_cmd(file, as_json, fail_on, color):
     """Diagnose what a user pasted: a torchdoctor report (JSON or Markdown) or
     the output of `python -m torch.utils.collect_env` (any torch version), with
     any error text around it. Reads FILE, or standard input."""
-    from .triage import TriageError, render_triage_text, triage_bytes
+    from ..triage import TriageError, render_triage_text, triage_bytes
     data, name = _read_paste(file)
     try:
         result = triage_bytes(data, name)
     except TriageError as e:
         raise InputError(str(e))
     if as_json:
-        _echo(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
+        echo(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
     else:
-        _echo(render_triage_text(result, _style(color)))
+        echo(render_triage_text(result, style(color)))
     sys.exit(exit_code_for(result.report, fail_on))
 
 
@@ -229,17 +155,17 @@ def diff_cmd(a, b, as_json, show_all):
     """What differs between two reports (torch, CUDA, driver, packages, env
     vars, findings): "works on my machine". A and B may be JSON or Markdown
     reports or collect_env pastes. Exit 0 when they match, 1 when they differ."""
-    from .diff import diff_reports, load_any, render_diff_text
-    from .triage import TriageError
+    from ..diff import diff_reports, load_any, render_diff_text
+    from ..triage import TriageError
     try:
         ra, rb = load_any(a), load_any(b)
     except TriageError as e:
         raise InputError(str(e))
     d = diff_reports(ra, rb, a, b, show_all=show_all)
     if as_json:
-        _echo(json.dumps(d.to_dict(), indent=2, default=str) + "\n")
+        echo(json.dumps(d.to_dict(), indent=2, default=str) + "\n")
     else:
-        _echo(render_diff_text(d))
+        echo(render_diff_text(d))
     sys.exit(1 if d.changes else 0)
 
 

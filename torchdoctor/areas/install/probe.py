@@ -1,15 +1,18 @@
-"""Is torch there, does it import, and is it the torch we think it is?"""
+"""The target interpreter and `import torch`: a probe that cannot run, an import that
+raises, crashes or hangs, and the crash messages of the knowledge base.
+"""
 
-import os
-import re
-import shlex
+from typing import Optional
 
-from ..advice import install_advice, reinstall_same_build
-from ..kb import compat
-from . import ERROR, WARNING, check, finding, known_error_finding
-from . import _facts as F
+from ...advice import INSTALL_URL, install_advice
+from ...facts import Facts
+from ...facts import derived as F
+from ...kb import compat
+from ..registry import ERROR, Tailored, check, finding, hook, installed_torch_note, known_error_finding
+from .files import explained_by_damage
+from .common import machine_of, os_of, pip_line, python_note, torch_install
 
-INSTALL_URL = "https://pytorch.org/get-started/locally/"
+
 
 
 def _probe(facts):
@@ -65,86 +68,6 @@ def probe_failed(facts):
         category="config")
 
 
-@check("torch-not-installed", category="torch-not-installed", severity=ERROR, requires=('torch_import',))
-def torch_not_installed(facts):
-    """torch is not importable from this interpreter."""
-    imp = facts.section("torch_import")
-    if imp.get("ok") is not False or imp.get("error_type") != "ModuleNotFoundError":
-        return None
-    if "'torch'" not in imp.get("error", "") and '"torch"' not in imp.get("error", ""):
-        return None  # a missing *dependency* of torch: torch-import-failed covers it
-    adv = install_advice(facts)
-    py = facts.value("python.executable", "this Python")
-    return finding(
-        "torch is not installed in %s" % py,
-        detail="`import torch` raised %s. %s" % (imp.get("error"), adv.why[:1].upper() + adv.why[1:]),
-        fix=("Install torch %s into this interpreter." % adv.torch_version) if adv.commands else
-            "No torch build installs into this interpreter: %s" % adv.why.rstrip(".") + ".",
-        commands=adv.commands, links=[INSTALL_URL])
-
-
-def damaged_files(facts):
-    """(missing, changed) paths of torch's own files by its wheel's RECORD; ([], []) when intact
-    or not verifiable (no RECORD: conda, a source build)."""
-    tf = facts.section("torch_files")
-    missing = [p for p in tf.get("missing") or [] if isinstance(p, str)]
-    changed = [d["path"] for d in tf.get("size_changed") or [] if isinstance(d, dict) and "path" in d]
-    changed += [p for p in tf.get("hash_changed") or [] if isinstance(p, str)]
-    return missing, changed
-
-
-def _counted(names, total):
-    shown = ", ".join(names[:8])
-    return shown + (" and %d more" % (total - min(total, 8)) if total > 8 else "")
-
-
-@check("torch-install-damaged", category="torch-install-damaged", severity=ERROR, requires=("torch_files",))
-def torch_install_damaged(facts):
-    """Files of the installed torch are missing or differ from its wheel's RECORD."""
-    missing, changed = damaged_files(facts)
-    if not missing and not changed:
-        return None
-    tf = facts.section("torch_files")
-    libs = [p for p in missing + changed if target_shared_lib(p)]
-    import_failed = facts.value("torch_import.ok") is False
-    parts = []
-    if missing:
-        parts.append("%d file(s) missing: %s" % (tf.get("missing_count", len(missing)),
-                                                  _counted(missing, tf.get("missing_count", len(missing)))))
-    if changed:
-        n = tf.get("size_changed_count", 0) + tf.get("hash_changed_count", 0)
-        parts.append("%d file(s) changed (size%s differ from the wheel): %s"
-                     % (n or len(changed), " or sha256" if tf.get("hashed") else "", _counted(changed, n or len(changed))))
-    adv = reinstall_same_build(facts)
-    said = ""
-    if import_failed:
-        said = "\n`import torch` raised %s: %s" % (facts.value("torch_import.error_type"),
-                                                    str(facts.value("torch_import.error", ""))[:600])
-    return finding(
-        "The torch %s install is incomplete or corrupted" % (F.torch_version_str(facts) or ""),
-        severity=ERROR if (import_failed or libs) else WARNING,
-        detail="Checked %d files of torch against %s: %s. An interrupted download or upgrade, a disk that filled "
-               "up, a cleanup tool or a manual edit leaves an install like this; torch's own libraries cannot "
-               "load, so errors name torch's files (not an extension's).%s"
-               % (tf.get("checked", 0), tf.get("record", "its RECORD"), "; ".join(parts), said),
-        fix=("Reinstall the same build over it: torch %s (%s)." % (adv.torch_version, adv.variant or "as installed"))
-        if adv.commands else "Reinstall torch %s." % (F.torch_version_str(facts) or ""),
-        commands=adv.commands, links=[INSTALL_URL])
-
-
-def target_shared_lib(path):
-    return bool(re.search(r"\.(?:so(?:\.[0-9.]+)?|dylib|dll|pyd)$", path))
-
-
-def _explained_by_damage(facts, text):
-    """The import error is the damaged install's doing: a shared library of torch's is missing
-    or changed, or the error names one of the missing files."""
-    missing, changed = damaged_files(facts)
-    if any(target_shared_lib(p) for p in missing + changed):
-        return True
-    return any(re.split(r"[\\/]", p)[-1] in text for p in missing)
-
-
 @check("torch-import-failed", category="torch-import-crash", severity=ERROR, requires=('torch_import',))
 def torch_import_failed(facts):
     """`import torch` raised an exception."""
@@ -154,7 +77,7 @@ def torch_import_failed(facts):
     err = imp.get("error", "")
     if imp.get("error_type") == "ModuleNotFoundError" and ("'torch'" in err or '"torch"' in err):
         return None
-    if _explained_by_damage(facts, err + (imp.get("traceback") or "")):
+    if explained_by_damage(facts, err + (imp.get("traceback") or "")):
         return None  # torch-install-damaged names the files and the reinstall
     text = (imp.get("traceback") or "") + "\n%s: %s" % (imp.get("error_type"), err)
     detail = "`import torch` raised %s: %s" % (imp.get("error_type"), err[:1500])
@@ -238,77 +161,58 @@ def probe_crashed(facts):
                   "print(torch.cuda.is_available())\"" % (_clean_env(facts), F.python_cmd(facts))])
 
 
-def _site_dirs(facts):
-    entries = facts.value("python.sys_path") or []
-    return [e for e in entries if isinstance(e, str) and ("site-packages" in e or "dist-packages" in e)]
-
-
-@check("torch-shadowed", category="torch-shadowed", severity=ERROR, requires=('torch_location',))
-def torch_shadowed(facts):
-    """A local torch.py or torch/ folder hides the installed torch."""
-    cands = facts.value("torch_location.candidates") or []
-    if not cands:
-        return None
-    first = cands[0]
-    site = _site_dirs(facts)
-    if any(first.get("sys_path_entry") == s for s in site):
-        return None
-    installed = facts.value("packages.installed.torch.location")
-    if installed and first.get("sys_path_entry") == installed:
-        return None
-    if first.get("kind") == "package" and not installed and len(cands) == 1:
-        return None  # a source checkout / develop install is the only torch: not shadowing
-    path = first.get("path")
-    where = first.get("sys_path_entry") or "the current directory"
-    real = next((c.get("path") for c in cands[1:]), None)
-    return finding(
-        "`import torch` picks up %s instead of the installed torch" % path,
-        detail="The %s %s comes first on sys.path (from %s)%s. Python imports it instead of PyTorch, which "
-               "shows up as `module 'torch' has no attribute ...` or `No module named 'torch._C'`."
-               % ({"module": "file", "package": "package", "namespace-dir": "folder"}.get(first.get("kind"), "entry"),
-                  path, where or "''",
-                  "; the real torch is at %s" % real if real else ""),
-        fix="Rename or remove %s (and any __pycache__ next to it), or run from another directory." % _basename(path or "torch"),
-        commands=[_rename_cmd(facts, path)] if path else [])
-
-
-def _basename(path):
-    return re.split(r"[\\/]", path.rstrip("\\/"))[-1]
-
-
-def _rename_cmd(facts, path):
-    """`mv` (POSIX) or `ren` (Windows) of a shadowing torch.py / torch folder to my_torch...,
-    quoted for its shell (a path with spaces would otherwise be two arguments)."""
-    base = _basename(path)
-    if F.os_name(facts) == "windows":
-        return 'ren "%s" "my_%s"' % (path.rstrip("\\/"), base)
-    stripped = path.rstrip("/")
-    return "mv %s %s" % (shlex.quote(stripped), shlex.quote(os.path.join(os.path.dirname(stripped), "my_" + base)))
-
-
-@check("python-unsupported", category="python-unsupported", severity=WARNING)
-def python_unsupported(facts):
-    """This Python version has no official wheels for the installed torch."""
-    py = facts.value("python.version")
-    tv = F.torch_base_version(facts)
-    if not isinstance(py, str):
-        return None
-    py_minor = ".".join(py.split(".")[:2])
-    if tv:
-        ok = compat.python_supported(tv, py_minor)
-        if ok is False:
-            return finding(
-                "torch %s has no official wheels for Python %s" % (tv, py_minor),
-                detail="torch %s supports Python %s. This install came from elsewhere (source build, "
-                       "third-party wheel) or was forced; expect missing features or crashes."
-                       % (tv, ", ".join(compat.supported_pythons(tv) or [])),
-                fix="Use a supported Python, or a torch release that supports Python %s." % py_minor)
-        return None
-    if facts.value("torch_import.ok") is False and compat.newest_torch_for_python(py_minor) is None:
-        return finding(
-            "No PyTorch release supports Python %s yet" % py_minor, severity=ERROR,
-            detail="pip cannot find a torch wheel for this Python, which is why torch is missing "
-                   "(`No matching distribution found for torch`).",
-            fix="Create an environment with a Python that PyTorch supports (%s)."
-                % ", ".join(compat.supported_pythons(compat.latest_release()) or []))
+@hook("illegal_instruction")
+def illegal_instruction(match, facts: Facts) -> Optional[Tailored]:
+    machine = machine_of(facts)
+    base = F.torch_base_version(facts)
+    notes = installed_torch_note(facts) + python_note(facts)
+    if machine in ("aarch64", "arm64") and os_of(facts) != "macos":
+        if base == "2.4.0":
+            return Tailored(cause="torch 2.4.0 aarch64 wheels use ARMv8.1 LSE atomics (in libarm_compute); ARMv8.0 "
+                                  "cores such as the Raspberry Pi 4's Cortex-A72 lack them (fixed in 2.4.1).",
+                            summary="Install torch 2.4.1 or later.",
+                            commands=torch_install(facts, version="2.4.1", reinstall=True) or
+                            [pip_line("pip install --force-reinstall torch==2.4.1", facts)], notes=notes)
+        if base and base.startswith("2.10."):
+            return Tailored(cause="torch 2.10 aarch64 wheels use LSE atomics in libc10.so, which ARMv8.0 cores "
+                                  "(Cortex-A53/A72/A73) lack; fixed for 2.11.",
+                            summary="Install torch 2.11 or later (or 2.9.x).",
+                            commands=[pip_line('pip install --force-reinstall "torch>=2.11"', facts)], notes=notes)
+        if base == "2.0.0":
+            return Tailored(cause="torch 2.0.0 aarch64 wheels crash with SIGILL on ARMv8.0 cores (Raspberry Pi 4, "
+                                  "AWS a1); 1.13.1 works there.",
+                            summary="Install another release than 2.0.0.",
+                            commands=[pip_line('pip install --force-reinstall "torch!=2.0.0"', facts)], notes=notes)
+        return Tailored(cause="On ARM the usual culprit is an instruction newer than ARMv8.0 (LSE atomics); check "
+                              "for 'atomics' in the CPU features.",
+                        commands=["grep -m1 Features /proc/cpuinfo"], notes=notes) if notes else None
+    flags = facts.value("cpu.flags")
+    if isinstance(flags, list) and flags:
+        missing = [f for f in ("avx", "avx2") if f not in flags]
+        if missing:
+            return Tailored(cause="This CPU (%s) reports no %s; torch's x86 builds have repeatedly executed AVX "
+                                  "code at import on such CPUs." % (facts.value("cpu.model", "unknown model"),
+                                                                    " / ".join(missing)),
+                            summary="Run on a CPU (or VM CPU model) with AVX2, try another torch release, or build "
+                                    "torch from source for this CPU.", notes=notes)
     return None
+
+
+@hook("import_crash")
+def import_crash(match, facts: Facts) -> Optional[Tailored]:
+    if not facts.value("python.executable"):
+        return None
+    py = F.python_cmd(facts)
+    notes = installed_torch_note(facts) + python_note(facts)
+    cmds = ['%s -X faulthandler -c "import torch"' % py]
+    env_vars = [v for v in ("LD_LIBRARY_PATH", "LD_PRELOAD") if F.env(facts, v)]
+    for v in env_vars:
+        notes.append("%s=%s" % (v, F.env(facts, v)))
+    if os_of(facts) != "windows":
+        cmds.append('env -u LD_LIBRARY_PATH -u LD_PRELOAD %s -c "import torch; print(torch.__version__)"' % py)
+    cmds += torch_install(facts, reinstall=True)
+    cause = None
+    if env_vars:
+        cause = "%s is set, so libraries from there are loaded instead of the ones torch ships with." % \
+                " and ".join(env_vars)
+    return Tailored(cause=cause, commands=cmds, notes=notes)

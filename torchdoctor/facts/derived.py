@@ -1,23 +1,20 @@
-"""Derived facts shared by checks: one place to read the torch version, the
-GPUs, the platform and the command that reinstalls torch on this machine."""
+"""Derived facts: what every reader of facts (checks, tailoring hooks, advice, renderers,
+diff) asks of the raw tree, answered in one place: the torch version and build, the GPUs
+and driver, the platform, the interpreter and how to call its pip."""
 
+import math
 import re
 import shlex
 from typing import Any, Dict, List, Optional, Tuple
 
-from packaging.version import InvalidVersion, Version
-
-from ..facts import Facts
+from .. import versions as V
 from ..kb import compat
+from . import ABSENT, FAILED, PRESENT, UNKNOWN, Facts, state_of
 
 
-def parse_version(text: Any) -> Optional[Version]:
-    if not isinstance(text, str) or not text.strip():
-        return None
-    try:
-        return Version(text.strip())
-    except InvalidVersion:
-        return None
+def parse_version(text: Any):
+    """A packaging Version of a version *string* (None for anything else): torchdoctor.versions."""
+    return V.parse(text) if isinstance(text, str) else None
 
 
 def torch_version_str(facts: Facts) -> Optional[str]:
@@ -29,7 +26,7 @@ def torch_version_str(facts: Facts) -> Optional[str]:
     return meta if isinstance(meta, str) else None
 
 
-def torch_version(facts: Facts) -> Optional[Version]:
+def torch_version(facts: Facts):
     return parse_version(torch_version_str(facts))
 
 
@@ -202,7 +199,6 @@ def pip_cmd(facts: Facts) -> str:
     return python_cmd(facts) + " -m pip"
 
 
-# -- added for the cudnn / companions / mps / config checks -------------------
 def backend_state(facts: Facts, backend: str, attr: str) -> str:
     """State of torch.backends.<backend>.<attr> as probed.
 
@@ -210,7 +206,6 @@ def backend_state(facts: Facts, backend: str, attr: str) -> str:
     'conv.fp32_precision') as single keys, which a dotted facts path cannot
     reach; these helpers can. A missing backend section gives its own state.
     """
-    from ..facts import PRESENT, UNKNOWN, state_of
     st = facts.state("backends." + backend)
     if st != PRESENT:
         return st
@@ -222,7 +217,6 @@ def backend_state(facts: Facts, backend: str, attr: str) -> str:
 
 def backend_value(facts: Facts, backend: str, attr: str, default: Any = None) -> Any:
     """torch.backends.<backend>.<attr> when present, else default."""
-    from ..facts import PRESENT
     if backend_state(facts, backend, attr) != PRESENT:
         return default
     return facts.value("backends." + backend)[attr]
@@ -230,7 +224,6 @@ def backend_value(facts: Facts, backend: str, attr: str, default: Any = None) ->
 
 def backend_reason(facts: Facts, backend: str, attr: str) -> str:
     """Why torch.backends.<backend>.<attr> is absent or failed ('' if present)."""
-    from ..facts import ABSENT, FAILED, PRESENT
     st = facts.state("backends." + backend)
     if st != PRESENT:
         return facts.reason("backends." + backend)
@@ -255,7 +248,6 @@ def physical_cores(facts: Facts) -> Optional[int]:
 def usable_cores(facts: Facts) -> Optional[int]:
     """CPUs this process can actually run on: the affinity mask (else the
     logical count), capped by a cgroup CPU quota (containers, Slurm)."""
-    import math
     n = _count(facts.value("cpu.affinity_cores")) or logical_cores(facts)
     quota = facts.value("cpu.cgroup_cpu_limit")
     if isinstance(quota, (int, float)) and not isinstance(quota, bool) and quota > 0:
@@ -347,3 +339,18 @@ def arch_list(facts: Facts) -> Tuple[Optional[List[str]], str]:
         if al:
             return al, "the published arch list of torch %s+%s" % (base, tag)
     return None, ""
+
+
+def pci_gpus(facts: Facts) -> List[Dict[str, Any]]:
+    """NVIDIA devices on the PCI bus (seen even where no driver is loaded)."""
+    g = facts.value("driver.pci_gpus")
+    return g if isinstance(g, list) else []
+
+
+def gpu_names(facts: Facts) -> str:
+    """'NVIDIA A100-SXM4-80GB (sm_80), ...' for every GPU the facts know."""
+    return ", ".join(gpu_desc(g) for g in all_gpus(facts))
+
+
+# Values of an environment variable that mean "off" (KMP_DUPLICATE_LIB_OK=0, ...=false).
+ENV_FALSE = ("", "0", "false", "no", "off", ".false.", "f", "n")

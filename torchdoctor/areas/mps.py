@@ -1,18 +1,21 @@
-"""Apple GPUs (MPS) on macOS: built, available, and the settings around it."""
+"""Apple GPUs (MPS) on macOS: built, available, the settings around it, and MPS errors.
+"""
 
 from typing import Optional, Tuple
 
-from ..advice import install_advice, newest_installable
-from ..facts import ABSENT
+from ..advice import install_advice
+from ..facts import Facts
+from ..facts import derived as F
 from ..kb import compat
-from . import ERROR, INFO, WARNING, check, finding
-from . import _facts as F
+from .registry import ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note
+from .companions.common import is_older, macos_version, match_groups, with_interpreter
+
+
 
 MPS_URL = "https://docs.pytorch.org/docs/stable/notes/mps.html"
 
 
-
-def _on_macos(facts) -> bool:
+def on_macos(facts) -> bool:
     return F.os_name(facts) == "macos" and F.torch_imported(facts)
 
 
@@ -77,7 +80,7 @@ def _rosetta_finding(facts):
 @check("mps-not-built", category="mps-unavailable", severity=ERROR)
 def mps_not_built(facts):
     """torch on an Apple-silicon Mac was built without MPS (an x86_64 Python under Rosetta, usually)."""
-    if not _on_macos(facts) or not _apple_silicon(facts) or _mps(facts, "is_built") is not False:
+    if not on_macos(facts) or not _apple_silicon(facts) or _mps(facts, "is_built") is not False:
         return None
     if _under_rosetta(facts):
         return _rosetta_finding(facts)
@@ -93,7 +96,7 @@ def mps_not_built(facts):
 @check("mps-unavailable", category="mps-unavailable", severity=WARNING)
 def mps_unavailable(facts):
     """MPS is built into torch but not available on this Mac."""
-    if not _on_macos(facts) or _mps(facts, "is_built") is not True or _mps(facts, "is_available") is not False:
+    if not on_macos(facts) or _mps(facts, "is_built") is not True or _mps(facts, "is_available") is not False:
         return None
     if _under_rosetta(facts):
         return _rosetta_finding(facts)
@@ -129,27 +132,6 @@ def mps_unavailable(facts):
         fix=fix, commands=[check_cmd, "sw_vers -productVersion"], links=[MPS_URL])
 
 
-@check("backends-mps-missing", category="backends-mps-missing", severity=WARNING)
-def backends_mps_missing(facts):
-    """torch.backends.mps does not exist: this torch predates Apple-GPU support."""
-    if not _on_macos(facts) or facts.state("backends.mps") != ABSENT:
-        return None
-    api = compat.backend_api("torch.backends.mps") or {}
-    added = api.get("added")
-    py = F.python_minor(facts)
-    # the newest release with a wheel for this Python *and* this Mac (x86_64 wheels stop at 2.2)
-    newest = newest_installable(facts) if py else None
-    adv = install_advice(facts, version=newest) if newest else None
-    return finding(
-        "torch %s has no torch.backends.mps%s" % (F.torch_version_str(facts), " (added in torch %s)" % added if added else ""),
-        detail="%s. Code that calls torch.backends.mps.is_available() fails with `AttributeError: module "
-               "'torch.backends' has no attribute 'mps'`, and this torch cannot use the Apple GPU."
-               % (facts.reason("backends.mps") or "torch.backends.mps is missing"),
-        fix=("Upgrade torch (torch %s is the newest release for Python %s on this Mac)." % (newest, py)) if newest else
-            "Upgrade torch%s." % (" to %s or newer" % added if added else ""),
-        commands=adv.commands if adv else [], links=[MPS_URL])
-
-
 @check("mps-fallback-enabled", category="mps-op-unsupported", severity=INFO)
 def mps_fallback_enabled(facts):
     """PYTORCH_ENABLE_MPS_FALLBACK is set: ops MPS lacks run on the CPU."""
@@ -172,3 +154,68 @@ def mps_fallback_enabled(facts):
         commands=[F.unset_env_cmd(facts, "PYTORCH_ENABLE_MPS_FALLBACK")] if on
         else [F.set_env_cmd(facts, "PYTORCH_ENABLE_MPS_FALLBACK", "1")],
         links=[MPS_URL])
+
+
+# -- MPS ---------------------------------------------------------------------------
+@hook("mps_unavailable")
+def tailor_mps_unavailable(match, facts: Facts) -> Optional[Tailored]:
+    osn = F.os_name(facts)
+    torch_v = F.torch_version_str(facts)
+    notes = installed_torch_note(facts) + ["OS: %s" % osn]
+    if osn != "macos":
+        return Tailored(summary="MPS exists only on macOS; this machine runs %s. Use device=\"cuda\" (NVIDIA) or "
+                                "\"cpu\" instead of \"mps\"." % osn.capitalize(),
+                        commands=['%s -c "import torch; print(torch.cuda.is_available())"' % F.python_cmd(facts)],
+                        notes=notes)
+    mac = macos_version(facts)
+    notes.append("macOS %s" % (mac or "?"))
+    machine = facts.value("python.machine")
+    if facts.value("os.rosetta") is True or machine == "x86_64":
+        notes.append("Python architecture: %s" % (machine or "?"))
+        return Tailored(summary="This Python is an x86_64 build (running under Rosetta on Apple silicon, or an Intel "
+                                "Mac), which cannot use MPS. Install an arm64 Python (python.org universal2, Homebrew "
+                                "or Miniforge arm64) and torch in it.",
+                        commands=['%s -c "import platform; print(platform.machine())"' % F.python_cmd(facts)],
+                        notes=notes)
+    need = match_groups(match).get("min")
+    floor = "%d.%d" % compat.mps_min_macos(torch_v) if torch_v else None
+    if need and floor and is_older(need, floor):
+        need = floor  # torch 2.5+ printed "12.3+" while requiring macOS 13 (pytorch/pytorch#139425)
+    if mac and need and is_older(mac, need):
+        cmds = ["softwareupdate --list"]
+        summary = "macOS %s is older than the %s this torch needs for MPS: update macOS" % (mac, need)
+        try:
+            last = compat.last_torch_for_macos(tuple(int(x) for x in mac.split(".")[:2]))
+        except ValueError:
+            last = None
+        if last and not is_older(mac, "%d.%d" % compat.mps_min_macos()):
+            cmds += [with_interpreter(c, facts) for c in compat.install_command(last, None, os="macos")]
+            summary += ", or stay on macOS %s with torch %s, the last release that runs MPS there" % (mac, last)
+        return Tailored(summary=summary + ".", commands=cmds, notes=notes)
+    if mac and need:
+        return Tailored(cause="macOS %s already meets the %s+ requirement, so the check failed for another reason: a "
+                              "virtual machine without Metal GPU access, or the MPS detection bugs reported on macOS 26 "
+                              "with torch 2.9/2.10 (pytorch/pytorch#167679, #177819)." % (mac, need),
+                        commands=['%s -c "import torch; print(torch.backends.mps.is_built(), '
+                                  'torch.backends.mps.is_available())"' % F.python_cmd(facts)], notes=notes)
+    return None
+
+
+@hook("mps_macos_feature")
+def mps_macos_feature(match, facts: Facts) -> Optional[Tailored]:
+    if F.os_name(facts) != "macos":
+        return None
+    mac = macos_version(facts)
+    need = match_groups(match).get("min")
+    notes = installed_torch_note(facts) + ["macOS %s" % (mac or "?")]
+    if not mac:
+        return None
+    if need and is_older(mac, need):
+        return Tailored(summary="This MPS kernel needs macOS %s and this Mac runs %s: update macOS, cast the tensor to a "
+                                "supported dtype, or run that op on the CPU (PYTORCH_ENABLE_MPS_FALLBACK=1 does not "
+                                "cover it)." % (need, mac),
+                        commands=["softwareupdate --list"], notes=notes)
+    if need:
+        return Tailored(cause="macOS %s already meets %s, so the process that failed ran elsewhere (another Mac, a VM)."
+                              % (mac, need), notes=notes)
+    return None

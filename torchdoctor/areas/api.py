@@ -1,0 +1,163 @@
+"""API errors of names that moved, appeared or were removed between torch releases, and
+what the other API areas (backends_api, serialization) share for that question.
+
+The pattern is always the same: the error names an API; the installed torch version says
+whether that API is *too new* for it (upgrade), *present* (so the failing process imported
+another torch), or *deprecated* (show the replacement).
+"""
+
+from typing import Dict, List, Optional, Tuple
+
+from ..advice import install_advice
+from ..facts import Facts
+from ..facts import derived as F
+from ..kb import compat
+from .registry import Tailored, hook, installed_torch_note
+
+
+# Which process imported which torch: the first thing to run when the installed
+# torch should have the API but the error says it does not.
+WHICH_TORCH = "python -c \"import torch; print(torch.__version__, torch.__file__)\""
+
+
+# API -> (first release that has it, where that fact comes from). Only names
+# whose first release a public source states.
+NEWER_APIS: Dict[str, Tuple[str, str]] = {
+    "torch.compile": ("2.0", "PyTorch 2.0 introduced torch.compile (pytorch/pytorch#90137)"),
+    "torch.frombuffer": ("1.10", "added by pytorch/pytorch#59077; rlaphoenix/VSGAN#19 (needs torch 1.10.0 or newer)"),
+    "torch.compiler.is_compiling": ("2.3", "listed in the torch.compiler API reference from 2.3; absent in 2.2.2 (NVIDIA/apex#1857)"),
+    "torch.linalg.lstsq": ("1.9", "thuml/Time-Series-Library#552 (introduced in torch 1.9.0)"),
+    "torch.linalg.solve": ("1.8", "kail8/UnsupDIS-pytorch#17 (supported from pytorch 1.8.0)"),
+    "torch.utils._pytree.register_pytree_node": ("2.2", "pytorch/pytorch#112111 (public name added, private one deprecated in 2.2)"),
+    "torch.serialization.add_safe_globals": ("2.4", "pytorch/xla#7799 (add_safe_globals in torch 2.4)"),
+    "torch.serialization.get_safe_globals": ("2.4", "torch/_weights_only_unpickler.py (added with add_safe_globals)"),
+    "torch.serialization.clear_safe_globals": ("2.4", "torch/_weights_only_unpickler.py (added with add_safe_globals)"),
+    "torch.serialization.safe_globals": ("2.5", "pytorch/pytorch#127939; pytorch/xla#7799 (context manager after 2.4)"),
+    "torch.load(weights_only=...)": ("1.13", "pytorch/pytorch#86812, cherry-picked into 1.13"),
+    "torch.nn.attention": ("2.3", "backends_api.json: torch.nn.attention absent in 2.2.2, present in 2.3.1"),
+    "torch.backends.cuda.sdp_kernel": ("1.13", "backends_api.json static scan of released wheels"),
+    "torch.mps (imported by import torch)": ("2.1", "pytorch/pytorch#100165, fixed by #98837 after 2.0"),
+    "torch.ao.quantization": ("1.10", "AO migration PRs pytorch/pytorch#64086 (Aug 2021) .. #66058; torch 1.9.1 lacks it (facebookresearch/d2go#127)"),
+    "torch.ao": ("1.10", "AO migration PRs pytorch/pytorch#64086 (Aug 2021) .. #66058; torch 1.9.1 lacks it (facebookresearch/d2go#127)"),
+}
+
+
+# -- helpers ---------------------------------------------------------------------
+def code_block(text: str) -> str:
+    """Indent a code block so it reads as one under the "Fix:" line."""
+    return "\n".join("      " + line for line in text.splitlines())
+
+
+def has_at_least(installed, need: str) -> bool:
+    """installed >= need, comparing release numbers only (2.3.0a0 counts as 2.3)."""
+    return tuple(installed.release[:3]) >= tuple(F.parse_version(need).release)
+
+
+def _minor(v) -> str:
+    return "%d.%d" % (v.release[0], v.release[1] if len(v.release) > 1 else 0)
+
+
+def _upgrade_target(facts: Facts) -> str:
+    """Newest release with wheels for the target Python (else the newest release)."""
+    py = facts.value("python.version")
+    minor = compat.newest_torch_for_python(py) if isinstance(py, str) else None
+    return minor or compat.latest_release()
+
+
+def upgrade(facts: Facts, need: str) -> Tuple[List[str], str]:
+    """Commands that put a torch >= `need` into the target environment."""
+    target = _upgrade_target(facts)
+    adv = install_advice(facts, version=target)
+    cmds = list(adv.commands)
+    if not cmds:
+        cmds = ["%s install --upgrade \"torch>=%s\"" % (F.pip_cmd(facts), need)]
+    return cmds, target
+
+
+def too_old(facts: Facts, what: str, need: str, notes: List[str], extra: str = "") -> Tailored:
+    cmds, target = upgrade(facts, need)
+    return Tailored(
+        summary="The installed torch %s predates %s (first in torch %s): upgrade torch to %s or newer "
+                "(the commands install %s, the newest release for this Python)%s."
+                % (F.torch_version_str(facts), what, need, need, target, extra),
+        commands=cmds, notes=notes)
+
+
+def present(facts: Facts, what: str, notes: List[str], extra: str = "") -> Tailored:
+    return Tailored(
+        summary="No upgrade needed here: find which torch the failing program really imports (run the first "
+                "command with the same interpreter and working directory as the program), then remove or update "
+                "that copy, or run the program with %s." % facts.value("python.executable", "this Python"),
+        cause="The torch installed in %s (%s) does have %s, so the process that failed imported a different, "
+              "older torch: another virtual environment, a stale copy earlier on sys.path, or a vendored/frozen "
+              "torch.%s" % (facts.value("python.executable", "this Python"), F.torch_version_str(facts), what, extra),
+        commands=[WHICH_TORCH, "%s show torch" % F.pip_cmd(facts)], notes=notes)
+
+
+def version_or_none(facts: Facts):
+    v = F.torch_version(facts)
+    return v, installed_torch_note(facts)
+
+
+# -- other torch APIs ---------------------------------------------------------------
+def _api_by_name(name: str) -> Optional[Tuple[str, str]]:
+    return NEWER_APIS.get(name)
+
+
+@hook("newer_api")
+def newer_api(match, facts: Facts) -> Optional[Tailored]:
+    """The error names an API newer than some torch: upgrade or find the other torch."""
+    mod, attr = match.groups.get("mod") or "torch", match.groups.get("attr")
+    name = "%s.%s" % (mod, attr) if attr else mod
+    known = _api_by_name(name)
+    v, notes = version_or_none(facts)
+    if not known or v is None:
+        return None
+    need, src = known
+    notes = notes + ["%s first appeared in torch %s (%s)" % (name, need, src)]
+    if not has_at_least(v, need):
+        return too_old(facts, name, need, notes)
+    return present(facts, name, notes)
+
+
+@hook("torch_compile_missing")
+def torch_compile_missing(match, facts: Facts) -> Optional[Tailored]:
+    v, notes = version_or_none(facts)
+    if v is None:
+        return None
+    if not has_at_least(v, "2.0"):
+        return too_old(facts, "torch.compile", "2.0", notes,
+                        "; or drop the torch.compile() call, which only speeds the model up")
+    return present(facts, "torch.compile (added in 2.0)", notes)
+
+
+@hook("pytree_public_missing")
+def pytree_public_missing(match, facts: Facts) -> Optional[Tailored]:
+    v, notes = version_or_none(facts)
+    if v is None:
+        return None
+    if has_at_least(v, "2.2"):
+        return present(facts, "torch.utils._pytree.register_pytree_node (public since 2.2)", notes)
+    cmds, target = upgrade(facts, "2.2")
+    tf = F.package_version(facts, "transformers")
+    if tf:
+        notes = notes + ["installed transformers: %s" % tf]
+    return Tailored(
+        summary="torch %s only has the private _register_pytree_node; the library calling register_pytree_node "
+                "(usually transformers) needs torch 2.2 or newer. Upgrade torch (the commands install %s), or pin "
+                "that library to a release that still supports torch %s."
+                % (F.torch_version_str(facts), target, _minor(v)),
+        commands=cmds, notes=notes)
+
+
+@hook("torch_six_removed")
+def torch_six_removed(match, facts: Facts) -> Optional[Tailored]:
+    v, notes = version_or_none(facts)
+    if v is None:
+        return None
+    if has_at_least(v, "2.0"):
+        return Tailored(
+            cause="torch %s has no torch._six at all (it was removed in 2.0), so every `from torch._six import ...` "
+                  "fails; the library doing the import predates torch 2.0." % F.torch_version_str(facts),
+            notes=notes)
+    return None

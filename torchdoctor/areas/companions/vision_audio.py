@@ -1,0 +1,285 @@
+"""torchvision and torchaudio against the torch they sit beside: release, CPU/CUDA build,
+whether they import, and their errors.
+"""
+
+import re
+from typing import Any, Callable, Optional
+
+from ...facts import Facts
+from ...facts import derived as F
+from ...kb import compat
+from ..registry import ERROR, Tailored, check, finding, hook, installed_torch_note, known_error_finding
+from ...advice import companion_command
+from .common import WHL, entry_id_of, index_args, is_older, match_groups, pin_spec, pip_line, release_variant, tag_of, torch_install, torch_meta_version, with_interpreter
+
+
+
+PREVIOUS_URL = "https://pytorch.org/get-started/previous-versions/"
+
+
+TV_URL = "https://github.com/pytorch/vision#installation"
+
+
+TA_URL = "https://docs.pytorch.org/audio/stable/installation.html"
+
+
+def _tag_kind(tag: Optional[str]) -> Optional[str]:
+    """'cpu', 'cuda12', 'rocm6.2', ... (what must agree between torch and its companions)."""
+    if not tag:
+        return None
+    if tag in ("cpu", "xpu"):
+        return tag
+    cuda = compat.cuda_of_variant(tag)
+    if cuda:
+        return "cuda" + cuda.split(".")[0]
+    m = re.match(r"^(rocm\d+(?:\.\d+)?)", tag)
+    return m.group(1) if m else None
+
+
+def _torch_kind(facts) -> Optional[str]:
+    """The flavour of the installed torch, from what it says about itself when it imported
+    (an untagged Windows or macOS wheel from PyPI is a CPU build), else from its +tag."""
+    tag_kind = _tag_kind(F.local_tag(facts))
+    cuda = F.torch_cuda(facts)
+    if cuda:
+        return "cuda" + cuda.split(".")[0]
+    if F.is_rocm_build(facts):
+        hip = facts.value("torch.hip")
+        m = re.match(r"^(\d+\.\d+)", hip) if isinstance(hip, str) else None
+        return tag_kind if (tag_kind or "").startswith("rocm") else ("rocm" + m.group(1) if m else None)
+    if isinstance(facts.value("torch.xpu"), str):
+        return "xpu"
+    if facts.state("torch.cuda") == "absent" or (facts.has("torch.cuda") and facts.value("torch.cuda") is None):
+        return "cpu"  # torch.version.cuda is None
+    return tag_kind
+
+
+def _build_version(facts, name: str) -> Optional[str]:
+    """The version the companion says it is built as (its version.py: '0.28.0+cu130'), which
+    carries the CPU/CUDA tag that the dist-info name of a PyPI wheel leaves out."""
+    cv = F.package_version(facts, name)
+    built = facts.value("packages.installed.%s.build_version" % name)
+    if cv and "+" not in cv and isinstance(built, str) and "+" in built and built.split("+", 1)[0] == cv:
+        return built
+    return cv
+
+
+def import_failure(facts, name: str) -> Optional[str]:
+    """'RuntimeError: operator torchvision::nms does not exist' when the probe's import of
+    the companion (beside this torch) failed, else None."""
+    imp = facts.value("companion_imports.%s" % name)
+    if isinstance(imp, dict) and imp.get("ok") is False:
+        return ("%s: %s" % (imp.get("error_type") or "Error", imp.get("error") or "")).strip()
+    if facts.state("companion_imports.%s" % name) == "failed":
+        return facts.reason("companion_imports.%s" % name)
+    return None
+
+
+def _companion(facts, name: str, compatible: Callable, matching: Callable, url: str):
+    cv = _build_version(facts, name)
+    tv = F.torch_version_str(facts)
+    if not cv or not tv:
+        return None
+    ok = compatible(tv, cv)
+    t_kind = _torch_kind(facts)
+    c_kind = _tag_kind(cv.split("+", 1)[1] if "+" in cv else None)
+    variant_clash = t_kind and c_kind and t_kind != c_kind
+    broken = import_failure(facts, name)
+    if ok is not False and not variant_clash:
+        return _import_fails(facts, name, cv, tv, broken, url) if broken else None
+    want = matching(tv)
+    cmds = companion_command(facts, (name,))
+    if ok is not False and cmds:
+        # same version, other build: `name==X` is already satisfied by X+other (PEP 440
+        # ignores local tags), so pip would keep the wrong build unless it is removed first.
+        cmds = ["%s uninstall -y %s" % (F.pip_cmd(facts), name)] + cmds
+    where = facts.value("packages.installed.%s.location" % name)
+    symptoms = ("`RuntimeError: operator torchvision::nms does not exist`, an undefined symbol or "
+                "`Could not run 'torchvision::...' with arguments from the 'CUDA' backend`" if name == "torchvision" else
+                "an undefined symbol or `OSError` loading libtorchaudio, or a CUDA-version RuntimeError at import")
+    if ok is False:
+        title = "%s %s does not match torch %s" % (name, cv, tv)
+        made_for = compat.torch_for_torchvision(cv) if name == "torchvision" else None
+        detail = ("%s %s%s is not built for torch %s%s; torch %s pairs with %s %s. %s ships compiled operators "
+                  "linked against one torch release, so a mismatch shows up as %s."
+                  % (name, cv, " (at %s)" % where if where else "", F.torch_base_version(facts),
+                     " (it was released for torch %s)" % made_for if made_for else "",
+                     F.torch_base_version(facts), name, want or "(unknown)", name, symptoms))
+    else:
+        title = "%s %s and torch %s are built for different platforms (%s vs %s)" % (name, cv, tv, c_kind, t_kind)
+        detail = ("torch is the %s build and %s the %s build; %s's compiled operators need the same CPU/CUDA flavour "
+                  "(and CUDA major) as torch, otherwise you get %s."
+                  % (F.local_tag(facts) or "%s (untagged) " % t_kind, name, cv.split("+", 1)[1], name, symptoms))
+    if broken:
+        detail += "\n`import %s` beside this torch raised %s" % (name, broken)
+    if want:
+        fix = "Install %s %s from the same index as torch %s." % (name, want, tv)
+    else:
+        fix = "Install the %s release that matches torch %s, from the same index as torch." % (name, tv)
+    return finding(title, detail=detail, fix=fix, commands=cmds, links=[url, PREVIOUS_URL])
+
+
+def _import_fails(facts, name: str, cv: str, tv: str, error: str, url: str):
+    """Versions and variants agree, yet the companion does not import: what the error says."""
+    imp = facts.value("companion_imports.%s" % name)
+    text = (imp.get("traceback") or "") if isinstance(imp, dict) else ""
+    detail = "%s %s and torch %s are a matching pair, but `import %s` beside this torch raised %s" % (
+        name, cv, tv, name, error)
+    return known_error_finding(text + "\n" + error, "`import %s` fails" % name, detail) or finding(
+        "`import %s` fails beside torch %s" % (name, tv), detail=detail,
+        fix="Reinstall %s from the same index as torch." % name,
+        commands=["%s uninstall -y %s" % (F.pip_cmd(facts), name)] + companion_command(facts, (name,)),
+        links=[url])
+
+
+@check("torchvision-mismatch", category="torchvision-mismatch", severity=ERROR)
+def torchvision_mismatch(facts):
+    """torchvision is built for another torch release (or another CPU/CUDA variant)."""
+    return _companion(facts, "torchvision", compat.torchvision_compatible, compat.matching_torchvision, TV_URL)
+
+
+@check("torchaudio-mismatch", category="torchaudio-mismatch", severity=ERROR)
+def torchaudio_mismatch(facts):
+    """torchaudio is built for another torch release (or another CPU/CUDA variant)."""
+    return _companion(facts, "torchaudio", compat.torchaudio_compatible, compat.matching_torchaudio, TA_URL)
+
+
+# -- torchvision / torchaudio ------------------------------------------------------
+def _tailor_companion(kind: str, match: Any, facts: Facts) -> Optional[Tailored]:
+    groups = match_groups(match)
+    torch_v = torch_meta_version(facts) or groups.get("have")
+    comp_v = F.package_version(facts, kind) or groups.get("comp")
+    if not torch_v:
+        return None
+    notes = installed_torch_note(facts) if F.torch_version_str(facts) else ["torch %s (from the error text)" % torch_v]
+    notes.append("installed %s: %s" % (kind, comp_v or "not installed"))
+    if kind == "torchvision":
+        want = compat.matching_torchvision(torch_v)
+        ok = compat.torchvision_compatible(torch_v, comp_v) if comp_v else None
+    else:
+        want = compat.matching_torchaudio(torch_v)
+        ok = compat.torchaudio_compatible(torch_v, comp_v) if comp_v else None
+        rel = compat.release(torch_v) or {}
+        if want and not rel.get("torchaudio"):
+            # stable-ABI era: any torchaudio 2.11.x fits; which patch each index carries
+            # is not recorded, so pin the series (as kb/compat.install_command does)
+            want = ".".join(want.split(".")[:2]) + ".*"
+    check = '%s -c "import torch, %s; print(torch.__version__, %s.__version__)"' % (
+        F.python_cmd(facts), kind, kind)
+    if not want:
+        return Tailored(
+            summary="No %s release is recorded as the match for torch %s yet; install the newest %s "
+                    "that declares support for it, from the same index as torch, or move torch to a "
+                    "release with a known pairing." % (kind, torch_v, kind),
+            commands=[pip_line(facts, "install --no-deps --upgrade %s%s" % (kind, index_args(tag_of(torch_v)))), check],
+            notes=notes)
+    tag = tag_of(torch_v)
+    fix = pip_line(facts, "install --no-deps --force-reinstall %s%s" % (pin_spec(kind, want), index_args(tag)))
+    where = ("the %s index (%s/%s)" % (tag, WHL, tag)) if tag else (
+        "PyPI (the CUDA build on Linux, CPU on Windows)" if F.os_name(facts) != "macos" else "PyPI")
+    if comp_v is None:
+        return Tailored(summary="%s is not installed in this environment; install %s, the release paired with "
+                                "torch %s, from %s." % (kind, want, torch_v, where),
+                        commands=[fix.replace(" --force-reinstall", ""), check], notes=notes)
+    if ok is False:
+        summary = ("%s %s was built for another torch; torch %s needs %s %s. Reinstall it from %s "
+                   "(--no-deps keeps pip from replacing torch)." % (kind, comp_v, torch_v, kind, want, where))
+        cmds = [fix, check]
+        if kind == "torchvision":
+            paired = compat.torch_for_torchvision(comp_v)
+            if paired and paired[:1].isdigit() and is_older(torch_v, paired):
+                up = torch_install(facts, compat.latest_patch(paired) or paired, tag)
+                if up:
+                    summary += " Or keep %s %s and move torch up to %s with its companions." % (kind, comp_v, paired)
+                    cmds = [fix] + up + [check]
+        return Tailored(summary=summary, commands=cmds, notes=notes)
+    ctag = tag_of(comp_v)
+    variant_differs = (tag or "") != (ctag or "")
+    if kind == "torchaudio" and not (compat.release(torch_v) or {}).get("torchaudio"):
+        # torchaudio >= 2.11 only refuses a different CUDA *major* (pytorch/audio#4226)
+        variant_differs = bool(tag and ctag and tag[:4] != ctag[:4] and tag.startswith("cu") and ctag.startswith("cu"))
+    if variant_differs:
+        return Tailored(
+            summary="The versions pair up, but the builds differ: torch is %s and %s is %s. Reinstall %s %s "
+                    "from %s so both use the same CUDA/CPU variant." % (
+                        "+" + tag if tag else "the PyPI build", kind, "+" + ctag if ctag else "the PyPI build",
+                        kind, want, where),
+            commands=[fix, check], notes=notes)
+    if ok is True:
+        return Tailored(
+            cause="In this interpreter torch %s and %s %s are a matching pair, so the process that failed "
+                  "probably ran another environment (compare `which python` with %s), or imported a stale "
+                  "%s build from the current directory." % (torch_v, kind, comp_v,
+                                                            facts.value("python.executable", "this Python"), kind),
+            commands=[check], notes=notes)
+    return Tailored(summary="torch %s pairs with %s %s; %s %s is installed. Reinstall the paired release from %s."
+                            % (torch_v, kind, want, kind, comp_v, where),
+                    commands=[fix, check], notes=notes)
+
+
+@hook("torchvision_mismatch")
+def tailor_torchvision_mismatch(match, facts: Facts) -> Optional[Tailored]:
+    return _tailor_companion("torchvision", match, facts)
+
+
+@hook("torchaudio_mismatch")
+def tailor_torchaudio_mismatch(match, facts: Facts) -> Optional[Tailored]:
+    return _tailor_companion("torchaudio", match, facts)
+
+
+@hook("torchvision_functional_tensor")
+def torchvision_functional_tensor(match, facts: Facts) -> Optional[Tailored]:
+    tv = F.package_version(facts, "torchvision")
+    if not tv:
+        return None
+    notes = ["installed torchvision: %s" % tv]
+    if is_older(tv, "0.17"):
+        return Tailored(cause="torchvision %s still ships torchvision.transforms.functional_tensor, so the import "
+                              "ran in another environment or against another torchvision." % tv,
+                        commands=['%s -c "import torchvision; print(torchvision.__file__, torchvision.__version__)"'
+                                  % F.python_cmd(facts)], notes=notes)
+    legacy_torch = "2.1.2"
+    legacy = compat.install_command(legacy_torch, release_variant(legacy_torch, tag_of(torch_meta_version(facts))),
+                                    os=F.os_name(facts))
+    cmds = ['%s -c "import basicsr, os; print(os.path.dirname(basicsr.__file__))"' % F.python_cmd(facts)]
+    cmds += [with_interpreter(c, facts) for c in legacy]
+    return Tailored(
+        summary="torchvision %s no longer has the module (removed in 0.17). Change the import in the package named "
+                "in the traceback to `from torchvision.transforms.functional import rgb_to_grayscale` (for basicsr: "
+                "basicsr/data/degradations.py); pinning the old module back means torch %s with torchvision 0.16.2."
+                % (tv, legacy_torch),
+        commands=cmds, notes=notes)
+
+
+@hook("torchaudio_io_backend")
+def torchaudio_io_backend(match, facts: Facts) -> Optional[Tailored]:
+    ta = F.package_version(facts, "torchaudio")
+    if not ta:
+        return None
+    osn = F.os_name(facts)
+    notes = ["installed torchaudio: %s" % ta]
+    have = {n: F.package_version(facts, n) for n in ("soundfile", "torchcodec")}
+    notes += ["%s: %s" % (n, v or "not installed") for n, v in have.items()]
+    ffmpeg = {"linux": "sudo apt-get install -y ffmpeg", "macos": "brew install ffmpeg",
+              "windows": "conda install -c conda-forge ffmpeg"}.get(osn, "conda install -c conda-forge ffmpeg")
+    if not is_older(ta, "2.9") or entry_id_of(match) == "torchaudio-torchcodec-required":
+        # torchaudio 2.9+: load()/save() are aliases of load_with_torchcodec/save_with_torchcodec
+        if have["torchcodec"]:
+            return Tailored(summary="torchaudio %s decodes through TorchCodec (%s is installed), which needs the FFmpeg "
+                                    "shared libraries: install FFmpeg, or read the file with soundfile instead."
+                                    % (ta, have["torchcodec"]),
+                            commands=[ffmpeg, pip_line(facts, "install soundfile")], notes=notes)
+        return Tailored(summary="torchaudio %s decodes and encodes through TorchCodec here, and TorchCodec is not "
+                                "installed: install torchcodec (plus FFmpeg), or read audio with soundfile." % ta,
+                        commands=[pip_line(facts, "install torchcodec"), ffmpeg, pip_line(facts, "install soundfile")],
+                        notes=notes)
+    if not have["soundfile"]:
+        return Tailored(summary="torchaudio %s found no usable backend: soundfile is not installed and no FFmpeg/SoX "
+                                "libraries were loadable. `pip install soundfile` is the quickest fix (WAV/FLAC/OGG); "
+                                "install FFmpeg for MP3/MP4." % ta,
+                        commands=[pip_line(facts, "install soundfile"), ffmpeg], notes=notes)
+    return Tailored(summary="soundfile %s is installed, so the file format is the problem (soundfile cannot read "
+                            "MP3/MP4 with old libsndfile) or the process ran another environment; install FFmpeg for "
+                            "compressed formats." % have["soundfile"],
+                    commands=[ffmpeg, '%s -c "import torchaudio; print(torchaudio.list_audio_backends())"'
+                              % F.python_cmd(facts)], notes=notes)

@@ -1,0 +1,293 @@
+"""torch.compile and triton: triton missing or mismatched, compilers and headers, Windows.
+"""
+
+import re
+from typing import Optional, Tuple
+
+from ..facts import Facts
+from ..facts import derived as F
+from ..kb import compat
+from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
+from .companions.common import is_older, match_groups, pip_line, python_minor, tag_of, torch_install, torch_meta_version
+
+
+
+def _marker_holds(facts, marker: Optional[str]) -> bool:
+    """Does the wheel's triton environment marker hold for the target interpreter?"""
+    if not marker:
+        return True
+    try:
+        from packaging.markers import Marker
+        env = {"platform_system": facts.value("os.system") or "Linux",
+               "sys_platform": facts.value("python.platform") or "linux",
+               "platform_machine": facts.value("python.machine") or facts.value("os.machine") or "",
+               "python_version": F.python_minor(facts) or "",
+               "python_full_version": facts.value("python.version") or "",
+               "implementation_name": (facts.value("python.implementation") or "cpython").lower()}
+        return bool(Marker(marker).evaluate(env))
+    except Exception:  # noqa: BLE001 - an unparsable marker: assume it applies
+        return True
+
+
+def _satisfies(version: str, spec: str) -> Optional[bool]:
+    try:
+        from packaging.specifiers import SpecifierSet
+        v = F.parse_version(version)
+        return SpecifierSet(spec).contains(v, prereleases=True) if v else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+@check("triton-missing", category="triton-missing", severity=WARNING, requires=('packages.installed',))
+def triton_missing(facts):
+    """triton is missing or not the version torch pins: torch.compile cannot build GPU kernels."""
+    if F.os_name(facts) != "linux" or F.is_cuda_build(facts) is not True or F.is_rocm_build(facts):
+        return None
+    tv = F.torch_version_str(facts)
+    req = compat.triton_requirement(tv)
+    if not req or not _marker_holds(facts, (compat.release(tv) or {}).get("triton_marker")):
+        return None
+    installed = [(n, F.package_version(facts, n)) for n in ("triton", "pytorch-triton")]
+    installed = [(n, v) for n, v in installed if v]
+    pip = F.pip_cmd(facts)
+    install = '%s install "triton%s"' % (pip, req)
+    if not installed:
+        return finding(
+            "triton is not installed; torch.compile cannot generate GPU kernels",
+            detail="torch %s (a Linux CUDA build) requires triton%s, but neither `triton` nor `pytorch-triton` is "
+                   "installed. Eager mode works; torch.compile / inductor on a GPU fails with "
+                   "`Cannot find a working triton installation`." % (tv, req),
+            fix="Install the triton version torch pins.", commands=[install])
+    if any(_satisfies(v, req) for _, v in installed):
+        return None
+    have = ", ".join("%s %s" % nv for nv in installed)
+    cmds = ["%s uninstall -y %s" % (pip, " ".join(n for n, _ in installed)), install]
+    return finding(
+        "triton %s does not match torch %s (needs triton%s)" % (have, tv, req),
+        detail="torch %s pins triton%s, but %s is installed (another package or an old nightly replaced it). "
+               "torch.compile on a GPU then fails to import triton pieces or miscompiles kernels." % (tv, req, have),
+        fix="Reinstall the triton version torch pins.", commands=cmds)
+
+
+# -- triton / torch.compile --------------------------------------------------------
+def _marker_ok(marker: Optional[str], facts: Facts) -> Optional[bool]:
+    if not marker:
+        return None
+    try:
+        from packaging.markers import Marker
+    except ImportError:  # pragma: no cover
+        return None
+    py = python_minor(facts)
+    if not py:
+        return None
+    env = {"python_version": "%d.%d" % py, "platform_system": {"linux": "Linux", "windows": "Windows",
+                                                              "macos": "Darwin"}.get(F.os_name(facts), "Linux"),
+           "platform_machine": facts.value("python.machine") or facts.value("os.machine") or "x86_64",
+           "sys_platform": {"linux": "linux", "windows": "win32", "macos": "darwin"}.get(F.os_name(facts), "linux")}
+    try:
+        return Marker(marker).evaluate(env)
+    except Exception:  # noqa: BLE001 - an odd marker must not break the hook
+        return None
+
+
+def _installed_triton(facts: Facts) -> Tuple[Optional[str], Optional[str]]:
+    for name in ("triton", "pytorch-triton", "triton-windows", "pytorch-triton-rocm"):
+        v = F.package_version(facts, name)
+        if v:
+            return name, v
+    return None, None
+
+
+def _spec_contains(spec: str, version: str) -> Optional[bool]:
+    try:
+        from packaging.specifiers import SpecifierSet
+        return SpecifierSet(spec).contains(F.parse_version(version).public if F.parse_version(version) else version, prereleases=True)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _spec_series(spec: Optional[str]) -> Optional[Tuple[int, int]]:
+    m = re.search(r"(\d+)\.(\d+)", spec or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+@hook("triton")
+def triton(match, facts: Facts) -> Optional[Tailored]:
+    torch_v = F.torch_version_str(facts)
+    if not torch_v:
+        return None
+    osn = F.os_name(facts)
+    name, tv = _installed_triton(facts)
+    notes = installed_torch_note(facts) + ["installed triton: %s" % ("%s %s" % (name, tv) if tv else "none"),
+                                           "OS: %s" % osn]
+    tag = tag_of(torch_meta_version(facts))
+    rel = compat.release(torch_v) or {}
+    # the pin of the CUDA build of this release (a +cpu build pins nothing)
+    req = compat.triton_requirement(torch_v.split("+")[0] + ("+" + tag if tag and tag.startswith("cu") else ""))
+    py = python_minor(facts)
+    if tag and not tag.startswith(("cu", "cpu")):
+        return None  # ROCm/XPU builds use their own triton packages (pytorch-triton-rocm, ...)
+    if tag == "cpu" or (osn == "windows" and not tag):
+        what = "the %s build" % tag if tag else "the PyPI build, which is CPU-only on Windows"
+        return Tailored(summary="This torch is %s: it pins no triton and cannot run CUDA kernels. triton is only "
+                                "needed to compile for NVIDIA GPUs; on the CPU, torch.compile needs a C++ compiler "
+                                "instead. Install a CUDA build of torch to compile GPU code." % what,
+                        commands=['%s -c "import torch; print(torch.__version__, torch.cuda.is_available())"'
+                                  % F.python_cmd(facts)], notes=notes)
+    if osn == "windows":
+        series = _spec_series(req)
+        cmds = []
+        if series:
+            cmds.append(pip_line(facts, 'install -U "triton-windows>=%d.%d,<%d.%d"' % (series[0], series[1], series[0],
+                                                                                  series[1] + 1)))
+            notes.append("triton pinned by torch %s on Linux: %s" % (torch_v, req))
+        else:
+            cmds.append(pip_line(facts, "install -U triton-windows"))
+        if name == "triton" or name == "pytorch-triton":
+            cmds.insert(0, pip_line(facts, "uninstall -y %s" % name))
+        return Tailored(summary="PyTorch publishes no triton for Windows. Either compile with a backend that needs no "
+                                "triton (torch.compile(model, backend=\"aot_eager\")) or skip compiling, or install the "
+                                "community triton-windows build of the triton series torch %s pins%s (not a PyTorch "
+                                "package; it also needs the MSVC build tools)." % (torch_v, " (%s)" % req if req else ""),
+                        commands=cmds, notes=notes)
+    if osn == "macos":
+        return Tailored(summary="triton has no macOS builds; torch.compile on a Mac generates C++ (CPU) or Metal "
+                                "(MPS) code. Compile tensors on cpu/mps, or use backend=\"aot_eager\".",
+                        commands=[], notes=notes)
+    if not req:
+        return None
+    notes.append("triton pinned by torch %s: %s" % (torch_v, req))
+    marker_ok = _marker_ok(rel.get("triton_marker"), facts)
+    if marker_ok is False:
+        need = compat.compile_min_torch_for_python("%d.%d" % py) if py else None
+        target = compat.latest_patch(need) if need else None
+        notes.append("pin applies only where: %s" % rel.get("triton_marker"))
+        cmds = torch_install(facts, target, tag) if target else []
+        return Tailored(summary="torch %s declares triton only for %s, so pip installed none for Python %s. Upgrade "
+                                "torch%s, or use an older Python." % (
+                                    torch_v, rel.get("triton_marker"), "%d.%d" % py if py else "?",
+                                    " to %s or newer" % target if target else ""),
+                        commands=cmds, notes=notes)
+    spec = req if req[:1] in "=<>~!" else "==" + req
+    fix = pip_line(facts, 'install "triton%s"' % spec)
+    if tv and name in ("triton",) and _spec_contains(spec, tv) is False:
+        return Tailored(summary="triton %s is installed but torch %s needs triton%s; the mismatch breaks Inductor's "
+                                "imports (triton.common, AttrsDescriptor, ...). Install the pinned triton." % (
+                                    tv, torch_v, spec), commands=[fix], notes=notes)
+    if not tv:
+        return Tailored(summary="triton is not installed; torch %s pins triton%s." % (torch_v, spec),
+                        commands=[fix], notes=notes)
+    return Tailored(summary="triton %s matches torch %s here; reinstall it in case the install is broken, and check "
+                            "that the failing process uses this interpreter." % (tv, torch_v),
+                    commands=[pip_line(facts, 'install --force-reinstall --no-deps "triton%s"' % spec),
+                              '%s -c "import triton; print(triton.__version__, triton.__file__)"' % F.python_cmd(facts)],
+                    notes=notes)
+
+
+@hook("dynamo_python")
+def dynamo_python(match, facts: Facts) -> Optional[Tailored]:
+    torch_v = F.torch_version_str(facts)
+    py = python_minor(facts)
+    groups = match_groups(match)
+    if py is None and groups.get("py"):
+        py = (3, int(groups["py"]))
+    if not torch_v or not py:
+        return None
+    notes = installed_torch_note(facts) + ["Python %d.%d" % py]
+    need = compat.compile_min_torch_for_python("%d.%d" % py) if py else None
+    if need is None:
+        return None
+    if not is_older(torch_v, need):
+        return Tailored(cause="torch %s already supports torch.compile on Python %d.%d, so the error came from another "
+                              "interpreter or environment." % (torch_v, py[0], py[1]),
+                        commands=['%s -c "import sys, torch; print(sys.version, torch.__version__)"' % F.python_cmd(facts)],
+                        notes=notes)
+    target = compat.latest_patch(need) or need
+    cmds = torch_install(facts, target, tag_of(torch_meta_version(facts)))
+    return Tailored(summary="torch.compile accepts Python %d.%d from torch %s on; torch %s is installed. Upgrade torch "
+                            "(with its companions) to %s or newer, or run on an older Python." % (
+                                py[0], py[1], need, torch_v, target),
+                    commands=cmds, notes=notes)
+
+
+def _distro_family(facts: Facts) -> str:
+    d = str(facts.value("os.distro") or "").lower()
+    if any(k in d for k in ("fedora", "red hat", "rhel", "centos", "rocky", "alma", "amazon")):
+        return "dnf"
+    if any(k in d for k in ("arch", "manjaro")):
+        return "pacman"
+    return "apt"
+
+
+@hook("cxx_compiler")
+def cxx_compiler(match, facts: Facts) -> Optional[Tailored]:
+    osn = F.os_name(facts)
+    torch_v = F.torch_version_str(facts)
+    notes = installed_torch_note(facts) + ["OS: %s" % osn]
+    if osn == "windows":
+        if torch_v and is_older(torch_v, compat.windows_inductor_min()):
+            return Tailored(summary="torch %s has no TorchInductor for Windows (it arrived in %s); upgrade torch, or use "
+                                    "backend=\"aot_eager\"." % (torch_v, compat.windows_inductor_min()),
+                            commands=torch_install(facts, compat.latest_patch(compat.windows_inductor_min()) or compat.windows_inductor_min(),
+                                                    tag_of(torch_meta_version(facts))), notes=notes)
+        return Tailored(summary="TorchInductor on Windows compiles with MSVC's cl.exe, which must be on PATH: install "
+                                "the Visual Studio Build Tools with \"Desktop development with C++\", then start Python "
+                                "from a shell where vcvars64.bat has run (the \"x64 Native Tools Command Prompt\").",
+                        commands=["winget install Microsoft.VisualStudio.2022.BuildTools --override "
+                                  "\"--wait --passive --add Microsoft.VisualStudio.Workload.VCTools --includeRecommended\"",
+                                  "\"C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools\\VC\\Auxiliary"
+                                  "\\Build\\vcvars64.bat\"",
+                                  "where cl"], notes=notes)
+    if osn == "macos":
+        return Tailored(summary="Install Apple's command line tools, which provide clang++ for TorchInductor.",
+                        commands=["xcode-select --install", "clang++ --version"], notes=notes)
+    fam = _distro_family(facts)
+    cmd = {"apt": "sudo apt-get install -y g++", "dnf": "sudo dnf install -y gcc-c++",
+           "pacman": "sudo pacman -S --needed gcc"}[fam]
+    if facts.value("python.conda") is True:
+        return Tailored(summary="Install a C++ compiler into this conda environment (or the system's g++), then retry.",
+                        commands=["conda install -c conda-forge gxx_linux-64", cmd, "g++ --version"], notes=notes)
+    return Tailored(summary="Install g++ (TorchInductor's CPU backend compiles C++), or point CXX at a compiler.",
+                    commands=[cmd, "g++ --version"], notes=notes + ["distro: %s" % (facts.value("os.distro") or "?")])
+
+
+@hook("python_headers")
+def python_headers(match, facts: Facts) -> Optional[Tailored]:
+    py = python_minor(facts)
+    osn = F.os_name(facts)
+    notes = ["Python %s (%s)" % ("%d.%d" % py if py else "?", facts.value("python.executable", "?")), "OS: %s" % osn]
+    if osn == "windows":
+        return Tailored(summary="triton-windows could not find Python.h/python3.lib: the embedded or Store Python "
+                                "lacks them. Use a full python.org or conda Python, or copy its include/ and libs/ "
+                                "folders next to the embedded python.exe.",
+                        commands=[], notes=notes)
+    if osn != "linux" or not py:
+        return None
+    fam = _distro_family(facts)
+    if facts.value("python.conda") is True:
+        return Tailored(summary="The conda Python ships Python.h; this build used another Python's headers. Activate the "
+                                "environment that runs the code, or install its headers.",
+                        commands=["conda install python=%d.%d" % py], notes=notes)
+    cmd = {"apt": "sudo apt-get install -y python%d.%d-dev" % py,
+           "dnf": "sudo dnf install -y python%d.%d-devel" % py if py >= (3, 11) else "sudo dnf install -y python3-devel",
+           "pacman": "sudo pacman -S --needed python"}[fam]
+    return Tailored(summary="triton compiles a small C helper against this Python's headers; install the Python %d.%d "
+                            "development package." % py, commands=[cmd], notes=notes)
+
+
+@hook("compile_windows")
+def compile_windows(match, facts: Facts) -> Optional[Tailored]:
+    torch_v = F.torch_version_str(facts)
+    if not torch_v:
+        return None
+    notes = installed_torch_note(facts) + ["OS: %s" % F.os_name(facts)]
+    if not is_older(torch_v, compat.windows_inductor_min()):
+        return Tailored(cause="torch %s has TorchInductor for Windows, so this message came from an older torch in "
+                              "another environment." % torch_v,
+                        commands=['%s -c "import torch; print(torch.__version__, torch.__file__)"' % F.python_cmd(facts)],
+                        notes=notes)
+    target = compat.latest_patch(compat.windows_inductor_min()) or compat.windows_inductor_min()
+    return Tailored(summary="torch %s refuses torch.compile's default backend on Windows; torch %s or newer compiles "
+                            "for the CPU with MSVC (GPU kernels also need triton-windows). Upgrade, or pass "
+                            "backend=\"aot_eager\", or skip compiling." % (torch_v, compat.windows_inductor_min()),
+                    commands=torch_install(facts, target, tag_of(torch_meta_version(facts))), notes=notes)

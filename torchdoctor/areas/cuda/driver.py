@@ -1,0 +1,348 @@
+"""The NVIDIA driver against the CUDA torch was built with: missing, too old, loading
+another libcuda, the fabric manager, CUDA initialisation that fails or hangs.
+"""
+
+import re
+from typing import Any, Optional, Tuple
+
+from ...advice import install_advice
+from ...facts import UNKNOWN, Facts
+from ...facts import derived as F
+from ...kb import compat
+from ..registry import ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note, known_error_finding
+from ...advice import INSTALL_URL
+from ..cpu_only_build import tailor_cpu_only_build
+from .common import install_commands, other_env_note, release_tuple
+from .visibility import gpu_visibility
+
+
+
+DRIVER_URL = "https://www.nvidia.com/en-us/drivers/"
+
+
+COMPAT_URL = "https://docs.nvidia.com/deploy/cuda-compatibility/"
+
+
+DRIVER_DOWNLOAD_URL = "https://www.nvidia.com/Download/index.aspx"
+
+
+@check("no-gpu-driver", category="no-gpu-driver", severity=ERROR, requires=('driver.driver_version',))
+def no_gpu_driver(facts):
+    """A CUDA build of torch, but no NVIDIA driver."""
+    if not F.is_cuda_build(facts) or F.has_nvidia_driver(facts) or F.os_name(facts) == "macos":
+        return None
+    if facts.value("cuda.is_available") is True:
+        return None  # the driver probes failed but torch initialised CUDA fine
+    cuda = F.torch_cuda(facts) or "?"
+    need = F.driver_floor(cuda, F.os_name(facts))
+    pci = F.pci_gpus(facts)
+    version = F.torch_version_str(facts)
+    sources = facts.value("driver.sources") or {}
+    tried = "; ".join("%s: %s" % (k, facts.reason("driver.sources." + k)) for k in sources
+                      if facts.state("driver.sources." + k) != "present")
+    cpu = install_advice(facts, variant="cpu")
+    if pci:
+        return finding(
+            "NVIDIA GPU present but no NVIDIA driver is loaded",
+            detail="torch %s is built for CUDA %s and %d NVIDIA device(s) sit on the PCI bus (%s), but no driver answers "
+                   "(%s), so torch.cuda.is_available() is False." % (version, cuda, len(pci),
+                                                                     ", ".join(d["slot"] for d in pci[:4]), tried),
+            fix="Install the NVIDIA driver%s and reboot (or load the kernel module)." % (" >= %s (CUDA %s)" % (need, cuda) if need else ""),
+            commands=["nvidia-smi", "lsmod | grep nvidia"], links=[DRIVER_URL])
+    return finding(
+        "CUDA build of torch, but no NVIDIA driver: torch will only use the CPU",
+        severity=WARNING,
+        detail="torch %s is built for CUDA %s, but this machine has no NVIDIA driver (%s) and no NVIDIA GPU on the PCI bus, "
+               "so torch.cuda.is_available() is False. In a container this usually means it was started without GPU access "
+               "(`docker run --gpus all`, the NVIDIA container toolkit)." % (version, cuda, tried or "none found"),
+        fix="On a GPU machine install an NVIDIA driver%s. For CPU-only work the CPU wheel is the same torch without the "
+            "multi-GB CUDA libraries." % (" >= %s" % need if need else ""),
+        commands=cpu.commands, links=[DRIVER_URL, INSTALL_URL])
+
+
+@check("driver-too-old", category="driver-too-old", severity=ERROR)
+def driver_too_old(facts):
+    """The driver is older than the CUDA version torch was built with."""
+    cuda = F.torch_cuda(facts)
+    driver = F.driver_version(facts)
+    if not cuda or not driver:
+        return None
+    os_ = F.os_name(facts)
+    ok = compat.driver_supports_cuda(driver, cuda, os_)
+    warn = next((w for w in facts.value("cuda.warnings") or [] if "driver" in w.lower() and "too old" in w.lower()), None)
+    if ok is not False and not warn:
+        return None
+    md = compat.min_driver(cuda, os_) or {}
+    need = F.driver_floor(cuda, os_)
+    base = F.torch_base_version(facts)
+    alt = compat.newest_variant_for_driver(base, driver, os_) if base else None
+    if ok is True and warn:
+        # The tables say driver `driver` runs this build, yet CUDA reported an older driver:
+        # torch loaded another libcuda than the driver's own (reinstalling torch cannot help).
+        found = re.search(r"found version (\d{4,6})", warn)
+        found_cuda = "%d.%d" % (int(found.group(1)) // 1000, int(found.group(1)) % 1000 // 10) if found else None
+        return finding(
+            "torch loads an older CUDA driver library than NVIDIA driver %s" % driver,
+            detail="NVIDIA driver %s supports CUDA %s, enough for torch %s (CUDA %s), but CUDA initialisation reported "
+                   "an older driver%s.\ntorch said: %s\nAnother libcuda is found first: a cuda-compat package, a "
+                   "libcuda.so copied into LD_LIBRARY_PATH or a container image, or a driver upgraded without reboot."
+                   % (driver, F.driver_cuda(facts) or "?", F.torch_version_str(facts), cuda,
+                      " (CUDA %s)" % found_cuda if found_cuda else "", warn.splitlines()[0]),
+            fix="Make the driver's own libcuda the one that loads (remove the other copy from LD_LIBRARY_PATH, or "
+                "reboot after a driver update).",
+            commands=(["ldconfig -p | grep libcuda.so", "echo $LD_LIBRARY_PATH"] if os_ == "linux" else [])
+            + ["%s -c \"import torch; print(torch.cuda.is_available())\"" % F.python_cmd(facts)],
+            links=[COMPAT_URL])
+    cmds = install_advice(facts, version=base, variant=alt).commands if alt else []
+    return finding(
+        "NVIDIA driver %s is too old for torch %s (CUDA %s)" % (driver, F.torch_version_str(facts), cuda),
+        detail="CUDA %s needs driver >= %s%s; this driver supports CUDA up to %s.%s"
+               % (cuda, need or "?",
+                  " (full feature set: >= %s)" % md["full"] if md.get("full") and md.get("full") != md.get("mvc") else "",
+                  F.driver_cuda(facts) or "?",
+                  ("\ntorch said: " + warn.splitlines()[0]) if warn else ""),
+        fix=("Update the NVIDIA driver to >= %s, or install the %s build of torch %s, the newest this driver runs."
+             % (need, alt, base)) if alt else
+            "Update the NVIDIA driver to >= %s." % (need or "the version CUDA %s needs" % cuda),
+        commands=cmds, links=[COMPAT_URL, DRIVER_URL])
+
+
+@check("cuda-unavailable", category="no-gpu-driver", severity=ERROR, requires=('cuda.is_available', 'driver.gpus'))
+def cuda_unavailable(facts):
+    """CUDA build, working driver and GPUs, yet torch.cuda.is_available() is False."""
+    if not F.is_cuda_build(facts) or not F.has_nvidia_driver(facts) or not F.driver_gpus(facts):
+        return None
+    if facts.value("cuda.is_available") is not False:
+        return None
+    cvd = F.env(facts, "CUDA_VISIBLE_DEVICES")
+    if cvd is not None and (cvd.strip() == "" or cvd.strip().startswith("-1")):
+        return None  # gpu-hidden says why
+    if F.driver_version(facts) and F.torch_cuda(facts) and \
+            compat.driver_supports_cuda(F.driver_version(facts), F.torch_cuda(facts), F.os_name(facts)) is False:
+        return None  # driver-too-old says why
+    warnings = facts.value("cuda.warnings") or []
+    text = "\n".join(warnings)
+    detail = "The driver (%s) sees %s, but torch's CUDA initialisation failed.%s" % (
+        F.driver_version(facts), F.gpu_names(facts), ("\ntorch warned: " + text[:1500]) if text else
+        " torch printed no warning; run the command below to see the error.")
+    known = known_error_finding(text, "torch cannot initialise CUDA", detail)
+    if known:
+        return known
+    return finding("torch cannot initialise CUDA although the driver sees the GPU", detail=detail,
+                   fix="Look at the CUDA initialisation error below; common causes are a driver/library mismatch after an "
+                       "update without reboot, missing /dev/nvidia* permissions, or a broken CUDA_VISIBLE_DEVICES.",
+                   commands=["%s -c \"import torch; torch.cuda.init()\"" % F.python_cmd(facts)])
+
+
+@check("cuda-init-hang", category="cuda-init-hang", severity=ERROR, requires=('probe',))
+def cuda_init_hang(facts):
+    """CUDA initialisation did not finish within the probe's time limit."""
+    p = facts.section("probe")
+    if not p.get("timed_out") or p.get("last_stage") != "cuda":
+        return None
+    return finding(
+        "CUDA initialisation hung for more than %.0f s" % p.get("timeout_s", 0),
+        detail="`import torch` worked, but torch.cuda.is_available()/device queries did not return. Typical causes: a GPU "
+               "in a bad state (Xid errors in `dmesg`), the nvidia-persistenced/fabric manager not running on NVSwitch "
+               "systems, or a very slow first-time PTX JIT compile.",
+        fix="Check the GPU state and driver logs; retry with a longer --timeout to rule out a slow JIT.",
+        commands=["nvidia-smi", "sudo dmesg | grep -i -E 'nvrm|xid' | tail", "systemctl status nvidia-fabricmanager"]
+        if F.os_name(facts) == "linux" else ["nvidia-smi"])
+
+
+def _cuda_from_driver_int(found: Any) -> Optional[str]:
+    """torch prints the driver's CUDA level as an int: 11040 -> "11.4", 6050 -> "6.5"."""
+    if not str(found or "").isdigit():
+        return None
+    n = int(found)
+    return "%d.%d" % (n // 1000, (n % 1000) // 10) if n >= 1000 else None
+
+
+def _variant_for_driver_cuda(base: str, driver_cuda: str) -> Optional[str]:
+    """Newest CUDA variant of torch `base` a driver reporting CUDA `driver_cuda` runs:
+    an older-or-equal CUDA, or (CUDA >= 11) one of the same major under minor-version
+    compatibility, whose floor every driver of that major meets."""
+    have = release_tuple(driver_cuda)
+    best = None
+    for v in compat.cuda_variants(base):
+        c = release_tuple(compat.cuda_of_variant(v))
+        if not c or not have:
+            continue
+        # minor-version compatibility floors: 11.x >= 450.80.02 (newer than the 11.0 GA driver), 12.x/13.x: any driver
+        # of that major
+        if c <= have or (c[0] == have[0] and (c[0] >= 12 or (c[0] == 11 and have >= (11, 1)))):
+            if best is None or c > release_tuple(compat.cuda_of_variant(best)):
+                best = v
+    return best
+
+
+def _newest_release_for_driver(driver: Optional[str], drv_cuda: Optional[str], os_: str) -> Optional[Tuple[str, str]]:
+    """(minor, variant) of the newest torch release with a CUDA variant this driver runs."""
+    for minor in reversed(compat.known_releases()):
+        v = compat.newest_variant_for_driver(minor, driver, os_) if driver else None
+        if not v and drv_cuda:
+            v = _variant_for_driver_cuda(minor, drv_cuda)
+        if v:
+            return minor, v
+    return None
+
+
+@hook("cuda_not_available")
+def cuda_not_available(match, facts: Facts) -> Optional[Tailored]:
+    """torch.cuda.is_available() is False / a CUDA initialization warning: walk the usual causes."""
+    if F.is_cuda_build(facts) is False or F.os_name(facts) == "macos":
+        return tailor_cpu_only_build(match, facts)
+    if not F.torch_version_str(facts):
+        return None
+    if not F.has_nvidia_driver(facts):
+        return tailor_no_gpu_driver(match, facts)
+    cuda, driver = F.torch_cuda(facts), F.driver_version(facts)
+    if cuda and driver and compat.driver_supports_cuda(driver, cuda, F.os_name(facts)) is False:
+        return tailor_driver_too_old(match, facts)
+    cvd = F.env(facts, "CUDA_VISIBLE_DEVICES")
+    if cvd is not None and (cvd.strip() == "" or cvd.strip().startswith("-1")):
+        return gpu_visibility(match, facts)
+    return None
+
+
+@hook("no_gpu_driver")
+def tailor_no_gpu_driver(match, facts: Facts) -> Optional[Tailored]:
+    notes = installed_torch_note(facts)
+    os_ = F.os_name(facts)
+    if os_ == "macos":
+        return Tailored(summary="macOS has no NVIDIA/CUDA support: use device='mps' on Apple silicon or 'cpu'.",
+                        commands=["python -c \"import torch; print(torch.backends.mps.is_available())\""], notes=notes)
+    if facts.state("driver.present") == UNKNOWN:
+        return None  # nobody looked for a driver: say nothing rather than "there is none"
+    cuda = F.torch_cuda(facts)
+    need = F.driver_floor(cuda, os_)
+    pci = facts.value("driver.pci_gpus")
+    pci = pci if isinstance(pci, list) else []
+    if F.has_nvidia_driver(facts):
+        gpus = ", ".join(F.gpu_desc(g) for g in F.driver_gpus(facts)) or "its GPUs"
+        notes.append(F.driver_desc(facts) or "NVIDIA driver present")
+        return Tailored(
+            summary="On this machine the NVIDIA driver works (%s sees %s), so the failing process ran somewhere without "
+                    "GPU access: a container started without `--gpus all` (NVIDIA Container Toolkit), another host, or a "
+                    "job that was not allocated a GPU." % (F.driver_version(facts), gpus),
+            commands=["nvidia-smi", "docker run --rm --gpus all <image> nvidia-smi"], notes=notes)
+    notes.append("no NVIDIA driver found (%s)" % facts.reason("driver.driver_version"))
+    if facts.value("os.wsl") is True:
+        return Tailored(
+            summary="This is WSL: the NVIDIA driver is installed on the Windows side (a current Game Ready/Studio driver), "
+                    "never inside the Linux distribution; WSL then exposes it as /usr/lib/wsl/lib/libcuda.so. Update the "
+                    "Windows driver and restart WSL (`wsl --shutdown` in a Windows terminal).",
+            commands=["wsl --shutdown", "ls -l /usr/lib/wsl/lib/libcuda*", "nvidia-smi"], notes=notes)
+    if pci:
+        notes.append("%d NVIDIA device(s) on the PCI bus: %s" % (len(pci), ", ".join(d.get("slot", "?") for d in pci[:4])))
+        return Tailored(
+            summary="An NVIDIA GPU is in this machine but no driver is loaded. Install the NVIDIA driver%s (or load its "
+                    "kernel module: after a kernel update the module must be rebuilt; with Secure Boot it must be signed) "
+                    "and reboot." % (" >= %s, which torch's CUDA %s needs" % (need, cuda) if need else ""),
+            commands=["lsmod | grep nvidia", "sudo dmesg | grep -i nvrm", "dkms status", "mokutil --sb-state",
+                      "sudo ubuntu-drivers install"], notes=notes)
+    cmds = []
+    if F.is_cuda_build(facts):
+        cmds = install_advice(facts, variant="cpu").commands
+    return Tailored(
+        summary="No NVIDIA driver and no NVIDIA GPU were found here, so CUDA cannot work on this machine: run on the CPU "
+                "(device='cpu', torch.load(..., map_location='cpu')) or on a machine with an NVIDIA GPU%s."
+                % ("; the CPU wheel below is the same torch without the CUDA libraries" if cmds else ""),
+        commands=cmds, notes=notes)
+
+
+@hook("driver_too_old")
+def tailor_driver_too_old(match, facts: Facts) -> Optional[Tailored]:
+    os_ = F.os_name(facts)
+    notes = installed_torch_note(facts)
+    base = F.torch_base_version(facts)
+    cuda = F.torch_cuda(facts)
+    driver = F.driver_version(facts)
+    drv_cuda = facts.value("driver.cuda_driver_version")
+    found = _cuda_from_driver_int((match.groups or {}).get("found"))
+    if not isinstance(drv_cuda, str):
+        drv_cuda = found or F.driver_cuda(facts)
+    if not cuda and not drv_cuda:
+        return None
+    need = F.driver_floor(cuda, os_)
+    if cuda:
+        notes.append("torch is built with CUDA %s: needs driver >= %s on %s" % (cuda, need or "?", os_))
+    if driver or drv_cuda:
+        notes.append("NVIDIA driver %s (supports CUDA up to %s)" % (driver or "?", drv_cuda or "?"))
+    alt = None
+    if base and driver:
+        alt = compat.newest_variant_for_driver(base, driver, os_)
+    if base and not alt and drv_cuda:
+        alt = _variant_for_driver_cuda(base, drv_cuda)
+    if alt and cuda and compat.cuda_of_variant(alt) == cuda:
+        alt = None  # the installed variant is already the newest this driver runs: the driver is the problem
+    update = "Update the NVIDIA driver to %s" % ("%s or newer" % need if need else "a current release")
+    other_env = other_env_note(facts)
+    if alt:
+        return Tailored(
+            summary="%s (from %s), or keep this driver and install the %s build of torch %s (CUDA %s), the newest variant "
+                    "it runs." % (update, DRIVER_DOWNLOAD_URL, alt, base, compat.cuda_of_variant(alt)),
+            commands=["nvidia-smi"] + install_commands(facts, base, alt), notes=notes, cause=other_env)
+    older = _newest_release_for_driver(driver, drv_cuda, os_)
+    if older:
+        minor, variant = older
+        version = compat.latest_patch(minor)
+        return Tailored(
+            summary="%s (from %s). No CUDA build of torch %s runs on this driver; the newest release that does is torch %s "
+                    "(%s, CUDA %s)." % (update, DRIVER_DOWNLOAD_URL, base or "(installed)", version, variant, compat.cuda_of_variant(variant)),
+            commands=["nvidia-smi"] + install_commands(facts, version, variant), notes=notes, cause=other_env)
+    return Tailored(summary="%s (from %s); no CUDA build of torch %s runs on a driver this old." % (update, DRIVER_DOWNLOAD_URL, base or ""),
+                    commands=["nvidia-smi"], notes=notes, cause=other_env)
+
+
+@hook("fabric_manager")
+def fabric_manager(match, facts: Facts) -> Optional[Tailored]:
+    driver = F.driver_version(facts)
+    if not driver or F.os_name(facts) != "linux":
+        return None
+    branch = driver.split(".")[0]
+    notes = [F.driver_desc(facts)] + ["GPU: " + F.gpu_desc(g) for g in F.driver_gpus(facts)[:4]]
+    pkg = "nvidia-fabricmanager-%s" % branch
+    return Tailored(
+        summary="Install and start the Fabric Manager of exactly the driver's version (%s, package %s pinned to that "
+                "version); a different version refuses to start. Then re-run." % (driver, pkg),
+        commands=["systemctl status nvidia-fabricmanager",
+                  "sudo apt-get install -y %s=$(apt-cache madison %s | awk '{print $3}' | grep '^%s' | head -1)"
+                  % (pkg, pkg, re.escape(driver)),
+                  "sudo systemctl enable --now nvidia-fabricmanager",
+                  "nvidia-smi -q | grep -i -A2 fabric"],
+        notes=[n for n in notes if n])
+
+
+_DEVICE_COUNT_CODES = {
+    "100": "no CUDA-capable device: the driver sees no GPU this process may use (CUDA_VISIBLE_DEVICES, container flags)",
+    "101": "invalid device ordinal: CUDA_VISIBLE_DEVICES names a GPU index that does not exist",
+    "3": "initialization error: the driver could not be initialised (permissions on /dev/nvidia*, a GPU in a bad state)",
+    "35": "the driver is older than the CUDA runtime torch bundles",
+    "802": "system not yet initialized: NVSwitch systems need the nvidia-fabricmanager service",
+    "803": "the user-space driver library (libcuda) and the loaded kernel module have different versions",
+    "804": "forward-compatibility libraries are in use on a GPU that does not support them",
+    "999": "unknown error: usually the nvidia_uvm module after suspend/resume; reload it or reboot",
+}
+
+
+@hook("cuda_device_count_error")
+def cuda_device_count_error(match, facts: Facts) -> Optional[Tailored]:
+    code = (match.groups or {}).get("code")
+    why = _DEVICE_COUNT_CODES.get(code or "")
+    if code in ("35", "804"):
+        return tailor_driver_too_old(match, facts)
+    if code == "802":
+        return fabric_manager(match, facts)
+    if code in ("100", "101"):
+        t = gpu_visibility(match, facts)
+        if t is not None:
+            t.cause = "Error %s means %s." % (code, why)
+        return t
+    if not why:
+        return None
+    cmds = {"803": ["cat /proc/driver/nvidia/version", "nvidia-smi", "sudo reboot"],
+            "999": ["sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm"],
+            "3": ["ls -l /dev/nvidia*", "sudo dmesg | grep -i -E 'nvrm|xid' | tail"]}[code]
+    notes = [n for n in (F.driver_desc(facts),) if n]
+    return Tailored(cause="Error %s means %s." % (code, why), commands=cmds, notes=notes)

@@ -1,0 +1,123 @@
+"""GPUs that exist but that torch cannot see or use: CUDA_VISIBLE_DEVICES, containers,
+CUDA unknown errors, checkpoints saved on a GPU and loaded where there is none.
+"""
+
+from typing import Optional
+
+from ...advice import install_advice
+from ...facts import UNKNOWN, Facts
+from ...facts import derived as F
+from ..registry import ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note
+
+
+@check("gpu-hidden", category="gpu-hidden", severity=ERROR, requires=('driver.gpus',))
+def gpu_hidden(facts):
+    """The driver sees GPUs that CUDA_VISIBLE_DEVICES (or the container) hides from torch."""
+    n_driver = len(F.driver_gpus(facts))
+    cvd = F.env(facts, "CUDA_VISIBLE_DEVICES")
+    nvd = F.env(facts, "NVIDIA_VISIBLE_DEVICES")
+    n_torch = facts.value("cuda.device_count")
+    if cvd is not None:
+        stripped = cvd.strip()
+        if n_driver and (stripped == "" or stripped.startswith("-1") or stripped.lower() in ("none", "void")):
+            return finding(
+                "CUDA_VISIBLE_DEVICES=%r hides all %d GPU(s) from torch" % (cvd, n_driver),
+                detail="The driver sees %s, but an empty or negative CUDA_VISIBLE_DEVICES makes CUDA report no devices, "
+                       "so torch.cuda.is_available() is False." % F.gpu_names(facts),
+                fix="Unset it, or list the GPUs to use (it must be set before the process first touches CUDA).",
+                commands=[F.unset_env_cmd(facts, "CUDA_VISIBLE_DEVICES"), F.set_env_cmd(facts, "CUDA_VISIBLE_DEVICES", "0")])
+        ids = [x.strip() for x in stripped.split(",") if x.strip()]
+        bad = [x for x in ids if x.isdigit() and n_driver and int(x) >= n_driver]
+        if bad and ids[0] in bad:
+            # CUDA reads the list up to the first invalid entry: one in front hides every GPU.
+            return finding(
+                "CUDA_VISIBLE_DEVICES=%s names GPUs that do not exist" % cvd,
+                detail="The driver sees %d GPU(s), numbered 0..%d; CUDA stops at the first invalid index (%s), so torch "
+                       "sees none." % (n_driver, n_driver - 1, ids[0]),
+                fix="Use indices 0..%d or GPU UUIDs (nvidia-smi -L)." % (n_driver - 1),
+                commands=["nvidia-smi -L", F.set_env_cmd(facts, "CUDA_VISIBLE_DEVICES", "0")])
+        if isinstance(n_torch, int) and n_driver and n_torch < n_driver and ids:
+            return finding(
+                "torch sees %d of the %d GPUs (CUDA_VISIBLE_DEVICES=%s)" % (n_torch, n_driver, cvd), severity=INFO,
+                detail="This is deliberate masking; cuda:0 is the first *listed* GPU, not physical GPU 0.",
+                fix="Nothing to do if intended.")
+    if nvd is not None and nvd.strip().lower() in ("void", "none", ""):
+        return finding(
+            "NVIDIA_VISIBLE_DEVICES=%r: the container runtime exposes no GPU" % nvd, severity=WARNING,
+            detail="The NVIDIA container runtime reads NVIDIA_VISIBLE_DEVICES; 'void', 'none' or empty mount no GPU.",
+            fix="Start the container with GPUs.", commands=["docker run --gpus all ..."])
+    return None
+
+
+@hook("gpu_visibility")
+def gpu_visibility(match, facts: Facts) -> Optional[Tailored]:
+    gpus = F.driver_gpus(facts)
+    cvd = F.env(facts, "CUDA_VISIBLE_DEVICES")
+    if not gpus and cvd is None:
+        return None
+    notes = []
+    if gpus:
+        notes.append("the driver sees %d GPU(s): %s" % (len(gpus), ", ".join("%d: %s" % (i, F.gpu_desc(g)) for i, g in enumerate(gpus))))
+    if cvd is not None:
+        notes.append("CUDA_VISIBLE_DEVICES=%r" % cvd)
+        ids = [x.strip() for x in cvd.split(",") if x.strip()]
+        if cvd.strip() == "" or cvd.strip().startswith("-1"):
+            return Tailored(summary="CUDA_VISIBLE_DEVICES=%r hides every GPU from this process: unset it or list the GPUs to "
+                                    "use, before the process starts." % cvd,
+                            commands=["unset CUDA_VISIBLE_DEVICES", "export CUDA_VISIBLE_DEVICES=0"], notes=notes)
+        bad = [x for x in ids if x.isdigit() and gpus and int(x) >= len(gpus)]
+        if bad:
+            return Tailored(summary="CUDA_VISIBLE_DEVICES=%s names GPU %s, but this machine has only GPU 0..%d. Use existing "
+                                    "indices (or GPU UUIDs from `nvidia-smi -L`)." % (cvd, ", ".join(bad), len(gpus) - 1),
+                            commands=["nvidia-smi -L", "export CUDA_VISIBLE_DEVICES=%s" % ",".join(str(i) for i in range(len(gpus)))],
+                            notes=notes)
+        if ids:
+            return Tailored(summary="With CUDA_VISIBLE_DEVICES=%s the process sees %d GPU(s), renumbered from 0: use "
+                                    "'cuda:0'..'cuda:%d' (not the physical numbers), and start at most %d ranks per node."
+                                    % (cvd, len(ids), len(ids) - 1, len(ids)),
+                            commands=["nvidia-smi -L"], notes=notes)
+    return Tailored(summary="This machine has %d GPU(s), so valid devices are 'cuda:0'..'cuda:%d'. Use an index below %d in the "
+                            "code/config (and --nproc_per_node <= %d), or pick GPUs with CUDA_VISIBLE_DEVICES before start."
+                            % (len(gpus), len(gpus) - 1, len(gpus), len(gpus)),
+                    commands=["nvidia-smi -L", "python -c \"import torch; print(torch.cuda.device_count())\""], notes=notes)
+
+
+@hook("cuda_unknown_error")
+def cuda_unknown_error(match, facts: Facts) -> Optional[Tailored]:
+    notes = [n for n in (F.driver_desc(facts),) if n]
+    if facts.value("os.wsl") is True:
+        return Tailored(summary="This is WSL: restart the WSL VM (and update the Windows NVIDIA driver if it persists).",
+                        commands=["wsl --shutdown"], notes=notes + ["running under WSL"])
+    if F.os_name(facts) == "windows":
+        return Tailored(summary="On Windows, restart the machine; if it persists reinstall the NVIDIA driver (clean install).",
+                        commands=["nvidia-smi"], notes=notes)
+    if F.os_name(facts) != "linux":
+        return None
+    container = facts.value("os.container")
+    if isinstance(container, str) and container:
+        return Tailored(summary="This runs in a container (%s): reload nvidia_uvm on the *host* (or reboot it), then restart "
+                                "the container; inside it, check that /dev/nvidia-uvm exists." % container,
+                        commands=["ls -l /dev/nvidia-uvm*", "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm"],
+                        notes=notes + ["container: %s" % container])
+    return None
+
+
+@hook("deserialize_cuda")
+def deserialize_cuda(match, facts: Facts) -> Optional[Tailored]:
+    notes = installed_torch_note(facts)
+    drv = F.driver_desc(facts)
+    if drv:
+        notes.append(drv)
+    if F.is_cuda_build(facts) is False and F.has_nvidia_driver(facts):
+        adv = install_advice(facts)
+        if adv.commands:
+            return Tailored(summary="This machine has an NVIDIA GPU but torch is a CPU-only build (+%s): install a CUDA "
+                                    "build to load the checkpoint onto the GPU (%s), or pass map_location='cpu'."
+                                    % (F.local_tag(facts) or "cpu", adv.why), commands=adv.commands, notes=notes)
+    if F.is_cuda_build(facts) and (F.has_nvidia_driver(facts) or facts.state("driver.present") == UNKNOWN):
+        return None  # CUDA should work here (or nobody looked): the generic text applies
+    if F.torch_version_str(facts):
+        return Tailored(summary="There is no usable GPU here: load the checkpoint onto the CPU with "
+                                "torch.load(path, map_location='cpu') (or map_location=torch.device('cpu')).",
+                        notes=notes)
+    return None

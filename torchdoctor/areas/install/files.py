@@ -1,0 +1,236 @@
+"""Is the torch that imports the one installed, and is it whole: shadowing files, two
+installs, files missing or changed against the wheel's RECORD.
+"""
+
+import re
+from typing import Optional
+
+from ...advice import INSTALL_URL, install_advice, reinstall_same_build
+from ...facts import Facts
+from ...facts import derived as F
+from ..registry import ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
+import ntpath
+import os
+import posixpath
+import shlex
+from ...advice import companion_command
+from .common import os_of
+
+
+
+def damaged_files(facts):
+    """(missing, changed) paths of torch's own files by its wheel's RECORD; ([], []) when intact
+    or not verifiable (no RECORD: conda, a source build)."""
+    tf = facts.section("torch_files")
+    missing = [p for p in tf.get("missing") or [] if isinstance(p, str)]
+    changed = [d["path"] for d in tf.get("size_changed") or [] if isinstance(d, dict) and "path" in d]
+    changed += [p for p in tf.get("hash_changed") or [] if isinstance(p, str)]
+    return missing, changed
+
+
+def _counted(names, total):
+    shown = ", ".join(names[:8])
+    return shown + (" and %d more" % (total - min(total, 8)) if total > 8 else "")
+
+
+@check("torch-install-damaged", category="torch-install-damaged", severity=ERROR, requires=("torch_files",))
+def torch_install_damaged(facts):
+    """Files of the installed torch are missing or differ from its wheel's RECORD."""
+    missing, changed = damaged_files(facts)
+    if not missing and not changed:
+        return None
+    tf = facts.section("torch_files")
+    libs = [p for p in missing + changed if target_shared_lib(p)]
+    import_failed = facts.value("torch_import.ok") is False
+    parts = []
+    if missing:
+        parts.append("%d file(s) missing: %s" % (tf.get("missing_count", len(missing)),
+                                                  _counted(missing, tf.get("missing_count", len(missing)))))
+    if changed:
+        n = tf.get("size_changed_count", 0) + tf.get("hash_changed_count", 0)
+        parts.append("%d file(s) changed (size%s differ from the wheel): %s"
+                     % (n or len(changed), " or sha256" if tf.get("hashed") else "", _counted(changed, n or len(changed))))
+    adv = reinstall_same_build(facts)
+    said = ""
+    if import_failed:
+        said = "\n`import torch` raised %s: %s" % (facts.value("torch_import.error_type"),
+                                                    str(facts.value("torch_import.error", ""))[:600])
+    return finding(
+        "The torch %s install is incomplete or corrupted" % (F.torch_version_str(facts) or ""),
+        severity=ERROR if (import_failed or libs) else WARNING,
+        detail="Checked %d files of torch against %s: %s. An interrupted download or upgrade, a disk that filled "
+               "up, a cleanup tool or a manual edit leaves an install like this; torch's own libraries cannot "
+               "load, so errors name torch's files (not an extension's).%s"
+               % (tf.get("checked", 0), tf.get("record", "its RECORD"), "; ".join(parts), said),
+        fix=("Reinstall the same build over it: torch %s (%s)." % (adv.torch_version, adv.variant or "as installed"))
+        if adv.commands else "Reinstall torch %s." % (F.torch_version_str(facts) or ""),
+        commands=adv.commands, links=[INSTALL_URL])
+
+
+def target_shared_lib(path):
+    return bool(re.search(r"\.(?:so(?:\.[0-9.]+)?|dylib|dll|pyd)$", path))
+
+
+def explained_by_damage(facts, text):
+    """The import error is the damaged install's doing: a shared library of torch's is missing
+    or changed, or the error names one of the missing files."""
+    missing, changed = damaged_files(facts)
+    if any(target_shared_lib(p) for p in missing + changed):
+        return True
+    return any(re.split(r"[\\/]", p)[-1] in text for p in missing)
+
+
+def _site_dirs(facts):
+    entries = facts.value("python.sys_path") or []
+    return [e for e in entries if isinstance(e, str) and ("site-packages" in e or "dist-packages" in e)]
+
+
+@check("torch-shadowed", category="torch-shadowed", severity=ERROR, requires=('torch_location',))
+def torch_shadowed(facts):
+    """A local torch.py or torch/ folder hides the installed torch."""
+    cands = facts.value("torch_location.candidates") or []
+    if not cands:
+        return None
+    first = cands[0]
+    site = _site_dirs(facts)
+    if any(first.get("sys_path_entry") == s for s in site):
+        return None
+    installed = facts.value("packages.installed.torch.location")
+    if installed and first.get("sys_path_entry") == installed:
+        return None
+    if first.get("kind") == "package" and not installed and len(cands) == 1:
+        return None  # a source checkout / develop install is the only torch: not shadowing
+    path = first.get("path")
+    where = first.get("sys_path_entry") or "the current directory"
+    real = next((c.get("path") for c in cands[1:]), None)
+    return finding(
+        "`import torch` picks up %s instead of the installed torch" % path,
+        detail="The %s %s comes first on sys.path (from %s)%s. Python imports it instead of PyTorch, which "
+               "shows up as `module 'torch' has no attribute ...` or `No module named 'torch._C'`."
+               % ({"module": "file", "package": "package", "namespace-dir": "folder"}.get(first.get("kind"), "entry"),
+                  path, where or "''",
+                  "; the real torch is at %s" % real if real else ""),
+        fix="Rename or remove %s (and any __pycache__ next to it), or run from another directory." % _basename(path or "torch"),
+        commands=[_rename_cmd(facts, path)] if path else [])
+
+
+def _basename(path):
+    return re.split(r"[\\/]", path.rstrip("\\/"))[-1]
+
+
+def _rename_cmd(facts, path):
+    """`mv` (POSIX) or `ren` (Windows) of a shadowing torch.py / torch folder to my_torch...,
+    quoted for its shell (a path with spaces would otherwise be two arguments)."""
+    base = _basename(path)
+    if F.os_name(facts) == "windows":
+        return 'ren "%s" "my_%s"' % (path.rstrip("\\/"), base)
+    stripped = path.rstrip("/")
+    return "mv %s %s" % (shlex.quote(stripped), shlex.quote(os.path.join(os.path.dirname(stripped), "my_" + base)))
+
+
+
+@check("torch-duplicate-install", category="torch-shadowed", severity=WARNING, requires=('packages.installed',))
+def torch_duplicate_install(facts):
+    """torch is installed more than once in this interpreter's path."""
+    dups = facts.value("packages.duplicates.torch")
+    dups = [d for d in dups if isinstance(d, dict)] if isinstance(dups, list) else []
+    first_v = F.package_version(facts, "torch")
+    first_loc = facts.value("packages.installed.torch.location")
+    loaded = facts.value("torch.file")
+    pip = F.pip_cmd(facts)
+    reinstall = companion_command(facts, (), installer="pip") or install_advice(facts).commands
+    if dups:
+        copies = ["%s at %s" % (first_v, first_loc)] + ["%s at %s" % (d.get("version"), d.get("location")) for d in dups]
+        others = sorted(k for k, v in (facts.value("packages.duplicates") or {}).items()
+                        if k != "torch" and isinstance(v, list))
+        return finding(
+            "torch is installed %d times in this interpreter's search path" % len(copies),
+            detail="Copies on sys.path: %s. The first one wins at import%s; pip upgrades and uninstalls act on one "
+                   "copy at a time, so the torch you import and the one pip reports can differ, and leftovers mix "
+                   "files of two versions.%s"
+                   % ("; ".join(copies), " (`import torch` loads %s)" % loaded if loaded else "",
+                      " Also installed more than once: %s." % ", ".join(others) if others else ""),
+            fix="Uninstall torch until pip finds none (each run removes the first copy), then install it once.",
+            commands=["%s uninstall -y torch" % pip] * len(copies) + reinstall, links=[INSTALL_URL])
+    conda_v = F.package_version(facts, "conda:pytorch")
+    if conda_v and facts.value("packages.installed.torch.installer") == "pip":
+        return finding(
+            "torch was installed with pip over conda's pytorch %s" % conda_v,
+            detail="conda lists pytorch %s, but the torch files in %s (torch %s) were written by pip. conda and pip now "
+                   "disagree about what is installed: `conda update` or installing a package that depends on pytorch "
+                   "can overwrite pip's files and leave a mix of two builds." % (conda_v, first_loc, first_v),
+            fix="Keep one installer: remove conda's pytorch package, then reinstall torch with pip.",
+            # conda deletes the files it owns, which are pip's files too, but leaves pip's
+            # dist-info: without `pip uninstall` pip would call the broken torch "already satisfied".
+            commands=["conda remove --force pytorch"]
+            + [c for c in ["%s uninstall -y torch" % pip] if c not in reinstall] + reinstall,
+            links=[INSTALL_URL])
+    return None
+
+
+@hook("torch_shadowed")
+def tailor_torch_shadowed(match, facts: Facts) -> Optional[Tailored]:
+    groups = getattr(match, "groups", {}) or {}
+    path = groups.get("path")
+    kind = None
+    if not path:
+        site = [e for e in (facts.value("python.sys_path") or []) if isinstance(e, str)
+                and ("site-packages" in e or "dist-packages" in e)]
+        for c in facts.value("torch_location.candidates") or []:
+            if not isinstance(c, dict) or not c.get("path"):
+                continue
+            if c.get("kind") == "package" and c.get("sys_path_entry") in site:
+                continue  # the real, installed torch
+            path, kind = c["path"], c.get("kind")
+            break
+    notes = installed_torch_note(facts) if F.torch_version_str(facts) else []
+    if groups.get("attr") == "version" and not path and (F.torch_base_version(facts) or "").startswith("2.4."):
+        return Tailored(cause="torch %s has a known circular import when the first import is `import torch.cuda` "
+                              "(pytorch#134019)." % F.torch_version_str(facts),
+                        summary="Put a plain `import torch` before `import torch.cuda`, or upgrade torch.",
+                        notes=notes)
+    if not path:
+        return None
+    windows = os_of(facts) == "windows" or "\\" in path
+    pm = ntpath if windows else posixpath
+    base, parent = pm.basename(path.rstrip("\\/")), pm.dirname(path.rstrip("\\/"))
+    notes.append("`import torch` resolves to %s" % path)
+    if kind == "namespace-dir" and ("site-packages" in path or "dist-packages" in path):
+        rm = 'rmdir /s /q "%s"' % path if windows else "rm -rf %s" % path
+        return Tailored(cause="%s is an empty leftover torch folder (no __init__.py) from a broken install." % path,
+                        summary="Delete the leftover folder and reinstall torch.",
+                        commands=[rm, F.pip_cmd(facts) + " install --force-reinstall --no-cache-dir torch"],
+                        notes=notes)
+    new = pm.join(parent, "my_" + base) if parent else "my_" + base
+    cache = pm.join(parent, "__pycache__") if parent else "__pycache__"
+    if windows:
+        cmds = ['ren "%s" "%s"' % (path, pm.basename(new)), 'rmdir /s /q "%s"' % cache]
+    else:
+        cmds = ["mv %s %s" % (path, new), "rm -rf %s" % cache]
+    return Tailored(summary="Rename %s (your file, not PyTorch) and delete the __pycache__ next to it; update "
+                            "imports that referred to it." % path,
+                    commands=cmds, notes=notes)
+
+
+@hook("torch_lib_missing")
+def torch_lib_missing(match, facts: Facts) -> Optional[Tailored]:
+    """torch's own library cannot be opened: reinstall the same build, naming the files the
+    RECORD check found missing or changed where the facts have it."""
+    v = F.torch_version_str(facts)
+    if not v:
+        return None
+    notes = installed_torch_note(facts)
+    tf = facts.section("torch_files")
+    missing = [p for p in tf.get("missing") or [] if isinstance(p, str)]
+    cause = None
+    if missing:
+        notes.append("missing per torch's RECORD: %s" % ", ".join(missing[:6]))
+        cause = "torch's RECORD confirms it: %d of its files are missing here (%s)." % (
+            tf.get("missing_count", len(missing)), ", ".join(missing[:6]))
+    adv = reinstall_same_build(facts)
+    if not adv.commands:
+        return Tailored(notes=notes, cause=cause) if cause else None
+    return Tailored(summary="Reinstall torch %s (%s) over the damaged install, without touching other packages."
+                            % (adv.torch_version, adv.variant or "as installed"),
+                    commands=adv.commands + ['python -c "import torch; print(torch.__version__, torch.__file__)"'],
+                    cause=cause, notes=notes)

@@ -1,0 +1,271 @@
+"""Which torch installs here: torch not installed, no wheel for this Python or platform,
+pip's resolver errors, Windows long paths, macOS architectures.
+"""
+
+import re
+from typing import Optional, Tuple
+
+from ...advice import install_advice
+from ...facts import Facts
+from ...facts import derived as F
+from ...kb import compat
+from ..registry import ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
+from ...advice import INSTALL_URL
+from .common import advice_for, machine_of, new_env_commands, os_of, pip_line, py_minor, python_note, torch_install, torch_variant, ver_tuple
+
+
+
+@check("torch-not-installed", category="torch-not-installed", severity=ERROR, requires=('torch_import',))
+def torch_not_installed(facts):
+    """torch is not importable from this interpreter."""
+    imp = facts.section("torch_import")
+    if imp.get("ok") is not False or imp.get("error_type") != "ModuleNotFoundError":
+        return None
+    if "'torch'" not in imp.get("error", "") and '"torch"' not in imp.get("error", ""):
+        return None  # a missing *dependency* of torch: torch-import-failed covers it
+    adv = install_advice(facts)
+    py = facts.value("python.executable", "this Python")
+    return finding(
+        "torch is not installed in %s" % py,
+        detail="`import torch` raised %s. %s" % (imp.get("error"), adv.why[:1].upper() + adv.why[1:]),
+        fix=("Install torch %s into this interpreter." % adv.torch_version) if adv.commands else
+            "No torch build installs into this interpreter: %s" % adv.why.rstrip(".") + ".",
+        commands=adv.commands, links=[INSTALL_URL])
+
+
+@check("python-unsupported", category="python-unsupported", severity=WARNING)
+def python_unsupported(facts):
+    """This Python version has no official wheels for the installed torch."""
+    py = facts.value("python.version")
+    tv = F.torch_base_version(facts)
+    if not isinstance(py, str):
+        return None
+    py_minor = ".".join(py.split(".")[:2])
+    if tv:
+        ok = compat.python_supported(tv, py_minor)
+        if ok is False:
+            return finding(
+                "torch %s has no official wheels for Python %s" % (tv, py_minor),
+                detail="torch %s supports Python %s. This install came from elsewhere (source build, "
+                       "third-party wheel) or was forced; expect missing features or crashes."
+                       % (tv, ", ".join(compat.supported_pythons(tv) or [])),
+                fix="Use a supported Python, or a torch release that supports Python %s." % py_minor)
+        return None
+    if facts.value("torch_import.ok") is False and compat.newest_torch_for_python(py_minor) is None:
+        return finding(
+            "No PyTorch release supports Python %s yet" % py_minor, severity=ERROR,
+            detail="pip cannot find a torch wheel for this Python, which is why torch is missing "
+                   "(`No matching distribution found for torch`).",
+            fix="Create an environment with a Python that PyTorch supports (%s)."
+                % ", ".join(compat.supported_pythons(compat.latest_release()) or []))
+    return None
+
+
+@hook("torch_not_installed")
+def tailor_torch_not_installed(match, facts: Facts) -> Optional[Tailored]:
+    exe = facts.value("python.executable")
+    if not exe:
+        return None
+    notes = python_note(facts)
+    tv = F.torch_version_str(facts)
+    if tv:
+        notes += installed_torch_note(facts)
+        return Tailored(
+            cause="torch %s *is* installed for %s, so the program that failed ran another interpreter "
+                  "(another env, the system Python, a Jupyter kernel or an IDE setting)." % (tv, exe),
+            summary="Run the program with %s (or select it as the Jupyter kernel / IDE interpreter); to fix the "
+                    "other interpreter instead, install torch with *its* `python -m pip`." % exe,
+            commands=["%s -c \"import torch; print(torch.__version__)\"" % F.python_cmd(facts),
+                      "python -c \"import sys; print(sys.executable)\""],
+            notes=notes)
+    py = py_minor(facts)
+    notes.append("torch is not installed in %s" % exe)
+    if py and compat.newest_torch_for_python(py) is None:
+        latest = compat.latest_release()
+        return Tailored(
+            summary="No PyTorch release has wheels for Python %s, so pip cannot install torch here; create an "
+                    "environment with a supported Python (%s for torch %s)."
+                    % (py, ", ".join(compat.supported_pythons(latest) or []), latest),
+            commands=new_env_commands(facts, latest), notes=notes)
+    adv = advice_for(facts)
+    if not adv.commands:
+        return Tailored(summary=adv.why or None, notes=notes) if adv.why else None
+    return Tailored(summary="Install torch %s into %s: %s" % (adv.torch_version, exe, adv.why),
+                    commands=adv.commands, notes=notes)
+
+
+@hook("reinstall_torch")
+def reinstall_torch(match, facts: Facts) -> Optional[Tailored]:
+    if not facts.value("python.executable"):
+        return None
+    notes = python_note(facts) + installed_torch_note(facts)
+    cmds = torch_install(facts, reinstall=True)
+    if cmds:
+        return Tailored(summary="Reinstall torch %s (the %s build) with this interpreter's pip so its compiled "
+                                "files match this Python." % (F.torch_version_str(facts),
+                                                               torch_variant(facts) or "default"),
+                        commands=cmds, notes=notes)
+    adv = advice_for(facts)
+    if adv.commands:
+        return Tailored(summary="Install torch %s for this interpreter: %s" % (adv.torch_version, adv.why),
+                        commands=adv.commands, notes=notes)
+    return None
+
+
+def _requested(spec: str) -> Tuple[Optional[str], Optional[str]]:
+    """'==1.12.1+cu113' -> ('1.12.1', 'cu113'); '>=1.3' -> (None, None)."""
+    m = re.match(r"\s*={2,3}\s*([\d.]+)(?:\+([\w.]+))?", spec or "")
+    if not m:
+        return None, None
+    return m.group(1).rstrip("."), m.group(2)
+
+
+@hook("torch_pip_unavailable")
+def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
+    py = py_minor(facts)
+    if not py:
+        return None
+    notes = python_note(facts)
+    os_ = os_of(facts)
+    machine = machine_of(facts)
+    if facts.value("python.bits") == 32:
+        return Tailored(cause="This interpreter (%s) is a 32-bit Python; PyTorch has never published 32-bit wheels."
+                              % facts.value("python.executable"),
+                        summary="Install a 64-bit CPython (x86-64 installer from python.org), create a new "
+                                "environment with it and install torch there.",
+                        commands=["py -0p"] if os_ == "windows" else [], notes=notes)
+    if os_ == "macos" and machine in ("x86_64", "amd64"):
+        if facts.value("os.rosetta") is True or facts.value("os.apple_silicon") is True:
+            return Tailored(cause="This Python runs as x86_64 under Rosetta on Apple silicon; torch publishes no "
+                                  "macOS x86_64 wheels after 2.2.2.",
+                            summary="Use a native arm64 Python (python.org universal2 installer, Homebrew in "
+                                    "/opt/homebrew or Miniforge arm64) and install torch with it.",
+                            commands=["/opt/homebrew/bin/python3 -m venv .venv", ".venv/bin/python -m pip install torch"],
+                            notes=notes)
+        pys = compat.supported_pythons("2.2") or []
+        if compat.python_supported("2.2", py):
+            return Tailored(cause="Intel Macs get no torch wheels after 2.2.2 (macOS x86_64 builds were deprecated).",
+                            summary="Install torch 2.2.2, the last release with macOS x86_64 wheels.",
+                            commands=[pip_line("pip install torch==2.2.2", facts)], notes=notes)
+        return Tailored(cause="Intel Macs get no torch wheels after 2.2.2, and 2.2.2 supports Python %s only."
+                              % ", ".join(pys),
+                        summary="Create an environment with Python %s and install torch 2.2.2 there."
+                                % (max(pys, key=ver_tuple) if pys else "3.11"),
+                        notes=notes)
+    spec = (getattr(match, "groups", {}) or {}).get("spec") or ""
+    version, tag = _requested(spec)
+    if version and compat.release(version):
+        ok = compat.python_supported(version, py)
+        if ok is False:
+            newest = compat.newest_torch_for_python(py)
+            pys = compat.supported_pythons(version) or []
+            alt = (" or install torch %s, the newest release for Python %s" % (newest, py)) if newest else ""
+            cmds = torch_install(facts, version=newest, variant=tag) if newest else []
+            return Tailored(cause="torch %s has wheels for Python %s only; this interpreter is Python %s."
+                                  % (version, ", ".join(pys), py),
+                            summary="Use Python %s for torch %s%s." % (max(pys, key=ver_tuple) if pys else "?",
+                                                                       version, alt),
+                            commands=cmds or None, notes=notes)
+        if tag and tag != "cpu" and os_ == "macos":
+            return Tailored(cause="%s is a CUDA build; there are no CUDA builds of torch for macOS." % spec.lstrip("="),
+                            summary="Install the plain macOS wheel (CPU + MPS) instead.",
+                            commands=torch_install(facts, version=version, variant=None) or None, notes=notes)
+        if tag and ok:
+            cmds = torch_install(facts, version=version, variant=tag, companions=False)
+            if cmds and "download.pytorch.org" in cmds[0]:
+                return Tailored(cause="Builds with a local tag like +%s are not on PyPI: they live on the PyTorch "
+                                      "index, which the command must name." % tag,
+                                summary="Install it from the PyTorch index for %s." % tag,
+                                commands=cmds, notes=notes)
+            if cmds:
+                return Tailored(cause="Versions with a local tag like +%s are not on PyPI; on this platform the PyPI "
+                                      "wheel of torch %s already is the %s build." % (tag, version, tag),
+                                summary="Ask for torch==%s without the +%s tag." % (version, tag),
+                                commands=cmds, notes=notes)
+            variants = compat.cuda_variants(version)
+            return Tailored(cause="torch %s was never built as %s; its CUDA variants are %s."
+                                  % (version, tag, ", ".join(variants) or "unknown"),
+                            summary="Pick one of the published variants (one your driver supports).", notes=notes)
+    if compat.newest_torch_for_python(py) is None:
+        latest = compat.latest_release()
+        return Tailored(cause="No torch release publishes wheels for Python %s (torch %s supports %s)."
+                              % (py, latest, ", ".join(compat.supported_pythons(latest) or [])),
+                        summary="Create an environment with a supported Python and install torch there.",
+                        commands=new_env_commands(facts, latest) or None, notes=notes)
+    return None
+
+
+@hook("torch_wheel_unsupported")
+def torch_wheel_unsupported(match, facts: Facts) -> Optional[Tailored]:
+    g = getattr(match, "groups", {}) or {}
+    py = py_minor(facts)
+    if not py or not g.get("pytag"):
+        return None
+    want = "cp" + py.replace(".", "")
+    problems = []
+    if g["pytag"].startswith("cp") and g["pytag"] != want:
+        have = g["pytag"][2:3] + "." + g["pytag"][3:]
+        problems.append("the wheel is for Python %s but this interpreter is Python %s" % (have, py))
+    plat = (g.get("plat") or "").lower()
+    os_ = os_of(facts)
+    wheel_os = "windows" if plat.startswith("win") else "macos" if plat.startswith("macosx") else \
+        "linux" if "linux" in plat else None
+    if wheel_os and os_ and wheel_os != os_:
+        problems.append("it is a %s wheel and this is %s" % (wheel_os, os_))
+    machine = machine_of(facts)
+    arch = "arm64" if ("aarch64" in plat or "arm64" in plat) else "x86_64" if ("x86_64" in plat or "amd64" in plat) else None
+    mine = "arm64" if machine in ("aarch64", "arm64") else "x86_64" if machine in ("x86_64", "amd64") else None
+    if arch and mine and arch != mine:
+        problems.append("it is built for %s and this machine is %s" % (arch, machine))
+    if not problems:
+        return None
+    ver = (g.get("ver") or "").split("+")[0]
+    tag = (g.get("ver") or "").partition("+")[2] or None
+    cmds = torch_install(facts, version=ver, variant=tag) if compat.release(ver) and \
+        compat.python_supported(ver, py) else []
+    return Tailored(cause="For %s: %s." % (g.get("wheel"), "; ".join(problems)),
+                    summary="Let pip choose the file: install by version from the index instead of a wheel URL"
+                            + ("" if cmds else " (this torch version may not exist for this Python; pick one "
+                                               "that supports Python %s)" % py) + ".",
+                    commands=cmds or [pip_line("pip install torch", facts)],
+                    notes=python_note(facts))
+
+
+@hook("windows_long_path")
+def windows_long_path(match, facts: Facts) -> Optional[Tailored]:
+    exe = facts.value("python.executable") or ""
+    prefix = facts.value("python.prefix") or ""
+    if "WindowsApps" in exe or "PythonSoftwareFoundation" in exe or "PythonSoftwareFoundation" in prefix:
+        return Tailored(cause="%s is the Microsoft Store Python, whose packages live under a very long "
+                              "AppData\\Local\\Packages\\...\\LocalCache path." % exe,
+                        summary="Either enable long paths (admin, then reboot/new terminal) or install Python from "
+                                "python.org into a short path and create the venv there (e.g. C:\\venvs\\t).",
+                        notes=python_note(facts))
+    return None
+
+
+@hook("macos_arch")
+def macos_arch(match, facts: Facts) -> Optional[Tailored]:
+    g = getattr(match, "groups", {}) or {}
+    have, need = (g.get("have") or "").lower(), (g.get("need") or "").lower()
+    if not have or not need:
+        return None
+    notes = python_note(facts)
+    apple_silicon = facts.value("os.apple_silicon")
+    if need.startswith("x86_64"):
+        if apple_silicon is True or facts.value("os.rosetta") is True:
+            return Tailored(cause="Python runs as x86_64 (Rosetta) on Apple silicon while torch's libraries are %s."
+                                  % have,
+                            summary="Use a native arm64 Python (python.org universal2, Homebrew in /opt/homebrew, "
+                                    "Miniforge arm64), recreate the environment and reinstall torch.",
+                            commands=["/opt/homebrew/bin/python3 -m venv .venv",
+                                      ".venv/bin/python -m pip install torch"], notes=notes)
+        if apple_silicon is False:
+            return Tailored(cause="This is an Intel Mac; the installed torch is an %s build." % have,
+                            summary="Install torch 2.2.2, the last release with macOS x86_64 wheels.",
+                            commands=[pip_line("pip install --force-reinstall torch==2.2.2", facts)], notes=notes)
+        return None
+    if need.startswith("arm64") and have.startswith("x86_64"):
+        return Tailored(summary="Reinstall torch with this (arm64) interpreter so pip fetches the arm64 wheel.",
+                        commands=[pip_line("pip install --force-reinstall --no-cache-dir torch", facts)], notes=notes)
+    return None

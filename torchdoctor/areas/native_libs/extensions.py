@@ -1,0 +1,158 @@
+"""Compiled extensions and the CUDA toolkit that builds them: built for another torch,
+xformers, libtorch not found, nvcc against torch's CUDA.
+"""
+
+from typing import Optional
+
+from ...facts import Facts
+from ...facts import derived as F
+from ...kb import compat
+from ..registry import WARNING, Tailored, check, finding, hook, installed_torch_note
+from ..cpu_only_build import tailor_cpu_only_build
+from ..install.common import INDEX, advice_for, installed_version, os_of, python_note, torch_install, torch_variant
+
+
+
+@check("cuda-toolkit-mismatch", category="cuda-toolkit-mismatch", severity=WARNING)
+def toolkit_mismatch(facts):
+    """System nvcc has another CUDA major version than torch: extension builds fail."""
+    cuda, nvcc = F.torch_cuda(facts), F.nvcc_version(facts)
+    if not cuda or not nvcc:
+        return None
+    if cuda.split(".")[0] == nvcc.split(".")[0]:
+        return None
+    return finding(
+        "System CUDA toolkit %s differs from torch's CUDA %s" % (nvcc, cuda),
+        detail="torch runs fine (its wheel bundles the CUDA %s runtime), but compiling CUDA extensions "
+               "(torch.utils.cpp_extension, pip install of flash-attn, apex, …) with nvcc %s at %s fails with "
+               "'The detected CUDA version (%s) mismatches the version that was used to compile PyTorch (%s)'."
+               % (cuda, nvcc, facts.value("toolkit.nvcc_path"), nvcc, cuda),
+        fix="Point CUDA_HOME at a CUDA %s toolkit when building extensions, or install the torch variant for CUDA %s."
+            % (cuda.split(".")[0] + ".x", nvcc),
+        commands=[F.set_env_cmd(facts, "CUDA_HOME", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v%s" % cuda
+                                if F.os_name(facts) == "windows" else "/usr/local/cuda-%s" % cuda)])
+
+
+_EXT_PACKAGES = (
+    ("flash_attn", "flash-attn"), ("xformers", "xformers"), ("mmcv", "mmcv"), ("detectron2", "detectron2"),
+    ("pytorch3d", "pytorch3d"), ("torch_scatter", "torch-scatter"), ("torch_sparse", "torch-sparse"),
+    ("torch_cluster", "torch-cluster"), ("amp_C", "apex"), ("fused_layer_norm", "apex"), ("apex", "apex"),
+    ("deepspeed", "deepspeed"), ("bitsandbytes", "bitsandbytes"), ("torchaudio", "torchaudio"),
+    ("vllm", "vllm"), ("exllamav2", "exllamav2"), ("causal_conv1d", "causal-conv1d"),
+    ("selective_scan", "mamba-ssm"), ("mamba", "mamba-ssm"),
+)
+
+
+def _ext_package(so: str) -> Optional[str]:
+    name = so.split(".")[0].lower()
+    for prefix, pkg in _EXT_PACKAGES:
+        if name.startswith(prefix.lower()):
+            return pkg
+    return None
+
+
+@hook("extension_rebuild")
+def extension_rebuild(match, facts: Facts) -> Optional[Tailored]:
+    g = getattr(match, "groups", {}) or {}
+    tv = F.torch_version_str(facts)
+    pkg = _ext_package(g.get("so") or "")
+    if not tv and not pkg:
+        return None
+    notes = installed_torch_note(facts) if tv else []
+    pver = installed_version(facts, pkg) if pkg else None
+    if pkg:
+        notes.append("%s %s" % (pkg, pver or "(version unknown)"))
+    target = pkg or "<extension-package>"
+    cmds = ['%s -c "import torch; print(torch.__version__, torch.version.cuda, torch._C._GLIBCXX_USE_CXX11_ABI)"'
+            % F.python_cmd(facts),
+            "%s install --no-build-isolation --no-cache-dir --force-reinstall %s" % (F.pip_cmd(facts), target)]
+    cause = None
+    if "__cxx11" in (g.get("sym") or ""):
+        cause = ("The missing symbol uses the cxx11 std::string ABI: the extension was built with a different "
+                 "_GLIBCXX_USE_CXX11_ABI setting than this torch (for prebuilt wheels pick the cxx11abiTRUE/FALSE "
+                 "file that matches torch._C._GLIBCXX_USE_CXX11_ABI).")
+    summary = "Rebuild/reinstall %s against the installed torch%s." % (target, " %s" % tv if tv else "")
+    return Tailored(cause=cause, summary=summary, commands=cmds, notes=notes)
+
+
+@hook("xformers_mismatch")
+def xformers_mismatch(match, facts: Facts) -> Optional[Tailored]:
+    g = getattr(match, "groups", {}) or {}
+    tv = F.torch_version_str(facts) or g.get("have")
+    if not tv:
+        return None
+    tag = tv.partition("+")[2] or None
+    base = tv.split("+")[0]
+    notes = installed_torch_note(facts) if F.torch_version_str(facts) else ["torch %s (from the message)" % tv]
+    xv = installed_version(facts, "xformers")
+    if xv:
+        notes.append("xformers %s" % xv)
+    if g.get("built"):
+        notes.append("xformers was built for torch %s" % g["built"])
+    if tag == "cpu":
+        adv = advice_for(facts)
+        cuda_variant = adv.variant if adv.variant and adv.variant.startswith("cu") else None
+        cmds = list(adv.commands) if cuda_variant else []
+        if cuda_variant:
+            cmds.append("%s install -U xformers --index-url %s%s" % (F.pip_cmd(facts), INDEX, cuda_variant))
+        return Tailored(cause="The installed torch %s is a CPU-only build; xformers' kernels need a CUDA torch." % tv,
+                        summary="Install a CUDA build of torch first, then the xformers built for it. " + (adv.why or ""),
+                        commands=cmds or None, notes=notes)
+    if tag and tag.startswith("cu"):
+        return Tailored(summary="Install xformers from the PyTorch index for %s together with the torch you have, so "
+                                "pip picks the xformers release built for torch %s." % (tag, base),
+                        commands=["%s install torch==%s xformers --index-url %s%s" % (F.pip_cmd(facts), base, INDEX, tag)],
+                        notes=notes)
+    return None
+
+
+@hook("cuda_toolkit_mismatch")
+def tailor_cuda_toolkit_mismatch(match, facts: Facts) -> Optional[Tailored]:
+    g = getattr(match, "groups", {}) or {}
+    nvcc = g.get("nvcc") or F.nvcc_version(facts)
+    tcuda = g.get("torch_cuda") or F.torch_cuda(facts) or compat.cuda_of_variant(torch_variant(facts))
+    if not nvcc or not tcuda:
+        return None
+    nvcc_mm = ".".join(str(nvcc).split(".")[:2])
+    notes = ["CUDA toolkit (nvcc) %s" % nvcc, "torch built with CUDA %s" % tcuda]
+    if F.torch_version_str(facts):
+        notes = installed_torch_note(facts) + notes
+    cmds = []
+    base = F.torch_base_version(facts)
+    variant = compat.variant_for_cuda(nvcc_mm)
+    if base and variant and variant in compat.cuda_variants(base):
+        cmds = torch_install(facts, variant=variant, reinstall=True)
+    if os_of(facts) != "windows":
+        cmds.append("export CUDA_HOME=/usr/local/cuda-%s  # if that toolkit is installed" % tcuda)
+    summary = ("Build with a CUDA %s toolkit (set CUDA_HOME to it)%s." %
+               (tcuda, ", or switch torch to its %s build so it matches nvcc %s" % (variant, nvcc_mm)
+                if cmds and variant and base else ""))
+    return Tailored(summary=summary, commands=cmds or None, notes=notes)
+
+
+@hook("extension_libtorch")
+def extension_libtorch(match, facts: Facts) -> Optional[Tailored]:
+    lib = (getattr(match, "groups", {}) or {}).get("lib") or ""
+    tv = F.torch_version_str(facts)
+    if not tv:
+        if not facts.value("python.executable"):
+            return None
+        adv = advice_for(facts)
+        return Tailored(cause="torch is not installed in %s, so nothing provides %s." %
+                              (facts.value("python.executable"), lib or "torch's libraries"),
+                        summary="Install torch first: %s" % adv.why, commands=adv.commands or None,
+                        notes=python_note(facts))
+    notes = installed_torch_note(facts)
+    if "cuda" in lib and F.is_cuda_build(facts) is False:
+        adv = advice_for(facts)
+        return Tailored(cause="The extension is a CUDA build but the installed torch %s is CPU-only, so %s does not "
+                              "exist here." % (tv, lib),
+                        summary="Install the CPU build of the extension, or a CUDA build of torch: %s" % adv.why,
+                        commands=adv.commands or None, notes=notes)
+    return None
+
+
+@hook("xformers_cpu_build")
+def xformers_cpu_build(match, facts: Facts) -> Optional[Tailored]:
+    """xFormers without its CUDA extensions beside a CPU-only torch: the CPU-only build's fix."""
+    return tailor_cpu_only_build(match, facts)

@@ -1,0 +1,168 @@
+"""Errors of a running program: CUDA out of memory, cuBLAS failures on GPUs torch has no
+kernels for, dtype mismatches, cuBLAS determinism.
+"""
+
+import re
+from typing import Optional
+
+from ..facts import Facts
+from ..facts import derived as F
+from ..kb import compat
+from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
+from .config import CUBLAS_URL, REPRO_URL, runtime_setting
+from .cuda.arch import tailor_arch_unsupported
+from .cuda.common import gpus_of, release_tuple
+
+
+
+@check("determinism-cublas", category="determinism-cublas", severity=WARNING)
+def determinism_cublas(facts):
+    """Deterministic algorithms on a CUDA build without a deterministic CUBLAS_WORKSPACE_CONFIG."""
+    if F.is_cuda_build(facts) is not True or runtime_setting(facts, "are_deterministic_algorithms_enabled") is not True:
+        return None
+    if compat.cublas_env_required(F.torch_base_version(facts)) is not True:
+        return None  # from 2.10 torch no longer demands the variable
+    v = F.env(facts, "CUBLAS_WORKSPACE_CONFIG")
+    if v is not None and v.strip() in compat.cublas_deterministic_values():
+        return None
+    warn_only = runtime_setting(facts, "is_deterministic_algorithms_warn_only_enabled") is True
+    state = "is not set" if v is None else "is %r, not one of %s" % (v, " / ".join(compat.cublas_deterministic_values()))
+    return finding(
+        "Deterministic algorithms are on, but CUBLAS_WORKSPACE_CONFIG %s" % state,
+        detail="torch %s with CUDA %s: cuBLAS matmuls are only reproducible with a fixed workspace configuration, so "
+               "with torch.use_deterministic_algorithms(True) the first matmul on the GPU %s `RuntimeError: Deterministic "
+               "behavior was enabled ... but this operation is not deterministic because it uses CuBLAS and you have "
+               "CUDA >= 10.2`." % (F.torch_version_str(facts), F.torch_cuda(facts),
+                                   "warns with" if warn_only else "raises"),
+        fix="Set it before the process starts (it is read when cuBLAS initialises): :4096:8 (8 buffers of 4 MiB) or "
+            ":16:8 (less memory, may be slower).",
+        commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], links=[REPRO_URL, CUBLAS_URL])
+
+
+_SIZE = r"(\d[\d.]{0,15}) ([KMGT]i?B|bytes)"
+
+
+def _bytes(num: str, unit: str) -> Optional[float]:
+    try:
+        n = float(num)
+    except ValueError:
+        return None
+    scale = {"bytes": 1, "B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4,
+             "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}.get(unit)
+    return n * scale if scale else None
+
+
+def _find(pattern: str, text: str) -> Optional[float]:
+    m = re.search(pattern, text)
+    return _bytes(m.group(1), m.group(2)) if m else None
+
+
+def _gib(n: float) -> str:
+    return "%.2f GiB" % (n / 1024 ** 3)
+
+
+@hook("cuda_oom")
+def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
+    text = getattr(match, "text", "") or ""
+    tried = _find(r"Tried to allocate " + _SIZE, text)
+    total = _find(r"total capacity of " + _SIZE, text) or _find(_SIZE + r" total capacity", text)
+    free = _find(r"of which " + _SIZE + r" is free", text) or _find(_SIZE + r" free", text)
+    spare = _find(_SIZE + r" is reserved by PyTorch but unallocated", text)
+    others = re.findall(r"Process \d{1,10} has " + _SIZE + r" memory in use", text)
+    notes = []
+    if tried:
+        notes.append("tried to allocate %s" % _gib(tried))
+    if total:
+        notes.append("GPU capacity %s, %s free" % (_gib(total), _gib(free) if free is not None else "?"))
+    if spare:
+        notes.append("%s reserved by PyTorch but unallocated" % _gib(spare))
+    if not total:
+        for g in gpus_of(facts):
+            if isinstance(g.get("total_memory"), int):
+                total = float(g["total_memory"])
+                notes.append("GPU %s with %s" % (g.get("name", "?"), _gib(total)))
+                break
+    if tried and total and tried > total:
+        return Tailored(summary="A single allocation of %s is larger than the whole GPU (%s): no allocator setting helps. "
+                                "Shrink the work per step (batch size, resolution, sequence length), use float16/bfloat16, "
+                                "gradient checkpointing, or offloading, or use a larger GPU." % (_gib(tried), _gib(total)),
+                        notes=notes)
+    if others:
+        held = sum(_bytes(n, u) or 0 for n, u in others)
+        notes.append("%d other process(es) hold %s" % (len(others), _gib(held)))
+        return Tailored(summary="Other processes hold %s of this GPU: stop them (or use another GPU) before blaming the model."
+                                % _gib(held), commands=["nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"],
+                        notes=notes)
+    if spare and (not tried or spare >= tried or (total and spare > 0.2 * total)):
+        return Tailored(summary="%s is reserved by PyTorch but unused: the memory is fragmented. Enable expandable segments "
+                                "before the process starts, and/or reduce the batch size." % _gib(spare),
+                        commands=[F.set_env_cmd(facts, "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")], notes=notes)
+    if not notes:
+        return None
+    return Tailored(notes=notes)
+
+
+@hook("cublas_not_supported")
+def cublas_not_supported(match, facts: Facts) -> Optional[Tailored]:
+    text = getattr(match, "text", "") or ""
+    bf16 = "16BF" in text or "bf16" in text.lower()
+    old = [g for g in gpus_of(facts) if F.capability(g) and F.capability(g) < (8, 0)]
+    if bf16 and (old or not gpus_of(facts)):
+        notes = ["GPU: " + F.gpu_desc(g) for g in old] or ["the failing call uses bfloat16 (CUDA_R_16BF)"]
+        return Tailored(
+            summary="bfloat16 matrix multiplies need compute capability >= 8.0 (Ampere)%s. Run this model in float16 or "
+                    "float32 (e.g. torch_dtype=torch.float16, autocast(dtype=torch.float16)), or on a newer GPU."
+                    % (": %s is older" % F.gpu_desc(old[0]) if old else ""),
+            commands=["python -c \"import torch; print(torch.cuda.get_device_capability(), torch.cuda.is_bf16_supported())\""],
+            notes=notes)
+    return tailor_arch_unsupported(match, facts)
+
+
+@hook("type_mismatch")
+def type_mismatch(match, facts: Facts) -> Optional[Tailored]:
+    g = match.groups or {}
+    inp, weight = g.get("input") or "", g.get("weight") or ""
+    if not inp or not weight:
+        return None
+    # torch.cuda.FloatTensor (older releases) or CUDAFloatType/HIPBFloat16Type/MPSFloatType (Tensor::toString)
+    on_gpu = lambda t: ".cuda." in t or t.startswith(("CUDA", "HIP", "MPS"))  # noqa: E731
+    kind = lambda t: re.sub(r"^(?:CUDA|HIP|MPS|CPU)|Type$", "", t.rsplit(".", 1)[-1])  # noqa: E731
+    notes = ["input is %s, weights are %s" % (inp, weight)]
+    if on_gpu(inp) != on_gpu(weight):
+        where = "GPU" if on_gpu(weight) else "CPU"
+        return Tailored(summary="Device mismatch: the weights are on the %s, the input is not. Move the input to the "
+                                "model's device (x = x.to(next(model.parameters()).device)), or the model to the input's."
+                        % where, notes=notes)
+    if kind(inp) != kind(weight):
+        return Tailored(summary="Same device, different dtypes (%s vs %s): cast the input to the weights' dtype "
+                                "(x.to(model.dtype)) or run under torch.autocast." % (kind(inp), kind(weight)), notes=notes)
+    return None
+
+
+@hook("cublas_workspace")
+def cublas_workspace(match, facts: Facts) -> Optional[Tailored]:
+    base = F.torch_base_version(facts)
+    if not base:
+        return None
+    notes = installed_torch_note(facts)
+    cfg = F.env(facts, "CUBLAS_WORKSPACE_CONFIG")
+    if cfg is not None:
+        notes.append("CUBLAS_WORKSPACE_CONFIG=%r in this environment" % cfg)
+    if release_tuple(base)[:2] >= (2, 10):
+        return Tailored(summary="torch %s no longer raises this (the check is gone from 2.10 on): the failing process runs an "
+                                "older torch. Set the variable there, or upgrade it." % base,
+                        commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
+    if cfg:
+        return Tailored(summary="CUBLAS_WORKSPACE_CONFIG=%s is set in this shell, but the failing process did not get it (or got "
+                                "it after CUDA initialised): set it in the launcher, job script or IDE run configuration that "
+                                "starts the process, not via os.environ inside it." % cfg,
+                        commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
+    return Tailored(summary="Set CUBLAS_WORKSPACE_CONFIG before the process starts (in the shell or the launcher; setting "
+                            "os.environ after CUDA initialised is too late).",
+                    commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
+
+
+@hook("cublas_failure")
+def cublas_failure(match, facts: Facts) -> Optional[Tailored]:
+    """cuBLAS failing outright is, on a GPU torch has no kernels for, the architecture's doing."""
+    return tailor_arch_unsupported(match, facts)

@@ -1,0 +1,106 @@
+"""torch.load / torch.save: the weights_only default of 2.6 and its safe globals.
+"""
+
+from typing import Optional
+
+from ..facts import Facts
+from ..facts import derived as F
+from .registry import Tailored, hook
+from .api import NEWER_APIS, WHICH_TORCH, code_block, has_at_least, present, too_old, version_or_none
+
+
+
+# -- torch.load weights_only --------------------------------------------------------
+def _global_name(match) -> Optional[str]:
+    g = match.groups.get("glob")
+    return g.strip().rstrip(".") if g else None
+
+
+@hook("weights_only_failed")
+def weights_only_failed(match, facts: Facts) -> Optional[Tailored]:
+    v, notes = version_or_none(facts)
+    if v is None:
+        return None
+    g = _global_name(match)
+    code = []
+    if g:
+        mod, _, name = g.rpartition(".")
+        if mod.startswith("numpy.core") or mod.startswith("numpy._core"):
+            # numpy 2 renamed numpy.core -> numpy._core; pass the checkpoint's spelling
+            # explicitly (tuple form, pytorch/pytorch#142153).
+            code.append("import numpy, torch\n"
+                        "fn = getattr(numpy._core.multiarray if hasattr(numpy, '_core') else numpy.core.multiarray, %r)\n"
+                        "torch.serialization.add_safe_globals([(fn, %r)])" % (name, g))
+        elif mod:
+            code.append("import torch\nfrom %s import %s\ntorch.serialization.add_safe_globals([%s])" % (mod, name, name))
+    fallback = "torch.load(path, weights_only=False)  # only for a checkpoint from a source you trust"
+    if has_at_least(v, "2.6"):
+        head = ("torch %s loads with weights_only=True unless the caller says otherwise (the default flipped in "
+                "2.6), so checkpoints that pickle more than tensors now stop here." % F.torch_version_str(facts))
+    else:
+        head = ("torch %s still defaults to weights_only=False, so the code (or TORCH_FORCE_WEIGHTS_ONLY_LOAD=1) "
+                "asked for weights_only=True explicitly." % F.torch_version_str(facts))
+        if not has_at_least(v, "2.4"):
+            head += " This torch has no add_safe_globals (2.4+): upgrade, or load with weights_only=False."
+            code = []
+    if code:
+        summary = head + ("\nAllowlist what the checkpoint needs, if you trust it:\n%s\nor, last resort:\n%s"
+                          % (code_block("\n".join(code)), code_block(fallback)))
+    elif has_at_least(v, "2.4"):
+        summary = head + ("\nIf you trust the file, allowlist each global named after 'Unsupported global: GLOBAL' in "
+                          "the message (import it, then torch.serialization.add_safe_globals([TheClass])) and load "
+                          "again; or, last resort:\n%s" % code_block(fallback))
+    else:
+        summary = head + "\nIf you trust the file:\n%s" % code_block(fallback)
+    return Tailored(summary=summary, commands=[], notes=notes)
+
+
+@hook("weights_only_warning")
+def weights_only_warning(match, facts: Facts) -> Optional[Tailored]:
+    v, notes = version_or_none(facts)
+    if v is None:
+        return None
+    if has_at_least(v, "2.6"):
+        return Tailored(
+            cause="This FutureWarning is printed by torch 2.4 and 2.5; the installed torch is %s, where the default "
+                  "already is weights_only=True, so the warning came from another environment (and code that "
+                  "relied on the old default will fail there with 'Weights only load failed')."
+                  % F.torch_version_str(facts),
+            commands=[WHICH_TORCH], notes=notes)
+    if has_at_least(v, "2.4"):
+        return Tailored(
+            cause="torch %s warns because the default will flip to weights_only=True in 2.6; code that loads "
+                  "whole pickled objects will then fail unless it passes weights_only=False or allowlists its "
+                  "classes with torch.serialization.add_safe_globals." % F.torch_version_str(facts),
+            notes=notes)
+    return Tailored(cause="torch %s never prints this warning (it was added in 2.4): it came from another environment."
+                    % F.torch_version_str(facts), commands=[WHICH_TORCH], notes=notes)
+
+
+@hook("weights_only_kwarg")
+def weights_only_kwarg(match, facts: Facts) -> Optional[Tailored]:
+    v, notes = version_or_none(facts)
+    if v is None:
+        return None
+    need = NEWER_APIS["torch.load(weights_only=...)"][0]
+    if not has_at_least(v, need):
+        return too_old(facts, "torch.load(weights_only=...)", need, notes,
+                        "; older torch passes unknown keywords on to pickle's Unpickler, which rejects them")
+    return present(facts, "torch.load(weights_only=...) (since %s)" % need, notes)
+
+
+@hook("safe_globals_missing")
+def safe_globals_missing(match, facts: Facts) -> Optional[Tailored]:
+    attr = match.groups.get("attr")
+    name = "torch.serialization.%s" % attr if attr else None
+    known = NEWER_APIS.get(name or "")
+    v, notes = version_or_none(facts)
+    if not known or v is None:
+        return None
+    need = known[0]
+    if not has_at_least(v, need):
+        extra = ""
+        if attr == "safe_globals" and has_at_least(v, "2.4"):
+            extra = "; on %s call torch.serialization.add_safe_globals([...]) once instead of the context manager" % F.torch_version_str(facts)
+        return too_old(facts, name, need, notes, extra)
+    return present(facts, name, notes)

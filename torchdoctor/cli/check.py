@@ -1,0 +1,56 @@
+"""`torchdoctor check`: probe an interpreter (or re-diagnose a saved report) and print the
+findings with their fixes."""
+
+import json
+import sys
+
+import click
+
+from .common import FAIL_ON, InputError, chosen_python, echo, exit_code_for, positive, split_ids, style
+
+
+@click.command("check")
+@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (default: this one; when it has no torch, the active virtualenv or conda env, else the first python3 on PATH).")
+@click.option("--timeout", type=float, default=60.0, show_default=True, callback=positive,
+              help="Seconds the torch probe may take before it counts as hung.")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON report (schema_version 1).")
+@click.option("--fail-on", type=FAIL_ON, default="error", show_default=True,
+              help="Exit 1 when a finding reaches this severity.")
+@click.option("--only", multiple=True, metavar="IDS", help="Run only these checks (comma-separated, repeatable).")
+@click.option("--skip", multiple=True, metavar="IDS", help="Skip these checks (comma-separated, repeatable).")
+@click.option("--list-checks", is_flag=True, help="List the checks and exit.")
+@click.option("--from", "from_report", metavar="REPORT.json", help="Re-diagnose a saved report (JSON or Markdown) instead of this machine.")
+@click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
+def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_report, color):
+    """Probe torch, its backends, the GPU and driver; print findings with fixes."""
+    from ..areas.registry import all_checks, select
+    if list_checks:
+        for c in all_checks():
+            echo("%-28s %-8s %-24s %s\n" % (c.id, c.severity, c.category, c.doc))
+        return
+    only_ids, skip_ids = split_ids(only), split_ids(skip)
+    try:
+        select(only_ids, skip_ids)
+    except KeyError as e:
+        raise InputError("unknown check id %s (see --list-checks)" % e)
+    if from_report:
+        from ..reportio import load_report_facts
+        try:
+            facts = load_report_facts(from_report)
+        except ValueError as e:
+            raise InputError(str(e))
+    else:
+        python = chosen_python(python)
+        from ..probe import gather
+        facts = gather(python=python, timeout=timeout)
+    from ..diagnose import diagnose
+    report = diagnose(facts, only=only_ids or None, skip=skip_ids or None)
+    if as_json:
+        echo(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+    else:
+        from ..render.text import render_check
+        footer = None
+        if from_report:
+            footer = "re-diagnosed from %s (collected %s)" % (from_report, facts.value("collected_at", "at an unknown time"))
+        echo(render_check(report, style(color), footer=footer))
+    sys.exit(exit_code_for(report, fail_on))

@@ -1,0 +1,136 @@
+"""Diagnosis, the one path every surface takes: facts -> findings (the checks of every
+area), error text -> explanations (the matcher, then the tailoring hook of the matched
+entry's area), and gather + diagnose for a live interpreter (`examine`).
+
+The CLI verbs and the Python API are thin over these functions; nothing else runs checks
+or tailors a match.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from .explain.matcher import Match, match_text
+from .facts import Facts
+from .findings import Fix
+from .report import Report
+
+
+# -- facts -> findings ---------------------------------------------------------------
+def diagnose(facts: Facts, only=None, skip=None) -> Report:
+    from .areas.registry import run_checks
+    skipped: List[Dict[str, Any]] = []
+    findings = run_checks(facts, only=only, skip=skip, skipped=skipped)
+    return Report(facts, findings, skipped)
+
+
+def examine(python: Optional[str] = None, timeout: float = 60.0, in_process: bool = False,
+            only=None, skip=None, extras: bool = False, redact: Optional[bool] = None) -> Report:
+    """Gather the facts of `python` (default: this interpreter) and diagnose them.
+
+    extras: add what only a bug report carries (build tools, system libraries); redact:
+    None leaves the report as it is, True redacts it (user and host names of this machine
+    too), False marks it as not redacted."""
+    import sys
+
+    from .probe import gather
+    python = python or sys.executable
+    facts = gather(python=python, timeout=timeout, in_process=in_process)
+    if extras:
+        from .report_extras import add_extras
+        add_extras(facts, python, timeout=min(timeout, 20.0))
+    report = diagnose(facts, only=only, skip=skip)
+    if redact is None:
+        return report
+    from .redact import local_names, mark_unredacted, redact_report
+    if redact:
+        users, hosts = local_names()
+        return redact_report(report, extra_users=users, extra_hosts=hosts)
+    return mark_unredacted(report)
+
+
+# -- error text -> explanations ---------------------------------------------------------
+@dataclass
+class Explanation:
+    match: Match
+    cause: str
+    fix: Fix
+    notes: List[str] = field(default_factory=list)
+    tailored: bool = False
+    hook_error: Optional[str] = None
+
+    # README's API example reads these like a Finding's fields.
+    @property
+    def id(self) -> str:
+        return self.match.entry.id
+
+    @property
+    def category(self) -> str:
+        return self.match.entry.category
+
+    @property
+    def title(self) -> str:
+        return self.match.entry.title
+
+    @property
+    def links(self) -> List[str]:
+        return list(self.match.entry.links)
+
+    def to_dict(self) -> dict:
+        e = self.match.entry
+        return {
+            "id": e.id, "category": e.category, "title": e.title, "cause": self.cause,
+            "fix": {"summary": self.fix.summary, "commands": list(self.fix.commands)},
+            "links": list(e.links), "line": self.match.line, "count": self.match.count,
+            "score": round(self.match.score, 2), "matched_text": self.match.text,
+            "facts_used": list(self.notes), "tailored": self.tailored,
+        }
+
+
+def explain_match(m: Match, facts: Optional[Facts]) -> Explanation:
+    x = _tailor(m, facts)
+    if facts is not None:
+        from .advice import runnable_here
+        x.fix.commands = runnable_here(x.fix.commands, facts)
+    return x
+
+
+def _tailor(m: Match, facts: Optional[Facts]) -> Explanation:
+    e = m.entry
+    base = Explanation(m, e.cause, Fix.from_dict(e.fix))
+    if not e.tailor or facts is None:
+        return base
+    from .areas.registry import hook_for
+    hook = hook_for(e)
+    if hook is None:
+        base.hook_error = "unknown tailoring hook %r" % e.tailor
+        return base
+    try:
+        t = hook(m, facts)
+    except Exception as exc:  # noqa: BLE001 - fall back to the generic fix
+        base.hook_error = "%s: %s" % (type(exc).__name__, exc)
+        return base
+    if t is None:
+        return base
+    if t.cause:
+        base.cause = e.cause + "\n\n" + t.cause
+    if t.summary is not None:
+        base.fix.summary = t.summary
+    if t.commands is not None:
+        base.fix.commands = list(t.commands)
+    base.notes = list(t.notes)
+    base.tailored = True
+    return base
+
+
+def explain_matches(matches: List[Match], facts: Optional[Facts]) -> List[Explanation]:
+    return [explain_match(m, facts) for m in matches]
+
+
+def explain_text(text: str, facts: Optional[Facts] = None, use_env: bool = True) -> List[Explanation]:
+    """Known errors in `text`, best first, each with cause and a fix tailored to `facts`
+    (default: the cheap facts of this interpreter; use_env=False for generic fixes)."""
+    matches = match_text(text)
+    if facts is None and use_env and matches:
+        from .explain.envfacts import light_facts
+        facts = light_facts()
+    return explain_matches(matches, facts if use_env else None)

@@ -1,1 +1,0 @@
-"""Tailoring hooks, one module per area; each registers with @tailor.hook."""
