@@ -8,9 +8,13 @@ explicit "unknown, because ..." markers the file uses.
 """
 
 import copy
+import json
+import os
 
 import pytest
 
+from conftest import REFERENCE
+from torchdoctor.kb import compat as c
 from torchdoctor.kb import compat_rows
 
 
@@ -99,11 +103,17 @@ BROKEN = {
         lambda d: d["toolkits"].pop("12.9"),
         "variant cu129: toolkit '12.9' is not a CUDA 12.9 release of the toolkit table"),
     "a toolkit driver null without a reason": (
-        lambda d: d["toolkits"]["13.4"].pop("windows_unknown"),
-        "toolkit 13.4: windows driver is null without a windows_unknown reason"),
+        lambda d: d["toolkits"]["13.5"].pop("windows_unknown"),
+        "toolkit 13.5: windows driver is null without a windows_unknown reason"),
     "a key the accessors read": (
         lambda d: d["releases"]["2.14"].pop("numpy2"),
         "2.14: no 'numpy2'"),
+    "a dropped variant still offered": (
+        lambda d: d["releases"]["2.15"]["cuda"].append("cu126"),
+        "2.15: cu126 is listed as dropped and as a variant"),
+    "a per-patch override for a patch the release does not have": (
+        lambda d: d["releases"]["2.12"]["python_experimental_by_patch"].update({"2.12.5": []}),
+        "2.12: python_experimental_by_patch for 2.12.5, which is not a patch of this release"),
     "a fact without its source": (
         lambda d: d["releases"]["2.14"]["source"].pop("cuda"),
         "2.14: no source for 'cuda'"),
@@ -127,7 +137,7 @@ QUIET = {
     "an unverified default CUDA": lambda d: (d["releases"]["1.9"]["unverified"].pop("default_cuda"),
                                             d["releases"]["1.9"].pop("default_cuda")),
     "an unknown Windows driver": lambda d: d["variants"]["cu132"]["windows"].pop("unknown"),
-    "an unknown toolkit driver with a known branch": lambda d: d["toolkits"]["13.4"].pop("linux_branch"),
+    "an unknown toolkit driver with a known branch": lambda d: d["toolkits"]["13.5"].pop("linux_branch"),
     "an unverified arch list with a note": lambda d: d["arch"]["1.8"]["cu101"].pop("note"),
     "range-era torchaudio": lambda d: d["releases"]["2.15"].pop("torchaudio_from_ranges"),
 }
@@ -151,3 +161,68 @@ def test_odd_data_never_raises():
     assert compat_rows.problems({}) == ["no releases"]
     assert compat_rows.problems({"releases": {"2.99": None}}) == ["2.99: the release row is not an object"]
     assert compat_rows.problems({"releases": {"2.99": {}}})  # every missing piece listed, no traceback
+
+
+# -- the facts added 2026-12-01 (tools/check_releases.py, the 2.15.0 wheels, NVIDIA) -------------------
+def test_free_threaded_wheels_from_pypi():
+    assert c.python_supported("2.9.1", "3.13t") is True
+    assert c.python_supported("2.12.0", "3.13t") is True
+    assert c.python_supported("2.12.1", "3.13t") is False  # 2.12.1 has no cp313t wheel
+    assert c.python_supported("2.12.1", "3.14t") is True
+    assert c.python_supported("2.13.0", "3.14t") is True
+    assert c.python_supported("2.13.0", "3.13t") is False
+    assert c.python_supported("2.15.0", "3.15t") is True
+    assert c.python_supported("2.8.0", "3.14t") is False
+
+
+def test_companion_release_pinned_to_a_patch_besides_the_official_pair():
+    assert c.torchvision_compatible("1.10.0", "0.11.1") is True  # 0.11.1 pins torch==1.10.0
+    assert c.torchvision_compatible("1.10.1", "0.11.1") is False
+    assert c.torch_for_torchvision("0.11.1") == "1.10.0"
+    assert c.matching_torchvision("1.10.0") == "0.11.0"  # the official pair is unchanged
+
+
+def test_triton_pins_of_more_patches():
+    assert c.triton_requirement("2.12.0") == "==3.7.0"
+    assert c.triton_requirement("2.7.0") == "==3.3.0"
+    assert c.triton_requirement("2.1.0") == c.triton_requirement("2.1.1") == "==2.1.0"
+    assert c.triton_requirement("2.0.0") == "==2.0.0"
+
+
+def test_cuda_13_5_driver_branch():
+    floors = c.min_driver("13.5")
+    assert floors["full"] is None and floors["full_branch"] == "R620" and floors["mvc"] == "580.65.06"
+    assert c.max_cuda_for_driver("625.10") == "13.5"
+    assert c.max_cuda_for_driver("616.92") == "13.4"
+    assert c.max_cuda_for_driver("620.70.06") is None  # inside R620: exact 13.5 minimum unknown
+    assert c.driver_supports_cuda("580.95.05", "13.5") is True  # minor-version compatibility
+    assert c.min_driver("13.5", "windows") is None
+
+
+def test_2_15_facts():
+    r = c.release("2.15.0")
+    assert r["cuda_dropped"] == ["cu126"] and "cu126" not in c.cuda_variants("2.15.0")
+    assert "cu126" in c.source(r["source"]["cuda_dropped"]) or "12.6" in c.source(r["source"]["cuda_dropped"])
+    # the PyPI wheels were read, but the download.pytorch.org builds were not: still no plain answer
+    seen = c.arch_info("2.15.0", "cu132")
+    assert seen["verified"] is False and "arch_pypi_observed" in seen["note"]
+    raw = compat_rows.load()
+    assert raw["arch_pypi_observed"]["2.15.0+cu132"]["x86_64"] == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+    assert raw["arch_pypi_observed"]["2.15.0+cu132"]["aarch64"] == ["sm_80", "sm_90", "sm_100", "sm_110", "sm_120"]
+
+
+@pytest.mark.skipif(not os.path.isdir(REFERENCE), reason="../shared/reference is not beside this checkout (every clone in this workplace has it; elsewhere the cross-check cannot run)")
+def test_new_facts_do_not_contradict_the_reference():
+    with open(os.path.join(REFERENCE, "torch_matrix.json"), encoding="utf-8") as f:
+        ref = json.load(f)["releases"]
+    with open(os.path.join(REFERENCE, "cuda_driver.json"), encoding="utf-8") as f:
+        drivers = json.load(f)
+    data = compat_rows.load()
+    for minor, r in ref.items():
+        # the reference's (stable) Python lists are all still in the tables
+        assert set(r["python"]) <= set(data["releases"][minor]["python"]), minor
+        # and what the reference calls the PyPI default is what the tables say
+        assert data["releases"][minor]["default_cuda"] == r["default_cuda"], minor
+    for minor, e in drivers["cuda_13_driver_branches"].items():
+        tk = data["toolkits"][minor]
+        assert (tk.get("linux_branch") or "R" + tk["linux"].split(".")[0]) == e["driver_branch"], minor

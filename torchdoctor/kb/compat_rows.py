@@ -112,9 +112,15 @@ def _row_problems(data: Dict[str, Any], minor: str, row: Any) -> Iterable[str]:
     known = data.get("variants") or {}
     if not variants:
         yield "%s: no CUDA variants" % minor
-    for p in (row.get("cuda_by_patch") or {}):
-        if p not in patches:
-            yield "%s: cuda_by_patch for %s, which is not a patch of this release" % (minor, p)
+    for field in ("cuda_by_patch", "python_experimental_by_patch", "torchvision_also", "torchaudio_also"):
+        for p in (row.get(field) or {}):
+            if p not in patches:
+                yield "%s: %s for %s, which is not a patch of this release" % (minor, field, p)
+    for v in row.get("cuda_dropped") or []:
+        if v in variants:
+            yield "%s: %s is listed as dropped and as a variant" % (minor, v)
+    if row.get("cuda_dropped") and not src.get("cuda_dropped"):
+        yield "%s: no source for 'cuda_dropped'" % minor
     for v in row.get("cuda_experimental") or []:
         if v not in (row.get("cuda") or []):
             yield "%s: experimental variant %s is not in 'cuda'" % (minor, v)
