@@ -100,6 +100,10 @@ def _target(python: str) -> List[str]:
 def index_versions(run: Runner, package: str, python: str) -> List[str]:
     """Releases of `package` with a Linux x86_64 wheel for that CPython ([] when none)."""
     rc, out, err = run(["index", "versions", package] + _target(python))
+    offline = re.search(r"^.*(connection error|Failed to establish|Retrying \(Retry|Could not fetch URL).*$",
+                        out + "\n" + err, re.M)
+    if offline:
+        raise PipError("pip cannot reach the index: %s" % offline.group(0).strip()[:300])
     m = re.search(r"^Available versions:\s*(.+)$", out, re.M)
     if m:
         return [v.strip() for v in m.group(1).split(",") if v.strip()]
@@ -436,6 +440,9 @@ def gather(run: Runner, data: Dict[str, Any], quick: bool, jobs: int, log: Calla
         for (pkg, py), job in jobs_idx.items():
             for v in job.result():
                 by_pkg[pkg].setdefault(v, []).append(py)
+        for pkg in PACKAGES:
+            if not by_pkg[pkg]:  # a mirror without it, or an index pip silently failed to read
+                raise PipError("pip found no %s release at all on the index" % pkg)
         log("pip index versions: %d torch, %d torchvision, %d torchaudio releases with Linux x86_64 wheels"
             % tuple(len(by_pkg[p]) for p in PACKAGES))
         where = _patch_index(data)

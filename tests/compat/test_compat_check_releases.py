@@ -300,3 +300,19 @@ def test_per_patch_python_lists_are_read(tool, fake, tables, capsys):
     pypi["index"]["torch"]["2.14.1"] = PY_214[:-1]
     rc, out, err = fake.run(tool, capsys, tables, pypi)
     assert rc == 0 and "2.14.1" not in out
+
+
+def test_an_unreachable_index_is_an_error_not_an_empty_pypi(tool, fake, tables, capsys):
+    empty = {"index": {}, "meta": {}}
+    rc, out, err = fake.run(tool, capsys, tables, empty)
+    assert rc == 2 and "pip found no torch release at all on the index" in err
+
+    def offline(args):
+        if args == ["--version"]:
+            return 0, "pip 99.0", ""
+        return 1, "", ("WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after "
+                       "connection broken by 'NewConnectionError(...)': /simple/torch/\n"
+                       "ERROR: No matching distribution found for torch")
+    rc = tool.main(["--data", str(tables)], run=offline)
+    out, err = capsys.readouterr()
+    assert rc == 2 and err.startswith("check_releases: error: pip cannot reach the index")
