@@ -10,6 +10,7 @@ explicit "unknown, because ..." markers the file uses.
 import copy
 import json
 import os
+import re
 
 import pytest
 
@@ -223,6 +224,18 @@ def test_new_facts_do_not_contradict_the_reference():
         assert set(r["python"]) <= set(data["releases"][minor]["python"]), minor
         # and what the reference calls the PyPI default is what the tables say
         assert data["releases"][minor]["default_cuda"] == r["default_cuda"], minor
+    # each variant's driver floors are among the values the reference gives for that wheel variant,
+    # or the reference itself calls them unknown
+    for name, ref_e in drivers["torch_wheel_variants"].items():
+        ours = data["variants"][name]
+        for osn, full_key, mvc_key in (("linux", "linux_min_driver", "mvc_min_linux"),
+                                       ("windows", "windows_min_driver", "mvc_min_windows")):
+            for value, text in ((ours[osn]["full"], ref_e[full_key]), (ours[osn]["mvc"], ref_e.get(mvc_key, ref_e[full_key]))):
+                given = re.findall(r">=\s*([\d.]+)", text)
+                if value is None:
+                    assert not given or "N/A" in text or "unverified" in text or "R5" in text, (name, osn, text)
+                else:
+                    assert value in given or any(value.startswith(g + ".") for g in given), (name, osn, value, text)
     for minor, e in drivers["cuda_13_driver_branches"].items():
         tk = data["toolkits"][minor]
         assert (tk.get("linux_branch") or "R" + tk["linux"].split(".")[0]) == e["driver_branch"], minor
