@@ -86,7 +86,8 @@ def python_supported(torch_version: Any, python_version: Any) -> Optional[bool]:
     if not r or not m:
         return None
     py = "%s.%s%s" % m.groups()  # "3.13t" = free-threaded build
-    return py in r["python"] or py in r["python_experimental"]
+    experimental = r.get("python_experimental_by_patch", {}).get(_patch(torch_version) or "", r["python_experimental"])
+    return py in r["python"] or py in experimental
 
 
 def macos_x86_64_last_release() -> str:
@@ -114,11 +115,13 @@ def _in_range(torch_version: Any, spec: str) -> Optional[bool]:
 
 @functools.lru_cache(maxsize=None)
 def _paired_torch(kind: str) -> Dict[str, Tuple[str, ...]]:
-    """companion version -> torch patches it was released with (pip and conda pairs)."""
+    """companion version -> torch patches it was released with (pip and conda pairs, and the
+    further releases pinned to a patch, '<kind>_also')."""
     out: Dict[str, set] = {}
     for r in _data()["releases"].values():
         pairs = list(r[kind].items())
         pairs += [(p, c[kind]) for p, c in r.get("conda_companions", {}).items() if kind in c]
+        pairs += [(p, c) for p, cs in r.get(kind + "_also", {}).items() for c in cs]  # e.g. 0.11.1 -> 1.10.0
         for torch_patch, comp in pairs:
             out.setdefault(comp, set()).add(torch_patch)
     return {c: tuple(sorted(ps, key=lambda p: V.parse(p).release)) for c, ps in out.items()}
