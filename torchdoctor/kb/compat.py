@@ -86,7 +86,7 @@ def python_supported(torch_version: Any, python_version: Any) -> Optional[bool]:
     if not r or not m:
         return None
     py = "%s.%s%s" % m.groups()  # "3.13t" = free-threaded build
-    experimental = r.get("python_experimental_by_patch", {}).get(_patch(torch_version) or "", r["python_experimental"])
+    experimental = r.get("python_experimental_by_patch", {}).get(V.patch(torch_version) or "", r["python_experimental"])
     return py in r["python"] or py in experimental
 
 
