@@ -152,6 +152,21 @@ NOT_SECRET_VALUE_RE = re.compile(r"(?i)(?:true|false|none|null|nil|yes|no|on|off
                                  r"token|digest|negotiate|required|optional|auto|default|env|[$%].*|[<\[].*)")
 
 
+# Unquoted values that are code, not secrets: a dotted name (tokenizer.eos_token), gdb's
+# "sig=sig@entry=6".
+GDB_ENTRY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,100}@entry=")
+
+
+def _code_value(value: str) -> bool:
+    parts = value.split(".")
+    return (len(parts) > 1 and all(p.isidentifier() for p in parts)) or bool(GDB_ENTRY_RE.match(value))
+
+
+# A number or a dotted name under a token-ish key is an id or code (llama.cpp's "EOG token =
+# 248065", Hydra's "full_key: train.lr"); under a password-ish key it is still the password.
+PASSWORD_WORDS = {"password", "passwd", "pwd", "pw", "pass", "passphrase", "pin", "secret"}
+
+
 def key_words(name: str, camel: bool = True) -> List[str]:
     """hf_auth -> [hf, auth]; SharedAccessSignature -> [shared, access, signature]; X-Amz-Credential too.
     ``camel=False``: split at - _ . only (a command-line flag, where -pS3cret is a flag glued to its value)."""
@@ -319,6 +334,10 @@ class Redactor:
         value = m.group("value")
         if not secret_key_name(m.group("name")) or not _secret_value(value):
             return m.group(0)
+        if value[0] not in "\"'" and (m.string[m.end():m.end() + 1] in ("(", "[") or (
+                (_code_value(value) or value.isdigit() and len(value) <= 10)
+                and not PASSWORD_WORDS.intersection(key_words(m.group("name"))))):
+            return m.group(0)  # code (pad_token = tokenizer.eos_token, key = wandb.login(...)), gdb, a token id
         sep = m.group("sep")
         if ":" in sep and not m.groupdict().get("q") and value[0] not in "\"'" and \
                 not (any(c.isdigit() for c in value) or len(value) >= 8):

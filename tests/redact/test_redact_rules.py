@@ -68,7 +68,7 @@ def test_rule_is_linear_and_anchored(rule):
 
 
 STRUCTURE = ["URL_CRED_RE", "PAIR_RE", "PATH_PAIR_RE", "SPACE_PAIR_RE", "BEARER_RE", "DASH_P_RE", "DASH_P_CONTEXT",
-             "NOT_DASH_P", "WORD_SPLIT_RE", "NOT_SECRET_VALUE_RE", "TOKEN_RE"]
+             "NOT_DASH_P", "GDB_ENTRY_RE", "WORD_SPLIT_RE", "NOT_SECRET_VALUE_RE", "TOKEN_RE"]
 
 
 @pytest.mark.parametrize("name", STRUCTURE)

@@ -81,9 +81,24 @@ def test_redis_password_without_user_keeps_the_host_and_is_no_email():
     "gcc -pthread -pipe -O2 -pedantic",
     "python -u train.py -p8080",
     "scikit-learn sk-learn",
+    # real lines of public reports (tests/eval): code, a gdb frame, Hydra, llama.cpp
+    "tokenizer.pad_token = tokenizer.eos_token",
+    "    login_key = wandb.login(anonymous=anonymous, force=force)",
+    "#0  0x00007ffff7825428 in __GI_raise (sig=sig@entry=6) at ../sysdeps/unix/sysv/linux/raise.c:54",
+    "    full_key: train.pred_delta_from_neutral",
+    "print_info: EOG token = 248065 '<|file_sep|>'",
 ])
 def test_pairs_that_are_no_secret_stay(text):
     assert red(text) == (text, {})
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("password: db.example.net", "password: <secret>"),  # dotted, but under a password key
+    ("password=123456", "password=<secret>"),  # digits, but under a password key
+    ("DB_PASS=hunter2 ./run.sh", "DB_PASS=<secret> ./run.sh"),
+])
+def test_what_looks_like_code_is_still_a_password_under_a_password_key(text, expected):
+    assert red(text)[0] == expected
 
 
 def test_separators_around_a_secret_stay():
