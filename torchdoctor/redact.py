@@ -7,12 +7,22 @@ names and host names it wants hidden as well (``extra_users``, ``extra_hosts``).
 
 What goes, and what it becomes:
 
-* secrets - by *name* (an env var or key that says TOKEN, SECRET, PASSWORD,
-  API_KEY, CREDENTIALS...) the whole value; by *value* anywhere (GitHub ``ghp_``
-  and ``github_pat_``, Hugging Face ``hf_``, OpenAI/Anthropic ``sk-``, AWS
-  ``AKIA``/``ASIA``, Slack ``xox?-``, Google ``AIza``, JWTs, ``Bearer`` tokens,
-  private-key blocks, ``NAME=value`` pairs whose name says secret) ->
-  ``<secret>``; credentials in URLs (``https://user:pass@host``) -> ``<secret>@``;
+* secrets -> ``<secret>``, and only the secret: the rest of the value stays,
+  list separators (``:`` ``;`` ``,`` spaces) included.
+  - by the *name* of an env var or fact key (TOKEN, SECRET, PASSWORD, API_KEY,
+    CREDENTIALS...): the whole value;
+  - by *shape* anywhere: the token formats of kb/data/secrets.json (prefix,
+    character set and length of GitHub, GitLab, Slack, Stripe, AWS, GCP, Azure,
+    OpenAI, Anthropic, Hugging Face, Replicate, W&B, npm, PyPI... tokens, JWTs,
+    private-key blocks; facts copied from gitleaks and kingfisher);
+  - by *structure*: URL userinfo (``scheme://user:pass@host``, up to the last
+    ``@`` of the authority) -> ``scheme://<secret>@host``; the value of a
+    ``key=value`` / ``key: value`` / JSON ``"key": "value"`` pair, a query
+    parameter or a ``key=value;`` connection-string field whose key says secret
+    (``X-Amz-Signature``, ``sig``, ``AccountKey``, ``SharedAccessSignature``,
+    ``hf_auth``, ``pwd``...; secret_key_name); ``/tok=value/`` in a path;
+    ``--password VALUE``; ``Bearer``/``Basic`` credentials; ``-pPASSWORD`` of a
+    mysql-style client;
 * user names - from home-directory paths (``/home/u/``, ``/Users/u/``,
   ``C:\\Users\\u\\``) and from the caller -> ``<user>``, wherever the name
   appears as a word;
@@ -26,6 +36,7 @@ The report records that redaction ran and how many values of each kind went
 
 import copy
 import ipaddress
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -55,29 +66,136 @@ NOT_SECRET_NAME = re.compile(r"(?i)^(?:PWD|OLDPWD|KEY_?FILE_?PATH|SSH_AUTH_SOCK|
 SERIAL_NAME = re.compile(r"(?i)(?:^|_)(?:serial|serial_number|board_id)$")
 UUID_NAME = re.compile(r"(?i)(?:^|_)uuid$")
 
-# Secrets recognised by their shape, wherever they are.
-_TOKEN_PATTERNS = [
-    r"gh[pousr]_[A-Za-z0-9]{20,255}",
-    r"github_pat_[A-Za-z0-9_]{20,255}",
-    r"glpat-[A-Za-z0-9_\-]{20,}",
-    r"hf_[A-Za-z0-9]{20,}",
-    r"sk-(?:ant-|proj-|svcacct-)?[A-Za-z0-9_\-]{20,}",
-    r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[A-Z0-9]{16}",
-    r"xox[abposr]-[A-Za-z0-9\-]{10,}",
-    r"AIza[0-9A-Za-z_\-]{35}",
-    r"npm_[A-Za-z0-9]{36}",
-    r"pypi-[A-Za-z0-9_\-]{50,}",
-    r"wandb_v1_[A-Za-z0-9_]{20,}|(?<=WANDB_API_KEY=)[0-9a-f]{40}",
-    r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",  # JWT
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
-]
-TOKEN_RE = re.compile(r"(?<![A-Za-z0-9])(?:%s)" % "|".join(_TOKEN_PATTERNS))
+# -- secrets by shape: kb/data/secrets.json (facts from gitleaks and kingfisher) --------------
+SECRETS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kb", "data", "secrets.json")
+
+
+def load_secret_rules() -> List[Dict[str, Any]]:
+    """The token-shape rules of kb/data/secrets.json, in file order."""
+    with open(SECRETS_FILE, encoding="utf-8") as fh:
+        return json.load(fh)["rules"]
+
+
+def _token_re(rules):
+    """One alternation of every rule, in plain groups: each alternative starts with its literal, so
+    the regex engine drops it on one comparison (named groups around them cost 20x)."""
+    alts = ["(?:%s)%s" % (rule["keep"], rule["regex"]) if rule.get("keep") else rule["regex"] for rule in rules]
+    return re.compile(r"(?<![A-Za-z0-9])(?:%s)" % "|".join(alts))
+
+
+TOKEN_RULES = load_secret_rules()
+TOKEN_RE = _token_re(TOKEN_RULES)
+_ALONE: List[Any] = []  # each rule by itself, (?:keep)(secret): compiled at the first match
+
+
+def token_rule(m):
+    """(rule, where its secret part starts) for a match of TOKEN_RE: the first rule that matches
+    there, which is the alternative the alternation took."""
+    if not _ALONE:
+        _ALONE.extend(re.compile("(?:%s)(%s)" % (rule.get("keep", ""), rule["regex"])) for rule in TOKEN_RULES)
+    for rule, rx in zip(TOKEN_RULES, _ALONE):
+        one = rx.match(m.string, m.start())
+        if one and one.end() == m.end():
+            return rule, one.start(1)
+    raise AssertionError("TOKEN_RE matched %r, which no rule does" % m.group(0))
+
 BEARER_RE = re.compile(r"(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9._~+/\-]{16,}=*)")
-# NAME=value / NAME: value / --name value where NAME says secret.
-ASSIGN_RE = re.compile(
-    r"(?i)\b([A-Z0-9_\-.]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API[_\-]?KEY|ACCESS[_\-]?KEY|"
-    r"PRIVATE[_\-]?KEY|CREDENTIALS?)[A-Z0-9_\-]*)(\"?'?\s*[=:]\s*\"?'?|\s+(?=[^\s]*\d))([^\s\"',;&|<>]{6,})")
-URL_CRED_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://)([^/\s:@]+)(:[^/\s@]*)?@")
+
+# -- secrets by structure ---------------------------------------------------------------------
+# URL userinfo: everything between "scheme://" and the LAST "@" of the authority (a password may
+# hold "@"; the authority ends at the first / ? # or space, so "https://h/@scope/pkg" is a path).
+URL_CRED_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://)([^/?#\s\"'<>`]*)@")
+
+# NAME=value, NAME: value, "NAME": "value" (JSON), ?NAME=value& (query), ;NAME=value; (connection
+# strings). Whether NAME says secret is decided in Python (secret_key_name), so a pair that is
+# no secret costs one match and changes nothing. The value ends at a list separator (space , ; &),
+# and at a ":" that starts the next element of a path list (":/usr/lib").
+_VALUE_END = r"\s\"'<>;,&|`(){}\[\]"
+PAIR_RE = re.compile(
+    r"(?<![A-Za-z0-9_./\\])(?P<q>[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})(?P=q)"
+    r"(?P<sep>[ \t]{0,3}[=:][ \t]{0,3})"
+    r"(?P<value>\"(?:[^\"\\\n]|\\.){0,4096}\"|'[^'\n]{0,4096}'"
+    r"|(?:<secret>|[^%s:/\\?#=])(?:[^%s:]|:(?![/\\~.$])){0,8191})" % (_VALUE_END, _VALUE_END))
+# /NAME=value/: a path component (the value ends at the next / or \).
+PATH_PAIR_RE = re.compile(r"(?<=[/\\])(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})(?P<sep>=)(?P<value>[^%s:/\\=]{1,4096})"
+                          % _VALUE_END)
+# --password VALUE, -token VALUE, and NAME VALUE where the value holds a digit (netrc's
+# "password hunter2"). The value is in a lookahead, so it can still be the next name.
+SPACE_PAIR_RE = re.compile(
+    r"(?<![A-Za-z0-9_.\-])(?P<dash>--|-)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})"
+    r"(?=[ \t]{1,8}(?P<value>[^%s=\-][^%s]{0,4095}))" % (_VALUE_END, _VALUE_END))
+# Cheap test before the pair passes: a key that says secret holds one of these (lower case).
+SECRET_HINTS = ("tok", "secret", "pass", "pw", "cred", "sig", "key", "auth", "cookie", "sas", "dsn", "pat")
+# mysql -pPASSWORD (the value glued to -p), only in a text that runs such a client.
+DASH_P_RE = re.compile(r"(?<![\w\-])-p(?P<value>[^\s\"'`;|&]{1,4096})")
+DASH_P_CONTEXT = re.compile(r"(?i)(?<![\w\-])(?:mysql\w{0,20}|mariadb[\w\-]{0,20}|sshpass|7za?|unrar|rar|zip)"
+                            r"(?![\w\-])|(?<![\w\-])-u ?[A-Za-z_$]")
+NOT_DASH_P = re.compile(r"(?:thread|threads|ipe|ie|g|edantic|rint|aram|lugin|rofile|ass-exit-codes|arallel|ort)\b")
+
+# Words of a key name. A key is secret when a long secret word stands anywhere in it (unless the
+# name ends in a word that makes it about the secret: token_type, password_file, secret_name),
+# when a short one is its last word (hf_auth, db_pass, sig), or when it ends in "key".
+LONG_SECRET_WORDS = ("token", "secret", "password", "passwd", "passphrase", "credential", "credentials", "signature",
+                     "apikey", "accesskey", "secretkey", "accountkey", "privatekey", "masterkey", "cookie")
+SHORT_SECRET_WORDS = {"tok", "sig", "pw", "pwd", "pass", "auth", "sas", "key", "keys", "creds", "cred", "dsn",
+                      "authorization", "pat"}
+NOT_SECRET_LAST = {"file", "files", "path", "paths", "dir", "directory", "name", "names", "id", "ids", "type", "types",
+                   "len", "length", "size", "count", "num", "limit", "url", "uri", "endpoint", "env", "var", "mode",
+                   "format", "header", "prefix", "suffix", "location", "policy", "expiry", "expires", "expiration",
+                   "ttl", "algorithm", "algo", "version", "provider", "method", "scope", "kind", "host", "port",
+                   "user", "username", "cache", "timeout", "interval", "enabled", "required", "fingerprint",
+                   "budget", "index", "idx", "rate", "ratio", "dim", "dims", "parallelism", "regex", "pattern",
+                   "field", "source", "store", "helper", "command", "cmd", "program", "manager", "service",
+                   "server", "lifetime", "level", "min", "max", "flag", "flags", "option", "options", "sock",
+                   "socket", "agent", "words", "ms", "sec", "secs", "seconds", "stdin", "stdout", "prompt"}
+WORD_SPLIT_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Values a secret-named key holds that are no secret: switches, references, placeholders.
+NOT_SECRET_VALUE_RE = re.compile(r"(?i)(?:true|false|none|null|nil|yes|no|on|off|0|1|-1|\*+|x+|\.\.\.|bearer|basic|"
+                                 r"token|digest|negotiate|required|optional|auto|default|env|[$%].*|[<\[].*)")
+
+
+# Unquoted values that are code, not secrets: a dotted name (tokenizer.eos_token), gdb's
+# "sig=sig@entry=6".
+GDB_ENTRY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,100}@entry=")
+
+
+def _code_value(value: str) -> bool:
+    parts = value.split(".")
+    return (len(parts) > 1 and all(p.isidentifier() for p in parts)) or bool(GDB_ENTRY_RE.match(value))
+
+
+# A number or a dotted name under a token-ish key is an id or code (llama.cpp's "EOG token =
+# 248065", Hydra's "full_key: train.lr"); under a password-ish key it is still the password.
+PASSWORD_WORDS = {"password", "passwd", "pwd", "pw", "pass", "passphrase", "pin", "secret"}
+
+
+def key_words(name: str, camel: bool = True) -> List[str]:
+    """hf_auth -> [hf, auth]; SharedAccessSignature -> [shared, access, signature]; X-Amz-Credential too.
+    ``camel=False``: split at - _ . only (a command-line flag, where -pS3cret is a flag glued to its value)."""
+    if not camel:
+        return [w for w in re.split(r"[-_.]+", name.lower()) if w]
+    return [w.lower() for w in WORD_SPLIT_RE.findall(name)]
+
+
+def secret_key_name(name: str, camel: bool = True) -> bool:
+    """Whether a key (of a pair, a JSON object, a query string, a flag) names a secret."""
+    words = key_words(name, camel)
+    if not words:
+        return False
+    last = words[-1]
+    if last in NOT_SECRET_LAST:
+        return "private" in words and "key" in words  # a GCP private_key_id still identifies the key
+    if last in SHORT_SECRET_WORDS:
+        return True
+    return any(w.endswith(LONG_SECRET_WORDS) for w in words)
+
+
+def _secret_value(value: str) -> bool:
+    v = value.strip("\"'")
+    if v.startswith(SECRET):  # a token already hidden; what is glued to it goes with it
+        return v != SECRET
+    return bool(v) and not NOT_SECRET_VALUE_RE.fullmatch(v)
+
 
 HOME_PATH_RES = [
     # /home/<u>/, /Users/<u>/, /export/home/<u>, /var/home/<u> (Silverblue)
@@ -178,6 +296,88 @@ class Redactor:
         self._count("secret")
         return SECRET
 
+    def secrets(self, s: str) -> str:
+        """Secrets out of one string, by shape and by structure; everything else of it stays."""
+        n = 0
+        if "@" in s and "://" in s:
+            s = URL_CRED_RE.sub(self._userinfo, s)
+        if len(s) >= 10:
+            s = TOKEN_RE.sub(self._token, s)
+        if " " in s or "\t" in s:
+            s, k = BEARER_RE.subn(lambda m: m.group(1) + m.group(2) + SECRET, s)
+            n += k
+        low = s.lower()
+        if any(h in low for h in SECRET_HINTS):
+            if "=" in s or ":" in s:
+                s = PATH_PAIR_RE.sub(self._pair, s)
+                s = PAIR_RE.sub(self._pair, s)
+            if " " in s or "\t" in s:
+                s = self._space_pairs(s)
+        if "-p" in s and DASH_P_CONTEXT.search(s):
+            s = DASH_P_RE.sub(lambda m: self._dash_p(m, s), s)
+        self._count("secret", n)
+        return s
+
+    def _userinfo(self, m) -> str:
+        if not m.group(2) or m.group(2) == SECRET:
+            return m.group(0)
+        self._count("secret")
+        return m.group(1) + SECRET + "@"
+
+    def _token(self, m) -> str:
+        text = m.group(0)
+        rule, secret_at = token_rule(m)
+        if rule.get("needs_digit") and not any(c.isdigit() for c in text):
+            return text
+        self._count("secret")
+        return text[:secret_at - m.start()] + SECRET
+
+    def _pair(self, m) -> str:
+        value = m.group("value")
+        if not secret_key_name(m.group("name")) or not _secret_value(value):
+            return m.group(0)
+        if value[0] not in "\"'" and (m.string[m.end():m.end() + 1] in ("(", "[") or (
+                (_code_value(value) or value.isdigit() and len(value) <= 10)
+                and not PASSWORD_WORDS.intersection(key_words(m.group("name"))))):
+            return m.group(0)  # code (pad_token = tokenizer.eos_token, key = wandb.login(...)), gdb, a token id
+        sep = m.group("sep")
+        if ":" in sep and not m.groupdict().get("q") and value[0] not in "\"'" and \
+                not (any(c.isdigit() for c in value) or len(value) >= 8):
+            return m.group(0)  # prose ("auth: failed"), not a setting
+        quote = value[0] if value[0] in "\"'" and value[-1:] == value[0] and len(value) > 1 else ""
+        if not value[len(quote):].startswith(SECRET):
+            self._count("secret")
+        return m.group(0)[:m.start("value") - m.start()] + quote + SECRET + quote
+
+    def _space_pairs(self, s: str) -> str:
+        out, last = [], 0
+        for m in SPACE_PAIR_RE.finditer(s):
+            start = m.start("value")
+            if start < last:
+                continue
+            value, dash = m.group("value"), m.group("dash")
+            if not secret_key_name(m.group("name"), camel=not dash) or not _secret_value(value):
+                continue
+            if not dash and not (len(value) >= 6 and any(c.isdigit() for c in value)):
+                continue
+            out.append(s[last:start])
+            out.append(SECRET)
+            last = m.end("value")
+            self._count("secret")
+        if not out:
+            return s
+        out.append(s[last:])
+        return "".join(out)
+
+    def _dash_p(self, m, s: str) -> str:
+        value = m.group("value")
+        if value == SECRET or NOT_DASH_P.match(value):
+            return m.group(0)
+        if value.isdigit() and not re.search(r"(?i)mysql|mariadb|sshpass", s):
+            return m.group(0)  # -p8080 after "python -u": a port
+        self._count("secret")
+        return "-p" + SECRET
+
     def text(self, s: str, key: str = "") -> str:
         if not s:
             return s
@@ -188,12 +388,7 @@ class Redactor:
                 self._count(kind, k)
             return out
 
-        # Secrets first, so nothing later half-hides a token.
-        s = sub(URL_CRED_RE, lambda m: m.group(1) + SECRET + "@", "secret", s)
-        s = sub(TOKEN_RE, SECRET, "secret", s)
-        s = sub(BEARER_RE, lambda m: m.group(1) + m.group(2) + SECRET, "secret", s)
-        s = sub(ASSIGN_RE, lambda m: m.group(1) + m.group(2) + SECRET if m.group(3) != SECRET else m.group(0),
-                "secret", s)
+        s = self.secrets(s)  # first, so nothing later half-hides a token
         s = sub(GPU_UUID_RE, GPU_UUID, "gpu_uuid", s)
         s = sub(UUID_RE, UUID, "uuid", s)
         s = sub(EMAIL_RE, EMAIL, "email", s)
