@@ -12,7 +12,7 @@ import pytest
 
 from conftest import TORCH_PYTHON, make_facts, needs_torch
 from redact_corpus import LOOKALIKES, SECRETS
-from torchdoctor.cli_report import render_report
+from torchdoctor.cli.reports import render_report
 from torchdoctor.facts import Facts
 from torchdoctor.findings import Finding, Fix
 from torchdoctor.redact import TOKEN_RE, TOKEN_RULES, Redactor, redact_report, token_rule
