@@ -40,6 +40,16 @@ score of each, before its misses drove any KB change (the honest estimate):
                           torch-compile-windows; a crash ranked below an NNPACK warning)
   unrelated5.jsonl        44 user-code errors in torch scripts and service errors:
                           first run 0 false positives
+  blind5_*.jsonl          95 texts in six groups of issue 17 (small repositories, many
+                          Chinese/Korean/Russian reports), before any of their KB changes:
+                          first run 41/95 = 43.2% top-1, 44 abstentions:
+                          triton_toolchain 0/19 (19 abstain), pip_index 7/17 (new category
+                          torch-index-mismatch: 10 landed on the Python entry), ext_builds
+                          10/16 (6 abstain), win_locale 13/14, ext_build_time 0/15 (15
+                          abstain), old_wordings 11/14 (3 abstain); ids 17/19 where labelled
+  unrelated6.jsonl        25 hard negatives (other packages' localised DLL failures, PaddlePaddle
+                          mirror/CUDA errors, nvcc/ptxas warnings, PyFPE_jbuf, Lua Torch7):
+                          first run 1 false positive (Lua Torch7 cuda runtime error (30))
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.
