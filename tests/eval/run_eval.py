@@ -61,8 +61,10 @@ Held-out (heldout.jsonl): one JSON object a line,
   * "no match" counts as a miss.
 
 Unrelated (unrelated.jsonl): {"text", "source", "note"}; any match at all is a
-false positive (explain has no confidence threshold: the top match is shown as
-the diagnosis).
+false positive. Since issue 17 the matcher drops matches below a confidence floor
+and marks weak ones Match.confidence == "possible" (see EVIDENCE_FLOOR and
+POSSIBLE_BELOW in torchdoctor/explain/matcher.py); the summary counts the top
+matches marked "possible", which still count as answers (right or wrong) here.
 """
 
 import argparse
@@ -132,6 +134,7 @@ def main(argv=None):
 
     cat_ok = 0
     id_ok = id_n = 0
+    possible = [0, 0]  # top matches marked "possible": right, wrong
     misses = []
     per_cat = defaultdict(lambda: [0, 0])
     for r in held:
@@ -143,6 +146,8 @@ def main(argv=None):
         if ok:
             cat_ok += 1
             per_cat[r["category"]][0] += 1
+        if top is not None and top.confidence == "possible":
+            possible[0 if ok else 1] += 1
         if r.get("id"):
             id_n += 1
             if top and top.id == r["id"]:
@@ -165,7 +170,9 @@ def main(argv=None):
             "id_accuracy": round(id_ok / id_n, 4) if id_n else None,
             "misses": [{"line": r["_line"], "want": r["category"],
                         "got": [m.id for m in f[:3]]} for r, f in misses],
+            "possible_right": possible[0], "possible_wrong": possible[1],
             "unrelated": len(unrel), "false_positives": len(fps),
+            "false_positives_possible": sum(1 for _, f in fps if f[0].confidence == "possible"),
             "false_positive_lines": [{"line": r["_line"], "got": [m.id for m in f[:3]]} for r, f in fps],
         }, indent=2))
         return 0
@@ -174,6 +181,7 @@ def main(argv=None):
     print("category of top match correct: %d/%d = %.1f%%" % (cat_ok, n, 100.0 * cat_ok / n))
     if id_n:
         print("entry id of top match correct (where labelled): %d/%d = %.1f%%" % (id_ok, id_n, 100.0 * id_ok / id_n))
+    print("top match marked \"possible\": %d right, %d wrong" % tuple(possible))
     print()
     print("per category (ok/total):")
     for cat, (ok, tot) in sorted(per_cat.items(), key=lambda kv: (-kv[1][1], kv[0])):
@@ -193,9 +201,10 @@ def main(argv=None):
         for (w, g), c in conf.most_common():
             print("  %-28s -> %-28s %d" % (w, g, c))
     print()
-    print("unrelated texts: %d   false positives (any match): %d" % (len(unrel), len(fps)))
+    print("unrelated texts: %d   false positives (any match): %d, of which marked \"possible\": %d"
+          % (len(unrel), len(fps), sum(1 for _, f in fps if f[0].confidence == "possible")))
     for r, found in fps:
-        got = ", ".join("%s[%.1f]" % (m.id, m.score) for m in found[:3])
+        got = ", ".join("%s[%.1f %s]" % (m.id, m.score, m.confidence) for m in found[:3])
         print("  line %3d got %s" % (r["_line"], got))
         print("           %s   (%s)" % (short(r["text"]), r.get("note", "")))
     return 0
