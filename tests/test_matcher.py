@@ -104,3 +104,66 @@ def test_log_scan_normalises_lines_of_a_crlf_log_as_a_paste_is():
     text = "ModuleNotFoundError: No module named \\'torch.backends.cudnn\\'\r\n"
     want = [m.id for m in match_text(text)]
     assert want and [m.id for m in scan_stream(io.BytesIO(text.encode()))] == want
+
+
+# ------------------------------------------------------ confidence floor ---
+from torchdoctor.explain import matcher as M  # noqa: E402
+from torchdoctor.kb.errors import Entry, Pattern, literal_anchor  # noqa: E402
+
+
+def _entry(eid, pattern, priority=0, refines=()):
+    return Entry(id=eid, category="cuda-not-available", title=eid, cause="c", fix={}, priority=priority,
+                 patterns=[Pattern(pattern, literal_anchor(pattern))], refines=list(refines))
+
+
+def test_confidence_of_a_specific_exact_match_is_high():
+    m = match_text("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB")[0]
+    assert m.confidence == M.HIGH and m.score >= M.POSSIBLE_BELOW and m.evidence >= M.EVIDENCE_FLOOR
+
+
+def test_near_miss_on_a_catch_all_entry_is_only_possible():
+    # Not a problem report: the sentence only says what a CPU runner does. It lands on
+    # the catch-all cuda-not-available (priority -3), with a negative score.
+    found = match_text("On the CI runner torch.cuda.is_available() returns False, as expected without a GPU")
+    assert [m.id for m in found] == ["cuda-not-available"]
+    assert found[0].score < 0 and found[0].confidence == M.POSSIBLE
+
+
+def test_a_negative_score_is_never_a_high_diagnosis_and_never_ranks_first_over_one():
+    idx = M.Index([_entry("weak", r"widget is slow", priority=-3),
+                   _entry("strong", r"widget exploded at step \d+")])
+    both = match_text("the widget is slow\nwidget exploded at step 12", idx)
+    assert [m.id for m in both] == ["strong", "weak"]
+    assert both[0].confidence == M.HIGH and both[1].confidence == M.POSSIBLE
+    alone = match_text("the widget is slow", idx)
+    assert [m.id for m in alone] == ["weak"] and alone[0].score < 0 and alone[0].confidence == M.POSSIBLE
+
+
+def test_a_short_anchor_found_only_by_case_folding_is_dropped():
+    # ".cuda()" retyped as ".CUDA()": evidence below the floor, no diagnosis at all ...
+    assert match_text("a.CUDA() hangs") == []
+    # ... while the same words in their own case still match.
+    assert [m.id for m in match_text("a_gpu = a.cuda() # hangs forever here")] == ["cuda-call-hangs"]
+
+
+def test_floor_drops_by_evidence_not_by_priority():
+    idx = M.Index([_entry("boosted", r"zap\b", priority=3), _entry("plain", r"zap zap zap zap zap")])
+    # An exact hit of a 3-character anchor: evidence 3.3 + 20*3 priority -> still dropped.
+    assert match_text("zap", idx) == []
+    # The longer pattern's own evidence is enough; the boosted one's stays 3.3 in any text.
+    found = match_text("zap zap zap zap zap", idx)
+    assert [m.id for m in found] == ["plain"] and found[0].evidence >= M.EVIDENCE_FLOOR
+
+
+def test_a_match_below_the_floor_hides_no_broader_entry():
+    idx = M.Index([_entry("generic", r"engine failed with code \d+"),
+                   _entry("narrow", r"cod", refines=["generic"])])
+    found = match_text("engine failed with code 7", idx)
+    assert [m.id for m in found] == ["generic"]
+
+
+def test_floor_applies_to_the_log_scan_too():
+    import io
+    idx = M.Index([_entry("boosted", r"zap\b", priority=3), _entry("plain", r"zap zap zap zap zap")])
+    assert M.scan_stream(io.BytesIO(b"zap\n"), idx) == []
+    assert [m.id for m in M.scan_stream(io.BytesIO(b"zap zap zap zap zap\n"), idx)] == ["plain"]

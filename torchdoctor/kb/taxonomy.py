@@ -52,6 +52,7 @@ CATEGORIES = {
     "torch-compile-missing": "torch.compile unavailable or failing to build",
     "torch-compile-windows": "torch.compile limitations on Windows",
     "python-unsupported": "no torch wheels for this Python",
+    "torch-index-mismatch": "the package index used lacks the wanted torch build (CUDA-variant index, +cuXXX local version, mirror)",
     "config": "settings that change speed, memory or reproducibility",
     # added beyond the original taxonomy
     "cuda-init-hang": "CUDA initialisation hangs",
