@@ -9,6 +9,7 @@ from ...facts import derived as F
 from ...kb import compat
 from ..registry import WARNING, Tailored, check, finding, hook, installed_torch_note
 from ..cpu_only_build import tailor_cpu_only_build
+from ..cuda.arch import tailor_arch_unsupported
 from ..install.common import INDEX, advice_for, installed_version, os_of, python_note, torch_install, torch_variant
 
 
@@ -152,7 +153,15 @@ def extension_libtorch(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("xformers_cpu_build")
-def xformers_cpu_build(match, facts: Facts) -> Optional[Tailored]:
-    """xFormers without its CUDA extensions beside a CPU-only torch: the CPU-only build's fix."""
+@hook("extension_needs_cuda_torch")
+def extension_needs_cuda_torch(match, facts: Facts) -> Optional[Tailored]:
+    """An extension that needs CUDA (xFormers' kernels, a CUDA build) beside a CPU-only torch:
+    the CPU-only build's fix."""
     return tailor_cpu_only_build(match, facts)
+
+
+@hook("extension_arch_unsupported")
+def extension_arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
+    """An extension build that names a GPU architecture the installed torch does not know: the
+    architecture's fix."""
+    return tailor_arch_unsupported(match, facts)
