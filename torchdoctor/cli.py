@@ -233,6 +233,11 @@ from .cli_report import COMMANDS as _REPORT_COMMANDS  # noqa: E402
 for _cmd in _REPORT_COMMANDS:
     cli.add_command(_cmd)
 
+# `torchdoctor lint` (torchdoctor/lint/command.py imports nothing heavy at import time).
+from .lint.command import lint as _lint  # noqa: E402
+
+cli.add_command(_lint)
+
 
 def _sane_std_streams() -> None:
     """A closed standard stream (`0<&-`) is None in Python; an output encoding
