@@ -209,6 +209,7 @@ def read_requirements(text: str, path: str) -> Group:
                 tokens = stmt.split()
             _pip_args(tokens, start, where, g)
             continue
+        stmt = re.split(r"\s+--?[a-zA-Z]", stmt)[0]  # per-requirement options: --hash=..., --config-settings
         pin = _req(stmt.split(";", 1)[0] if " @ " not in stmt else stmt, start, where)
         if pin:
             g.pins.append(pin)
@@ -565,6 +566,8 @@ def find_project_files(start: str) -> List[str]:
             names = os.listdir(d)
         except OSError:
             names = []
+        if os.path.basename(d) in ("site-packages", "dist-packages"):
+            return []  # an installed package is not a project: its pins are not the target
         hits = [n for n in names if kind_of(n) in ("pyproject", "setupcfg", "setuppy", "requirements")]
         if hits:
             return [os.path.join(d, n) for n in sorted(hits)]

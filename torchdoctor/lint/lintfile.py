@@ -7,6 +7,7 @@ returns a FileResult (picklable), never raises for bad input, and never writes.
 import ast
 import json
 import re
+import sys
 import tokenize
 import io
 from dataclasses import dataclass, field
@@ -105,7 +106,8 @@ def _syntax(path: str, e: Exception) -> Finding:
     line = getattr(e, "lineno", None) or 1
     col = getattr(e, "offset", None) or 1
     msg = getattr(e, "msg", None) or str(e)
-    return Finding(path, line, max(int(col), 1), "TD000", "syntax error: %s; the file was not checked" % msg)
+    return Finding(path, line, max(int(col), 1), "TD000", "syntax error for Python %d.%d: %s; the file was not checked"
+                   % (sys.version_info[0], sys.version_info[1], msg))
 
 
 def _mentions(text: str) -> FrozenSet[str]:

@@ -39,6 +39,8 @@ NEW_TF32 = ("torch.backends.fp32_precision", "torch.backends.cuda.matmul.fp32_pr
             "torch.backends.cudnn.rnn.fp32_precision", "torch.backends.mkldnn.fp32_precision",
             "torch.backends.mkldnn.matmul.fp32_precision", "torch.backends.mkldnn.conv.fp32_precision",
             "torch.backends.mkldnn.rnn.fp32_precision")
+_GUARD_WORDS = (b"hasattr", b"getattr", b"dir(", b"ersion", b"ERSION", b"TYPE_CHECKING", b"TORCH_", b"torch_",
+                b"_pt_", b"PT_", b"is_torch")
 _SDP_FLAGS = ("enable_flash", "enable_math", "enable_mem_efficient", "enable_cudnn")
 _SDP_BACKEND = {"enable_flash": "FLASH_ATTENTION", "enable_mem_efficient": "EFFICIENT_ATTENTION",
                 "enable_math": "MATH", "enable_cudnn": "CUDNN_ATTENTION"}
@@ -115,6 +117,7 @@ class Analyzer(ast.NodeVisitor):
         self.func_stack: List[Func] = [self.module_func]
         self.events: List[Event] = []
         self.leaves = R.leaf_names()
+        self.guard_words = True  # False when the source has none of the words a guard needs
 
     # -- positions ------------------------------------------------------------------------
     def _col(self, lineno: int, col_offset: int) -> int:
@@ -186,11 +189,13 @@ class Analyzer(ast.NodeVisitor):
                 return
         if not via_import:
             self._submodule(parts, node, start)
+            if call is None:
+                return  # a deprecated name only referenced (`f is torch.cuda.amp.autocast`) warns nowhere
         for n in range(max(start, 2), len(parts) + 1):
             p = ".".join(parts[:n])
             dep = R.deprecated_in(p, self.targets)
             if dep:
-                self._deprecated(p, dep, node, call if n == len(parts) else None)
+                self._deprecated(p, dep, node, call if (n == len(parts) and isinstance(call, ast.Call)) else None)
                 return
 
     def _missing(self, p: str, miss: Dict[str, Any], node: ast.AST, call: Optional[ast.Call] = None) -> None:
@@ -279,13 +284,35 @@ class Analyzer(ast.NodeVisitor):
         return False
 
     def is_guard(self, test) -> bool:
-        for n in ast.walk(test):
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
-                if n.func.id == "hasattr" or (n.func.id == "getattr" and len(n.args) == 3) or n.func.id == "dir":
+        """Whether a test expression checks for an API or a version (see the module doc)."""
+        if not self.guard_words:
+            return False
+        stack = [test]
+        while stack:
+            n = stack.pop()
+            c = n.__class__
+            if c is ast.Call:
+                f = n.func
+                if f.__class__ is ast.Name and (f.id in ("hasattr", "dir") or (f.id == "getattr" and len(n.args) == 3)):
                     return True
-            if isinstance(n, (ast.Name, ast.Attribute)) and (self._mentions_version(n) or
-                                                             getattr(n, "id", getattr(n, "attr", "")) == "TYPE_CHECKING"):
-                return True
+                stack.append(f)
+                stack.extend(n.args)
+            elif c is ast.Name:
+                if n.id == "TYPE_CHECKING" or self._mentions_version(n):
+                    return True
+            elif c is ast.Attribute:
+                if n.attr == "TYPE_CHECKING" or self._mentions_version(n):
+                    return True
+                stack.append(n.value)
+            elif c is ast.BoolOp:
+                stack.extend(n.values)
+            elif c is ast.UnaryOp:
+                stack.append(n.operand)
+            elif c is ast.Compare:
+                stack.append(n.left)
+                stack.extend(n.comparators)
+            elif c is ast.Subscript:
+                stack.append(n.value)
         return False
 
     def _catches(self, handler: ast.ExceptHandler) -> bool:
@@ -294,9 +321,21 @@ class Analyzer(ast.NodeVisitor):
         return any(getattr(n, "id", getattr(n, "attr", None)) in _GUARD_EXC for n in names)
 
     # -- blocks ----------------------------------------------------------------------------------
+    def visit(self, node):
+        cls = node.__class__
+        method = _DISPATCH.get(cls)
+        if method is None:
+            method = getattr(type(self), "visit_" + cls.__name__, None)
+            method = _DISPATCH[cls] = method if method is not None else (
+                _skip if issubclass(cls, _LEAVES) else type(self).generic_visit)
+        return method(self, node)
+
     def generic_visit(self, node):
-        for name, value in ast.iter_fields(node):
-            if isinstance(value, list):
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if value.__class__ is list:
                 if value and isinstance(value[0], ast.stmt):
                     self.block(value)
                 else:
@@ -410,6 +449,8 @@ class Analyzer(ast.NodeVisitor):
     # -- scopes ------------------------------------------------------------------------------------
     def visit_FunctionDef(self, node):
         for d in node.decorator_list:
+            if isinstance(d, ast.Attribute):
+                d._td_call = d  # type: ignore[attr-defined]  # @torch.cuda.amp.custom_fwd is a use
             self.visit(d)
         self.visit(node.args)
         if node.returns:
@@ -478,7 +519,9 @@ class Analyzer(ast.NodeVisitor):
                 before = len(self.hits)
                 self.check_path(full, node, start=len(parts) + 1, via_import=True)
                 for h in self.hits[before:]:
-                    h.col = self._col(a.lineno, a.col_offset) if hasattr(a, "lineno") else h.col
+                    if hasattr(a, "lineno"):  # the imported name's own place (3.10+)
+                        h.line, h.col = a.lineno, self._col(a.lineno, a.col_offset)
+                        h.end_line, h.end_col = a.end_lineno, self._col(a.end_lineno, a.end_col_offset)
             self.bind(a.asname or a.name, full)
 
     # -- expressions ---------------------------------------------------------------------------------------
@@ -532,7 +575,7 @@ class Analyzer(ast.NodeVisitor):
             elif isinstance(t, ast.Name):
                 p = self.resolve(value) if value is not None else None
                 self.bind(t.id, p)
-                if p is None and value is not None and any(
+                if p is None and value is not None and self.guard_words and len(self.scopes) == 1 and any(
                         self._mentions_version(n) for n in ast.walk(value) if isinstance(n, (ast.Name, ast.Attribute))):
                     self.version_names.add(t.id)
 
@@ -560,6 +603,15 @@ class Analyzer(ast.NodeVisitor):
         e = Event(kind, path, value, node, self.func_stack[-1], self.loop, tuple(self.branch), bool(self.guard))
         self.events.append(e)
         self.func_stack[-1].events.append(e)
+
+
+def _skip(self, node) -> None:
+    return None
+
+
+# Nodes with nothing inside worth a visit (a bare Name is checked where it was bound).
+_LEAVES = (ast.Constant, ast.Name, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.alias)
+_DISPATCH: Dict[type, Any] = {}
 
 
 def _exclusive(a: Event, b: Event) -> bool:
@@ -668,6 +720,10 @@ def settings_rules(an: Analyzer, text_has_cublas: bool) -> None:
 def analyze(tree: ast.AST, source: bytes, targets, target_cuda) -> List[Hit]:
     lines = source.splitlines()
     an = Analyzer(lines, targets, target_cuda)
+    an.guard_words = any(w in source for w in _GUARD_WORDS)
     an.visit(tree)
     settings_rules(an, b"CUBLAS_WORKSPACE_CONFIG" in source)
+    for f in an.funcs:  # no reference cycles left: the tree goes with the last reference
+        f.events = []
+    an.events, an.funcs, an.func_stack = [], [], []
     return an.hits

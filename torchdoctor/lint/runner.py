@@ -1,6 +1,7 @@
 """The scan: discover files, pick the target, lint Python files in parallel (the environment
 files in this process: they are few and cheap), apply the project-wide filters."""
 
+import gc
 import os
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
@@ -33,19 +34,42 @@ def workers_for(n_files: int, jobs: Optional[int]) -> int:
     return max(1, min(cpus, MAX_WORKERS))
 
 
+# Syntax trees hold no reference cycles (pyscan breaks its own), so the cyclic garbage
+# collector only costs time while thousands of them are built (~30% of parse time on the
+# torch tree); it runs every GC_EVERY files instead.
+GC_EVERY = 256
+
+
 def _lint_serial(items, settings) -> List[FileResult]:
-    return [lint_path(item, settings) for item in items]
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        out = []
+        for i, item in enumerate(items, 1):
+            out.append(lint_path(item, settings))
+            if i % GC_EVERY == 0:
+                gc.collect()
+        return out
+    finally:
+        if was:
+            gc.enable()
 
 
 _SETTINGS: Optional[Settings] = None
+_DONE = 0
 
 
 def _init(settings: Settings) -> None:
     global _SETTINGS
     _SETTINGS = settings
+    gc.disable()
 
 
 def _work(item):
+    global _DONE
+    _DONE += 1
+    if _DONE % GC_EVERY == 0:
+        gc.collect()
     return lint_path(item, _SETTINGS)
 
 
