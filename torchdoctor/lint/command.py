@@ -133,19 +133,31 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     except OSError as e:
         raise InputError("cannot write %s: %s" % (output, e.strerror or e))
     try:
-        if fmt == "json":
-            _emit(O.as_json(findings, summary), stream)
-        elif fmt == "sarif":
-            _emit(O.sarif(findings, summary), stream)
-        elif fmt == "github":
-            _emit(O.github(findings, summary), stream)
-        else:
-            from ..render.style import Style
-            style = Style.for_stream(stream or sys.stdout, color=color if stream is None else False)
-            _emit(O.text(findings, summary, style), stream)
+        _render(fmt, findings, summary, stream, color)
+    except BrokenPipeError:
+        raise
+    except OSError as e:  # /dev/full, a vanished disk: one line, not a traceback
+        raise InputError("cannot write the report: %s" % (e.strerror or e))
     finally:
         if stream:
-            stream.close()
+            try:
+                stream.close()
+            except OSError:
+                pass
     for n in notes:
         click.echo("torchdoctor: note: %s" % n, err=True)
     sys.exit(1 if findings else 0)
+
+
+def _render(fmt, findings, summary, stream, color):
+    from . import output as O
+    if fmt == "json":
+        _emit(O.as_json(findings, summary), stream)
+    elif fmt == "sarif":
+        _emit(O.sarif(findings, summary), stream)
+    elif fmt == "github":
+        _emit(O.github(findings, summary), stream)
+    else:
+        from ..render.style import Style
+        style = Style.for_stream(stream or sys.stdout, color=color if stream is None else False)
+        _emit(O.text(findings, summary, style), stream)
