@@ -317,3 +317,45 @@ def test_seed_helper_enabling_benchmark():
 def test_positions_are_characters_not_bytes():
     (h,) = scan("import torch\ns = 'é'; torch.backends.mps.is_available()\n", "1.11")
     assert (h.line, h.col) == (2, 10)   # 11 if counted in UTF-8 bytes
+
+
+# -- false positives found on real code bases, kept as tests ------------------------------------
+def test_capability_flags_guard_like_hasattr():
+    """timm 1.0.31: `_HAS_FUSED_ATTN = hasattr(F, 'scaled_dot_product_attention')`, `self.fused_attn =
+    use_fused_attn()`, `try: import torch._dynamo; has_dynamo = True except ImportError: ...`."""
+    src = """
+        import torch
+        import torch.nn.functional as F
+        _HAS_COMPILER = hasattr(torch, "compiler") and hasattr(torch.compiler, "is_exporting")
+        try:
+            import torch._dynamo
+            has_dynamo = True
+        except ImportError:
+            has_dynamo = False
+        def exporting():
+            return _HAS_COMPILER and torch.compiler.is_exporting()
+        class Attention:
+            def __init__(self):
+                self.fused_attn = use_fused_attn()
+            def forward(self, q, k, v):
+                if self.fused_attn:
+                    return F.scaled_dot_product_attention(q, k, v)
+                if has_dynamo:
+                    return torch.compile(self)
+    """
+    assert codes(src, ">=1.13") == []
+    # the same calls without the flags fire
+    assert codes("import torch\nimport torch.nn.functional as F\ny = F.scaled_dot_product_attention(1, 2, 3)\n",
+                 ">=1.13") == [("TD101", 3)]
+
+
+def test_dynamo_compares_deprecated_classes_without_using_them():
+    """torch 2.13's own torch/_dynamo/variables/ctx_manager.py: `func in [torch.cuda.amp.autocast, ...]`."""
+    src = """
+        import torch
+        def check(func):
+            if func not in [torch.amp.autocast_mode.autocast, torch.cuda.amp.autocast, torch.cpu.amp.autocast]:
+                raise AssertionError(func)
+            return "cuda" if func is torch.cuda.amp.autocast else "cpu"
+    """
+    assert codes(src, "2.13") == []

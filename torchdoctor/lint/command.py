@@ -50,8 +50,13 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     from .runner import project_target, run
     from .walk import Ignore, discover, exclude_matcher
 
-    if list_rules:
-        click.echo(O.rules_table(markdown=(fmt != "text")), nl=False)
+    if list_rules:  # text: aligned columns; json: the rules as data; sarif/github: README's Markdown table
+        if fmt == "json":
+            import json
+            from . import rules as R
+            click.echo(json.dumps({"schema_version": 1, "rules": R.rules()}, indent=2))
+        else:
+            click.echo(O.rules_table(markdown=(fmt != "text")), nl=False)
         sys.exit(0)
     paths = list(paths) or ["."]
     for p in paths:

@@ -458,10 +458,10 @@ def check_group(group: Group, python: Optional[Pin] = None) -> List[Tuple[str, i
                 pairs = "; %s %s goes with torch %s" % (name, ver, best) if best else ""
                 match = (compat.matching_torchvision(patches[-1]) if name == "torchvision"
                          else compat.matching_torchaudio(patches[-1]))
-                out.append(("TD401", pin.line, pin.col,
-                            "%s==%s does not pair with %s (%s): %s %s pairs with %s %s%s" % (
-                                name, ver, tp.text or ("torch" + tp.spec), _short(patches),
-                                "torch", patches[-1], name, match or "(unknown)", pairs)))
+                shown = tp.text or ("torch" + tp.spec)
+                within = "" if len(patches) == 1 and shown.endswith(patches[0]) else " (%s)" % _short(patches)
+                out.append(("TD401", pin.line, pin.col, "%s==%s does not pair with %s%s: torch %s pairs with %s %s%s" % (
+                    name, ver, shown, within, patches[-1], name, match or "(unknown)", pairs)))
     # TD405: torch unpinned beside pinned companions
     if torch_pins and all(not p.spec and not p.local for p in torch_pins):
         for name in COMPANIONS:

@@ -40,7 +40,11 @@ NEW_TF32 = ("torch.backends.fp32_precision", "torch.backends.cuda.matmul.fp32_pr
             "torch.backends.mkldnn.matmul.fp32_precision", "torch.backends.mkldnn.conv.fp32_precision",
             "torch.backends.mkldnn.rnn.fp32_precision")
 _GUARD_WORDS = (b"hasattr", b"getattr", b"dir(", b"ersion", b"ERSION", b"TYPE_CHECKING", b"TORCH_", b"torch_",
-                b"_pt_", b"PT_", b"is_torch")
+                b"_pt_", b"PT_", b"is_torch", b"has_", b"HAS_", b"vailable", b"VAILABLE", b"use_", b"is_",
+                b"supports", b"can_")
+# Flags that say a feature is there: `_HAS_FUSED_ATTN = hasattr(...)`, `has_dynamo`, `*_available`
+_CAPABILITY_NAME = re.compile(r"^_?(?:has|HAS)_|(?:available|AVAILABLE)$")
+_CAPABILITY_CALL = re.compile(r"^_?(?:use|has|is|supports?|can)_")
 _SDP_FLAGS = ("enable_flash", "enable_math", "enable_mem_efficient", "enable_cudnn")
 _SDP_BACKEND = {"enable_flash": "FLASH_ATTENTION", "enable_mem_efficient": "EFFICIENT_ATTENTION",
                 "enable_math": "MATH", "enable_cudnn": "CUDNN_ATTENTION"}
@@ -275,12 +279,13 @@ class Analyzer(ast.NodeVisitor):
     # -- guards --------------------------------------------------------------------------------
     def _mentions_version(self, node) -> bool:
         if isinstance(node, ast.Attribute):
-            if node.attr in ("__version__", "TORCH_VERSION") or _VERSION_NAME.search(node.attr):
+            if node.attr in ("__version__", "TORCH_VERSION") or node.attr in self.version_names or \
+                    _VERSION_NAME.search(node.attr) or _CAPABILITY_NAME.search(node.attr):
                 return True
             p = self.resolve(node)
             return bool(p and p.startswith("torch.version"))
         if isinstance(node, ast.Name):
-            return node.id in self.version_names or bool(_VERSION_NAME.search(node.id))
+            return node.id in self.version_names or bool(_VERSION_NAME.search(node.id) or _CAPABILITY_NAME.search(node.id))
         return False
 
     def is_guard(self, test) -> bool:
@@ -572,12 +577,26 @@ class Analyzer(ast.NodeVisitor):
                 path = self.resolve(t)
                 if path:
                     self._event("store", path, _const(value) if value is not None else ..., t)
+                elif value is not None and self._capability(value):
+                    self.version_names.add(t.attr)   # self.fused_attn = use_fused_attn()
             elif isinstance(t, ast.Name):
                 p = self.resolve(value) if value is not None else None
                 self.bind(t.id, p)
-                if p is None and value is not None and self.guard_words and len(self.scopes) == 1 and any(
-                        self._mentions_version(n) for n in ast.walk(value) if isinstance(n, (ast.Name, ast.Attribute))):
+                if p is None and value is not None and self._capability(value):
                     self.version_names.add(t.id)
+
+    def _capability(self, value) -> bool:
+        """Whether an assigned value says whether a feature or version is there."""
+        if not self.guard_words:
+            return False
+        if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+            return bool(self.guard)   # `has_dynamo = True` inside try/except ImportError
+        if isinstance(value, ast.Call):
+            f = value.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if _CAPABILITY_CALL.search(name):
+                return True
+        return self.is_guard(value)
 
     def visit_Assign(self, node):
         self.visit(node.value)
