@@ -1,0 +1,10 @@
+"""`torchdoctor lint`: a version-aware scan of code, notebooks and environment files for
+torch.backends API drift and settings pitfalls.
+
+Importing this package is cheap (nothing is loaded until a command runs); the pieces:
+rules.py (the rule table and API history, data in data/rules.json), target.py (which torch
+releases the code must work with), pyscan.py (the Python rules, on ast), envfiles.py
+(requirements, pyproject, setup.cfg, environment.yml, Dockerfiles), walk.py (.gitignore-aware
+discovery), lintfile.py (one file), runner.py (the parallel scan), output.py (text, JSON,
+SARIF, GitHub), fix.py (LibCST rewrites), command.py (the click command).
+"""
