@@ -65,7 +65,7 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     if fix and show_diff:
         raise InputError("--fix and --diff exclude each other (--diff shows what --fix would write)")
     if fix or show_diff:
-        from .fix import FixUnavailable, require_libcst
+        from ..lint.fix import FixUnavailable, require_libcst
         try:
             require_libcst()
         except FixUnavailable as e:
@@ -101,7 +101,7 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     findings = outcome.findings
     fixed = fixed_files = 0
     if fix or show_diff:
-        from .fix import fix_file
+        from ..lint.fix import fix_file
         from ..lint.lintfile import lint_path
         by_file = {}
         for f in findings:
