@@ -53,7 +53,7 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     if list_rules:  # text: aligned columns; json: the rules as data; sarif/github: README's Markdown table
         if fmt == "json":
             import json
-            from . import rules as R
+            from ..lint import rules as R
             click.echo(json.dumps({"schema_version": 1, "rules": R.rules()}, indent=2))
         else:
             click.echo(O.rules_table(markdown=(fmt != "text")), nl=False)
