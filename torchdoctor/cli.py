@@ -233,6 +233,10 @@ from .cli_report import COMMANDS as _REPORT_COMMANDS  # noqa: E402
 for _cmd in _REPORT_COMMANDS:
     cli.add_command(_cmd)
 
+from .tune.command import tune as _tune  # noqa: E402
+
+cli.add_command(_tune)
+
 
 def _sane_std_streams() -> None:
     """A closed standard stream (`0<&-`) is None in Python; an output encoding
