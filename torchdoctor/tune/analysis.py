@@ -169,12 +169,12 @@ def assemble(records: List[Dict[str, Any]], opts, proc_result=None, wall_s: Opti
             w["flags"] = r
         elif t == "leak":
             w["leaks"].append(r)
-    crashed_in = None
-    if not done and last_stage is not None:
-        crashed_in = last_stage
+    run = _run_info(records, proc_result, wall_s, opts, done, fatal, last_stage)
+    run["ending"] = ending = _ending(run, records, done, fatal, last_stage)
+    cut = last_stage if ending in ("crashed", "hung", "budget") else None
     workloads = []
     for name in order:
-        workloads.append(_workload(name, by_wl[name], tolerance, crashed_in, done, opts))
+        workloads.append(_workload(name, by_wl[name], tolerance, cut, ending, opts))
     if not opts.model and not opts.list_only and env is not None and fatal is None:
         wanted = opts.workloads or list(BUILTIN)
         for name in wanted:
@@ -188,11 +188,32 @@ def assemble(records: List[Dict[str, Any]], opts, proc_result=None, wall_s: Opti
         "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "options": _options(opts),
         "environment": _env(env),
-        "run": _run_info(records, proc_result, wall_s, opts, done, fatal, last_stage),
+        "run": run,
         "workloads": workloads,
     }
     result["findings"] = [f.to_dict() for f in sort_findings(findings(result, records, fatal, last_stage))]
     return result
+
+
+def _ending(run, records, done, fatal, last_stage) -> Optional[str]:
+    """How the child ended when it did not finish: error (a fatal record: the model
+    raised, bad input, no torch), hung (killed at the deadline inside a model call that
+    had run far longer than any step before), budget (killed at the deadline, just
+    slow), crashed (a signal or an exit status), or None when it finished."""
+    if done and fatal is None:
+        return None
+    if fatal is not None:
+        return "error"
+    if run.get("start_error") or run.get("python_too_old"):
+        return "error"
+    if run.get("timed_out"):
+        if last_stage is not None and last_stage.get("what") == "import torch":
+            return "hung"
+        if last_stage is not None and last_stage.get("calls_model") and \
+                _hung(records, last_stage, run.get("stage_running_s") or 0.0):
+            return "hung"
+        return "budget"
+    return "crashed"
 
 
 def _options(opts) -> Dict[str, Any]:
@@ -233,7 +254,10 @@ def _run_info(records, proc_result, wall_s, opts, done, fatal, last_stage) -> Di
     return info
 
 
-def _workload(name, w, tolerance, crashed_in, done, opts) -> Dict[str, Any]:
+ENDING_STATUS = {"crashed": "crashed", "hung": "hung", "budget": "not_measured"}
+
+
+def _workload(name, w, tolerance, cut, ending, opts) -> Dict[str, Any]:
     plan = w["plan"]
     out: Dict[str, Any] = {"name": name, "builtin": name in BUILTIN and not opts.model}
     if plan is None:
@@ -243,10 +267,11 @@ def _workload(name, w, tolerance, crashed_in, done, opts) -> Dict[str, Any]:
             e = w["error"]
             out.update(status="error", reason="%s failed: %s" % (e.get("phase") or e.get("stage"), e.get("error")),
                        error=_err(e), settings=[])
+        elif cut is not None and cut.get("workload") == name:
+            out.update(status=ENDING_STATUS[ending] if ending != "budget" else "partial",
+                       reason="the run ended (%s) during %s" % (ending, cut.get("what")), settings=[])
         else:
-            out.update(status="crashed" if crashed_in else "not_measured",
-                       reason=("stopped during %s" % crashed_in.get("what")) if crashed_in else "not reached",
-                       settings=[])
+            out.update(status="not_measured", reason="not reached", settings=[])
         return out
     out.update(description=plan.get("description"), input=plan.get("input"), mode=plan.get("mode"),
                ops=plan.get("ops"), builtin=bool(plan.get("builtin")))
@@ -260,7 +285,7 @@ def _workload(name, w, tolerance, crashed_in, done, opts) -> Dict[str, Any]:
         out["leaks"] = [{"setting": r.get("setting"), "keys": r.get("keys")} for r in w["leaks"]]
     stats_of = {sid: stats(ts) for sid, ts in w["times"].items()}
     settings = []
-    crash_setting = crashed_in.get("setting") if (crashed_in and crashed_in.get("workload") == name) else None
+    cut_setting = cut.get("setting") if (cut and cut.get("workload") == name) else None
     for s in plan.get("settings") or []:
         sid = s["id"]
         item = {k: s.get(k) for k in ("id", "family", "label", "code", "group", "reference", "role", "api",
@@ -293,20 +318,24 @@ def _workload(name, w, tolerance, crashed_in, done, opts) -> Dict[str, Any]:
                     item["reason"] = "only %d timed block(s) within the budget" % st["n"]
             elif check and not st:
                 item["status"], item["reason"] = "partial", "drift checked; not timed within the budget"
-            elif crash_setting == sid:
-                item["status"], item["reason"] = "crashed", "the run ended during %s" % crashed_in.get("what")
+            elif cut_setting == sid:
+                item["status"] = ENDING_STATUS[ending]
+                item["reason"] = {"crashed": "the process crashed during %s",
+                                  "hung": "did not return: the deadline cut %s",
+                                  "budget": "the budget ran out during %s"}[ending] % cut.get("what")
             else:
                 nm = w["not_measured"].get(sid)
                 item["status"] = "not_measured"
-                why = nm.get("reason") if nm else "budget"
-                item["reason"] = "the budget ran out first" if why == "budget" else why
+                why = nm.get("reason") if nm else ("budget" if ending in (None, "budget") else "ended")
+                item["reason"] = {"budget": "the budget ran out first",
+                                  "ended": "not reached: the run ended before it"}.get(why, why)
         settings.append(item)
     out["settings"] = settings
     if w["done"]:
         out["status"] = "measured"
-    elif crashed_in is not None and crashed_in.get("workload") == name:
-        out["status"] = "crashed"
-        out["reason"] = "stopped during %s" % crashed_in.get("what")
+    elif cut is not None and cut.get("workload") == name and ending in ("crashed", "hung"):
+        out["status"] = ending
+        out["reason"] = "the run ended (%s) during %s" % (ending, cut.get("what"))
     else:
         out["status"] = "partial"
     out["recommendations"] = recommend(out, tolerance)
@@ -475,10 +504,13 @@ def _repro(w, settings, default, tolerance):
 def findings(result, records, fatal, last_stage) -> List[Finding]:
     out: List[Finding] = []
     run = result["run"]
-    measured = sum(1 for w in result["workloads"] for s in w.get("settings") or [] if s.get("status") == "measured")
-    kept = "; %d setting measurement(s) made before it are kept" % measured if measured else \
-        "; nothing was measured before it"
+    every = [s for w in result["workloads"] for s in w.get("settings") or []]
+    timed = sum(1 for s in every if s.get("time"))
+    checked = sum(1 for s in every if s.get("drift") is not None or s.get("reproducible") is not None)
+    kept = ("; what was measured before it is kept (%d drift check(s), %d timing(s))" % (checked, timed)
+            if timed or checked else "; nothing was measured before it")
     stage = run.get("last_stage") or "start-up"
+    cut = _cut_setting(result, records, last_stage)
     if run.get("start_error"):
         out.append(Finding("tune-python-failed", "torch-import-crash", ERROR,
                            "Could not start %s" % (run.get("python") or "the interpreter"),
@@ -511,14 +543,14 @@ def findings(result, records, fatal, last_stage) -> List[Finding]:
                                detail="In %s%s%s. This is a bug in torchdoctor." % (
                                    fatal.get("stage") or stage, (" at %s" % fatal["where"]) if fatal.get("where") else "",
                                    kept)))
-    elif run.get("timed_out") and not run.get("completed"):
+    elif run.get("ending") in ("hung", "budget"):
         running = run.get("stage_running_s") or 0.0
         if last_stage is not None and last_stage.get("what") == "import torch":
             out.append(Finding("tune-budget-too-small", "torch-import-crash", ERROR,
                                "import torch did not finish within the budget (%.0f s)" % run["budget_s"],
                                detail="The child was killed at the deadline while importing torch.",
                                fix=Fix("Raise --budget, or run torchdoctor check if import torch hangs.")))
-        elif last_stage is not None and last_stage.get("calls_model"):
+        elif run["ending"] == "hung":
             out.append(Finding("tune-model-hung", "config", ERROR,
                                "The model did not return within the budget (%.0f s)" % run["budget_s"],
                                detail="The child was still in %s after %.1f s and was killed at the deadline%s."
@@ -528,18 +560,20 @@ def findings(result, records, fatal, last_stage) -> List[Finding]:
         else:
             out.append(Finding("tune-budget-ran-out", "config", WARNING,
                                "The budget (%.0f s) ran out during %s" % (run["budget_s"], stage),
-                               detail="The child was killed at the deadline%s." % kept,
+                               detail="One step took longer than the steps before it; the child was killed at "
+                                      "the deadline after %.1f s in it%s." % (running, kept),
                                fix=Fix("Raise --budget.")))
-    elif not run.get("completed") and run.get("returncode") not in (None, 0):
+    elif run.get("ending") == "crashed":
         sig = run.get("signal")
         what = "killed by %s" % sig if sig else "exited with status %s" % run.get("returncode")
         out.append(_explained(Finding("tune-crashed", "config", ERROR,
                                       "The process running the model was %s" % what,
-                                      detail="It crashed during %s%s.%s" % (
-                                          stage, kept, _tail_text(run)),
-                                      fix=Fix("Run the model by hand with the same setting (%s) to reproduce the "
-                                              "crash; a native crash in torch is worth a bug report with "
-                                              "`torchdoctor report`." % stage)),
+                                      detail="It crashed during %s%s%s.%s" % (
+                                          stage, _where_crashed(run), kept, _tail_text(run)),
+                                      fix=Fix("Run the model by hand with %s to reproduce the crash; a native "
+                                              "crash in torch is worth a bug report with `torchdoctor report`."
+                                              % (("%s (%s)" % (cut["label"], cut["code"].replace("\n", "; ")))
+                                                 if cut and cut.get("code") else "the default settings"))),
                               run.get("stderr_tail"), run))
     for w in result["workloads"]:
         name = w["name"]
@@ -582,7 +616,7 @@ def findings(result, records, fatal, last_stage) -> List[Finding]:
     unmeasured = [(w["name"], s["label"]) for w in result["workloads"] for s in w.get("settings") or []
                   if s.get("status") in ("not_measured", "partial")]
     skipped_wl = [w["name"] for w in result["workloads"] if w.get("status") == "not_measured"]
-    if (unmeasured or skipped_wl) and not fatal and not result["options"].get("list_only"):
+    if (unmeasured or skipped_wl) and run.get("ending") in (None, "budget") and not result["options"].get("list_only"):
         parts = []
         if skipped_wl:
             parts.append("workloads not started: %s" % ", ".join(skipped_wl))
@@ -594,6 +628,58 @@ def findings(result, records, fatal, last_stage) -> List[Finding]:
     return out
 
 
+HUNG_FACTOR, HUNG_MIN_S = 20.0, 5.0
+
+
+def _hung(records, last_stage, running: float) -> bool:
+    """Whether the stage the deadline cut was stuck rather than slow: it had run more
+    than HUNG_FACTOR times the slowest step seen in that workload (and HUNG_MIN_S), or
+    the model never finished one step at all."""
+    wl = last_stage.get("workload")
+    steps = [float(r["step_s"]) for r in records if r.get("workload") == wl and isinstance(r.get("step_s"), (int, float))]
+    steps += [float(r["first_run_s"]) for r in records if r.get("workload") == wl and r["type"] == "plan"
+              and isinstance(r.get("first_run_s"), (int, float))]
+    for r in records:
+        if r["type"] == "times" and r.get("workload") == wl and r.get("times"):
+            steps.append(max(r["times"]) * (r.get("number_per_run") or 1))
+    if not steps:
+        return True
+    return running > max(HUNG_MIN_S, HUNG_FACTOR * max(steps))
+
+
+def _cut_setting(result, records, last_stage):
+    """The setting (label, code) that was active when the run ended, if any."""
+    if last_stage is None or not last_stage.get("setting"):
+        return None
+    for w in result["workloads"]:
+        if w["name"] == last_stage.get("workload"):
+            for s in w.get("settings") or []:
+                if s["id"] == last_stage["setting"]:
+                    return s
+    return None
+
+
+def _where_crashed(run) -> str:
+    """' at FILE:LINE in FUNC' from the faulthandler stack the worker prints on a fatal
+    signal: its first frame outside torch and torchdoctor (most recent call first)."""
+    import re
+    tail = run.get("stderr_tail") or ""
+    frames = re.findall(r'File "([^"]+)", line (\d+) in (\S+)', tail)
+    for f, line, fn in frames:
+        if _library_frame(f):
+            continue
+        return " at %s:%s in %s" % (f, line, fn)
+    return ""
+
+
+def _library_frame(path: str) -> bool:
+    """A frame in torch, torchdoctor, the standard library or the launcher: not the model's."""
+    low = path.replace("\\", "/")
+    if low.startswith("<") or "/torch/" in low or "/torchdoctor/" in low:
+        return True
+    return "/lib/python" in low and "site-packages" not in low and "dist-packages" not in low
+
+
 def _short(text, n=200):
     text = (text or "").strip().splitlines()[0] if text else ""
     return text if len(text) <= n else text[:n - 3] + "..."
@@ -603,8 +689,17 @@ def _tail_text(run) -> str:
     tail = (run.get("stderr_tail") or "").strip()
     if not tail:
         return ""
-    lines = tail.splitlines()[-5:]
-    return " Last lines of its stderr: " + " | ".join(lines)
+    lines = tail.splitlines()
+    fatal = [i for i, ln in enumerate(lines) if ln.startswith("Fatal Python error")]
+    if fatal:  # faulthandler's report: the error and the model's frames, not the worker's
+        import re
+        keep = [lines[fatal[-1]].strip()]
+        for ln in lines[fatal[-1] + 1:]:
+            m = re.search(r'File "([^"]+)", line \d+ in ', ln)
+            if m and not _library_frame(m.group(1)):
+                keep.append(ln.strip())
+        return " " + " | ".join(keep[:6])
+    return " Last lines of its stderr: " + " | ".join(lines[-5:])
 
 
 def _explained(f: Finding, text, run) -> Finding:

@@ -11,7 +11,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS_DATA = os.path.join(HERE, "data", "settings.json")
 STATUS_WORDS = {"same_as_default": "same as default", "not_applicable": "not applicable",
                 "unsupported": "not in this build", "not_measurable": "not measurable in-process",
-                "not_measured": "not measured", "partial": "not timed", "error": "failed", "crashed": "crashed"}
+                "not_measured": "not measured", "partial": "not timed", "error": "failed", "crashed": "crashed",
+                "hung": "did not return"}
 
 
 def knowledge() -> Dict[str, Any]:
@@ -60,8 +61,8 @@ def header_lines(result: Dict[str, Any]) -> List[str]:
         cores = env.get("cores") or {}
         extra = []
         if dev == "cpu" and cores:
-            extra.append("%s physical / %s logical cores, torch uses %s threads" % (
-                cores.get("physical"), cores.get("logical"), env.get("threads")))
+            extra.append("%s physical / %s logical cores, torch uses %s thread%s" % (
+                cores.get("physical"), cores.get("logical"), env.get("threads"), "" if env.get("threads") == 1 else "s"))
         if dev == "cuda":
             if env.get("capability"):
                 extra.append("sm_%s" % "".join(str(x) for x in env["capability"]))
@@ -80,8 +81,8 @@ def rows(w: Dict[str, Any]) -> List[List[str]]:
     out = []
     for s in w.get("settings") or []:
         st = s.get("status")
-        if st in ("measured", "partial", "error", "crashed") and (s.get("time") or s.get("drift") or st != "measured"):
-            if st in ("error", "crashed") and not s.get("time"):
+        if st in ("measured", "partial", "error", "crashed", "hung") and (s.get("time") or s.get("drift") or st != "measured"):
+            if st in ("error", "crashed", "hung") and not s.get("time"):
                 out.append([s["label"], "%s: %s" % (STATUS_WORDS[st], s.get("reason") or "")])
                 continue
             d = s.get("drift")
@@ -112,7 +113,7 @@ def render_text(result: Dict[str, Any], style=None) -> str:
         desc = w.get("description")
         out.append(p("%s" % w["name"], "title") + ("  %s" % desc if desc else "") +
                    ("  (input %s, %s)" % (w.get("input"), w.get("mode")) if w.get("input") else ""))
-        if w.get("status") not in ("measured", "partial", "crashed") or not w.get("settings"):
+        if w.get("status") not in ("measured", "partial", "crashed", "hung") or not w.get("settings"):
             out.append("  %s%s" % (STATUS_WORDS.get(w.get("status"), w.get("status")),
                                    (": %s" % w["reason"]) if w.get("reason") else ""))
             continue

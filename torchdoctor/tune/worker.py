@@ -26,6 +26,7 @@ MIN_SLICE_S = 0.02
 MAX_SLICE_S = 1.0
 TARGET_ROUNDS = 6
 MIN_ROUNDS = 2
+MAX_ROUNDS = 50  # more interleaved rounds than this add little; the rest of the budget is left
 VARYING_PER_BLOCK = 4
 
 SIZES = {
@@ -75,8 +76,8 @@ class Out(object):
     def __init__(self, path):
         self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
-    def rec(self, kind, **data):
-        data["type"] = kind
+    def rec(self, rtype, **data):
+        data["type"] = rtype
         data["t"] = round(time.time(), 3)
         line = json.dumps(_clean(data), ensure_ascii=True, allow_nan=False) + "\n"
         os.write(self.fd, line.encode("ascii"))
@@ -262,7 +263,7 @@ def thread_settings(torch, cores):
         s = Setting("threads=%d" % n, "threads", label, "torch.set_num_threads(%d)" % n, group="threads",
                     threads=n, enter=_call("set_num_threads", n))
         if n == default:
-            s.status, s.reason = "same_as_default", "torch already uses %d threads here" % default
+            s.status, s.reason = "same_as_default", "torch already uses %d thread%s here" % (default, "" if default == 1 else "s")
         out.append(s)
     return out
 
@@ -1124,7 +1125,9 @@ class Tuner(object):
             for s in order:
                 if s.id in dropped:
                     continue
-                need = max(slice_s, est.get(s.id, 0.0) * 2) + TIMER_OVERHEAD_S
+                # A block is the Timer's block-size estimate (a step or more) plus steps
+                # until slice_s: a slow step costs about three of itself.
+                need = slice_s + 3 * est.get(s.id, 0.0) + TIMER_OVERHEAD_S
                 if self.clock.left() < need:
                     out.rec("timing_stopped", workload=name, reason="budget", round=rnd)
                     return
@@ -1151,9 +1154,10 @@ class Tuner(object):
                     out.rec("not_measured", workload=name, setting=s.id, reason="shape pool used up", phase="timing")
                     continue
                 measured_any = True
+                est[s.id] = max(est.get(s.id, 0.0), max(times) * (number or 1))
                 out.rec("times", workload=name, setting=s.id, round=rnd + 1, times=times, number_per_run=number)
             rnd += 1
-            if not measured_any:
+            if not measured_any or rnd >= MAX_ROUNDS:
                 return
 
     def time_block(self, runner, s, Timer, slice_s):
@@ -1218,6 +1222,10 @@ def _try(fn):
 
 
 def main(argv):
+    import faulthandler
+    # A segfault or abort in the model prints the Python stack to stderr, which the
+    # parent keeps: the finding can say which line of the model was running.
+    faulthandler.enable()
     out = Out(argv[1])
     cfg = json.loads(argv[2])
     clock = Clock(cfg["deadline"], cfg.get("reserve", 0.3))
@@ -1228,7 +1236,20 @@ def main(argv):
     except BaseException as e:  # noqa: BLE001 - SystemExit and friends from a broken install too
         out.rec("fatal", kind="import", stage="import torch", **describe_error(e))
         return 3
-    out.rec("imported", seconds=round(time.time() - t0, 3), torch=str(torch.__version__))
+    torch_s = time.time() - t0
+    # use_deterministic_algorithms() imports torch._inductor.config on its first call (2.x):
+    # seconds that belong to start-up, not to the first setting or baseline that calls it.
+    extra = None
+    if hasattr(torch, "use_deterministic_algorithms"):
+        out.stage("import torch._inductor.config (used by use_deterministic_algorithms)", calls_model=False)
+        t1 = time.time()
+        try:
+            import torch._inductor.config  # noqa: F401
+            extra = round(time.time() - t1, 3)
+        except Exception:  # noqa: BLE001 - older torch, or no inductor: nothing to pre-load
+            pass
+    out.rec("imported", seconds=round(time.time() - t0, 3), torch_s=round(torch_s, 3), inductor_config_s=extra,
+            torch=str(torch.__version__))
     tuner = Tuner(torch, cfg, out, clock)
     try:
         tuner.run()
