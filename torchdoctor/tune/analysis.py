@@ -230,7 +230,7 @@ def _env(env: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
 
 def _run_info(records, proc_result, wall_s, opts, done, fatal, last_stage) -> Dict[str, Any]:
     from ..probe import proc
-    imported = next((r for r in records if r["type"] == "imported"), None)
+    imported = next((r for r in records if r["type"] == "imported" and not r.get("module")), None)
     info: Dict[str, Any] = {"python": opts.python, "budget_s": float(opts.budget),
                             "wall_s": round(wall_s, 3) if wall_s is not None else None,
                             "completed": bool(done and fatal is None),
@@ -548,7 +548,8 @@ def findings(result, records, fatal, last_stage) -> List[Finding]:
         if last_stage is not None and last_stage.get("what") == "import torch":
             out.append(Finding("tune-budget-too-small", "torch-import-crash", ERROR,
                                "import torch did not finish within the budget (%.0f s)" % run["budget_s"],
-                               detail="The child was killed at the deadline while importing torch.",
+                               detail="The child was killed at the deadline during %s, after %.1f s of it."
+                               % (last_stage.get("what"), running),
                                fix=Fix("Raise --budget, or run torchdoctor check if import torch hangs.")))
         elif run["ending"] == "hung":
             out.append(Finding("tune-model-hung", "config", ERROR,

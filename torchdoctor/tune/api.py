@@ -46,8 +46,23 @@ def to_json(result: Dict[str, Any]) -> str:
 
 
 def echo(text: str) -> None:
+    """Print to stdout; a full disk or a closed file there is one error line (a reader
+    that left, BrokenPipeError, is torchdoctor.cli.main's business: exit 0)."""
+    import sys
+
     import click
-    click.echo(text, nl=False)
+    try:
+        click.echo(text, nl=False)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        try:
+            sys.stdout = open(os.devnull, "w")  # the interpreter's last flush must not fail again
+        except OSError:
+            pass
+        from ..cli import InputError
+        raise InputError("cannot write to standard output: %s" % (e.strerror or e))
 
 
 def load_result(path: str) -> Dict[str, Any]:

@@ -31,6 +31,13 @@ svg text{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif} .note
 """
 
 
+SPEED_CLAMP = (1 / 64.0, 64.0)
+
+
+def _x(v: float) -> str:
+    return ("%.2fx" % v) if v >= 0.01 else ("%.1ex" % v)
+
+
 def e(text: Any) -> str:
     return escape(str(text), quote=True)
 
@@ -64,8 +71,8 @@ def _num(x):
 def chart(w: Dict[str, Any], tolerance: float) -> str:
     settings = w.get("settings") or []
     values = [s["speedup"][k] for s in settings if s.get("speedup") for k in ("low", "high", "value")]
-    lo = min([0.5] + [v for v in values if v > 0])
-    hi = max([2.0] + values)
+    lo = max(SPEED_CLAMP[0], min([0.5] + [v for v in values if v > 0]))
+    hi = min(SPEED_CLAMP[1], max([2.0] + values))
     lo, hi = 2 ** math.floor(math.log2(lo)), 2 ** math.ceil(math.log2(hi))
     height = TOP + ROW_H * len(settings) + 30
     width = LABEL_W + SPEED_W + GAP + DRIFT_W + 20
@@ -78,13 +85,17 @@ def chart(w: Dict[str, Any], tolerance: float) -> str:
     p.append('<text x="%d" y="16" font-size="13" font-weight="600">drift vs strict baseline (log scale)</text>' % x0d)
     bottom = TOP + ROW_H * len(settings)
     # speed axis: gridlines at powers of two, the 1x line darker
-    v = lo
-    while v <= hi * 1.0001:
+    powers = int(round(math.log2(hi / lo)))
+    every = max(1, int(math.ceil(powers * 46.0 / SPEED_W)))  # labels at least 46 px apart
+    for k in range(powers + 1):
+        v = lo * 2 ** k
         x = _speed_x(v, lo, hi)
         p.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="1"/>' % (
             x, TOP - 6, x, bottom, "#555" if abs(v - 1) < 1e-9 else "#e3e3e3"))
-        p.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle" fill="#555">%gx</text>' % (x, bottom + 14, v))
-        v *= 2
+        if (int(round(math.log2(v))) % every) == 0:
+            label = ("%gx" % v) if v >= 1 else ("1/%gx" % (1 / v))
+            p.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle" fill="#555">%s</text>'
+                     % (x, bottom + 14, label))
     for k in range(-10, 1, 2):
         x = _drift_x(10.0 ** k)
         p.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e3e3e3"/>' % (x, TOP - 6, x, bottom))
@@ -125,8 +136,12 @@ def chart(w: Dict[str, Any], tolerance: float) -> str:
             for xx in (xl, xh):
                 p.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#222" stroke-width="1.2"/>'
                          % (xx, mid - 4, xx, mid + 4))
-            p.append('<text x="%.1f" y="%.1f" font-size="11" dominant-baseline="middle">%.2fx</text>' % (
-                max(x2, xh) + 5, mid, sp["value"]))
+            off = sp["value"] < lo or sp["value"] > hi
+            tx, anchor = max(x2, xh) + 5, "start"
+            if tx > LABEL_W + SPEED_W - 90:  # no room on the right: write it left of the bar
+                tx, anchor = min(x1, xl) - 5, "end"
+            p.append('<text x="%.1f" y="%.1f" font-size="11" text-anchor="%s" dominant-baseline="middle">%s%s</text>'
+                     % (tx, mid, anchor, _x(sp["value"]), " (off scale)" if off else ""))
         else:
             why = STATUS_WORDS.get(s.get("status"), s.get("status") or "")
             if s.get("status") == "measured":

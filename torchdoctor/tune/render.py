@@ -26,17 +26,25 @@ def verdict_text(s: Dict[str, Any]) -> str:
         return "reference"
     if not sp:
         return "-"
-    rng = "%.2fx (%.2f-%.2f)" % (sp["value"], sp["low"], sp["high"])
+    rng = "%s (%s-%s)" % (fx(sp["value"]), fn(sp["low"]), fn(sp["high"]))
     v = sp["verdict"]
     if v == FASTER:
         return "%s faster" % rng
     if v == SLOWER:
         return "%s slower" % rng
     if v == SAME:
-        return "no measurable difference (%.2fx)" % sp["value"]
+        return "no measurable difference (%s)" % fx(sp["value"])
     if v == TOO_FEW:
-        return "%.2fx, too few samples" % sp["value"]
+        return "%s, too few samples" % fx(sp["value"])
     return rng
+
+
+def fn(v: float) -> str:
+    return ("%.2f" % v) if 0.01 <= v < 1000 else ("%.1e" % v)
+
+
+def fx(v: float) -> str:
+    return fn(v) + "x"
 
 
 def repro_text(s: Dict[str, Any]) -> str:

@@ -39,10 +39,15 @@ SIZES = {
               "matmul": dict(n=4096), "lstm": dict(b=64, t=128, i=512, h=1024, layers=2)},
 }
 BUILTIN = ("convnet", "attention", "matmul", "lstm")
+# What the built-ins call (as detect_ops reports it): --list-settings plans them without a run.
+BUILTIN_OPS = {"convnet": ["adaptive_avg_pool2d", "batch_norm", "conv2d", "linear", "max_pool2d", "relu"],
+               "attention": ["layer_norm", "linear", "scaled_dot_product_attention"],
+               "matmul": ["matmul"], "lstm": ["lstm"]}
 OP_NEEDS = {
     "conv1d": ("conv",), "conv2d": ("conv", "conv2d"), "conv3d": ("conv",),
     "conv_transpose1d": ("conv",), "conv_transpose2d": ("conv", "conv2d"), "conv_transpose3d": ("conv",),
-    "lstm": ("rnn",), "gru": ("rnn",), "rnn_tanh": ("rnn",), "rnn_relu": ("rnn",),
+    # RNNs multiply matrices inside (float32_matmul_precision reaches them), unseen by the mode.
+    "lstm": ("rnn", "matmul"), "gru": ("rnn", "matmul"), "rnn_tanh": ("rnn", "matmul"), "rnn_relu": ("rnn", "matmul"),
     "matmul": ("matmul",), "mm": ("matmul",), "bmm": ("matmul",), "linear": ("matmul",),
     "addmm": ("matmul",), "baddbmm": ("matmul",), "einsum": ("matmul",), "mv": ("matmul",),
     "addmv": ("matmul",), "addbmm": ("matmul",), "__matmul__": ("matmul",),
@@ -190,7 +195,7 @@ class State(object):
             warn = getattr(t, "is_deterministic_algorithms_warn_only_enabled", lambda: False)
             items.append(("deterministic_algorithms",
                           lambda: (bool(t.are_deterministic_algorithms_enabled()), bool(warn())),
-                          lambda v: t.use_deterministic_algorithms(v[0], warn_only=v[1])))
+                          lambda v: set_deterministic(t, v[0], v[1])))
         self.items = items
 
     def _attr(self, path):
@@ -224,6 +229,21 @@ class State(object):
     def differs(self, snap):
         now = self.snapshot()
         return [k for k in snap if now.get(k) != snap[k]]
+
+
+def set_deterministic(torch, mode, warn_only=False):
+    """torch.use_deterministic_algorithms without its first-call import of
+    torch._inductor.config (2.x; seconds on a loaded machine), for the baseline and for
+    restoring state. The measured setting itself calls the public function, after
+    Tuner.preload_deterministic has paid that import outside any model stage."""
+    c_set = getattr(torch._C, "_set_deterministic_algorithms", None)
+    if c_set is not None:
+        try:
+            c_set(mode, warn_only=warn_only)
+            return
+        except TypeError:  # an older signature
+            pass
+    torch.use_deterministic_algorithms(mode, warn_only=warn_only)
 
 
 def fp32_api(torch, what):
@@ -519,7 +539,7 @@ def strict_enter(torch, device):
                 t.backends.cudnn.deterministic = True
                 t.backends.cudnn.benchmark = False
         if hasattr(t, "use_deterministic_algorithms"):
-            t.use_deterministic_algorithms(True, warn_only=True)
+            set_deterministic(t, True, warn_only=True)
     return enter
 
 
@@ -740,9 +760,10 @@ class Runner(object):
     def inputs_for(self, setting):
         args, kwargs = self.work.args, self.work.kwargs
         if setting.layout == "channels_last":
-            cl = self.torch.channels_last
-            args = tuple(a.to(memory_format=cl) if isinstance(a, self.torch.Tensor) and a.dim() == 4 else a
-                         for a in args)
+            cl, T = self.torch.channels_last, self.torch.Tensor
+            args = tuple(a.to(memory_format=cl) if isinstance(a, T) and a.dim() == 4 else a for a in args)
+            kwargs = dict((k, v.to(memory_format=cl) if isinstance(v, T) and v.dim() == 4 else v)
+                          for k, v in kwargs.items())
         return args, kwargs
 
     def step_for(self, setting, args=None, kwargs=None):
@@ -927,7 +948,8 @@ class Tuner(object):
             env["memory_gib"] = _try(lambda: round(torch.cuda.get_device_properties(0).total_memory / 2 ** 30, 1))
         elif device == "mps":
             import platform
-            env["name"] = "Apple GPU (MPS), macOS %s" % platform.mac_ver()[0]
+            mac = platform.mac_ver()[0]
+            env["name"] = "Apple GPU (MPS)" + (", macOS %s" % mac if mac else "")
         else:
             env["name"] = self.cfg.get("cpu_name") or "CPU"
         return env
@@ -968,7 +990,8 @@ class Tuner(object):
                 s.status = "not_applicable"
                 s.reason = "the model calls no %s" % " or ".join(sorted(NEED_WORDS.get(n, n) for n in s.needs))
             if s.status == "planned" and s.layout == "channels_last":
-                if not any(isinstance(a, torch.Tensor) and a.dim() == 4 for a in work.args):
+                if not any(isinstance(a, torch.Tensor) and a.dim() == 4
+                           for a in list(work.args) + list(work.kwargs.values())):
                     s.status, s.reason = "not_applicable", "no 4-d input tensor to put in channels_last"
         ids = set(s.id for s in items if s.status == "planned")
         for s in items:  # a setting measured against a reference that is not measured is not measured
@@ -1019,6 +1042,12 @@ class Tuner(object):
         torch, out, name = self.torch, self.out, work.name
         runner = Runner(torch, dev, self.mode, work)
         default = default_setting(torch, dev.kind)
+        if self.cfg.get("list_only") and work.builtin:
+            work.ops = BUILTIN_OPS[name]
+            settings = self.settings_for(dev.kind, env, work)
+            out.rec("plan", workload=name, description=work.description, input=work.input_desc, builtin=True,
+                    mode=self.mode, ops=work.ops, first_run_s=None, settings=[s.plan() for s in settings])
+            return
         out.stage("%s: first run" % name, workload=name, setting="default", calls_model=True)
         try:
             t0 = time.perf_counter()
@@ -1059,6 +1088,8 @@ class Tuner(object):
         except Exception as e:  # noqa: BLE001
             out.rec("baseline_error", workload=name, **describe_error(e))
         # -- drift and reproducibility of each setting, alone
+        if any(s.family == "deterministic_algorithms" for s in active):
+            self.preload_deterministic()
         est = {}
         checked = []
         check_end = time.time() + CHECK_SHARE * max(0.0, share_end - time.time())
@@ -1090,6 +1121,21 @@ class Tuner(object):
         # -- timing, interleaved
         self.timing(runner, checked, state, est, share_end, work)
         out.rec("workload_done", workload=name)
+
+    def preload_deterministic(self):
+        """use_deterministic_algorithms() imports torch._inductor.config on its first call:
+        start-up seconds that must not count as the first check of that setting (nor look
+        like a model that hangs)."""
+        if getattr(self, "_det_loaded", False):
+            return
+        self._det_loaded = True
+        self.out.stage("import torch._inductor.config (use_deterministic_algorithms loads it)", calls_model=False)
+        t0 = time.time()
+        try:
+            import torch._inductor.config  # noqa: F401
+        except Exception:  # noqa: BLE001 - an older torch, or no inductor: nothing to load
+            return
+        self.out.rec("imported", module="torch._inductor.config", seconds=round(time.time() - t0, 3))
 
     def check_runs(self, runner, setting, state, first, share_end):
         runs = []
@@ -1236,20 +1282,7 @@ def main(argv):
     except BaseException as e:  # noqa: BLE001 - SystemExit and friends from a broken install too
         out.rec("fatal", kind="import", stage="import torch", **describe_error(e))
         return 3
-    torch_s = time.time() - t0
-    # use_deterministic_algorithms() imports torch._inductor.config on its first call (2.x):
-    # seconds that belong to start-up, not to the first setting or baseline that calls it.
-    extra = None
-    if hasattr(torch, "use_deterministic_algorithms"):
-        out.stage("import torch._inductor.config (used by use_deterministic_algorithms)", calls_model=False)
-        t1 = time.time()
-        try:
-            import torch._inductor.config  # noqa: F401
-            extra = round(time.time() - t1, 3)
-        except Exception:  # noqa: BLE001 - older torch, or no inductor: nothing to pre-load
-            pass
-    out.rec("imported", seconds=round(time.time() - t0, 3), torch_s=round(torch_s, 3), inductor_config_s=extra,
-            torch=str(torch.__version__))
+    out.rec("imported", seconds=round(time.time() - t0, 3), torch=str(torch.__version__))
     tuner = Tuner(torch, cfg, out, clock)
     try:
         tuner.run()
