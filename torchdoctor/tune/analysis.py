@@ -307,7 +307,7 @@ def _workload(name, w, tolerance, cut, ending, opts) -> Dict[str, Any]:
         item["step_s"] = check.get("step_s") if check else None
         err = w["errors"].get(sid)
         item["error"] = _err(err) if err else None
-        if s.get("status") == "planned":
+        if s.get("status") == "planned" and not opts.list_only:
             if err:
                 item["status"] = "error"
                 item["reason"] = "%s raised %s" % ("the drift check" if err.get("phase") == "check" else "timing",

@@ -116,6 +116,10 @@ def tune(python, model, inputs, input_shapes, mode, device, budget, tolerance, w
             raise InputError("give --inputs or --input-shape, not both")
         if (inputs or input_shapes) and not model:
             raise InputError("--inputs and --input-shape describe the input of --model; give --model too")
+        for opt, spec in (("--model", model), ("--inputs", inputs)):
+            path = (spec or "").rpartition(":")[0]
+            if path.endswith(".py") and not os.path.isfile(path):
+                raise InputError("%s %s: no such file %s" % (opt, spec, path))
         if python:
             python = api.resolve_python(python)
         from .progress import Progress
