@@ -72,11 +72,14 @@ def test_every_cpu_setting_has_median_spread_drift_and_reproducibility(convnet):
         assert t["n"] >= 1 and t["q1_s"] <= t["median_s"] <= t["q3_s"] and t["spread"] >= 0
         assert x["drift"]["output"]["max_abs"] >= 0 and x["drift"]["within_tolerance"] in (True, False)
         assert x["drift"]["grad"] is None  # --mode infer: no gradients
-        assert x["reproducible"] in (True, False) and x["runs"] == 2
+        # Two seeded runs each; a setting whose step is very slow (two threads on a busy
+        # 2-core machine can be 100x slower than one) may only fit one: then it says null.
+        assert x["runs"] in (1, 2) and x["reproducible"] in ((True, False) if x["runs"] == 2 else (None,))
         if x["id"] != "default":
             assert x["speedup"]["reference"] == "default"
             assert x["speedup"]["verdict"] in ("faster", "slower", "no_measurable_difference", "not_enough_data")
             assert x["speedup"]["low"] <= x["speedup"]["value"] <= x["speedup"]["high"]
+    assert sum(x["runs"] == 2 for x in measured) >= len(measured) - 1
     # Same model, same inputs, same thread count: bitwise equal twice is what a CPU gives.
     assert s["default"]["reproducible"] is True
     assert s["default"]["drift"]["max_rel"] == 0 or s["default"]["drift"]["max_rel"] < 1e-6

@@ -452,6 +452,9 @@ def _repro(w, settings, default, tolerance):
     if d_rep is True:
         items.append({"setting": "default", "text": "the default settings gave bitwise-equal outputs%s in %d seeded "
                       "runs" % (" and gradients" if w.get("mode") == "train" else "", runs)})
+    elif d_rep is None and default.get("runs") == 1:
+        items.append({"setting": "default", "text": "not measured: only one run of the default settings fitted in "
+                                                    "the budget, nothing to compare it with"})
     elif d_rep is False:
         good = [s for s in settings if s.get("reproducible") is True and s.get("status") in ("measured", "partial")
                 and not s.get("varying_shapes")]

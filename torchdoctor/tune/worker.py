@@ -232,10 +232,9 @@ class State(object):
 
 
 def set_deterministic(torch, mode, warn_only=False):
-    """torch.use_deterministic_algorithms without its first-call import of
-    torch._inductor.config (2.x; seconds on a loaded machine), for the baseline and for
-    restoring state. The measured setting itself calls the public function, after
-    Tuner.preload_deterministic has paid that import outside any model stage."""
+    """What torch.use_deterministic_algorithms does for eager code, without the import of
+    torch._inductor.config it makes to set inductor's flag too (2.x; seconds on a loaded
+    machine, and only torch.compile reads that flag)."""
     c_set = getattr(torch._C, "_set_deterministic_algorithms", None)
     if c_set is not None:
         try:
@@ -313,7 +312,7 @@ def deterministic_setting(torch):
         return Setting("deterministic_algorithms", "deterministic_algorithms", "use_deterministic_algorithms(True)",
                        "", status="unsupported", reason="this torch has no use_deterministic_algorithms (1.8+)")
     s = Setting("deterministic_algorithms", "deterministic_algorithms", "use_deterministic_algorithms(True)",
-                "torch.use_deterministic_algorithms(True)", enter=_call("use_deterministic_algorithms", True))
+                "torch.use_deterministic_algorithms(True)", enter=lambda t: set_deterministic(t, True))
     if torch.are_deterministic_algorithms_enabled():
         s.status, s.reason = "same_as_default", "already enabled"
     return s
@@ -872,6 +871,14 @@ def bitwise_equal(torch, a, b):
     return True
 
 
+def same_runs(torch, runs):
+    """Whether every run's outputs and gradients equal the first's, bit for bit; None
+    when there was only one run (nothing to compare)."""
+    if len(runs) < 2:
+        return None
+    return all(bitwise_equal(torch, runs[0][0], r[0]) and bitwise_equal(torch, runs[0][1], r[1]) for r in runs[1:])
+
+
 class Device(object):
     def __init__(self, torch, kind):
         self.torch, self.kind = torch, kind
@@ -1076,42 +1083,48 @@ class Tuner(object):
         strict = Setting("strict", "strict", "strict baseline", "", enter=strict_enter(torch, dev.kind),
                          context=strict_context(torch, dev.kind) if "sdpa" in (needs_of(work.ops) or ()) else None)
         baseline = None
+        check_end = time.time() + CHECK_SHARE * max(0.0, share_end - time.time())
+        # The check time is dealt out in slots, one per setting and one for the baseline: a
+        # second (reproducibility) run only when it fits its slot, so a slow model still
+        # gets a drift check of every setting rather than two runs of the first few.
+        slots = [1 + sum(1 for s in active if not s.varying)]
+
+        def slot_end():
+            end = time.time() + max(0.0, check_end - time.time()) / max(1, slots[0])
+            slots[0] -= 1
+            return end
         try:
-            runs = self.check_runs(runner, strict, state, first, share_end)
+            runs = self.check_runs(runner, strict, state, first, slot_end(), share_end)
             if runs:
                 baseline = runs[0]
-                out.rec("baseline", workload=name, reproducible=all(
-                    bitwise_equal(torch, runs[0][0], r[0]) and bitwise_equal(torch, runs[0][1], r[1]) for r in runs[1:]),
+                out.rec("baseline", workload=name, reproducible=same_runs(torch, runs),
                     runs=len(runs), step_s=max(r[2] for r in runs),
                     description="float32, TF32 off, float32_matmul_precision=highest, deterministic algorithms "
                                 "(warn only), cudnn.deterministic=True, benchmark=False, math SDPA")
         except Exception as e:  # noqa: BLE001
             out.rec("baseline_error", workload=name, **describe_error(e))
         # -- drift and reproducibility of each setting, alone
-        if any(s.family == "deterministic_algorithms" for s in active):
-            self.preload_deterministic()
         est = {}
         checked = []
-        check_end = time.time() + CHECK_SHARE * max(0.0, share_end - time.time())
         for s in active:
             if s.varying:
                 checked.append(s)
                 est[s.id] = first
                 continue
+            end = slot_end()
             if self.clock.left() <= 0 or time.time() > check_end:
                 out.rec("not_measured", workload=name, setting=s.id, reason="budget", phase="check")
                 continue
             out.stage("%s: check %s" % (name, s.label), workload=name, setting=s.id, calls_model=True)
             try:
-                runs = self.check_runs(runner, s, state, first, check_end)
+                runs = self.check_runs(runner, s, state, first, end, check_end)
             except Exception as e:  # noqa: BLE001
                 out.rec("setting_error", workload=name, setting=s.id, phase="check", **describe_error(e))
                 continue
             if not runs:
                 out.rec("not_measured", workload=name, setting=s.id, reason="budget", phase="check")
                 continue
-            rec = {"reproducible": all(bitwise_equal(torch, runs[0][0], r[0]) and bitwise_equal(torch, runs[0][1], r[1])
-                                       for r in runs[1:]), "runs": len(runs), "step_s": max(r[2] for r in runs)}
+            rec = {"reproducible": same_runs(torch, runs), "runs": len(runs), "step_s": max(r[2] for r in runs)}
             if baseline is not None:
                 rec["drift_output"] = drift(torch, runs[0][0], baseline[0])
                 rec["drift_grad"] = drift(torch, runs[0][1], baseline[1]) if self.mode == "train" else None
@@ -1122,25 +1135,13 @@ class Tuner(object):
         self.timing(runner, checked, state, est, share_end, work)
         out.rec("workload_done", workload=name)
 
-    def preload_deterministic(self):
-        """use_deterministic_algorithms() imports torch._inductor.config on its first call:
-        start-up seconds that must not count as the first check of that setting (nor look
-        like a model that hangs)."""
-        if getattr(self, "_det_loaded", False):
-            return
-        self._det_loaded = True
-        self.out.stage("import torch._inductor.config (use_deterministic_algorithms loads it)", calls_model=False)
-        t0 = time.time()
-        try:
-            import torch._inductor.config  # noqa: F401
-        except Exception:  # noqa: BLE001 - an older torch, or no inductor: nothing to load
-            return
-        self.out.rec("imported", module="torch._inductor.config", seconds=round(time.time() - t0, 3))
-
-    def check_runs(self, runner, setting, state, first, share_end):
+    def check_runs(self, runner, setting, state, first, slot_end, hard_end):
+        """Seeded runs of one setting: the first whenever it fits before `hard_end`, more
+        (for reproducibility) while they fit in the setting's slot."""
         runs = []
-        for _ in range(self.repro_runs):
-            if runs and (self.clock.left() < runs[-1][2] * 2 or time.time() + runs[-1][2] > share_end + first):
+        for i in range(self.repro_runs):
+            last = runs[-1][2] if runs else first
+            if self.clock.left() < last * 1.5 or time.time() + last > (slot_end if i else hard_end):
                 break
             snap = runner.enter(setting, state)
             try:
@@ -1149,11 +1150,15 @@ class Tuner(object):
                 leaked = runner.leave(setting, state, snap)
             if leaked:
                 self.out.rec("leak", workload=runner.work.name, setting=setting.id, keys=leaked)
-        return runs if len(runs) >= 2 else (runs if runs else [])
+        return runs
 
     def timing(self, runner, settings, state, est, share_end, work):
         torch, out, name = self.torch, self.out, work.name
-        if not settings:
+        if len(settings) < 2 or not any(s.role == "default" for s in settings):
+            # Nothing to compare against (the drift checks used the time up): leave the
+            # time to the next workload rather than timing one setting alone.
+            for s in settings:
+                out.rec("not_measured", workload=name, setting=s.id, reason="budget", phase="timing")
             return
         try:
             from torch.utils.benchmark import Timer
