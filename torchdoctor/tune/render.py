@@ -3,7 +3,7 @@
 import json
 import os
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 from .analysis import FASTER, SAME, SLOWER, TOO_FEW, fmt_drift, fmt_time
 

@@ -577,8 +577,8 @@ def build_builtin(torch, name, dims, device):
         model = nn.Sequential(*layers).to(device)
         n, hw = dims["n"], dims["hw"]
 
-        def shape_fn(nn_, hw_):
-            return torch.randn(nn_, 3, hw_, hw_, generator=gen).to(device)
+        def shape_fn(nn_, hw_):  # made on the device: a host-side randn would dilute what is timed
+            return torch.randn(nn_, 3, hw_, hw_, device=device)
         return Workload(name, "5 conv3x3/BatchNorm/ReLU blocks, 2 max-pools, a linear head", model,
                         (randn(n, 3, hw, hw),), {}, shape_fn=(shape_fn, n, hw),
                         input_desc="%dx3x%dx%d" % (n, hw, hw))
@@ -1120,6 +1120,8 @@ class Tuner(object):
                 runs = self.check_runs(runner, s, state, first, end, check_end)
             except Exception as e:  # noqa: BLE001
                 out.rec("setting_error", workload=name, setting=s.id, phase="check", **describe_error(e))
+                if dev.kind == "cuda":
+                    _try(torch.cuda.empty_cache)
                 continue
             if not runs:
                 out.rec("not_measured", workload=name, setting=s.id, reason="budget", phase="check")
@@ -1179,11 +1181,10 @@ class Tuner(object):
                 # A block is the Timer's block-size estimate (a step or more) plus steps
                 # until slice_s: a slow step costs about three of itself.
                 need = slice_s + 3 * est.get(s.id, 0.0) + TIMER_OVERHEAD_S
-                if self.clock.left() < need:
-                    out.rec("timing_stopped", workload=name, reason="budget", round=rnd)
-                    return
-                if rnd >= MIN_ROUNDS and time.time() + need > share_end:
-                    return
+                # A block that does not fit is left out of this round; a quicker setting
+                # may still fit, and the round ends the loop when none did.
+                if self.clock.left() < need or (rnd >= MIN_ROUNDS and time.time() + need > share_end):
+                    continue
                 out.stage("%s: timing %s (round %d)" % (name, s.label, rnd + 1), workload=name, setting=s.id,
                           calls_model=True, round=rnd + 1)
                 snap = runner.enter(s, state)
@@ -1195,6 +1196,8 @@ class Tuner(object):
                 except Exception as e:  # noqa: BLE001
                     out.rec("setting_error", workload=name, setting=s.id, phase="timing", **describe_error(e))
                     dropped.add(s.id)
+                    if runner.dev.kind == "cuda":  # an out-of-memory must not starve the next setting
+                        _try(torch.cuda.empty_cache)
                     continue
                 finally:
                     leaked = runner.leave(s, state, snap)
