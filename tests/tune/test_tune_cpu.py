@@ -8,14 +8,14 @@ No timing is asserted beyond the budget's upper bound.
 """
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from conftest import TORCH_PYTHON, needs_torch
+from conftest import needs_torch
+from tune_run import Run
 
 pytestmark = needs_torch
 
@@ -23,20 +23,42 @@ CPU_FAMILIES = {"threads", "mkldnn.enabled", "float32_matmul_precision", "channe
                 "deterministic_algorithms", "inference_mode"}
 SKIPPED = ("same_as_default", "not_applicable", "unsupported")
 
+USER_MODEL = '''
+import torch
+import torch.nn as nn
 
-def tune(args, cwd, env=None, timeout=120):
-    e = dict(os.environ, OMP_NUM_THREADS="1")
-    e.pop("NO_COLOR", None)
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "torchdoctor", "tune", "--python", TORCH_PYTHON] + list(args),
-                          cwd=str(cwd), env=e, capture_output=True, text=True, timeout=timeout)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.lin = nn.Linear(8, 4)
+    def forward(self, x, scale=1.0):
+        return self.lin(torch.relu(self.conv(x)).mean((2, 3))) * scale
+
+def make():
+    return Net()
+
+def inputs():
+    return {"x": torch.randn(2, 3, 12, 12), "scale": 0.5}
+'''
 
 
 @pytest.fixture(scope="module")
-def convnet(tmp_path_factory):
+def runs(tmp_path_factory):
+    """Both real runs of this file, started together (see tune_run)."""
     d = tmp_path_factory.mktemp("cpu")
-    p = tune(["--workload", "convnet", "--size", "tiny", "--mode", "infer", "--budget", "16", "--json",
-              "--report", "run.md", "--report", "run.html"], d)
+    u = tmp_path_factory.mktemp("user")
+    (u / "mymodels.py").write_text(textwrap.dedent(USER_MODEL))
+    conv = Run(["--workload", "convnet", "--size", "tiny", "--mode", "infer", "--budget", "12", "--json",
+                "--report", "run.md", "--report", "run.html"], d)
+    user = Run(["--model", "mymodels:make", "--inputs", "mymodels.py:inputs", "--budget", "9", "--json"], u)
+    return {"convnet": (d, conv), "user": (u, user)}
+
+
+@pytest.fixture(scope="module")
+def convnet(runs):
+    d, run = runs["convnet"]
+    p = run.wait()
     assert p.returncode == 0, p.stderr
     return d, json.loads(p.stdout), p
 
@@ -127,29 +149,8 @@ def test_saved_json_renders_again(convnet, tmp_path):
     assert "For speed:" in p.stdout and "For reproducibility:" in p.stdout
 
 
-USER_MODEL = '''
-import torch
-import torch.nn as nn
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 8, 3, padding=1)
-        self.lin = nn.Linear(8, 4)
-    def forward(self, x, scale=1.0):
-        return self.lin(torch.relu(self.conv(x)).mean((2, 3))) * scale
-
-def make():
-    return Net()
-
-def inputs():
-    return {"x": torch.randn(2, 3, 12, 12), "scale": 0.5}
-'''
-
-
-def test_a_user_model_from_a_temp_module_is_measured_in_train_mode(tmp_path):
-    (tmp_path / "mymodels.py").write_text(textwrap.dedent(USER_MODEL))
-    p = tune(["--model", "mymodels:make", "--inputs", "mymodels.py:inputs", "--budget", "12", "--json"], tmp_path)
+def test_a_user_model_from_a_temp_module_is_measured_in_train_mode(runs):
+    p = runs["user"][1].wait()
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout)
     [w] = r["workloads"]

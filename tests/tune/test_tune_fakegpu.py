@@ -6,21 +6,14 @@ are the CPU's, so nothing here is about speed."""
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-from conftest import TORCH_PYTHON, needs_torch
+from conftest import needs_torch
 from tune_fakes import fake_gpu_torch
+from tune_run import Run
 
 pytestmark = needs_torch
-
-
-def tune(args, root, cwd, timeout=150):
-    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(root))
-    return subprocess.run([sys.executable, "-m", "torchdoctor", "tune", "--python", TORCH_PYTHON, "--json"]
-                          + list(args), cwd=str(cwd), env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def by_id(w):
@@ -28,11 +21,26 @@ def by_id(w):
 
 
 @pytest.fixture(scope="module")
-def cuda_run(tmp_path_factory):
-    d = tmp_path_factory.mktemp("fakecuda")
+def runs(tmp_path_factory):
+    """The three fake-GPU runs of this file, started together (see tune_run)."""
+    d = tmp_path_factory.mktemp("fakegpu")
     mark = str(d / "mark")
-    root = fake_gpu_torch(d / "site", mark=mark)
-    p = tune(["--workload", "convnet", "--workload", "attention", "--size", "tiny", "--budget", "20"], root, d)
+    cuda = fake_gpu_torch(d / "cuda", mark=mark)
+    legacy = fake_gpu_torch(d / "legacy", legacy_tf32=True, version="2.8.0+cu126", bf16=False)
+    mps = fake_gpu_torch(d / "mps", kind="mps")
+    return {
+        "cuda": (Run(["--workload", "convnet", "--workload", "attention", "--size", "tiny", "--budget", "15",
+                      "--json"], d, pythonpath=cuda), mark),
+        "legacy": Run(["--list-settings", "--workload", "convnet", "--workload", "lstm", "--budget", "60", "--json"],
+                      d, pythonpath=legacy),
+        "mps": Run(["--list-settings", "--workload", "matmul", "--budget", "60", "--json"], d, pythonpath=mps),
+    }
+
+
+@pytest.fixture(scope="module")
+def cuda_run(runs):
+    run, mark = runs["cuda"]
+    p = run.wait()
     assert "Traceback" not in p.stderr, p.stderr
     return json.loads(p.stdout), mark, p
 
@@ -93,9 +101,8 @@ def test_sdpa_backends_run_under_autocast_and_an_unavailable_one_is_a_finding(cu
     assert s["sdpa=math"]["status"] in ("measured", "partial", "not_measured")
 
 
-def test_a_legacy_build_gets_the_allow_tf32_flags_and_an_old_gpu_no_bf16(tmp_path):
-    root = fake_gpu_torch(tmp_path / "site", legacy_tf32=True, version="2.8.0+cu126", bf16=False)
-    p = tune(["--list-settings", "--workload", "convnet", "--workload", "lstm", "--budget", "60"], root, tmp_path)
+def test_a_legacy_build_gets_the_allow_tf32_flags_and_an_old_gpu_no_bf16(runs):
+    p = runs["legacy"].wait()
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout)
     assert r["environment"]["torch"] == "2.8.0+cu126" and r["environment"]["fp32_precision_api"] is False
@@ -111,9 +118,8 @@ def test_a_legacy_build_gets_the_allow_tf32_flags_and_an_old_gpu_no_bf16(tmp_pat
     assert lstm["channels_last"]["status"] == "not_applicable"
 
 
-def test_mps_measures_precision_and_explains_the_fallback_variable(tmp_path):
-    root = fake_gpu_torch(tmp_path / "site", kind="mps")
-    p = tune(["--list-settings", "--workload", "matmul", "--budget", "60"], root, tmp_path)
+def test_mps_measures_precision_and_explains_the_fallback_variable(runs):
+    p = runs["mps"].wait()
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout)
     assert r["environment"]["device"] == "mps"
