@@ -70,7 +70,17 @@ def runs(models):
         "no_attr": Run(["--model", "models.py:nosuch"] + shape + ["--budget", "40"], models),
         "no_module": Run(["--model", "nosuchmodule_td:make"] + shape + ["--budget", "40"], models),
         "cuda": Run(["--device", "cuda", "--budget", "40"], models),
+        "broken_torch": Run(["--budget", "40", "--json"], models, pythonpath=_broken_torch(models)),
     }
+
+
+def _broken_torch(root):
+    """A torch whose import fails the way a broken install does."""
+    d = root / "broken"
+    (d / "torch").mkdir(parents=True)
+    (d / "torch" / "__init__.py").write_text(
+        "raise OSError('libtorch_cpu.so: cannot open shared object file: No such file or directory')\n")
+    return d
 
 
 def no_traceback(p):
@@ -190,6 +200,17 @@ def test_a_device_this_torch_has_not_got_is_an_input_error(runs):
     assert p.returncode == 2
     assert p.stderr.strip().splitlines()[-1].startswith(
         "torchdoctor: error: --device cuda: torch.cuda.is_available() is False"), p.stderr
+
+
+def test_a_torch_that_does_not_import_is_a_finding_with_the_known_error(runs):
+    p = runs["broken_torch"].wait()
+    no_traceback(p)
+    assert p.returncode == 1
+    r = json.loads(p.stdout)
+    f = finding(r, "tune-import-failed")
+    assert "libtorch_cpu.so" in f["title"] and "torchdoctor check" in f["fix"]["commands"][0]
+    assert "Known error" in f["detail"]  # the explain matcher recognised the text
+    assert r["run"]["ending"] == "error" and r["workloads"] == []
 
 
 def test_load_callable_tells_a_bad_spec_from_a_broken_module(tmp_path, monkeypatch):

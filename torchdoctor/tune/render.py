@@ -170,11 +170,12 @@ def render_text(result: Dict[str, Any], style=None) -> str:
                 out.append("  Fix: " + fix["summary"])
             for c in fix.get("commands") or []:
                 out.append("    $ " + c)
-    out.append("")
-    out.append(p("drift: largest |difference| from the strict baseline (float32, TF32 off, deterministic) "
+    if any(w.get("settings") for w in result.get("workloads") or []):
+        out.append("")
+        out.append(p("drift: largest |difference| from the strict baseline (float32, TF32 off, deterministic) "
                  "relative to the largest |value|, over outputs%s; IQR: interquartile range of the timed blocks "
-                 "relative to the median; a speedup counts only when the two IQRs do not overlap."
-                 % (" and gradients" if (result.get("options") or {}).get("mode") == "train" else ""), "dim"))
+                     "relative to the median; a speedup counts only when the two IQRs do not overlap."
+                     % (" and gradients" if (result.get("options") or {}).get("mode") == "train" else ""), "dim"))
     return "\n".join(out) + "\n"
 
 

@@ -122,15 +122,22 @@ def run_child(opts: TuneOptions, on_record: Optional[Callable[[Dict[str, Any], f
                 box["error"] = e
         th = threading.Thread(target=target, name="torchdoctor-tune-child", daemon=True)
         th.start()
-        while th.is_alive():
-            th.join(POLL_S)
-            elapsed = time.monotonic() - t0
-            for rec in reader.poll():
-                records.append(rec)
-                if on_record:
-                    on_record(rec, elapsed)
-            if on_tick:
-                on_tick(elapsed)
+        try:
+            while th.is_alive():
+                th.join(POLL_S)
+                elapsed = time.monotonic() - t0
+                for rec in reader.poll():
+                    records.append(rec)
+                    if on_record:
+                        on_record(rec, elapsed)
+                if on_tick:
+                    on_tick(elapsed)
+        except KeyboardInterrupt:
+            # Ctrl-C reaches only this process (the child has its own session): stop the
+            # child's group too, by the id it wrote first, rather than leave it measuring.
+            records.extend(reader.poll())
+            _stop(records)
+            raise
         for rec in reader.poll():
             records.append(rec)
             if on_record:
@@ -143,3 +150,17 @@ def run_child(opts: TuneOptions, on_record: Optional[Callable[[Dict[str, Any], f
     if "error" in box:
         raise box["error"]
     return records, box["result"], time.monotonic() - t0
+
+
+def _stop(records: List[Dict[str, Any]]) -> None:
+    pid = next((r.get("pid") for r in records if r.get("type") == "start"), None)
+    if not isinstance(pid, int) or pid <= 1:
+        return
+    import signal
+    try:
+        if os.name == "posix":
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGTERM)
+    except (OSError, ProcessLookupError):
+        pass

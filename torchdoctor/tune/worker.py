@@ -680,6 +680,9 @@ def build_user(torch, cfg, device, out):
         model = factory()
     except Exception as e:  # noqa: BLE001
         raise Fatal("model_error", dict(describe_error(e), stage="build model (%s())" % spec))
+    if not callable(model):
+        raise Fatal("spec", {"error": "--model %s returned %s, not a model (return an nn.Module or another "
+                                      "callable)" % (spec, type(model).__name__)})
     if cfg.get("inputs"):
         make = load_callable(cfg["inputs"], "--inputs")
         try:
@@ -1281,6 +1284,8 @@ def main(argv):
     # parent keeps: the finding can say which line of the model was running.
     faulthandler.enable()
     out = Out(argv[1])
+    # The parent stops this process group by this id if it is interrupted (Ctrl-C).
+    out.rec("start", pid=os.getpid())
     cfg = json.loads(argv[2])
     clock = Clock(cfg["deadline"], cfg.get("reserve", 0.3))
     out.stage("import torch", calls_model=False)
