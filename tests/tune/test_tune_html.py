@@ -98,3 +98,14 @@ def test_chromium_screenshot_is_not_blank_and_shows_every_bar(tmp_path):
         n, len(bands), bands)
     # One screenshot kept for a person to look at when this fails.
     print("screenshot:", png)
+
+
+def test_the_markdown_report_escapes_the_model_name_too():
+    from torchdoctor.tune.render import render_markdown
+    r, _ = page()
+    md = render_markdown(r)
+    assert "<script" not in md and "&lt;script&gt;" in md
+    # and a | in a name cannot split a table row
+    r2, _ = page(model="a|b")
+    rows = [ln for ln in render_markdown(r2).splitlines() if ln.startswith("| ")]
+    assert all(ln.count(" | ") == 5 for ln in rows if "\\|" not in ln)
