@@ -16,6 +16,7 @@ from .common import EXIT_INPUT, InputError  # noqa: F401 - the names other modul
 from .explain import explain
 from .lint import lint
 from .reports import diff_cmd, report_cmd, triage_cmd
+from .tune import tune
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,7 +25,7 @@ def cli():
     """Diagnose PyTorch environments and explain PyTorch errors."""
 
 
-for _cmd in (check, explain, report_cmd, triage_cmd, diff_cmd, lint):
+for _cmd in (check, explain, report_cmd, triage_cmd, diff_cmd, lint, tune):
     cli.add_command(_cmd)
 
 
