@@ -233,6 +233,11 @@ from .cli_report import COMMANDS as _REPORT_COMMANDS  # noqa: E402
 for _cmd in _REPORT_COMMANDS:
     cli.add_command(_cmd)
 
+# The multi-rank doctor (torchdoctor/dist): the command module imports nothing heavy.
+from .dist.command import dist as _dist  # noqa: E402
+
+cli.add_command(_dist)
+
 
 def _sane_std_streams() -> None:
     """A closed standard stream (`0<&-`) is None in Python; an output encoding
