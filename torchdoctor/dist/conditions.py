@@ -444,7 +444,7 @@ def numpy_missing(job):
 # ------------------------------------------------------- per-rank placement --
 def _device_id(s: Dict[str, Any]) -> Optional[str]:
     dev = s.get("device") or {}
-    return dev.get("gpu_key") or dev.get("pci_bus_id")
+    return dev.get("gpu_hash") or dev.get("pci_bus_id")
 
 
 @condition("dist-gpu-shared")
@@ -738,7 +738,7 @@ def object_collective(job):
 def _rank_gpu_index(node: Dict[str, Any], s: Dict[str, Any]) -> Optional[int]:
     dev = s.get("device") or {}
     for g in node.get("gpus") or []:
-        if isinstance(g, dict) and ((dev.get("gpu_key") and g.get("gpu_key") == dev.get("gpu_key"))
+        if isinstance(g, dict) and ((dev.get("gpu_hash") and g.get("gpu_hash") == dev.get("gpu_hash"))
                                     or (dev.get("pci_bus_id") and g.get("pci_bus_id") == dev.get("pci_bus_id"))):
             return g.get("index")
     return None

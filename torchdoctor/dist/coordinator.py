@@ -63,7 +63,7 @@ class Coordinator:
     def dead_among(self, ranks: List[int], step: str) -> List[int]:
         gone = self.live.dead([r for r in ranks if r != 0 and not self.rec(r).get("fate")])
         for r, why in gone.items():
-            self.fate(r, "gone", step, why)
+            self.fate(r, "gone", step if step in ("join", "gather") else self.step_of(r), why)
         return [r for r in ranks if self.rec(r).get("fate")]
 
     def wait_all(self, counter: str, expected: List[int], key_of, deadline: float, step: str) -> List[int]:
@@ -286,9 +286,36 @@ class Coordinator:
             p = plan["pairs"][step["pair"]]
             self.job["pairs"].append(dict(row, what=p["what"], members=p["ranks"]))
 
+    def current_step(self) -> str:
+        """The step that was running: the first planned one not recorded yet (the signal may
+        land between recording one step and naming the next)."""
+        recorded = {s.get("name") for s in self.job["steps"]}
+        plan = getattr(self, "plan", None)
+        if plan and plan.get("proceed") and self.R.step_name not in ("join", "gather", "start"):
+            for st in plan["steps"]:
+                if st["name"] not in recorded:
+                    return st["name"]
+        return self.R.step_name
+
+    def step_of(self, r: int) -> str:
+        """The first step rank `r` gave no good result for."""
+        rec = self.rec(r)
+        if not rec.get("joined"):
+            return "join"
+        if not isinstance(rec.get("summary"), dict):
+            return "gather"
+        plan = getattr(self, "plan", None)
+        steps = {s.get("name"): s for s in self.job["steps"]}
+        for st in (plan or {}).get("steps") or []:
+            got = steps.get(st["name"])
+            if got is None or (got.get("per_rank") or {}).get(str(r), {}).get("status") not in \
+                    ("ok", "skipped", "unsupported", "wrong"):
+                return st["name"]
+        return self.current_step()
+
     def mark_interrupted(self) -> None:
         """SIGTERM (or SIGINT) arrived: record the running step as interrupted, quickly."""
-        name = self.R.step_name
+        name = self.current_step()
         if name in ("join", "gather", "start", "plan", "done"):
             if not any(s.get("name") == name for s in self.job["steps"]):
                 self.job["steps"].append({"name": name, "kind": name, "status": "interrupted",
@@ -337,7 +364,7 @@ class Coordinator:
                     v["status"] = "gone"
 
     def finish(self) -> int:
-        running = self.R.step_name
+        running = self.current_step()
         self.R.step_name = "report"
         self.collect_fates(running)
         self.job["expectation"] = C.expected_bound(self.job)

@@ -96,14 +96,15 @@ def rank_label(job: Dict[str, Any], r: int) -> str:
 
 
 def ranks_phrase(job: Dict[str, Any], ranks: Sequence[int]) -> str:
-    """One rank: its full label. Whole nodes: 'node b (ranks 8-15)'. Else 'ranks 0-4,6-7'."""
+    """One rank: its full label. Exactly one whole node (of several): 'node b (ranks 8-15)'.
+    Else 'ranks 0-4,6-7'."""
     rs = sorted(set(ranks))
     if len(rs) == 1:
         return rank_label(job, rs[0])
     nodes = job.get("nodes") or []
-    covered = [n for n in nodes if n.get("ranks") and set(n["ranks"]) <= set(rs)]
-    if len(nodes) > 1 and covered and set().union(*[set(n["ranks"]) for n in covered]) == set(rs):
-        return ", ".join("node %s (ranks %s)" % (n["label"], ranges(n["ranks"])) for n in covered)
+    whole = [n for n in nodes if n.get("ranks") and set(n["ranks"]) == set(rs)]
+    if len(nodes) > 1 and whole:
+        return "node %s (ranks %s)" % (whole[0]["label"], ranges(rs))
     return "ranks %s" % ranges(rs)
 
 
@@ -132,7 +133,7 @@ def assign_nodes(job: Dict[str, Any]) -> None:
         w = rec.get("where") if isinstance(rec.get("where"), dict) else None
         if not w or w.get("guessed"):
             continue
-        key = w.get("node_key") or w.get("host") or "?"
+        key = w.get("node_id") or w.get("host") or "?"
         node = by_key.setdefault(key, {"key": key, "host": w.get("host"), "ranks": [],
                                        "node_rank": w.get("node_rank")})
         node["ranks"].append(rec["rank"])

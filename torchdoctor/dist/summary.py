@@ -46,7 +46,7 @@ def pid_namespace() -> Optional[str]:
 def where(rank: int, local_rank: Optional[int], local_world: Optional[int], node_rank: Optional[int]) -> Dict[str, Any]:
     host = socket.gethostname()
     return {"rank": rank, "host": host,
-            "node_key": hashlib.sha256(("%s|%s" % (host, boot_id())).encode()).hexdigest()[:12],
+            "node_id": hashlib.sha256(("%s|%s" % (host, boot_id())).encode()).hexdigest()[:12],
             "local_rank": local_rank, "local_world_size": local_world, "node_rank": node_rank,
             "pid": os.getpid(), "pidns": pid_namespace(), "started": time.time()}
 
@@ -174,12 +174,12 @@ def _device(f: Facts, torch_module, idx: Optional[int]) -> Optional[Dict[str, An
             dev["capability"] = "%d.%d" % tuple(cap)
         if isinstance(d.get("total_memory"), int):
             dev["memory"] = d["total_memory"]
-        dev["gpu_key"] = topology.gpu_key(d.get("uuid"))
+        dev["gpu_hash"] = topology.gpu_hash(d.get("uuid"))
     if torch_module is not None:
         try:
             props = torch_module.cuda.get_device_properties(idx)
-            if not dev.get("gpu_key"):
-                dev["gpu_key"] = topology.gpu_key(str(getattr(props, "uuid", "") or ""))
+            if not dev.get("gpu_hash"):
+                dev["gpu_hash"] = topology.gpu_hash(str(getattr(props, "uuid", "") or ""))
             bus = getattr(props, "pci_bus_id", None)
             if isinstance(bus, int):
                 dom = getattr(props, "pci_domain_id", 0) or 0

@@ -30,7 +30,7 @@ def data() -> Dict[str, Any]:
     return _DATA
 
 
-def gpu_key(uuid: Any) -> Optional[str]:
+def gpu_hash(uuid: Any) -> Optional[str]:
     """A short, one-way name for a GPU UUID (the UUID itself is redacted before it travels)."""
     if not isinstance(uuid, str) or not uuid.strip():
         return None
@@ -100,7 +100,7 @@ def parse_pci_query(text: str) -> List[Dict[str, Any]]:
         if len(parts) < len(PCI_FIELDS) or not parts[0].isdigit():
             continue
         row = dict(zip(PCI_FIELDS, parts))
-        rec: Dict[str, Any] = {"index": int(row["index"]), "gpu_key": gpu_key(row["uuid"]),
+        rec: Dict[str, Any] = {"index": int(row["index"]), "gpu_hash": gpu_hash(row["uuid"]),
                                "pci_bus_id": _bus(row["pci.bus_id"])}
         for key, field in (("pcie_gen", "pcie.link.gen.max"), ("pcie_width", "pcie.link.width.max")):
             if row[field].isdigit():
