@@ -4,9 +4,10 @@ Four jobs, each a real `python -m torch.distributed.run` (started by the test, o
 `torchdoctor dist --nproc-per-node` itself):
 
 * healthy: every step passes, results verified, bandwidth table, Markdown report;
-* odd ranks: rank 1 has an env var the others lack and corrupts its all_reduce
-  contribution; rank 2 has another companion package on its own PYTHONPATH and cannot
-  import NumPy (a meta-path finder), so the store-based gather must work without it;
+* odd ranks: rank 1 has an env var the others lack, corrupts its all_reduce
+  contribution and hangs in the sweep's all_gather (a collective timeout); rank 2 has
+  another companion package on its own PYTHONPATH and cannot import NumPy (a meta-path
+  finder), so the store-based gather must work without it;
 * a rank that never joins (its wrapper sleeps instead of exec'ing);
 * a rank that exits during the collectives (os._exit(7) inside broadcast).
 
@@ -42,7 +43,7 @@ if FAULTS and (ONLY is None or os.environ.get("RANK") == ONLY):
             if "hide_numpy" in FAULTS and (name == "numpy" or name.startswith("numpy.")):
                 # what a torch without NumPy sees; torch then says "Numpy is not available"
                 raise ModuleNotFoundError("No module named %r" % name, name=name)
-            if name == "torch.distributed" and FAULTS & {"corrupt_all_reduce", "exit_in_broadcast"}:
+            if name == "torch.distributed" and FAULTS & {"corrupt_all_reduce", "exit_in_broadcast", "hang_in_sweep"}:
                 spec = importlib.machinery.PathFinder.find_spec(name, path, target)
                 if spec is None or spec.loader is None:
                     return spec
@@ -69,6 +70,14 @@ if FAULTS and (ONLY is None or os.environ.get("RANK") == ONLY):
             def broadcast(*a, **k):
                 os._exit(7)
             d.broadcast = broadcast
+        if "hang_in_sweep" in FAULTS:   # the all_gather of the bandwidth sweep never returns here
+            import time
+
+            def hang(*a, **k):
+                time.sleep(600)
+            for name in ("all_gather_single", "all_gather_into_tensor"):
+                if hasattr(d, name):
+                    setattr(d, name, hang)
 
     sys.meta_path.insert(0, _Finder())
 '''
@@ -155,7 +164,7 @@ def test_healthy_job_started_by_torchdoctor(tmp_path):
     env = _env(tmp_path)
     report = tmp_path / "dist.md"
     rc, out, err, took = _run([TORCH_PYTHON, "-m", "torchdoctor", "dist", "--nproc-per-node", "2", "--json",
-                               "--report", str(report), "--join-timeout", "120"] + FAST, env, tmp_path)
+                               "--report", str(report), "--join-timeout", "120", "--pairs"] + FAST, env, tmp_path)
     assert rc == 0, (out[-2000:], err[-3000:])
     assert "Traceback" not in out + err
     job = json.loads(out)
@@ -173,6 +182,7 @@ def test_healthy_job_started_by_torchdoctor(tmp_path):
                                                      ("all_gather", 65536), ("all_gather", 262144)]
     for r in rows:
         assert r["time_s"] > 0 and r["busbw"] == pytest.approx(r["algbw"] * (1.0 if r["op"] == "all_reduce" else 0.5))
+    assert [(p["what"], p["bytes"]) for p in job["pairs"]] == [("rank 0 <-> rank 1", 262144)]
     assert all(rec["summary"]["probe"]["ok"] for rec in job["ranks"])
     assert not [f for f in job["findings"] if f["severity"] != "info"], job["findings"]
     assert job["launcher"]["self_launched"] and job["launcher"]["leftover_processes_ended"] == 0
@@ -194,11 +204,13 @@ def test_odd_ranks_are_named_and_gather_works_without_numpy(tmp_path):
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: torchvision\nVersion: 0.28.0\n")
     (comp / "sitecustomize.py").write_text(FAULTS)
-    ranks = {"1": {"env": {"NCCL_DEBUG": "WARN", "TDTEST_FAULTS": "corrupt_all_reduce"}, "pythonpath": str(faults)},
+    ranks = {"1": {"env": {"NCCL_DEBUG": "WARN", "TDTEST_FAULTS": "corrupt_all_reduce,hang_in_sweep"},
+                   "pythonpath": str(faults)},
              "2": {"env": {"TDTEST_FAULTS": "hide_numpy"}, "pythonpath": str(comp)}}
     wrapper = _wrapper(tmp_path, ranks, [TORCH_PYTHON, "-m", "torchdoctor", "dist"])
     env = _env(tmp_path)
-    rc, out, err, took = _run(_torchrun(3, wrapper) + ["--json", "--join-timeout", "120"] + FAST, env, tmp_path)
+    rc, out, err, took = _run(_torchrun(3, wrapper) + ["--json", "--join-timeout", "120"] + FAST + ["--timeout", "8"],
+                              env, tmp_path)
     assert rc == 1, (out[-2000:], err[-3000:])  # errors found; torchrun passes rank 0's exit status on
     job = json.loads(out)
     # the store-based gather: every rank's facts arrived, rank 2's without NumPy
@@ -217,7 +229,13 @@ def test_odd_ranks_are_named_and_gather_works_without_numpy(tmp_path):
     wrong = _finding(job, "dist-collective-wrong")
     assert wrong["title"] == ("all_reduce gave a wrong result: the contribution of rank 1 (node a, local 1) "
                               "arrived wrong")
-    assert {r["op"] for r in job["bandwidth"]["rows"]} == {"all_reduce", "all_gather"}  # the sweep still ran
+    assert {r["op"] for r in job["bandwidth"]["rows"]} == {"all_reduce"}  # the sweep ran on, up to the hang
+    hang = _finding(job, "dist-collective-timeout")
+    assert hang["title"] == "all_gather 64 KiB did not complete within 8 s on ranks 0-2"
+    assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in hang["fix"]["commands"][0]
+    st = next(s for s in job["steps"] if s["name"] == "all_gather 64 KiB")
+    assert st["status"] == "timeout" and st["seconds"] < 8 + 5 + 5   # --timeout, rank 0's slack, scheduling
+    assert next(s for s in job["steps"] if s["name"] == "all_gather 256 KiB")["status"] == "skipped"
     assert _leftovers(env["TDTEST_MARK"]) == []
 
 

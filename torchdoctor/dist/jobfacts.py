@@ -40,7 +40,10 @@ def ranges(ranks: Iterable[int]) -> str:
 
 
 def rank_record(job: Dict[str, Any], r: int) -> Dict[str, Any]:
-    for rec in job.get("ranks") or []:
+    ranks = job.get("ranks") or []
+    if 0 <= r < len(ranks) and ranks[r].get("rank") == r:  # the usual layout: ranks[r] is rank r
+        return ranks[r]
+    for rec in ranks:
         if rec.get("rank") == r:
             return rec
     return {"rank": r}
@@ -73,8 +76,9 @@ def with_summary(job: Dict[str, Any]) -> List[int]:
 
 
 def node_of(job: Dict[str, Any], r: int) -> Optional[Dict[str, Any]]:
+    label = rank_record(job, r).get("node")
     for node in job.get("nodes") or []:
-        if r in node.get("ranks", []):
+        if (label is not None and node.get("label") == label) or (label is None and r in node.get("ranks", [])):
             return node
     return None
 
@@ -142,6 +146,8 @@ def assign_nodes(job: Dict[str, Any]) -> None:
     nodes = list(by_key.values())
     for i, node in enumerate(nodes):
         node["label"] = node_letter(i)
+        for r in node["ranks"]:
+            rank_record(job, r)["node"] = node["label"]
     job["nodes"] = nodes
     if not local_world:
         return
