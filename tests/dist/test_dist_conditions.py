@@ -500,3 +500,12 @@ def test_a_broken_condition_is_a_finding_not_a_traceback(monkeypatch):
         raise KeyError("x")
     monkeypatch.setitem(C.CONDITIONS, "dist-boom", boom)
     assert "dist-condition-crashed" in ids(healthy_cpu(2))
+
+
+def test_a_step_cut_short_by_the_launcher_is_unfinished_not_failed():
+    job = make_job([summary()] * 2, backend="gloo", interrupted="SIGTERM during all_gather 64 KiB", steps=[
+        step("all_gather 64 KiB", {0: {"status": "missing", "entered": True}, 1: {"status": "missing", "entered": True}},
+             status="interrupted", kind="all_gather 64 KiB")])
+    [f] = only(job, "dist-collective-unfinished")
+    assert f.title == "all_gather 64 KiB had not finished on ranks 0-1 when the run was stopped"
+    assert only(job, "dist-collective-failed") == []

@@ -9,7 +9,10 @@ Four jobs, each a real `python -m torch.distributed.run` (started by the test, o
   another companion package on its own PYTHONPATH and cannot import NumPy (a meta-path
   finder), so the store-based gather must work without it;
 * a rank that never joins (its wrapper sleeps instead of exec'ing);
-* a rank that exits during the collectives (os._exit(7) inside broadcast).
+* a rank that exits during the collectives (os._exit(7) inside broadcast);
+* srun's variables instead of torchrun (two processes the test starts itself; rank 0
+  hosts the store): every step passes, OMP_NUM_THREADS is found unset (srun does not set
+  it), and rank 1 prints nothing.
 
 Ranks are made to differ with `torchrun --no-python` and a per-rank wrapper, or with a
 sitecustomize on PYTHONPATH that acts only in one RANK. Afterwards no process of the job
@@ -274,3 +277,31 @@ def test_rank_that_exits_during_the_collectives(tmp_path):
     bc = next(s for s in job["steps"] if s["name"] == "broadcast")
     assert bc.get("seconds", 0) < 60  # noticed when the rank left, not at the collective's timeout
     assert _leftovers(env["TDTEST_MARK"]) == []
+
+
+def test_srun_variables_without_torchrun(tmp_path):
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    base = _env(tmp_path, SLURM_NTASKS="2", SLURM_NODEID="0", SLURM_STEP_TASKS_PER_NODE="2",
+                SLURM_STEP_NODELIST="localhost", SLURM_JOB_ID="4242", SLURM_STEP_ID="0", MASTER_ADDR="127.0.0.1",
+                MASTER_PORT=str(port), GLOO_SOCKET_IFNAME="lo")
+    base.pop("OMP_NUM_THREADS", None)
+    cmd = [TORCH_PYTHON, "-m", "torchdoctor", "dist", "--json", "--no-bandwidth", "--join-timeout", "120",
+           "--timeout", "60"]
+    procs = []
+    for r in (0, 1):
+        env = dict(base, SLURM_PROCID=str(r), SLURM_LOCALID=str(r))
+        procs.append(subprocess.Popen(cmd, env=env, cwd=str(tmp_path), stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [o[1].decode()[-2000:] for o in outs]
+    job = json.loads(outs[0][0])
+    assert job["launcher"]["name"] == "slurm" and job["launcher"]["run_id"] == "slurm-4242.0"
+    assert all(s["status"] in ("ok", "unsupported") for s in job["steps"]), job["steps"]
+    # srun does not set OMP_NUM_THREADS (torchrun does): two ranks on one node, each with every core
+    assert [(f["id"], f["title"]) for f in job["findings"] if f["severity"] != "info"] == [
+        ("dist-omp-unset", "OMP_NUM_THREADS is unset with 2 ranks on node a")]
+    assert outs[1] == (b"", b"")  # other ranks print nothing unless they fail on their own
+    assert _leftovers(base["TDTEST_MARK"]) == []

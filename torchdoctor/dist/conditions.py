@@ -426,6 +426,7 @@ def numpy_missing(job):
     if not bad:
         return []
     first = bad[min(bad)]
+    warned = [w for r in bad for w in (J.summary(job, r).get("torch_import_warnings") or []) if "NumPy" in w][:1]
     obj = _per_rank(J.step(job, OBJECT_STEP))
     seen = [r for r, v in obj.items() if v.get("status") == "error" and "umpy" in (v.get("error") or "")]
     return [finding(
@@ -434,9 +435,10 @@ def numpy_missing(job):
         "`import numpy` fails there (%s). torch itself runs, and so does this tool's store-based gather, but "
         "torch.distributed's object collectives (all_gather_object, broadcast_object_list, gather_object, "
         "scatter_object_list) turn received bytes back into objects with tensor.numpy() and fail with "
-        "'RuntimeError: Numpy is not available'%s." % (
+        "'RuntimeError: Numpy is not available'%s.%s" % (
             first.get("error") or "ImportError",
-            "; all_gather_object just failed that way on %s" % J.ranks_phrase(job, seen) if seen else ""),
+            "; all_gather_object just failed that way on %s" % J.ranks_phrase(job, seen) if seen else "",
+            " torch warned at import: %s" % warned[0] if warned else ""),
         fix="Install NumPy into that rank's environment (or fix the PYTHONPATH that hides it).",
         commands=["python -m pip install numpy", "python -c \"import numpy, torch; torch.zeros(1).numpy()\""])]
 
@@ -687,6 +689,16 @@ def _step_findings(job, name: str) -> List[Finding]:
                         commands=cmds + (["torchfrtrace /tmp -p nccl_trace_rank_"] if _cuda_job(job) else []),
                         links=["https://docs.pytorch.org/tutorials/prototype/flight_recorder_tutorial.html",
                                "https://docs.pytorch.org/docs/stable/torch_nccl_environment_variables.html"])]
+    if status == "interrupted" and not any(v.get("status") in ("error", "gone") for v in per.values()):
+        unfinished = [r for r, v in per.items() if v.get("status") in ("missing", "timeout")]
+        return [finding("dist-collective-unfinished", WARNING, "dist-collective",
+                        "%s had not finished on %s when the run was stopped" % (
+                            name, J.ranks_phrase(job, unfinished or J.all_ranks(job))),
+                        "Entered it: %s. %s" % (
+                            J.ranges(r for r, v in per.items() if v.get("entered")) or "none",
+                            "If it was hanging, set these on the next run to see why: " + lines + "."),
+                        fix="Run again with a --timeout shorter than the launcher's limit, so the hang is named.",
+                        commands=cmds)]
     errs = {r: v.get("error") for r, v in per.items() if v.get("status") == "error" and v.get("error")}
     groups = _group_errors(errs)
     gone = sorted(set([r for r, v in per.items() if v.get("status") == "gone"] +

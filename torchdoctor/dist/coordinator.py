@@ -360,7 +360,8 @@ class Coordinator:
         # a rank that left is "gone" in the step it did not answer, not merely late
         for st in self.job["steps"]:
             for r, v in (st.get("per_rank") or {}).items():
-                if v.get("status") == "missing" and isinstance(self.rec(int(r)).get("fate"), dict):
+                f = self.rec(int(r)).get("fate")
+                if v.get("status") == "missing" and isinstance(f, dict) and f.get("how") != "terminated":
                     v["status"] = "gone"
 
     def finish(self) -> int:

@@ -132,11 +132,27 @@ def _deadline(nproc: Optional[int], opts) -> float:
     return STARTUP_S + opts.join_timeout + opts.timeout * (steps + 3)
 
 
+class Interrupted(Exception):
+    pass
+
+
+def _on_signal(signum, frame):
+    raise Interrupted(signal.Signals(signum).name)
+
+
 def run(nproc: str, opts, forward: List[str]) -> int:
     tmp = tempfile.mkdtemp(prefix="torchdoctor-dist-")
+    old = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # `timeout 240 torchdoctor dist ...`: still report, leave nothing
+        try:
+            old[sig] = signal.signal(sig, _on_signal)
+        except (OSError, ValueError):
+            pass
     try:
         return _run(nproc, opts, forward, tmp)
     finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -179,8 +195,13 @@ def _run(nproc: str, opts, forward: List[str], tmp: str) -> int:
                     _stop(proc)
                     break
                 time.sleep(0.2)
-        except KeyboardInterrupt:
-            interrupted = "interrupted (Ctrl-C)"
+        except (KeyboardInterrupt, Interrupted) as e:
+            interrupted = "interrupted (%s)" % (e.args[0] if isinstance(e, Interrupted) else "Ctrl-C")
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # the cleanup below is bounded: let it run
+                try:
+                    signal.signal(sig, lambda *a: None)
+                except (OSError, ValueError):
+                    pass
             _stop(proc)
         try:
             proc.wait(timeout=GRACE_S)
@@ -199,8 +220,8 @@ def _run(nproc: str, opts, forward: List[str], tmp: str) -> int:
                      "wall_s": round(time.monotonic() - t0, 3)})
     exits = parse_torchrun_failures(err_text)
     launcher["exits"] = {str(r): v for r, v in sorted(exits.items())}
-    if interrupted and not job.get("interrupted"):
-        job["interrupted"] = interrupted
+    if interrupted:
+        job["interrupted"] = interrupted + ("; rank 0: %s" % job["interrupted"] if job.get("interrupted") else "")
     merge_exits(job, exits, logdir)
     if job.get("ranks") and not job.get("_stub") and not any(r.get("joined") for r in job["ranks"][1:]) \
             and not exits and proc.returncode not in (0, None):
@@ -212,7 +233,7 @@ def _run(nproc: str, opts, forward: List[str], tmp: str) -> int:
     code = exit_code(findings, opts.fail_on)
     job["exit_code"] = code
     code = emit(job, opts, code)
-    if interrupted == "interrupted (Ctrl-C)":
+    if interrupted and interrupted.startswith("interrupted ("):
         return 130
     return code
 

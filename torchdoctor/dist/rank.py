@@ -142,8 +142,11 @@ class Rank:
         if set_log:
             os.environ["TORCH_CPP_LOG_LEVEL"] = "ERROR"  # c10d's retry warnings are not the user's business
         try:
-            import torch
-            import torch.distributed  # noqa: F401
+            with warnings.catch_warnings(record=True) as caught:  # kept in the summary, not printed by a rank
+                warnings.simplefilter("always")
+                import torch
+                import torch.distributed  # noqa: F401
+            self.import_warnings = ["%s: %s" % (w.category.__name__, str(w.message)[:300]) for w in caught][:5]
         except BaseException as e:  # noqa: BLE001
             say("error: rank %d: import torch failed (%s: %s); this rank cannot join" % (self.r, type(e).__name__, e))
             return 1
@@ -224,6 +227,7 @@ class Rank:
         except Exception as e:  # noqa: BLE001
             summ = {"v": S.SUMMARY_VERSION, "tool": __version__,
                     "probe": {"ok": False, "error": "summary: %s" % _line(e), "mode": "in-process"}}
+        summ["torch_import_warnings"] = getattr(self, "import_warnings", [])
         out = S.redact(summ, self.environ)
         out["gather_s"] = round(time.monotonic() - t0, 3)
         self.device_index = (summ.get("device") or {}).get("index")
