@@ -7,7 +7,7 @@ from conftest import make_facts
 from test_dist_conditions import _exited, _mismatch, _wrong, healthy_cpu, make_job, summary
 from torchdoctor.dist import render as R
 from torchdoctor.dist import summary as S
-from torchdoctor.dist.rank import Options
+from torchdoctor.dist.common import Options
 from torchdoctor.render.style import Style
 from torchdoctor.facts import absent
 

@@ -22,7 +22,6 @@ may be left (each job's processes carry a marker in their environment).
 import json
 import os
 import subprocess
-import sys
 import time
 import uuid
 

@@ -55,7 +55,7 @@ def dist(nproc, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_
     """
     from . import bandwidth as B
     from . import env as E
-    from .rank import Options
+    from .common import Options
     if sizes is not None:
         try:
             B.parse_sizes(sizes)

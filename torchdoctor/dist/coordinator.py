@@ -5,16 +5,15 @@ reports what it knows: which step was running, who had left, who had not answere
 """
 
 import os
-import sys
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 from .. import __version__
 from ..findings import severity_rank
 from . import bandwidth as B
 from . import conditions as C
 from . import jobfacts as J
-from .rank import RESULT_ENV, SLACK, STALE_S, Rank, default_sizes, write_result
+from .common import RESULT_ENV, SLACK, STALE_S, default_sizes, write_result
 from .store import Liveness, Stopped
 
 OBJECT_STEPS = ("init", "barrier", "all_reduce", "all_gather", "broadcast", "reduce_scatter", "all_gather_object")
@@ -23,7 +22,7 @@ MAX_RANK_PAIRS = 64
 
 
 class Coordinator:
-    def __init__(self, rank: Rank):
+    def __init__(self, rank):  # a rank.Rank: the channel, options, and its own steps
         self.R = rank
         self.ch = rank.ch
         self.n = rank.n
@@ -278,7 +277,8 @@ class Coordinator:
         n = next(v.get("ranks") for v in per.values() if v.get("ranks"))
         size = next(v.get("bytes") for v in per.values() if v.get("bytes"))
         op = step.get("op", "all_reduce")
-        row = {"op": op, "bytes": size, "time_s": t, "algbw": B.algbw(size, t), "busbw": B.busbw(op, size, t, n),
+        row = {"op": op, "bytes": size, "requested_bytes": step.get("bytes", size), "time_s": t,
+               "algbw": B.algbw(size, t), "busbw": B.busbw(op, size, t, n),
                "ranks": n, "slowest_rank": slowest, "iters": plan["iters"]}
         if step["kind"] == "sweep":
             self.job["bandwidth"]["rows"].append(row)

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional
 
 from . import conditions as C
 from . import jobfacts as J
-from .rank import RESULT_ENV
+from .common import RESULT_ENV
 
 SET_ENV = "TORCHDOCTOR_DIST_SET"     # names of variables this launcher set (not the user's; left out of the diff)
 STARTUP_S = 120.0                    # interpreter and torch start-up of the agent and every rank, generously

@@ -12,7 +12,6 @@ enter/<step>/<r>, res/<step>/<r>, n/res/<step>; go/<step>; exit/<r>; hb/<r>; don
 """
 
 import faulthandler
-import json
 import os
 import signal
 import sys
@@ -20,43 +19,13 @@ import threading
 import time
 import traceback
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from .. import __version__
-from . import bandwidth as B
-from . import jobfacts as J
+from .common import SLACK, STALE_S, Options
+from .coordinator import Coordinator
 from .env import JobEnv
 from .store import Channel, Heartbeat, Liveness, Stopped, connect, prefix_for
-
-RESULT_ENV = "TORCHDOCTOR_DIST_RESULT"      # self-launch: rank 0 writes the job here instead of printing
-SLACK = 5.0                                 # beyond a step's own deadline, for rank 0's word to arrive
-STALE_S = 10.0                              # a heartbeat that stands still this long means the rank is gone
-GLOO_SIZES = "64K,1M,8M"
-NCCL_SIZES = "1M,16M,256M,1G"
-
-
-class Options:
-    def __init__(self, **kw):
-        self.backend = kw.get("backend", "auto")
-        self.join_timeout = float(kw.get("join_timeout", 60.0))
-        self.timeout = float(kw.get("timeout", 120.0))
-        self.sizes = kw.get("sizes")               # None: by backend
-        self.iters = kw.get("iters")                # None: by backend
-        self.warmup = kw.get("warmup")
-        self.pairs = bool(kw.get("pairs", False))
-        self.collectives = bool(kw.get("collectives", True))
-        self.bandwidth = bool(kw.get("bandwidth", True))
-        self.fail_on = kw.get("fail_on", "error")
-        self.as_json = bool(kw.get("as_json", False))
-        self.report = kw.get("report")
-        self.no_redact = bool(kw.get("no_redact", False))
-        self.color = kw.get("color")
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"backend": self.backend, "join_timeout": self.join_timeout, "timeout": self.timeout,
-                "sizes": self.sizes, "iters": self.iters, "warmup": self.warmup, "pairs": self.pairs,
-                "collectives": self.collectives, "bandwidth": self.bandwidth}
-
 
 def say(msg: str) -> None:
     try:
@@ -140,7 +109,9 @@ class Rank:
                 pass
         set_log = "TORCH_CPP_LOG_LEVEL" not in os.environ
         if set_log:
-            os.environ["TORCH_CPP_LOG_LEVEL"] = "ERROR"  # c10d's retry warnings are not the user's business
+            # c10d logs its retries and timeouts (with C++ stack traces) itself; this tool reports them in
+            # one line instead. An explicit TORCH_CPP_LOG_LEVEL of the user's is left alone.
+            os.environ["TORCH_CPP_LOG_LEVEL"] = "FATAL"
         try:
             with warnings.catch_warnings(record=True) as caught:  # kept in the summary, not printed by a rank
                 warnings.simplefilter("always")
@@ -168,7 +139,6 @@ class Rank:
         self.hb.start(parent)
         try:
             if self.r == 0:
-                from .coordinator import Coordinator
                 return Coordinator(self).run()
             return self.run_worker()
         except Stopped:
@@ -351,14 +321,3 @@ class Rank:
 def _line(e: BaseException) -> str:
     text = str(e).strip().splitlines()
     return "%s: %s" % (type(e).__name__, text[0][:300] if text else "")
-
-
-def write_result(path: str, job: Dict[str, Any]) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(job, fh, default=str)
-    os.replace(tmp, path)
-
-
-def default_sizes(backend: str) -> List[int]:
-    return B.parse_sizes(NCCL_SIZES if backend == "nccl" else GLOO_SIZES)

@@ -94,13 +94,14 @@ def step_note(job: Dict[str, Any], s: Dict[str, Any]) -> str:
 def bandwidth_rows(job: Dict[str, Any]) -> List[Tuple[str, ...]]:
     rows = []
     for r in (job.get("bandwidth") or {}).get("rows") or []:
-        rows.append((r["op"], B.human_size(r["bytes"]), _us(r["time_s"]), _gb(r.get("algbw")), _gb(r.get("busbw")),
+        rows.append((r["op"], B.human_size(r.get("requested_bytes") or r["bytes"]), _us(r["time_s"]),
+                     _gb(r.get("algbw")), _gb(r.get("busbw")),
                      "rank %d" % r["slowest_rank"]))
     return rows
 
 
 def pair_rows(job: Dict[str, Any]) -> List[Tuple[str, ...]]:
-    return [(p["what"], B.human_size(p["bytes"]), _us(p["time_s"]), _gb(p.get("busbw")))
+    return [(p["what"], B.human_size(p.get("requested_bytes") or p["bytes"]), _us(p["time_s"]), _gb(p.get("busbw")))
             for p in job.get("pairs") or []]
 
 
@@ -321,8 +322,9 @@ def emit(job: Dict[str, Any], opts, code: int, stream=None) -> int:
         stream.write(text)
         stream.flush()
     except BrokenPipeError:
-        pass
+        _drop_stdout(stream)
     except OSError as e:
+        _drop_stdout(stream)
         try:
             sys.stderr.write("torchdoctor: error: cannot write the report to standard output: %s\n" % (
                 e.strerror or e))
@@ -336,3 +338,13 @@ def emit(job: Dict[str, Any], opts, code: int, stream=None) -> int:
         except OSError:
             pass
     return code
+
+
+def _drop_stdout(stream) -> None:
+    """After a failed write, nothing buffered may be flushed again at exit (a second error)."""
+    import os
+    if stream is sys.stdout:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
