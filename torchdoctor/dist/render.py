@@ -57,9 +57,12 @@ def step_note(job: Dict[str, Any], s: Dict[str, Any]) -> str:
                                           "; never joined: %s" % J.ranges(s["missing"]) if s.get("missing") else "")
     if kind == "gather":
         secs = [v for v in (job.get("timings") or {}).get("gather_s", {}).values() if isinstance(v, (int, float))]
-        span = " (%.2f-%.2f s per rank)" % (min(secs), max(secs)) if secs else ""
-        return "%d summaries%s%s" % (len(secs), span, "; missing: %s" % J.ranges(s["missing"]) if s.get("missing")
-                                     else "")
+        if secs and len(secs) > 1:
+            span = " (%.2f-%.2f s per rank)" % (min(secs), max(secs))
+        else:
+            span = " (%.2f s)" % secs[0] if secs else ""
+        return "%d %s%s%s" % (len(secs), "summary" if len(secs) == 1 else "summaries", span,
+                              "; missing: %s" % J.ranges(s["missing"]) if s.get("missing") else "")
     if status == "skipped":
         return s.get("detail") or "skipped"
     if status == "interrupted":
@@ -168,7 +171,9 @@ def render_text(job: Dict[str, Any], st: Style) -> str:
         locals_ = [J.where(job, r).get("local_rank") for r in node["ranks"]]
         loc = " (local %s)" % J.ranges(x for x in locals_ if x is not None) if any(x is not None for x in locals_) \
             else ""
-        out.append("  node %s  %s  ranks %s%s" % (node["label"], node.get("host") or "?", J.ranges(node["ranks"]), loc))
+        out.append("  node %s  %s  %s %s%s" % (node["label"], node.get("host") or "?",
+                                              "rank" if len(node["ranks"]) == 1 else "ranks", J.ranges(node["ranks"]),
+                                              loc))
     out.append("")
     out.append(st.paint("Steps", "title"))
     width = max([len(s.get("name", "")) for s in job.get("steps") or []] + [8])
