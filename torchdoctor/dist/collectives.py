@@ -39,9 +39,6 @@ class Comm:
         if self.device.type == "cuda":
             self.torch.cuda.synchronize(self.device)
 
-    def _t(self, values) -> Any:
-        return self.torch.tensor(values, dtype=self.torch.float32, device=self.device)
-
     def _full(self, n: int, value: float) -> Any:
         return self.torch.full((n,), float(value), dtype=self.torch.float32, device=self.device)
 

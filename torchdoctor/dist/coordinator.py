@@ -62,7 +62,8 @@ class Coordinator:
     def dead_among(self, ranks: List[int], step: str) -> List[int]:
         gone = self.live.dead([r for r in ranks if r != 0 and not self.rec(r).get("fate")])
         for r, why in gone.items():
-            self.fate(r, "gone", step if step in ("join", "gather") else self.step_of(r), why)
+            how = "exited" if why.startswith("its process") else "gone"  # seen to exit, or only silent
+            self.fate(r, how, step if step in ("join", "gather") else self.step_of(r), why)
         return [r for r in ranks if self.rec(r).get("fate")]
 
     def wait_all(self, counter: str, expected: List[int], key_of, deadline: float, step: str) -> List[int]:

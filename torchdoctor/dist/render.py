@@ -135,7 +135,10 @@ def expectation_line(job: Dict[str, Any]) -> str:
         return "no expectation: the topology could not be read (nvidia-smi topo -m)"
     if not exp.get("gbps"):
         return "no expectation for %s: %s" % (exp.get("link"), exp.get("why"))
-    judged = "flagged below 50%% at messages >= 256 MiB" if exp.get("judged") else "reported only: %s" % exp.get("why")
+    from . import topology
+    conf = topology.data()["expectation"]
+    judged = ("flagged below %d%% at messages >= %s" % (conf["fraction"] * 100, B.human_size(conf["min_bytes"]))
+              if exp.get("judged") else "reported only: %s" % exp.get("why"))
     return "the slowest link %s: %s, nominal %.1f GB/s (%s)" % (exp.get("scope", ""), exp.get("link"), exp["gbps"],
                                                                  judged)
 
