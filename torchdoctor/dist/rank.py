@@ -68,8 +68,8 @@ class Rank:
                     self.ch.put("exit/%d" % self.r, {"how": "terminated", "signal": name, "step": self.step_name})
                 except Exception:  # noqa: BLE001
                     pass
-        elif self.r != 0:
-            leave(128 + signum)
+        else:
+            leave(128 + signum)  # a second signal: leave now (rank 0 has had its chance to report)
 
     def in_thread(self, fn: Callable[[], Any], deadline: float) -> Tuple[str, Any]:
         """('ok', value) | ('error', 'Type: message') | ('timeout', None) | ('stopped', reason)."""
