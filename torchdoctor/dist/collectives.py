@@ -35,6 +35,12 @@ class Comm:
         self.groups: List[Any] = []
 
     # -- helpers -------------------------------------------------------------
+    def bind(self) -> None:
+        """The CUDA current device is per thread, and every step runs in a thread of its own:
+        set it again, or an object collective would pick cuda:0 on every rank."""
+        if self.device.type == "cuda":
+            self.torch.cuda.set_device(self.device)
+
     def _sync(self) -> None:
         if self.device.type == "cuda":
             self.torch.cuda.synchronize(self.device)
@@ -51,7 +57,7 @@ class Comm:
         kwargs: Dict[str, Any] = {"backend": self.backend, "store": self.store, "rank": self.rank,
                                   "world_size": self.world, "timeout": timedelta(seconds=self.timeout + 30)}
         if self.device.type == "cuda":
-            self.torch.cuda.set_device(self.device)
+            self.bind()
             import inspect
             try:
                 if "device_id" in inspect.signature(self.dist.init_process_group).parameters:
@@ -62,6 +68,7 @@ class Comm:
         return {"status": "ok", "backend": self.dist.get_backend(), "device": str(self.device)}
 
     def barrier(self) -> Dict[str, Any]:
+        self.bind()
         if self.device.type == "cuda":
             t = self._full(1, 1)
             self.dist.all_reduce(t)
@@ -90,6 +97,7 @@ class Comm:
         return x
 
     def all_reduce(self) -> Dict[str, Any]:
+        self.bind()
         n = self.world
         x = self._contribution(n)
         self.dist.all_reduce(x)
@@ -98,6 +106,7 @@ class Comm:
         return {"status": "wrong" if wrong else "ok", "wrong": wrong}
 
     def all_gather(self) -> Dict[str, Any]:
+        self.bind()
         n = self.world
         mine = self._pattern(self.rank, BULK)
         outs = [self.torch.empty(BULK, dtype=self.torch.float32, device=self.device) for _ in range(n)]
@@ -110,6 +119,7 @@ class Comm:
         return {"status": "wrong" if wrong else "ok", "wrong": wrong}
 
     def broadcast(self) -> Dict[str, Any]:
+        self.bind()
         wrong = []
         for root in sorted({0, self.world - 1}):
             t = self._pattern(root, BULK) if self.rank == root else self._full(BULK, -1)
@@ -120,6 +130,7 @@ class Comm:
         return {"status": "wrong" if wrong else "ok", "wrong": wrong}
 
     def reduce_scatter(self) -> Dict[str, Any]:
+        self.bind()
         n = self.world
         chunk = n + BULK
         inp = self.torch.zeros(n * chunk, dtype=self.torch.float32, device=self.device)
@@ -145,6 +156,7 @@ class Comm:
         return {"status": "wrong" if wrong else "ok", "wrong": wrong}
 
     def all_gather_object(self) -> Dict[str, Any]:
+        self.bind()
         objs: List[Any] = [None] * self.world
         self.dist.all_gather_object(objs, {"rank": self.rank, "check": "torchdoctor"})
         wrong = [{"from": j, "what": "object %d is %r" % (j, o)} for j, o in enumerate(objs)
@@ -155,6 +167,7 @@ class Comm:
     def timed(self, op: str, size: int, iters: int, warmup: int, group=None, members: Optional[List[int]] = None) \
             -> Dict[str, Any]:
         """Seconds per `op` of `size` bytes on this rank (the whole array, nccl-tests' S)."""
+        self.bind()
         n = len(members) if members else self.world
         if op == "all_reduce":
             elems = max(1, size // 4)
@@ -192,5 +205,6 @@ class Comm:
         return {"status": "ok", "seconds": dt, "bytes": actual, "ranks": n}
 
     def new_groups(self, pairs: List[List[int]]) -> Dict[str, Any]:
+        self.bind()
         self.groups = [self.dist.new_group(ranks=sorted(p)) for p in pairs]
         return {"status": "ok", "groups": len(self.groups)}
