@@ -509,3 +509,15 @@ def test_a_step_cut_short_by_the_launcher_is_unfinished_not_failed():
     [f] = only(job, "dist-collective-unfinished")
     assert f.title == "all_gather 64 KiB had not finished on ranks 0-1 when the run was stopped"
     assert only(job, "dist-collective-failed") == []
+
+
+def test_a_rank_that_died_before_joining_shows_its_stderr_and_the_known_error():
+    job = make_job([summary(), None], joined=[True, False])
+    job["steps"][0].update(status="interrupted", seconds=1.2)
+    job["ranks"][1]["fate"] = {"how": "exited", "exitcode": 1, "reason": "", "step": "join", "stderr_tail":
+                               "torchdoctor: error: rank 1: import torch failed (ImportError: libtorch_cuda.so: "
+                               "cannot open shared object file: No such file or directory)"}
+    [f] = only(job, "dist-rank-never-joined")
+    assert f.title == "1 of 2 ranks had not joined when the run was stopped (after 1 s): rank 1 (node a?, local 1?)"
+    assert "Last lines of rank 1's stderr:\n    torchdoctor: error: rank 1: import torch failed" in f.detail
+    assert "\nKnown error: " in f.detail

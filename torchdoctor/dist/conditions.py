@@ -145,15 +145,24 @@ def rank_never_joined(job):
     who = "; ".join(J.rank_label(job, r) + (" - " + _fate_text(job, r) if _fate_text(job, r) else "")
                     for r in missing[:16])
     more = " (and %d more)" % (len(missing) - 16) if len(missing) > 16 else ""
+    tails = [(r, (J.rank_record(job, r).get("fate") or {}).get("stderr_tail")) for r in missing[:4]]
+    tails = [(r, t) for r, t in tails if t]
+    said = "".join("\nLast lines of rank %d's stderr:\n%s" % (r, "\n".join("    " + ln for ln in t.splitlines()[-6:]))
+                   for r, t in tails)
+    if js.get("status") == "interrupted":
+        title = "%d of %d ranks had not joined when the run was stopped (after %.0f s): %s" % (
+            len(missing), J.world(job), js.get("seconds") or 0, J.ranks_phrase(job, missing))
+    else:
+        title = "%d of %d ranks never joined within %g s: %s" % (len(missing), J.world(job), js.get("timeout_s") or 0,
+                                                                 J.ranks_phrase(job, missing))
     return [finding(
-        "dist-rank-never-joined", ERROR, "dist-rank",
-        "%d of %d ranks never joined within %g s: %s" % (len(missing), J.world(job), js.get("timeout_s") or 0,
-                                                         J.ranks_phrase(job, missing)),
+        "dist-rank-never-joined", ERROR, "dist-rank", title,
         "Never registered in the rendezvous store: %s%s. A rank that never joins did not start, hangs before "
         "torchdoctor runs (a wrapper script, a slow or stuck `import torch`, a shared file system), or cannot reach "
         "the store at MASTER_ADDR:MASTER_PORT from its node. Node and local rank marked '?' are inferred from the "
         "ranks that did join (torchrun places LOCAL_WORLD_SIZE consecutive ranks on each node). No collective was "
-        "run: a process group cannot form without every rank." % (who, more),
+        "run: a process group cannot form without every rank.%s%s" % (
+            who, more, said, ("\n" if said else "") + _explained([t for _, t in tails]).lstrip()),
         fix="Look at the launcher's log for those ranks; from their node, check that MASTER_ADDR:MASTER_PORT is "
             "reachable and that the same command starts there.",
         commands=["python -c \"import torch\"", "nc -zv $MASTER_ADDR $MASTER_PORT"])]

@@ -103,20 +103,12 @@ class Coordinator:
     def join_phase(self) -> bool:
         R = self.R
         R.join()
-        t = time.monotonic()
+        t = self.join_t0 = time.monotonic()
         deadline = t + self.opts.join_timeout
         R.step_name = "join"
         self.ch.wait_count("n/join", self.n, deadline)
-        joined = self.ch.which(["join/%d" % r for r in range(self.n)])
-        ranks = sorted(int(k.split("/")[1]) for k in joined)
-        for r, w in zip(ranks, self.ch.get_many(["join/%d" % r for r in ranks])):
-            rec = self.rec(r)
-            rec["joined"] = True
-            rec["where"] = w
-            if w.get("pidns") and w.get("pidns") == R.where.get("pidns") and r != 0:
-                self.live.watch_local(r, int(w["pid"]))
-        missing = [r for r in range(self.n) if r not in ranks]
-        J.assign_nodes(self.job)
+        self.mark_joined()
+        missing = [r for r in range(self.n) if not self.rec(r)["joined"]]
         self.job["steps"].append({"name": "join", "kind": "join", "status": "ok" if not missing else "failed",
                                   "timeout_s": self.opts.join_timeout, "seconds": round(time.monotonic() - t, 3),
                                   "missing": missing})
@@ -125,6 +117,18 @@ class Coordinator:
         self.ch.put("plan/join", {"proceed": True, "collectives": not missing})
         self.save()
         return not missing
+
+    def mark_joined(self) -> None:
+        R = self.R
+        joined = self.ch.which(["join/%d" % r for r in range(self.n)])
+        ranks = sorted(int(k.split("/")[1]) for k in joined)
+        for r, w in zip(ranks, self.ch.get_many(["join/%d" % r for r in ranks])):
+            rec = self.rec(r)
+            rec["joined"] = True
+            rec["where"] = w
+            if w.get("pidns") and w.get("pidns") == R.where.get("pidns") and r != 0:
+                self.live.watch_local(r, int(w["pid"]))
+        J.assign_nodes(self.job)
 
     def gather_phase(self) -> bool:
         R = self.R
@@ -317,7 +321,19 @@ class Coordinator:
     def mark_interrupted(self) -> None:
         """SIGTERM (or SIGINT) arrived: record the running step as interrupted, quickly."""
         name = self.current_step()
-        if name in ("join", "gather", "start", "plan", "done"):
+        if name in ("join", "start"):
+            if not any(s.get("name") == "join" for s in self.job["steps"]):
+                try:
+                    self.mark_joined()
+                except Exception:  # noqa: BLE001 - the store may be going away with the job
+                    pass
+                t0 = getattr(self, "join_t0", self.t0)
+                self.job["steps"].append({
+                    "name": "join", "kind": "join", "status": "interrupted", "detail": self.job["interrupted"],
+                    "seconds": round(time.monotonic() - t0, 3), "timeout_s": self.opts.join_timeout,
+                    "missing": [r for r in range(self.n) if not self.rec(r)["joined"]]})
+            return
+        if name in ("gather", "plan", "done"):
             if not any(s.get("name") == name for s in self.job["steps"]):
                 self.job["steps"].append({"name": name, "kind": name, "status": "interrupted",
                                           "detail": self.job["interrupted"]})

@@ -132,6 +132,10 @@ def _deadline(nproc: Optional[int], opts) -> float:
     return STARTUP_S + opts.join_timeout + opts.timeout * (steps + 3)
 
 
+def _signals(*names):
+    return [getattr(signal, n) for n in names if hasattr(signal, n)]
+
+
 class Interrupted(Exception):
     pass
 
@@ -143,7 +147,7 @@ def _on_signal(signum, frame):
 def run(nproc: str, opts, forward: List[str]) -> int:
     tmp = tempfile.mkdtemp(prefix="torchdoctor-dist-")
     old = {}
-    for sig in (signal.SIGTERM, signal.SIGHUP):  # `timeout 240 torchdoctor dist ...`: still report, leave nothing
+    for sig in _signals("SIGTERM", "SIGHUP"):  # `timeout 240 torchdoctor dist ...`: still report, leave nothing
         try:
             old[sig] = signal.signal(sig, _on_signal)
         except (OSError, ValueError):
@@ -197,7 +201,7 @@ def _run(nproc: str, opts, forward: List[str], tmp: str) -> int:
                 time.sleep(0.2)
         except (KeyboardInterrupt, Interrupted) as e:
             interrupted = "interrupted (%s)" % (e.args[0] if isinstance(e, Interrupted) else "Ctrl-C")
-            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # the cleanup below is bounded: let it run
+            for sig in _signals("SIGINT", "SIGTERM", "SIGHUP"):  # the cleanup below is bounded: let it run
                 try:
                     signal.signal(sig, lambda *a: None)
                 except (OSError, ValueError):
@@ -242,7 +246,7 @@ def _stop(proc) -> None:
     """SIGTERM to torchrun: it forwards it to every rank (rank 0 then reports what it has)."""
     try:
         os.killpg(proc.pid, signal.SIGTERM)
-    except OSError:
+    except (OSError, AttributeError):  # AttributeError: no process groups (Windows)
         try:
             proc.terminate()
         except OSError:

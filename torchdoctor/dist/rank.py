@@ -102,7 +102,7 @@ class Rank:
     def run(self) -> int:
         faulthandler.enable()
         self.environ = dict(os.environ)
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        for sig in [getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, n)]:
             try:
                 signal.signal(sig, self.on_signal)
             except (OSError, ValueError):

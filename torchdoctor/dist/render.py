@@ -51,6 +51,9 @@ def headline(job: Dict[str, Any]) -> str:
 def step_note(job: Dict[str, Any], s: Dict[str, Any]) -> str:
     kind, status = s.get("kind"), s.get("status")
     per = s.get("per_rank") or {}
+    if kind == "join" and status == "interrupted":
+        got = J.world(job) - len(s.get("missing") or [])
+        return "%d/%d ranks when the run was stopped (%s)" % (got, J.world(job), s.get("detail") or "")
     if kind == "join":
         got = J.world(job) - len(s.get("missing") or [])
         return "%d/%d ranks in %.1f s%s" % (got, J.world(job), s.get("seconds") or 0,
