@@ -208,7 +208,15 @@ def _pairs(slow):
     return job
 
 
+def _launcher_failed():
+    job = make_job([])
+    job["launcher_error"] = {"returncode": 1, "error": "ValueError: Cuda is not available.",
+                             "command": "python -m torch.distributed.run --standalone --nproc-per-node gpu ..."}
+    return job
+
+
 FIRE = {
+    "dist-launcher-failed": _launcher_failed,
     "dist-rank-never-joined": lambda: make_job([summary(), None], joined=[True, False]),
     "dist-rank-exited": _exited,
     "dist-interrupted": _interrupted,
@@ -237,6 +245,7 @@ FIRE = {
 }
 
 QUIET = {
+    "dist-launcher-failed": lambda: healthy_cpu(2),
     "dist-rank-never-joined": lambda: healthy_cpu(2),
     "dist-rank-exited": lambda: healthy_cpu(2),
     "dist-interrupted": lambda: healthy_cpu(2),
@@ -521,3 +530,9 @@ def test_a_rank_that_died_before_joining_shows_its_stderr_and_the_known_error():
     assert f.title == "1 of 2 ranks had not joined when the run was stopped (after 1 s): rank 1 (node a?, local 1?)"
     assert "Last lines of rank 1's stderr:\n    torchdoctor: error: rank 1: import torch failed" in f.detail
     assert "\nKnown error: " in f.detail
+
+
+def test_launcher_failure_fix_for_gpu_without_a_gpu():
+    [f] = only(_launcher_failed(), "dist-launcher-failed")
+    assert f.title == "torchrun failed before any rank ran: ValueError: Cuda is not available."
+    assert "needs a visible GPU" in f.fix.summary

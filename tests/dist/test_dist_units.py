@@ -249,3 +249,10 @@ def test_data_file_is_package_data():
     cfg.read(os.path.join(os.path.dirname(os.path.dirname(HERE)), "setup.cfg"))
     assert "dist/data/*.json" in cfg["options.package_data"]["torchdoctor"]
     json.loads(open(T.DATA_PATH, encoding="utf-8").read())
+
+
+def test_last_error_of_a_launcher_traceback():
+    text = ('Traceback (most recent call last):\n  File "run.py", line 755, in determine_local_world_size\n'
+            '    raise ValueError("Cuda is not available.") from e\nValueError: Cuda is not available.\n')
+    assert L.last_error(text) == "ValueError: Cuda is not available."
+    assert L.last_error("just a line\n\n") == "just a line" and L.last_error("") == "no output"

@@ -97,4 +97,12 @@ def dist(nproc, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_
         if on:
             forward.append(flag)
     from . import launch
-    sys.exit(launch.run(nproc, opts, forward))
+    try:
+        code = launch.run(nproc, opts, forward)
+    except Exception as e:  # noqa: BLE001 - a bug of ours: one line, the traceback only on request
+        if os.environ.get("TORCHDOCTOR_DEBUG"):
+            import traceback
+            traceback.print_exc()
+        raise _usage("internal error while running torchrun: %s: %s (TORCHDOCTOR_DEBUG=1 shows the traceback)"
+                     % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
+    sys.exit(code)

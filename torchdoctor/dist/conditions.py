@@ -203,6 +203,21 @@ def rank_exited(job):
     return out
 
 
+@condition("dist-launcher-failed")
+def launcher_failed(job):
+    e = job.get("launcher_error")
+    if not isinstance(e, dict):
+        return []
+    err = e.get("error") or ""
+    fix = "Run the launcher yourself to see all it says."
+    if "Cuda is not available" in err or "CUDA is not available" in err:
+        fix = "`--nproc-per-node gpu` needs a visible GPU; give a number of (CPU) ranks instead."
+    return [finding(
+        "dist-launcher-failed", ERROR, "dist-rank", "torchrun failed before any rank ran: %s" % short_error(err, 200),
+        "`%s` exited with %s and started no rank.%s" % (e.get("command"), e.get("returncode"), _explained([err])),
+        fix=fix, commands=["torchdoctor dist --nproc-per-node 2"] if "gpu" in fix else [])]
+
+
 @condition("dist-interrupted")
 def interrupted(job):
     why = job.get("interrupted")

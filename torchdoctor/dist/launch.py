@@ -218,18 +218,21 @@ def _run(nproc: str, opts, forward: List[str], tmp: str) -> int:
     job = _load(result)
     if job is None:
         job = _stub(nproc, opts)
+    exits = parse_torchrun_failures(err_text)
+    if job.get("_stub") and not exits:
+        # torchrun itself failed before any rank ran (a bad --nproc-per-node, no GPU for 'gpu', ...)
+        job["launcher_error"] = {"returncode": proc.returncode, "error": last_error(err_text),
+                                 "command": " ".join(cmd[:9] + ["..."])}
+        if not interrupted:
+            job.pop("interrupted", None)
     launcher = job.setdefault("launcher", {})
     launcher.update({"name": "torchrun --standalone (started by torchdoctor)", "self_launched": True,
                      "returncode": proc.returncode, "leftover_processes_ended": leftovers, "env_set": ours,
                      "wall_s": round(time.monotonic() - t0, 3)})
-    exits = parse_torchrun_failures(err_text)
     launcher["exits"] = {str(r): v for r, v in sorted(exits.items())}
     if interrupted:
         job["interrupted"] = interrupted + ("; rank 0: %s" % job["interrupted"] if job.get("interrupted") else "")
     merge_exits(job, exits, logdir)
-    if job.get("ranks") and not job.get("_stub") and not any(r.get("joined") for r in job["ranks"][1:]) \
-            and not exits and proc.returncode not in (0, None):
-        job.setdefault("notes", []).append(err_text[-2000:])
     findings = C.diagnose(job)
     job["findings"] = [f.to_dict() for f in findings]
     from .coordinator import exit_code
@@ -270,7 +273,7 @@ def _stub(nproc: str, opts) -> Dict[str, Any]:
             "tool": {"name": "torchdoctor", "version": __version__},
             "collected_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "complete": False,
             "options": opts.to_dict(), "world_size": n, "backend": None,
-            "ranks": [{"rank": r, "joined": r != 0, "where": {"local_rank": r}} for r in range(n)],
+            "ranks": [{"rank": r, "joined": False, "where": {"local_rank": r}} for r in range(n)],
             "nodes": [{"label": "a", "host": None, "ranks": list(range(n))}] if n else [],
             "steps": [], "bandwidth": {"rows": []}, "pairs": [], "timings": {},
             "interrupted": "rank 0 never reported (no job result)"}
@@ -305,9 +308,18 @@ def merge_exits(job: Dict[str, Any], exits: Dict[int, Dict[str, Any]], logdir: s
         if tail:
             fate["stderr_tail"] = tail
         rec["fate"] = fate
-    if job.get("_stub") and 0 not in exits:
+    if job.get("_stub") and exits and 0 not in exits and job.get("ranks"):
         job["ranks"][0]["fate"] = {"how": "exited", "step": None, "reason": "no result from rank 0",
                                    "stderr_tail": rank_stderr(logdir, 0)}
+
+
+def last_error(text: str) -> str:
+    """The exception line that ends a Python traceback in `text`, else its last line."""
+    lines = [ln.rstrip() for ln in (text or "").splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if re.match(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit)\b:?", ln):
+            return ln[:500]
+    return lines[-1][:500] if lines else "no output"
 
 
 def _step_of(job: Dict[str, Any], r: int) -> Optional[str]:
