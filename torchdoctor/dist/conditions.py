@@ -652,7 +652,9 @@ def init_failed(job):
     st = J.step(job, "init")
     if not st or st.get("status") in ("ok", "skipped", None):
         return []
-    per = {r: v.get("error") or v.get("status") for r, v in _per_rank(st).items() if v.get("status") != "ok"}
+    per = {r: v.get("error") or ("did not finish within %g s" % (st.get("timeout_s") or 0)
+                                 if v.get("status") in ("timeout", "missing") else v.get("status"))
+           for r, v in _per_rank(st).items() if v.get("status") != "ok"}
     groups = _group_errors({r: e for r, e in per.items() if e})
     detail = "; ".join("%s: %s" % (J.ranks_phrase(job, rs), err) for err, rs in groups[:4]) or st.get("detail", "")
     lines, cmds = _debug_commands(job)
