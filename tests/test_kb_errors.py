@@ -112,7 +112,9 @@ def test_foreign_framework_markers_are_specific_and_sourced():
 
 def test_categories_all_have_an_entry():
     have = {e.category for e in ENTRIES}
-    missing = sorted(set(CATEGORIES) - have - {"internal", "cuda-toolkit-mismatch"})
+    # dist-*: conditions of a whole job (torchdoctor dist), seen in the ranks' facts only.
+    job_only = {c for c in CATEGORIES if c.startswith("dist-")}
+    missing = sorted(set(CATEGORIES) - have - {"internal", "cuda-toolkit-mismatch"} - job_only)
     assert not missing, "categories without a known error: %s" % missing
 
 

@@ -13,6 +13,7 @@ import click
 from .. import __version__
 from .check import check
 from .common import EXIT_INPUT, InputError  # noqa: F401 - the names other modules and tests use
+from .dist import dist
 from .explain import explain
 from .lint import lint
 from .reports import diff_cmd, report_cmd, triage_cmd
@@ -25,7 +26,7 @@ def cli():
     """Diagnose PyTorch environments and explain PyTorch errors."""
 
 
-for _cmd in (check, explain, report_cmd, triage_cmd, diff_cmd, lint, tune):
+for _cmd in (check, explain, report_cmd, triage_cmd, diff_cmd, lint, tune, dist):
     cli.add_command(_cmd)
 
 

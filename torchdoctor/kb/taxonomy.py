@@ -58,4 +58,11 @@ CATEGORIES = {
     "cuda-init-hang": "CUDA initialisation hangs",
     "cuda-toolkit-mismatch": "system CUDA toolkit (nvcc) differs from torch's CUDA",
     "internal": "torchdoctor itself failed somewhere (a check crashed)",
+    # torchdoctor dist: conditions of a whole distributed job
+    "dist-mismatch": "a fact that must be equal on every rank differs between ranks or nodes",
+    "dist-rank": "a rank that never joined, exited, stopped responding or could not report its facts",
+    "dist-placement": "ranks and GPUs: two ranks on one GPU, a device index outside the visible ones",
+    "dist-config": "settings left on a distributed job (NCCL debug knobs, interfaces, threads, /dev/shm)",
+    "dist-collective": "a collective that failed, timed out, is unsupported or returned wrong values",
+    "dist-bandwidth": "collective bandwidth below what the links should reach, or one slow link",
 }
