@@ -251,3 +251,39 @@ def test_e2e_gpu_hidden(fake_machine, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     rep = fake_machine(smi={}, available=False)
     assert "gpu-hidden" in {f.id for f in rep.findings}
+
+
+# -- one condition, one remedy: the check and the explain hook answer alike ------------------
+def _hook_fix(text, entry_id, facts):
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.explain.matcher import match_text
+    m = next(m for m in match_text(text) if m.entry.id == entry_id)
+    return explain_match(m, facts).fix
+
+
+@pytest.mark.parametrize("drv", [dict(NO_DRIVER, pci_gpus=[{"slot": "0000:3b:00.0"}]), dict(NO_DRIVER, pci_gpus=[])])
+def test_no_driver_check_and_hook_share_the_remedy(drv):
+    facts = make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), driver=drv, os=LINUX, cuda={"is_available": False},
+                       python=py(), packages={"installed": {"torch": {"version": "2.14.1+cu130"}}})
+    check = run("no-gpu-driver", facts)[0].fix
+    hook = _hook_fix("RuntimeError: Found no NVIDIA driver on your system.", "nvidia-driver-not-found", facts)
+    assert (check.summary, check.commands) == (hook.summary, hook.commands)
+
+
+def test_cpu_only_check_and_hook_share_the_remedy():
+    facts = make_facts(torch=cpu_torch("2.4.1+cpu"), driver=driver("550.54.15", "12.4"), os=LINUX, python=py(),
+                       packages={"installed": {"torch": {"version": "2.4.1+cpu"}}})
+    check = run("cpu-only-build", facts)[0].fix
+    hook = _hook_fix("AssertionError: Torch not compiled with CUDA enabled", "torch-not-compiled-with-cuda", facts)
+    assert (check.summary, check.commands) == (hook.summary, hook.commands)
+    assert any("whl/cu124" in c for c in check.commands)
+
+
+def test_arch_check_and_hook_share_the_remedy():
+    facts = make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), os=LINUX, python=py(),
+                       driver=driver("580.65.06", "13.0", gpus=(("NVIDIA GeForce GTX 1080", [6, 1]),)),
+                       cuda={"arch_list": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]},
+                       packages={"installed": {"torch": {"version": "2.14.1+cu130"}}})
+    check = run("arch-unsupported", facts)[0].fix
+    hook = _hook_fix("Found GPU0 NVIDIA GeForce GTX 1080 which is of cuda capability 6.1.", "gpu-too-old-for-torch", facts)
+    assert (check.summary, check.commands) == (hook.summary, hook.commands)

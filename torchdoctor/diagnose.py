@@ -89,7 +89,7 @@ class Explanation:
 def explain_match(m: Match, facts: Optional[Facts]) -> Explanation:
     x = _tailor(m, facts)
     if facts is not None:
-        from .advice import runnable_here
+        from .advice.commands import runnable_here
         x.fix.commands = runnable_here(x.fix.commands, facts)
     return x
 

@@ -24,13 +24,13 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from ..advice import runnable_here
+from ..advice.commands import runnable_here
 from ..explain.matcher import best_match
 from ..facts import UNKNOWN, Facts
 from ..facts import derived as F
 from ..findings import ERROR, INFO, WARNING, Finding, Fix, sort_findings
 
-__all__ = ["check", "hook", "finding", "Tailored", "run_checks", "all_checks", "ERROR", "WARNING", "INFO"]
+__all__ = ["check", "hook", "finding", "Tailored", "Remedy", "run_checks", "all_checks", "ERROR", "WARNING", "INFO"]
 
 PACKAGE = __name__.rsplit(".", 1)[0]  # torchdoctor.areas
 
@@ -58,6 +58,14 @@ class Tailored:
     commands: Optional[List[str]] = None
     cause: Optional[str] = None  # appended to the entry's cause
     notes: List[str] = field(default_factory=list)  # the facts used, for "why we think so"
+
+
+@dataclass
+class Remedy:
+    """What to do about one condition on this machine: the shared answer that a condition's
+    check and its tailoring hook both render, so the two cannot drift."""
+    summary: str
+    commands: List[str] = field(default_factory=list)
 
 
 CHECKS: Dict[str, Check] = {}

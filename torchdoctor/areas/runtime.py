@@ -5,13 +5,13 @@ kernels for, dtype mismatches, cuBLAS determinism.
 import re
 from typing import Optional
 
+from .. import versions as V
 from ..facts import Facts
 from ..facts import derived as F
 from ..kb import compat
 from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
 from .config import CUBLAS_URL, REPRO_URL, runtime_setting
 from .cuda.arch import tailor_arch_unsupported
-from .cuda.common import gpus_of, release_tuple
 
 
 
@@ -61,7 +61,7 @@ def _gib(n: float) -> str:
     return "%.2f GiB" % (n / 1024 ** 3)
 
 
-@hook("cuda_oom")
+@hook("cuda-oom")
 def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
     text = getattr(match, "text", "") or ""
     tried = _find(r"Tried to allocate " + _SIZE, text)
@@ -77,7 +77,7 @@ def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
     if spare:
         notes.append("%s reserved by PyTorch but unallocated" % _gib(spare))
     if not total:
-        for g in gpus_of(facts):
+        for g in F.all_gpus(facts):
             if isinstance(g.get("total_memory"), int):
                 total = float(g["total_memory"])
                 notes.append("GPU %s with %s" % (g.get("name", "?"), _gib(total)))
@@ -102,12 +102,12 @@ def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(notes=notes)
 
 
-@hook("cublas_not_supported")
+@hook("cublas-not-supported")
 def cublas_not_supported(match, facts: Facts) -> Optional[Tailored]:
     text = getattr(match, "text", "") or ""
     bf16 = "16BF" in text or "bf16" in text.lower()
-    old = [g for g in gpus_of(facts) if F.capability(g) and F.capability(g) < (8, 0)]
-    if bf16 and (old or not gpus_of(facts)):
+    old = [g for g in F.all_gpus(facts) if F.capability(g) and F.capability(g) < (8, 0)]
+    if bf16 and (old or not F.all_gpus(facts)):
         notes = ["GPU: " + F.gpu_desc(g) for g in old] or ["the failing call uses bfloat16 (CUDA_R_16BF)"]
         return Tailored(
             summary="bfloat16 matrix multiplies need compute capability >= 8.0 (Ampere)%s. Run this model in float16 or "
@@ -118,7 +118,7 @@ def cublas_not_supported(match, facts: Facts) -> Optional[Tailored]:
     return tailor_arch_unsupported(match, facts)
 
 
-@hook("type_mismatch")
+@hook("type-mismatch")
 def type_mismatch(match, facts: Facts) -> Optional[Tailored]:
     g = match.groups or {}
     inp, weight = g.get("input") or "", g.get("weight") or ""
@@ -139,7 +139,7 @@ def type_mismatch(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("cublas_workspace")
+@hook("determinism-cublas")
 def cublas_workspace(match, facts: Facts) -> Optional[Tailored]:
     base = F.torch_base_version(facts)
     if not base:
@@ -148,7 +148,7 @@ def cublas_workspace(match, facts: Facts) -> Optional[Tailored]:
     cfg = F.env(facts, "CUBLAS_WORKSPACE_CONFIG")
     if cfg is not None:
         notes.append("CUBLAS_WORKSPACE_CONFIG=%r in this environment" % cfg)
-    if release_tuple(base)[:2] >= (2, 10):
+    if V.release(base)[:2] >= (2, 10):
         return Tailored(summary="torch %s no longer raises this (the check is gone from 2.10 on): the failing process runs an "
                                 "older torch. Set the variable there, or upgrade it." % base,
                         commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
@@ -162,7 +162,7 @@ def cublas_workspace(match, facts: Facts) -> Optional[Tailored]:
                     commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
 
 
-@hook("cublas_failure")
+@hook("cublas-failure")
 def cublas_failure(match, facts: Facts) -> Optional[Tailored]:
     """cuBLAS failing outright is, on a GPU torch has no kernels for, the architecture's doing."""
     return tailor_arch_unsupported(match, facts)

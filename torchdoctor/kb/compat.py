@@ -315,6 +315,30 @@ def newest_variant_for_driver(torch_version: Any, driver_version: Any, os: str =
     return None
 
 
+def newest_variant_for_driver_cuda(torch_version: Any, driver_cuda: Any, mvc: bool = True) -> Optional[str]:
+    """Newest CUDA variant of that release a driver runs when only the CUDA version it
+    supports is known (libcuda's cuDriverGetVersion, "found version 11040" in torch's
+    warning): one of an older-or-equal CUDA, or (CUDA >= 11) one of the same major under
+    NVIDIA's minor-version compatibility. Its driver floor is the major's first driver for
+    12.x (525.60.13) and 13.x (580), so every driver of that major meets it; for 11.x it is
+    450.80.02, newer than the 11.0 GA driver, so an 11.0 driver does not (reference
+    cuda_driver.json "minor_version_compatibility", NVIDIA's CUDA Compatibility guide).
+    mvc=False: only CUDA <= the driver's (when torch itself said a same-major build is too
+    new for this driver, the observation beats the rule)."""
+    have = V.release(driver_cuda)
+    if not have:
+        return None
+    best, best_key = None, ()
+    for v in cuda_variants(torch_version):
+        c = V.release(cuda_of_variant(v))
+        if not c:
+            continue
+        compatible = mvc and c[0] == have[0] and (c[0] >= 12 or (c[0] == 11 and have >= (11, 1)))
+        if (c <= have or compatible) and c > best_key:
+            best, best_key = v, c
+    return best
+
+
 # -- GPU architectures -------------------------------------------------------------------
 def arch_info(torch_version: Any, variant: Any) -> Optional[dict]:
     """The whole arch entry (x86_64/aarch64 lists, verified flag, source, notes), guesses included."""

@@ -49,7 +49,7 @@ def gpu_hidden(facts):
     return None
 
 
-@hook("gpu_visibility")
+@hook("gpu-hidden")
 def gpu_visibility(match, facts: Facts) -> Optional[Tailored]:
     gpus = F.driver_gpus(facts)
     cvd = F.env(facts, "CUDA_VISIBLE_DEVICES")
@@ -82,7 +82,7 @@ def gpu_visibility(match, facts: Facts) -> Optional[Tailored]:
                     commands=["nvidia-smi -L", "python -c \"import torch; print(torch.cuda.device_count())\""], notes=notes)
 
 
-@hook("cuda_unknown_error")
+@hook("cuda-unknown-error")
 def cuda_unknown_error(match, facts: Facts) -> Optional[Tailored]:
     notes = [n for n in (F.driver_desc(facts),) if n]
     if facts.value("os.wsl") is True:
@@ -102,7 +102,7 @@ def cuda_unknown_error(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("deserialize_cuda")
+@hook("deserialize-cuda")
 def deserialize_cuda(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts)
     drv = F.driver_desc(facts)
