@@ -199,6 +199,29 @@ def test_without_the_native_package_the_pure_engine_is_used(monkeypatch):
     assert index.engine == "pure"
 
 
+def test_a_native_package_too_old_or_broken_falls_back_to_pure(monkeypatch):
+    import types
+    monkeypatch.delenv(P.ENGINE_VAR, raising=False)
+    data = b"x\n" * 10 + b"RuntimeError: Torch not compiled with CUDA enabled\n"
+    old = types.ModuleType("ahocorasick_rs")  # before 0.20: no byte patterns
+    old.AhoCorasick = object
+    monkeypatch.setitem(sys.modules, "ahocorasick_rs", old)
+    assert not P.native_available() and P.engine() == "pure"
+
+    class Broken:
+        def __init__(self, *a, **k):
+            raise RuntimeError("illegal instruction in a foreign build")
+    broken = types.ModuleType("ahocorasick_rs")
+    broken.BytesAhoCorasick, broken.Implementation = Broken, types.SimpleNamespace(DFA=None)
+    monkeypatch.setitem(sys.modules, "ahocorasick_rs", broken)
+    assert P.engine() == "native"
+    index = M.Index(ENTRIES)
+    assert [m.id for m in M.scan_stream(io.BytesIO(data), index)] == ["torch-not-compiled-with-cuda"]
+    assert index.engine == "pure"
+    with pytest.raises(RuntimeError):  # asked for by name: no silent fallback
+        M.scan_stream(io.BytesIO(data), M.Index(ENTRIES, engine="native"))
+
+
 @needs_native
 def test_native_engine_is_the_default_where_installed(monkeypatch):
     monkeypatch.delenv(P.ENGINE_VAR, raising=False)

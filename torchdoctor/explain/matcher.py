@@ -93,6 +93,7 @@ class Index:
     def __init__(self, entries: Iterable[Entry], engine: Optional[str] = None):
         self.entries = list(entries)
         self._engine = engine
+        self._explicit_engine = engine is not None  # asked for by name: no silent fallback
         self._native: Optional[NativePrefilter] = None
         self.pairs: List[Tuple[Entry, Pattern]] = [(e, p) for e in self.entries for p in e.patterns]
         # trigger -> the patterns whose anchor contains it
@@ -130,7 +131,15 @@ class Index:
             return EveryLine()
         if self.engine == "native":
             if self._native is None:
-                self._native = NativePrefilter(self.anchors)
+                try:
+                    self._native = NativePrefilter(self.anchors)
+                except Exception:
+                    if self._explicit_engine:
+                        raise
+                    # The native package imports but does not work (a broken or foreign
+                    # build): the standard library gives the same answer, slower.
+                    self._engine = "pure"
+                    return self.prefilter(buf)
             return self._native
         return Prefilter(self.anchors, _pre.sample(buf))
 

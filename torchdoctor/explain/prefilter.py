@@ -26,7 +26,7 @@ SAMPLE = 64 * 1024  # bytes taken from each of 4 places of a chunk to fit the pl
 PASS_RATE = 0.0008
 
 
-def _encoded(anchors: Iterable[str]) -> List[bytes]:
+def literals(anchors: Iterable[str]) -> List[bytes]:
     """The anchors as UTF-8, shortest first, without those that contain another
     (a line that holds the longer one holds the shorter) and without those that
     span a newline (no line can contain them: lines are split at newlines)."""
@@ -85,7 +85,7 @@ class NativePrefilter:
         ar = _native_module()
         if ar is None:
             raise ImportError("ahocorasick-rs is not installed")
-        kept = _encoded(anchors)
+        kept = literals(anchors)
         self.size = len(kept)
         self._ac = ar.BytesAhoCorasick(kept, implementation=ar.Implementation.DFA) if kept else None
 
@@ -123,7 +123,7 @@ class Prefilter:
     """
 
     def __init__(self, anchors: Iterable[str], sample: bytes):
-        kept = _encoded(anchors)
+        kept = literals(anchors)
         counts = Counter(sample)
         n = max(len(sample), 1)
         self.passes: List[bytes] = [a for a in kept if len(a) < GRAM]
