@@ -121,6 +121,30 @@ def test_mangled_logs_through_both_engines(data, chunk):
     assert pure == native == key(reference_scan(data))
 
 
+@FUZZ
+@given(log_bytes(), st.integers(0, 4000))
+def test_few_coloured_lines_in_a_big_chunk_equal_matching_every_line(data, at):
+    # Enough plain lines around a few mangled ones that each chunk strips its
+    # coloured lines one by one (ESC_SPARSE) instead of the whole chunk.
+    plain = b"epoch 1 step 20 loss 0.25 lr 1e-4\r\n" * 4000
+    log = plain[:at * 35] + data + b"\n" + plain[at * 35:]
+    coloured = M._coloured_lines(log)
+    assert coloured is False or isinstance(coloured, list)
+    want = key(reference_scan(log))
+    for index in (PURE, NATIVE) if HAVE_NATIVE else (PURE,):
+        assert key(M.scan_stream(io.BytesIO(log), index)) == want
+
+
+def test_the_coloured_line_paths_are_both_taken():
+    few = b"plain line\n" * 1000 + b"Torch not \x1b[1mcompiled with CUDA enabled\n"
+    assert M._coloured_lines(few) == [(1000, b"Torch not \x1b[1mcompiled with CUDA enabled")]
+    many = b"\x1b[32mok\x1b[0m\n" * 1000
+    assert M._coloured_lines(many) is False
+    for data in (few, few.replace(b"\n", b"\r\n"), many + few):
+        assert key(M.scan_stream(io.BytesIO(data), PURE)) == key(reference_scan(data))
+        assert [m[0] for m in key(M.scan_stream(io.BytesIO(data), PURE))] == ["torch-not-compiled-with-cuda"]
+
+
 @needs_native
 @FUZZ
 @given(wrapped_text())

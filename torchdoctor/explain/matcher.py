@@ -415,12 +415,19 @@ class LogScan:
         return self.collector.results()
 
 
+# A chunk with at most one ESC per this many bytes has its few coloured lines
+# stripped one by one; above it, the whole chunk at once.
+ESC_SPARSE = 4096
+
+
 def _scan_chunk(chunk: bytes, line_base: int, pre, index: Index, col: Collector) -> Tuple[int, object]:
     # What the prefilter sees must contain every anchor that the normalised
-    # lines contain: strip what normalize() strips across the whole chunk
-    # (neither removes a newline, so line k stays line k).
+    # lines contain: strip what normalize() strips (ANSI codes, then CRs), over
+    # the whole chunk or, when few lines are coloured, over those lines (see
+    # _coloured_lines); neither removes a newline, so line k stays line k.
     text = chunk
-    if b"\x1b" in text:
+    coloured = _coloured_lines(chunk) if b"\x1b" in chunk else None
+    if coloured is False:
         text = _ANSI_BYTES.sub(b"", text)
     if b"\r" in text:
         text = text.replace(b"\r", b"")
@@ -431,24 +438,60 @@ def _scan_chunk(chunk: bytes, line_base: int, pre, index: Index, col: Collector)
     if starts is None:  # this chunk is unlike the sample the plan was fitted to
         pre = index.prefilter(text)
         starts = pre.line_starts(text)
-    orig: Optional[List[bytes]] = None
-    last_pos, last_line = 0, line_base
+    # (line number in the chunk, offset in text) of every candidate line
+    cands: List[Tuple[int, int]] = []
+    last_pos, last_line = 0, 0
     for s in starts:
         last_line += text.count(b"\n", last_pos, s)
         last_pos = s
-        e = text.find(b"\n", s)
-        raw = text[s:e if e >= 0 else len(text)]
-        if text is chunk:
-            line = normalize(_decode(raw))
-        elif raw.isascii():
-            # ANSI and CR already stripped: the rest of normalize() still applies.
-            line = _normalize_rest(raw.decode("ascii"))
-        else:  # decode before stripping, as normalize() does
+        cands.append((last_line, s))
+    n_lines = last_line + text.count(b"\n", last_pos)
+    if coloured:
+        # A coloured line holds an anchor once stripped, not always before.
+        side = b"\n".join(_ANSI_BYTES.sub(b"", raw).replace(b"\r", b"") for _, raw in coloured)
+        have = {k for k, _ in cands}
+        extra = [coloured[i][0] for i in _line_numbers(side, pre.line_starts(side))]
+        extra = [k for k in extra if k not in have]
+        if extra:
+            cands = sorted(cands + [(k, -1) for k in extra])
+    orig: Optional[List[bytes]] = None
+    for k, s in cands:
+        line = None
+        if s >= 0:
+            e = text.find(b"\n", s)
+            raw = text[s:e if e >= 0 else len(text)]
+            if text is chunk:
+                line = normalize(_decode(raw))
+            elif raw.isascii() and b"\x1b" not in raw:
+                # ANSI (or none) and CRs stripped: the rest of normalize() still applies.
+                line = _normalize_rest(raw.decode("ascii"))
+        if line is None:  # the line as it came: decode before stripping, as normalize() does
             if orig is None:
                 orig = chunk.split(b"\n")
-            line = normalize(_decode(orig[last_line - line_base]))
+            line = normalize(_decode(orig[k]))
         col.context.feed(line)
         hits = index.match_line(line)
         if hits:
-            col.add(last_line + 1, line, hits)
-    return last_line + text.count(b"\n", last_pos), pre
+            col.add(line_base + k + 1, line, hits)
+    return line_base + n_lines, pre
+
+
+def _coloured_lines(chunk: bytes):
+    """(line number, bytes) of each line of `chunk` that holds an ESC, or False
+    when there are so many that stripping the whole chunk is cheaper."""
+    out: List[Tuple[int, bytes]] = []
+    limit = len(chunk) // ESC_SPARSE + 1
+    find, count = chunk.find, chunk.count
+    pos, line, line_pos = find(b"\x1b"), 0, 0
+    while pos >= 0:
+        if len(out) >= limit:
+            return False
+        start = chunk.rfind(b"\n", 0, pos) + 1
+        line += count(b"\n", line_pos, start)
+        line_pos = start
+        end = find(b"\n", pos)
+        if end < 0:
+            end = len(chunk)
+        out.append((line, chunk[start:end]))
+        pos = find(b"\x1b", end)
+    return out
