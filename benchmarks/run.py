@@ -327,7 +327,7 @@ def scan_name(engine):
     return "torchdoctor explain --file (%s)" % engine
 
 
-def log_scan(doctor_py, env, cwd, tmp, work, log_mb, runs, warmup, seed):
+def log_scan(doctor_py, env, cwd, tmp, work, log_mb, runs, warmup, seed, compare=None):
     grep = shutil.which("grep")
     fixed_file, ere_file, n_anchors = grep_anchor_args(tmp)
     genv = dict(env, LC_ALL="C")
@@ -345,6 +345,9 @@ def log_scan(doctor_py, env, cwd, tmp, work, log_mb, runs, warmup, seed):
             found = loggen.verify(info["expected"], json.loads(text)["matches"]) if rc in (0, 1) else [err[-500:]]
             problems += ["%s: %s" % (engine, p) for p in found]
             commands.append((scan_name(engine), argv, eenv))
+        if compare:  # another revision's explain, unverified (its KB may differ)
+            commands.append(("explain --file (%s)" % os.path.basename(compare.rstrip(os.sep)), argv,
+                             dict(env, PYTHONPATH=compare)))
         if grep:  # in the C locale, grep's fastest mode
             commands += [("grep -c -F -f (all %d anchors)" % n_anchors, [grep, "-c", "-F", "-f", fixed_file, path], genv),
                          ("grep -c -E -f (all %d anchors)" % n_anchors, [grep, "-c", "-E", "-f", ere_file, path], genv),
@@ -406,6 +409,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--skip", action="append", default=[], choices=["cold", "scan", "hostile"])
     ap.add_argument("--json", metavar="PATH", help="also write the raw numbers here")
+    ap.add_argument("--compare-with", metavar="DIR",
+                    help="a checkout of another revision: its explain --file is timed beside this one's")
     args = ap.parse_args(argv)
 
     os.makedirs(WORK, exist_ok=True)
@@ -482,7 +487,8 @@ def main(argv=None):
             report["fields"] = fields
         if "scan" not in args.skip:
             sys.stderr.write("log scans\n")
-            scans = log_scan(doctor, env, cwd, tmp, WORK, args.log_mb, args.scan_runs, 1, args.seed)
+            compare = os.path.abspath(args.compare_with) if args.compare_with else None
+            scans = log_scan(doctor, env, cwd, tmp, WORK, args.log_mb, args.scan_runs, 1, args.seed, compare)
             rows = []
             for s in scans:
                 res = s["results"]

@@ -448,12 +448,13 @@ def _scan_chunk(chunk: bytes, line_base: int, pre, index: Index, col: Collector)
     n_lines = last_line + text.count(b"\n", last_pos)
     if coloured:
         # A coloured line holds an anchor once stripped, not always before.
-        side = b"\n".join(_ANSI_BYTES.sub(b"", raw).replace(b"\r", b"") for _, raw in coloured)
-        have = {k for k, _ in cands}
-        extra = [coloured[i][0] for i in _line_numbers(side, pre.line_starts(side))]
-        extra = [k for k in extra if k not in have]
-        if extra:
-            cands = sorted(cands + [(k, -1) for k in extra])
+        side = b"\n".join(_ANSI_BYTES.sub(b"", chunk[a:b]).replace(b"\r", b"") for a, b in coloured)
+        hits = [coloured[i][0] for i in _line_numbers(side, pre.line_starts(side))]
+        if hits:
+            have = {k for k, _ in cands}
+            extra = [k for k in _line_numbers(chunk, hits) if k not in have]
+            if extra:
+                cands = sorted(cands + [(k, -1) for k in extra])
     orig: Optional[List[bytes]] = None
     for k, s in cands:
         line = None
@@ -477,21 +478,18 @@ def _scan_chunk(chunk: bytes, line_base: int, pre, index: Index, col: Collector)
 
 
 def _coloured_lines(chunk: bytes):
-    """(line number, bytes) of each line of `chunk` that holds an ESC, or False
-    when there are so many that stripping the whole chunk is cheaper."""
-    out: List[Tuple[int, bytes]] = []
+    """(start, end) of each line of `chunk` that holds an ESC, or False when
+    there are so many that stripping the whole chunk is cheaper."""
+    out: List[Tuple[int, int]] = []
     limit = len(chunk) // ESC_SPARSE + 1
-    find, count = chunk.find, chunk.count
-    pos, line, line_pos = find(b"\x1b"), 0, 0
+    find, rfind = chunk.find, chunk.rfind
+    pos = find(b"\x1b")
     while pos >= 0:
         if len(out) >= limit:
             return False
-        start = chunk.rfind(b"\n", 0, pos) + 1
-        line += count(b"\n", line_pos, start)
-        line_pos = start
         end = find(b"\n", pos)
         if end < 0:
             end = len(chunk)
-        out.append((line, chunk[start:end]))
+        out.append((rfind(b"\n", 0, pos) + 1, end))
         pos = find(b"\x1b", end)
     return out
