@@ -16,7 +16,8 @@ from .mps import MPS_URL, on_macos
 
 
 
-@check("backends-mps-missing", category="backends-mps-missing", severity=WARNING)
+@check("backends-mps-missing", category="backends-mps-missing", severity=WARNING,
+       verify=('python -c "import torch; print(torch.backends.mps.is_available())"', 'True (False on a Mac without MPS, but no AttributeError)'))
 def backends_mps_missing(facts):
     """torch.backends.mps does not exist: this torch predates Apple-GPU support."""
     if not on_macos(facts) or facts.state("backends.mps") != ABSENT:

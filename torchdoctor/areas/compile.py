@@ -42,7 +42,8 @@ def _satisfies(version: str, spec: str) -> Optional[bool]:
         return None
 
 
-@check("triton-missing", category="triton-missing", severity=WARNING, requires=('packages.installed',))
+@check("triton-missing", category="triton-missing", severity=WARNING, requires=('packages.installed',),
+       verify=('python -c "import triton; print(triton.__version__)"', 'the triton version torch pins'))
 def triton_missing(facts):
     """triton is missing or not the version torch pins: torch.compile cannot build GPU kernels."""
     if F.os_name(facts) != "linux" or F.is_cuda_build(facts) is not True or F.is_rocm_build(facts):

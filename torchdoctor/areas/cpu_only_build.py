@@ -50,7 +50,8 @@ def cpu_only_remedy(facts: Facts) -> Optional[Remedy]:
                   "on the CPU (device='cpu'). Once it has an NVIDIA GPU and driver, install %s." % later)
 
 
-@check("cpu-only-build", category="cpu-only-build", severity=ERROR)
+@check("cpu-only-build", category="cpu-only-build", severity=ERROR,
+       verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def cpu_only_build(facts):
     """A CPU-only torch on a machine with an NVIDIA GPU or a CUDA toolkit."""
     if F.is_cuda_build(facts) is not False or F.is_rocm_build(facts) or F.os_name(facts) == "macos":

@@ -109,7 +109,8 @@ def _verify_cmd(facts) -> str:
     return "%s%s -c \"import torch; print(torch.backends.cudnn.version())\"" % (prefix, F.python_cmd(facts))
 
 
-@check("cudnn-unavailable", category="cudnn-lib-load", severity=ERROR, requires=('backends.cudnn.is_available',))
+@check("cudnn-unavailable", category="cudnn-lib-load", severity=ERROR, requires=('backends.cudnn.is_available',),
+       verify=('python -c "import torch; print(torch.backends.cudnn.version())"', 'a cuDNN version number'))
 def cudnn_unavailable(facts):
     """A CUDA build of torch whose cuDNN is missing or cannot be loaded."""
     if not _applies(facts):
@@ -154,7 +155,8 @@ def cudnn_unavailable(facts):
         commands=cmds, links=[INSTALL_URL])
 
 
-@check("cudnn-version-mismatch", category="cudnn-version-mismatch", severity=ERROR, requires=('backends.cudnn.version',))
+@check("cudnn-version-mismatch", category="cudnn-version-mismatch", severity=ERROR, requires=('backends.cudnn.version',),
+       verify=('python -c "import torch; print(torch.backends.cudnn.version())"', 'the cuDNN version torch was built with'))
 def cudnn_version_mismatch(facts):
     """The cuDNN loaded at run time is not the one this torch wheel ships."""
     if not _applies(facts):

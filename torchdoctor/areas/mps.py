@@ -80,7 +80,8 @@ def _rosetta_finding(facts):
         links=[MPS_URL])
 
 
-@check("mps-not-built", category="mps-unavailable", severity=ERROR)
+@check("mps-not-built", category="mps-unavailable", severity=ERROR,
+       verify=('python -c "import torch; print(torch.backends.mps.is_available())"', 'True'))
 def mps_not_built(facts):
     """torch on an Apple-silicon Mac was built without MPS (an x86_64 Python under Rosetta, usually)."""
     if not on_macos(facts) or not _apple_silicon(facts) or _mps(facts, "is_built") is not False:
@@ -111,7 +112,8 @@ def macos_too_old_remedy(facts: Facts, mac: str, need: str) -> Remedy:
     return Remedy(summary + "; until then torch runs on the CPU.", cmds)
 
 
-@check("mps-unavailable", category="mps-unavailable", severity=WARNING)
+@check("mps-unavailable", category="mps-unavailable", severity=WARNING,
+       verify=('python -c "import torch; print(torch.backends.mps.is_available())"', 'True'))
 def mps_unavailable(facts):
     """MPS is built into torch but not available on this Mac."""
     if not on_macos(facts) or _mps(facts, "is_built") is not True or _mps(facts, "is_available") is not False:

@@ -15,7 +15,8 @@ from .cuda.arch import tailor_arch_unsupported
 
 
 
-@check("determinism-cublas", category="determinism-cublas", severity=WARNING)
+@check("determinism-cublas", category="determinism-cublas", severity=WARNING,
+       verify=('python -c "import os; print(os.environ.get(\'CUBLAS_WORKSPACE_CONFIG\'))"', ':4096:8 or :16:8'))
 def determinism_cublas(facts):
     """Deterministic algorithms on a CUDA build without a deterministic CUBLAS_WORKSPACE_CONFIG."""
     if F.is_cuda_build(facts) is not True or runtime_setting(facts, "are_deterministic_algorithms_enabled") is not True:

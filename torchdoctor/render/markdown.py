@@ -155,6 +155,14 @@ def render_finding(f: Finding) -> List[str]:
     if f.fix.commands:
         out.append(fence("\n".join(f.fix.commands), "sh"))
         out.append("")
+    if f.verify:
+        out.append("**Verify:** `%s`%s" % (f.verify.command.replace("`", "'"),
+                                          " \u2192 %s" % esc(f.verify.expect) if f.verify.expect else ""))
+        out.append("")
+    if f.evidence:
+        out.append("<sub>Evidence: %s%s</sub>" % ("; ".join(esc(x) for x in f.evidence),
+                                                  "" if f.confidence == "high" else " \u00b7 confidence: %s" % esc(f.confidence)))
+        out.append("")
     if f.links:
         out.append("See: " + ", ".join("<%s>" % x if x.startswith("http") else esc(x) for x in f.links))
         out.append("")

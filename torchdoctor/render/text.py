@@ -27,9 +27,28 @@ def render_finding(f: Finding, st: Style) -> List[str]:
         out.append("  Fix: " + f.fix.summary if f.fix.summary else "  Fix:")
         for c in f.fix.commands:
             out.append("    " + st.paint("$ " + c, "cmd"))
+    out.extend(_verify_lines(f.verify, st))
+    if f.evidence:
+        out.append(st.paint(_evidence_line(f.evidence, f.confidence), "dim"))
     for link in f.links:
         out.append("  See: " + link)
     return out
+
+
+def _verify_lines(verify, st: Style) -> List[str]:
+    if not verify:
+        return []
+    return ["  Verify: " + st.paint("$ " + verify.command, "cmd") + ("  (expect: %s)" % verify.expect if verify.expect else "")]
+
+
+EVIDENCE_WIDTH = 300
+
+
+def _evidence_line(evidence: List[str], confidence: str) -> str:
+    text = "; ".join(evidence)
+    if len(text) > EVIDENCE_WIDTH:
+        text = text[:EVIDENCE_WIDTH - 3] + "..."
+    return "  Evidence: " + text + ("" if confidence == "high" else " (confidence: %s)" % confidence)
 
 
 def render_check(report: Report, st: Style, footer: Optional[str] = None) -> str:
@@ -65,7 +84,8 @@ def render_check(report: Report, st: Style, footer: Optional[str] = None) -> str
 
 def render_explanation(e: "Explanation", st: Style, full: bool = True) -> List[str]:
     m = e.match
-    out = [st.paint("%s  [%s, %s]" % (m.entry.title, m.entry.id, m.entry.category), "title")]
+    possibly = "Possibly: " if e.confidence != "high" else ""
+    out = [st.paint("%s%s  [%s, %s]" % (possibly, m.entry.title, m.entry.id, m.entry.category), "title")]
     where = "line %d" % m.line + (", %d times" % m.count if m.count > 1 else "")
     out.append(st.paint("  matched %s: %s" % (where, m.text[:300]), "dim"))
     if not full:
@@ -76,6 +96,7 @@ def render_explanation(e: "Explanation", st: Style, full: bool = True) -> List[s
     out.append("  Fix: " + e.fix.summary)
     for c in e.fix.commands:
         out.append("    " + st.paint("$ " + c, "cmd"))
+    out.extend(_verify_lines(e.verify, st))
     if e.notes:
         out.append("  Why we think so: the line above, and on this machine:")
         out.extend("    - " + n for n in e.notes)

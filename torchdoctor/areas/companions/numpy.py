@@ -48,7 +48,8 @@ def numpy1_remedy(facts: Facts) -> Remedy:
                   [below2] + up)
 
 
-@check("numpy-abi", category="numpy-abi", severity=ERROR)
+@check("numpy-abi", category="numpy-abi", severity=ERROR,
+       verify=('python -c "import torch; print(torch.zeros(1).numpy())"', '[0.]'))
 def numpy_abi(facts):
     """NumPy 2 beside a torch built for NumPy 1: torch's NumPy bridge is broken."""
     np_v = F.package_version(facts, "numpy")
@@ -92,7 +93,8 @@ def _numpy_init_warning(facts) -> Optional[str]:
                  if isinstance(w, str) and NUMPY_INIT_WARNING in w), None)
 
 
-@check("numpy-unavailable", category="numpy-missing", severity=WARNING, requires=("packages.installed", "torch_import"))
+@check("numpy-unavailable", category="numpy-missing", severity=WARNING, requires=("packages.installed", "torch_import"),
+       verify=('python -c "import torch; print(torch.zeros(1).numpy())"', '[0.]'))
 def numpy_unavailable(facts):
     """NumPy is missing (or torch could not initialise it): torch's NumPy bridge is off."""
     if facts.value("torch_import.ok") is not True or numpy_abi(facts) is not None:

@@ -142,13 +142,15 @@ def _import_fails(facts, name: str, cv: str, tv: str, error: str, url: str):
         links=[url])
 
 
-@check("torchvision-mismatch", category="torchvision-mismatch", severity=ERROR)
+@check("torchvision-mismatch", category="torchvision-mismatch", severity=ERROR,
+       verify=('python -c "import torch, torchvision; print(torch.__version__, torchvision.__version__)"', 'a matching pair, with no error'))
 def torchvision_mismatch(facts):
     """torchvision is built for another torch release (or another CPU/CUDA variant)."""
     return _companion(facts, "torchvision", compat.torchvision_compatible, compat.matching_torchvision, TV_URL)
 
 
-@check("torchaudio-mismatch", category="torchaudio-mismatch", severity=ERROR)
+@check("torchaudio-mismatch", category="torchaudio-mismatch", severity=ERROR,
+       verify=('python -c "import torch, torchaudio; print(torch.__version__, torchaudio.__version__)"', 'a matching pair, with no error'))
 def torchaudio_mismatch(facts):
     """torchaudio is built for another torch release (or another CPU/CUDA variant)."""
     return _companion(facts, "torchaudio", compat.torchaudio_compatible, compat.matching_torchaudio, TA_URL)

@@ -57,7 +57,8 @@ def arch_remedy(facts: Facts, cap: Tuple[int, int]) -> Remedy:
     return Remedy(summary, install_advice(facts, version=version, variant=variant).commands)
 
 
-@check("arch-unsupported", category="arch-unsupported", severity=ERROR)
+@check("arch-unsupported", category="arch-unsupported", severity=ERROR,
+       verify=('python -c "import torch; print(torch.ones(1, device=\'cuda\').sum().item())"', '1.0'))
 def arch_unsupported(facts):
     """A GPU whose compute capability this torch build has no kernels for."""
     if not F.is_cuda_build(facts):

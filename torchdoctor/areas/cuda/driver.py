@@ -51,7 +51,8 @@ def no_driver_remedy(facts: Facts) -> Remedy:
                      "; the CPU wheel below is the same torch without the multi-GB CUDA libraries" if cmds else ""), cmds)
 
 
-@check("no-gpu-driver", category="no-gpu-driver", severity=ERROR, requires=('driver.driver_version',))
+@check("no-gpu-driver", category="no-gpu-driver", severity=ERROR, requires=('driver.driver_version',),
+       verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def no_gpu_driver(facts):
     """A CUDA build of torch, but no NVIDIA driver."""
     if not F.is_cuda_build(facts) or F.has_nvidia_driver(facts) or F.os_name(facts) == "macos":
@@ -81,7 +82,8 @@ def no_gpu_driver(facts):
         fix=remedy.summary, commands=remedy.commands, links=[DRIVER_URL, INSTALL_URL])
 
 
-@check("driver-too-old", category="driver-too-old", severity=ERROR)
+@check("driver-too-old", category="driver-too-old", severity=ERROR,
+       verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def driver_too_old(facts):
     """The driver is older than the CUDA version torch was built with."""
     cuda = F.torch_cuda(facts)
@@ -123,7 +125,8 @@ def driver_too_old(facts):
         fix=remedy.summary, commands=remedy.commands, links=[COMPAT_URL, DRIVER_URL])
 
 
-@check("cuda-unavailable", category="no-gpu-driver", severity=ERROR, requires=('cuda.is_available', 'driver.gpus'))
+@check("cuda-unavailable", category="no-gpu-driver", severity=ERROR, requires=('cuda.is_available', 'driver.gpus'),
+       verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def cuda_unavailable(facts):
     """CUDA build, working driver and GPUs, yet torch.cuda.is_available() is False."""
     if not F.is_cuda_build(facts) or not F.has_nvidia_driver(facts) or not F.driver_gpus(facts):

@@ -10,7 +10,8 @@ from ...facts import derived as F
 from ..registry import ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note
 
 
-@check("gpu-hidden", category="gpu-hidden", severity=ERROR, requires=('driver.gpus',))
+@check("gpu-hidden", category="gpu-hidden", severity=ERROR, requires=('driver.gpus',),
+       verify=('python -c "import torch; print(torch.cuda.device_count())"', 'the number of GPUs this job should see'))
 def gpu_hidden(facts):
     """The driver sees GPUs that CUDA_VISIBLE_DEVICES (or the container) hides from torch."""
     n_driver = len(F.driver_gpus(facts))

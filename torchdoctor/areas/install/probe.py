@@ -70,7 +70,8 @@ def probe_failed(facts):
         category="config")
 
 
-@check("torch-import-failed", category="torch-import-crash", severity=ERROR, requires=('torch_import',))
+@check("torch-import-failed", category="torch-import-crash", severity=ERROR, requires=('torch_import',),
+       verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_import_failed(facts):
     """`import torch` raised an exception."""
     imp = facts.section("torch_import")
@@ -88,7 +89,8 @@ def torch_import_failed(facts):
         commands=install_advice(facts).commands, links=[INSTALL_URL])
 
 
-@check("torch-import-crash", category="torch-import-crash", severity=ERROR, requires=('probe',))
+@check("torch-import-crash", category="torch-import-crash", severity=ERROR, requires=('probe',),
+       verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_import_crash(facts):
     """The interpreter died or hung while importing torch."""
     p = _probe(facts)
@@ -132,7 +134,8 @@ STAGE_WORDS = {"torch": "reading torch's build information (torch.__config__, to
                "cuda": "initialising CUDA (torch.cuda.is_available() and device queries)"}
 
 
-@check("probe-crashed", category="torch-import-crash", severity=ERROR, requires=("probe",))
+@check("probe-crashed", category="torch-import-crash", severity=ERROR, requires=("probe",),
+       verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def probe_crashed(facts):
     """`import torch` worked, then the interpreter died (or hung) while torch was being queried."""
     p = _probe(facts)

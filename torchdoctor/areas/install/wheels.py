@@ -34,7 +34,8 @@ def install_remedy(facts: Facts) -> Remedy:
     return Remedy("Install torch %s into %s: %s" % (adv.torch_version, exe, adv.why), adv.commands)
 
 
-@check("torch-not-installed", category="torch-not-installed", severity=ERROR, requires=('torch_import',))
+@check("torch-not-installed", category="torch-not-installed", severity=ERROR, requires=('torch_import',),
+       verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_not_installed(facts):
     """torch is not importable from this interpreter."""
     imp = facts.section("torch_import")

@@ -31,7 +31,8 @@ def toolkit_remedy(facts: Facts, nvcc: str, tcuda: str) -> Remedy:
     return Remedy(summary, [home] + switch)
 
 
-@check("cuda-toolkit-mismatch", category="cuda-toolkit-mismatch", severity=WARNING)
+@check("cuda-toolkit-mismatch", category="cuda-toolkit-mismatch", severity=WARNING,
+       verify=('nvcc --version', 'the CUDA release torch was built with'))
 def toolkit_mismatch(facts):
     """System nvcc has another CUDA major version than torch: extension builds fail."""
     cuda, nvcc = F.torch_cuda(facts), F.nvcc_version(facts)
