@@ -192,6 +192,32 @@ def test_cuda_visible_devices_normal_masking_is_info_or_quiet():
     assert run("gpu-hidden", make_facts(torch=cuda_torch(), driver=two, os=LINUX, env={})) == []
 
 
+def test_cuda_visible_devices_uuids_are_valid_and_words_are_not():
+    # CUDA accepts indices and GPU-/MIG- UUIDs; any other first entry ends the list at once.
+    two = driver(gpus=(("A", [8, 0]), ("B", [8, 0])))
+    uuid = run("gpu-hidden", make_facts(torch=cuda_torch(), driver=two, os=LINUX,
+                                        env={"CUDA_VISIBLE_DEVICES": "GPU-5c3a2b1e-0000-1111-2222-333344445555"},
+                                        cuda={"device_count": 1}))
+    assert [f.severity for f in uuid] == ["info"]
+    word = run("gpu-hidden", make_facts(torch=cuda_torch(), driver=two, os=LINUX, env={"CUDA_VISIBLE_DEVICES": "gpu0"},
+                                        cuda={"is_available": False, "device_count": 0}))
+    assert [f.severity for f in word] == ["error"] and "do not exist" in word[0].title
+    assert "export CUDA_VISIBLE_DEVICES=0,1" in word[0].fix.commands
+
+
+def test_cuda_visible_devices_check_and_explain_give_one_remedy():
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.explain.matcher import match_text
+    two = driver(gpus=(("A", [8, 0]), ("B", [8, 0])))
+    for value in ("7", "-1", ""):
+        facts = make_facts(torch=cuda_torch(), driver=two, os=LINUX, env={"CUDA_VISIBLE_DEVICES": value},
+                           cuda={"is_available": False, "device_count": 0})
+        found = run("gpu-hidden", facts)[0]
+        ex = explain_match(match_text("RuntimeError: No CUDA GPUs are available")[0], facts)
+        assert ex.fix.commands == found.fix.commands, value
+        assert ex.fix.summary in found.detail, value
+
+
 # ------------------------------------------------------- cuda unavailable ---
 def test_cuda_unavailable_uses_torchs_own_warning():
     w = ["UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "

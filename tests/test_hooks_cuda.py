@@ -276,6 +276,10 @@ def test_oom_fragmentation_recommends_expandable_segments():
     assert ex.fix.commands == ["export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"]
     ex = explain("cuda-out-of-memory", OOM, {"os": {"system": "Windows"}})
     assert ex.fix.commands == ["set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"]
+    # a Windows CUDA build has no expandable segments: the same advice as the check's
+    win = {"os": {"system": "Windows"}, "torch": {"version": "2.13.0+cu126", "cuda": "12.6", "hip": absent("no")}}
+    ex = explain("cuda-out-of-memory", OOM, win)
+    assert ex.fix.commands == ["set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:256"] and "max_split_size_mb" in ex.fix.summary
 
 
 def test_oom_other_processes_and_oversized_allocation():

@@ -2,7 +2,10 @@
 """Record, from the test suite itself, one facts tree on which each check fires and one on
 which it stays quiet (the smallest of each), into tests/areas/check_fixtures.json.
 
-    python tools/record_check_fixtures.py [pytest args]
+    python tools/record_check_fixtures.py [pytest args]     # e.g. -k expandable
+
+A run over part of the suite keeps the recorded fixtures of the checks it did not see (and
+of those it saw, the smaller one).
 
 The meta-test tests/areas/test_areas_meta.py replays them: every registered check must have
 both, fire on the first and stay quiet on the second. A new check therefore needs tests that
@@ -45,8 +48,15 @@ def main(argv):
     rec = Recorder()
     code = pytest.main(["-q", "-p", "no:cacheprovider", os.path.join(ROOT, "tests")] + argv, plugins=[rec])
     data = {}
+    if os.path.exists(OUT):
+        with open(OUT, encoding="utf-8") as fh:
+            data = json.load(fh)
     for (cid, kind), text in sorted(rec.best.items()):
-        data.setdefault(cid, {})[kind] = json.loads(text)
+        old = data.get(cid, {}).get(kind)
+        if old is None or len(text) < len(json.dumps(old, sort_keys=True, default=str)):
+            data.setdefault(cid, {})[kind] = json.loads(text)
+    from torchdoctor.areas.registry import all_checks
+    data = {cid: v for cid, v in sorted(data.items()) if cid in {c.id for c in all_checks()}}
     with open(OUT, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=1, sort_keys=True)
         fh.write("\n")

@@ -10,7 +10,7 @@ from ..facts import Facts
 from ..facts import derived as F
 from ..kb import compat
 from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
-from .config import CUBLAS_URL, REPRO_URL, runtime_setting
+from .config import CUBLAS_URL, REPRO_URL, fragmentation_remedy, runtime_setting
 from .cuda.arch import tailor_arch_unsupported
 
 
@@ -95,9 +95,9 @@ def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
                                 % _gib(held), commands=["nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"],
                         notes=notes)
     if spare and (not tried or spare >= tried or (total and spare > 0.2 * total)):
-        return Tailored(summary="%s is reserved by PyTorch but unused: the memory is fragmented. Enable expandable segments "
-                                "before the process starts, and/or reduce the batch size." % _gib(spare),
-                        commands=[F.set_env_cmd(facts, "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")], notes=notes)
+        remedy = fragmentation_remedy(facts)
+        return Tailored(summary="%s is reserved by PyTorch but unused: the memory is fragmented. %s Or reduce the batch "
+                                "size." % (_gib(spare), remedy.summary), commands=remedy.commands, notes=notes)
     if not notes:
         return None
     return Tailored(notes=notes)
