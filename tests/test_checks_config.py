@@ -267,9 +267,10 @@ def test_alloc_conf_item_without_a_value():
 
 def test_alloc_conf_keys_come_from_the_knowledge_base_with_a_source():
     from torchdoctor.kb import compat
+    from torchdoctor.kb.compat import tables
     keys = compat.alloc_conf_keys()
     assert "expandable_segments" in keys and "max_split_size_mb" in keys
-    assert "libc10_cuda.so" in compat.source(compat._data()["runtime_rules"]["alloc_conf_keys"]["source"])
+    assert "libc10_cuda.so" in compat.source(tables.data()["runtime_rules"]["alloc_conf_keys"]["source"])
 
 
 def test_expandable_segments_on_windows_are_ignored_and_replaced_by_max_split():

@@ -82,7 +82,7 @@ def step_note(job: Dict[str, Any], s: Dict[str, Any]) -> str:
         errs = [(int(r), v.get("error")) for r, v in per.items() if v.get("status") == "error"]
         bits = ["rank(s) %s left" % J.ranges(gone)] if gone else []
         if errs:
-            from .conditions import short_error
+            from .conditions.common import short_error
             bits.append("failed on ranks %s: %s" % (J.ranges(r for r, _ in errs), short_error(errs[0][1] or "", 120)))
         return "; ".join(bits)
     if status == "wrong":

@@ -9,7 +9,7 @@ import math
 from html import escape
 from typing import Any, Dict, List
 
-from .analysis import FASTER, SAME, SLOWER, fmt_drift
+from .numbers import FASTER, SAME, SLOWER, fmt_drift
 from .render import HEAD, STATUS_WORDS, header_lines, knowledge, rows, verdict_text
 
 ROW_H = 24

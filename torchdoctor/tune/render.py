@@ -5,7 +5,7 @@ import os
 import re
 from typing import Any, Dict, List
 
-from .analysis import FASTER, SAME, SLOWER, TOO_FEW, fmt_drift, fmt_time
+from .numbers import FASTER, SAME, SLOWER, TOO_FEW, fmt_drift, fmt_time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS_DATA = os.path.join(HERE, "data", "settings.json")
