@@ -242,6 +242,8 @@ def _clip(s: str, n: int) -> str:
 
 
 def render_diff_text(d: Diff, width: Optional[int] = None) -> str:
+    """Plain text (no colour): every value of both reports, and their names, pass through
+    render.safe at the end, so neither report can drive the terminal."""
     out = ["torchdoctor diff", "  A: %s (%s)" % (d.name_a, d.a.kind), "  B: %s (%s)" % (d.name_b, d.b.kind), ""]
     if not d.changes:
         out.append("No differences in what both reports know (%d value(s) compared)." % d.same)
@@ -264,4 +266,5 @@ def render_diff_text(d: Diff, width: Optional[int] = None) -> str:
                    (" and %d more" % (len(d.not_comparable) - 30) if len(d.not_comparable) > 30 else ""))
     if d.findings_both:
         out.append("Findings in both: %s" % ", ".join(d.findings_both))
-    return "\n".join(out).rstrip() + "\n"
+    from .render.safe import visible
+    return visible("\n".join(out).rstrip() + "\n")

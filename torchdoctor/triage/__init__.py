@@ -206,27 +206,29 @@ def triage_text(text: str, name: str = "input") -> TriageResult:
 
 # -- text output ----------------------------------------------------------------------------
 def render_triage_text(result: TriageResult, st) -> str:
+    from ..render import safe
     from ..render.markdown import summary_rows
     from ..render.text import render_check, render_explain
+    report = safe.view(result.report)  # every string of the paste shown escaped, never raw
     out: List[str] = []
-    out.append(st.paint("Triage of %s: %s" % (result.name, KINDS.get(result.kind, result.kind)), "title"))
+    out.append(st.paint("Triage of %s: %s" % (safe.line(result.name), KINDS.get(result.kind, result.kind)), "title"))
     if result.lines[0]:
         out.append(st.paint("  lines %d-%d, %d field(s) recognised" % (result.lines[0], result.lines[1],
                                                                     len(result.fields)), "dim"))
     if result.kind != "error-text":
-        for label, value in summary_rows(result.report)[:-1]:
-            out.append("  %-14s %s" % (label, value))
+        for label, value in summary_rows(report)[:-1]:
+            out.append("  %-14s %s" % (label, safe.line(value)))
     known, unknown = result.known_and_unknown()
     if unknown and result.kind != "error-text":
         out.append(st.paint("  Unknown (not in the paste): %s" % ", ".join(unknown), "warning"))
     for n in result.notes:
-        out.append("  - " + n)
+        out.append("  - " + safe.visible(n))
     if result.skipped_checks and result.kind == "error-text":  # otherwise render_check lists them
         out.append(st.paint("  Checks not run for lack of facts: %s" % ", ".join(
-            "%s (needs %s)" % (s["id"], ", ".join(s["needs"])) for s in result.skipped_checks), "dim"))
+            "%s (needs %s)" % (s["id"], ", ".join(s["needs"])) for s in safe.clean(result.skipped_checks)), "dim"))
     out.append("")
     if result.kind != "error-text":
-        out.append(render_check(result.report, st).rstrip())
+        out.append(render_check(report, st).rstrip())
         out.append("")
     if result.explanations:
         out.append(st.paint("Known errors in the paste", "title"))
