@@ -43,7 +43,12 @@ def is_hidden(ch: str) -> bool:
     return unicodedata.category(ch) in HIDDEN_CATEGORIES
 
 
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
 def escape_char(ch: str) -> str:
+    if ch in _NAMED:
+        return _NAMED[ch]
     n = ord(ch)
     if n < 0x100:
         return "\\x%02x" % n
