@@ -342,7 +342,7 @@ def emit(job: Dict[str, Any], opts, code: int, stream=None) -> int:
     except OSError as e:
         _drop_stdout(stream)
         try:
-            sys.stderr.write("torchdoctor: error: cannot write the report to standard output: %s\n" % (
+            sys.stderr.write("torchdoctor: error: cannot write to standard output: %s\n" % (
                 e.strerror or e))
         except OSError:
             pass
