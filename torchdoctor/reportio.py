@@ -201,7 +201,9 @@ def parse_json_text(text: str, name: str):
         return json.loads(text)
     except RecursionError:
         raise ValueError("%s nests JSON too deeply to be a torchdoctor report" % name)
-    except ValueError as e:
+    except json.JSONDecodeError as e:
+        raise ValueError("%s is not JSON (%s: line %d, column %d)" % (name, e.msg, e.lineno, e.colno))
+    except ValueError as e:  # an integer of more than 4300 digits, ...
         raise ValueError("%s is not JSON (%s)" % (name, str(e).split(":")[0]))
 
 

@@ -209,3 +209,51 @@ def run_tty(*args, env=None, timeout=300):
 
 def no_traceback(p):
     assert b"Traceback" not in p.stderr, p.stderr[-3000:]
+
+
+# ---------------------------------------------------------------- renderers --
+def _own_sgr():
+    import re
+    from torchdoctor.render.style import COLORS
+    return re.compile(r"\x1b\[(?:%s)m" % "|".join(re.escape(c) for c in set(COLORS.values()) | {"0"}))
+
+
+ERROR_LINES = ["RuntimeError: Torch not compiled with CUDA enabled", "torch.OutOfMemoryError: CUDA out of memory.",
+               "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+               "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
+               "A module that was compiled using NumPy 1.x cannot be run in NumPy 2.0.0 as it may crash."]
+
+
+def report_renderings(facts_data, findings=None):
+    """(name, text) of every renderer that draws a report, from one facts tree."""
+    from torchdoctor.cli.reports import render_report
+    from torchdoctor.diff import diff_reports, render_diff_text
+    from torchdoctor.findings import Finding
+    from torchdoctor.render import collect_env_view as CE
+    from torchdoctor.render.markdown import render_markdown
+    from torchdoctor.render.text import render_check, render_explain, render_finding
+    from torchdoctor.diagnose import diagnose, explain_matches
+    from torchdoctor.explain.matcher import match_text
+    from torchdoctor.facts import Facts
+    from torchdoctor.render.style import Style
+    from torchdoctor.triage import render_triage_text, triage_text
+    OWN_SGR = _own_sgr()
+    rep = diagnose(Facts(copy.deepcopy(facts_data)))
+    for f in findings or ():
+        rep.findings.append(Finding.from_dict(f))
+    out = [("check text", render_check(rep, Style(color=False))),
+           ("check text, coloured", OWN_SGR.sub("", render_check(rep, Style(color=True)))),
+           ("check --from footer", render_check(rep, Style(), footer="re-diagnosed from x (collected %s)"
+                                                % rep.facts.value("collected_at"))),
+           ("markdown", render_markdown(rep)), ("report text", render_report(rep, "text")),
+           ("collect_env view", CE.render_text(rep.facts))]
+    out += [("finding text", "\n".join(render_finding(f, Style(color=False)))) for f in rep.findings[:3]]
+    doc = json.dumps({"schema_version": 1, "facts": rep.facts.to_dict()})
+    tri = triage_text(doc, "evil.json")
+    out.append(("triage text", render_triage_text(tri, Style(color=False))))
+    good = triage_text(json.dumps({"schema_version": 1, "facts": copy.deepcopy(BASE)}), "good.json")
+    for name, (a, b) in (("diff evil good", (tri, good)), ("diff good evil", (good, tri))):
+        out.append((name, render_diff_text(diff_reports(a, b, "a", "b", show_all=True))))
+    exps = explain_matches(match_text("\n".join(ERROR_LINES)), rep.facts)
+    out.append(("explain text, tailored", render_explain(exps, Style(color=False), show_all=True)))
+    return out

@@ -11,7 +11,6 @@ Markdown, HTML and --list-settings, dist text and Markdown.
 import copy
 import json
 import os
-import re
 import sys
 
 import pytest
@@ -19,54 +18,16 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import hostile
-from hostile import BASE, PAYLOAD, assert_no_raw, every_hidden_char, evil_facts, poison
+from hostile import BASE, PAYLOAD, assert_no_raw, every_hidden_char, evil_facts, poison, report_renderings
 
-from torchdoctor.diagnose import diagnose, explain_matches
-from torchdoctor.explain.matcher import match_text
+from torchdoctor.diagnose import diagnose
 from torchdoctor.facts import Facts
 from torchdoctor.render import safe
-from torchdoctor.render.style import COLORS, Style
+from torchdoctor.render.style import Style
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FUZZ = settings(max_examples=int(os.environ.get("TORCHDOCTOR_FUZZ_EXAMPLES", "60")), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-OWN_SGR = re.compile(r"\x1b\[(?:%s)m" % "|".join(re.escape(c) for c in set(COLORS.values()) | {"0"}))
-ERROR_LINES = ["RuntimeError: Torch not compiled with CUDA enabled", "torch.OutOfMemoryError: CUDA out of memory.",
-               "RuntimeError: CUDA error: no kernel image is available for execution on the device",
-               "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
-               "A module that was compiled using NumPy 1.x cannot be run in NumPy 2.0.0 as it may crash."]
-
-
-# ----------------------------------------------------------- the renderers --
-def report_renderings(facts_data, findings=None):
-    """(name, text) of every renderer that draws a report, from one facts tree."""
-    from torchdoctor.cli.reports import render_report
-    from torchdoctor.diff import diff_reports, render_diff_text
-    from torchdoctor.findings import Finding
-    from torchdoctor.render import collect_env_view as CE
-    from torchdoctor.render.markdown import render_markdown
-    from torchdoctor.render.text import render_check, render_explain, render_finding
-    from torchdoctor.triage import render_triage_text, triage_text
-    rep = diagnose(Facts(copy.deepcopy(facts_data)))
-    for f in findings or ():
-        rep.findings.append(Finding.from_dict(f))
-    out = [("check text", render_check(rep, Style(color=False))),
-           ("check text, coloured", OWN_SGR.sub("", render_check(rep, Style(color=True)))),
-           ("check --from footer", render_check(rep, Style(), footer="re-diagnosed from x (collected %s)"
-                                                % rep.facts.value("collected_at"))),
-           ("markdown", render_markdown(rep)), ("report text", render_report(rep, "text")),
-           ("collect_env view", CE.render_text(rep.facts))]
-    out += [("finding text", "\n".join(render_finding(f, Style(color=False)))) for f in rep.findings[:3]]
-    doc = json.dumps({"schema_version": 1, "facts": rep.facts.to_dict()})
-    tri = triage_text(doc, "evil.json")
-    out.append(("triage text", render_triage_text(tri, Style(color=False))))
-    good = triage_text(json.dumps({"schema_version": 1, "facts": copy.deepcopy(BASE)}), "good.json")
-    for name, (a, b) in (("diff evil good", (tri, good)), ("diff good evil", (good, tri))):
-        out.append((name, render_diff_text(diff_reports(a, b, "a", "b", show_all=True))))
-    exps = explain_matches(match_text("\n".join(ERROR_LINES)), rep.facts)
-    out.append(("explain text, tailored", render_explain(exps, Style(color=False), show_all=True)))
-    return out
-
 
 def _assert_all_clean(renderings):
     for name, text in renderings:
@@ -125,7 +86,6 @@ def test_json_renderings_keep_the_values_exactly():
 # ------------------------------------------------------------ lint, tune, dist --
 def test_lint_text_and_github(tmp_path):
     from torchdoctor.lint import output as O
-    from torchdoctor.lint.pyscan import Hit  # noqa: F401 - the finding shape lint renders
 
     class F:
         path = str(tmp_path / ("m" + PAYLOAD + ".py"))

@@ -84,25 +84,33 @@ def has_hidden(text: str, keep: str = "\n\t") -> bool:
     return any(c not in keep and is_hidden(c) for c in text)
 
 
-def clean(obj: Any) -> Any:
+MAX_DEPTH = 64  # real facts nest a few levels; a crafted report nests 900 (the parser's limit)
+TOO_DEEP = "<nested more than %d levels: not shown>" % MAX_DEPTH
+
+
+def clean(obj: Any, _depth: int = 0) -> Any:
     """A copy of `obj` with `visible()` applied to every string in it: dict keys and
     values, list and tuple items, the fields of dataclasses, and the facts tree of a
-    `Facts`. Other objects (numbers, None, compiled patterns) are returned as they are."""
+    `Facts`. Other objects (numbers, None, compiled patterns) are returned as they are.
+    What nests deeper than MAX_DEPTH is replaced by TOO_DEEP (no recursion limit hit)."""
     if isinstance(obj, str):
         return visible(obj)
+    if _depth > MAX_DEPTH and isinstance(obj, (dict, list, tuple)):
+        return TOO_DEEP
+    d = _depth + 1
     if isinstance(obj, dict):
-        return {clean(k): clean(v) for k, v in obj.items()}
+        return {clean(k, d): clean(v, d) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [clean(x) for x in obj]
+        return [clean(x, d) for x in obj]
     if isinstance(obj, tuple):
-        items = [clean(x) for x in obj]
+        items = [clean(x, d) for x in obj]
         return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        changes = {f.name: clean(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.init}
+        changes = {f.name: clean(getattr(obj, f.name), d) for f in dataclasses.fields(obj) if f.init}
         return dataclasses.replace(obj, **changes)
     from ..facts import Facts
     if isinstance(obj, Facts):
-        return Facts(clean(obj.to_dict()))
+        return Facts(clean(obj.to_dict(), d))
     return obj
 
 
