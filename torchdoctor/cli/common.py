@@ -50,7 +50,8 @@ def chosen_python(python: Optional[str]) -> str:
     from ..interpreter import resolve
     choice = resolve(python)
     if choice.note():
-        click.echo("torchdoctor: %s" % choice.note(), err=True)
+        from ..render.safe import line  # it names paths from $VIRTUAL_ENV / $CONDA_PREFIX / PATH
+        click.echo("torchdoctor: %s" % line(choice.note()), err=True)
     return choice.python
 
 

@@ -152,7 +152,8 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
             except OSError:
                 pass
     for n in notes:
-        click.echo("torchdoctor: note: %s" % n, err=True)
+        from ..render.safe import line  # notes quote the project's own files
+        click.echo("torchdoctor: note: %s" % line(n), err=True)
     sys.exit(1 if findings else 0)
 
 
