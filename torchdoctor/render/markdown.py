@@ -18,6 +18,7 @@ from ..findings import Finding
 from ..report import Report
 from . import collect_env_view as CE
 from . import rows as R
+from . import safe
 
 FACTS_MARKER = "<!-- torchdoctor:facts schema_version=%d -->"
 FACTS_MARKER_RE = re.compile(r"<!--\s*torchdoctor:facts\b[^>]*-->")
@@ -144,6 +145,7 @@ def summary_rows(report: Report) -> List[tuple]:
 
 # -- findings -------------------------------------------------------------------
 def render_finding(f: Finding) -> List[str]:
+    f = safe.clean(f)
     out = ["#### %s %s: %s" % (SEV_ICON.get(f.severity, ""), f.severity.capitalize(), esc(f.title)), "",
            "`%s` \u00b7 %s" % (f.id, esc(f.category)), ""]
     if f.detail:
@@ -179,6 +181,7 @@ def facts_json(facts: Facts) -> str:
 
 def render_markdown(report: Report, include_json: bool = True) -> str:
     from ..redact import redaction_summary
+    raw_facts, report = report.facts, safe.view(report)  # the JSON block carries the exact facts
     f = report.facts
     out = [TITLE, ""]
     tool = f.value("tool.version") or __version__
@@ -213,7 +216,7 @@ def render_markdown(report: Report, include_json: bool = True) -> str:
     out += _details("collect_env fields (the layout of python -m torch.utils.collect_env)",
                     [fence(CE.render_text(f), "text")])
     if include_json:
-        body = [FACTS_MARKER % (f.value("schema_version") or 1), fence(facts_json(f), "json")]
+        body = [FACTS_MARKER % (f.value("schema_version") or 1), fence(facts_json(raw_facts), "json")]
         text = "\n".join(out + _details("Raw facts (JSON: torchdoctor triage / check --from read it back)", body))
         if len(text) <= GITHUB_LIMIT - 200:
             return text.rstrip() + "\n"

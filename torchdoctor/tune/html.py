@@ -242,4 +242,5 @@ def render_html(result: Dict[str, Any]) -> str:
                'the range its interquartile range allows; a speedup counts only when the two ranges do not overlap. '
                'torchdoctor %s</p>' % e((result.get("tool") or {}).get("version", "")))
     out.append('</body></html>')
-    return "\n".join(out) + "\n"
+    from ..render.safe import visible  # no bidi override or control from a saved result
+    return visible("\n".join(out) + "\n")

@@ -63,9 +63,10 @@ def probe_failed(facts):
             detail="The interpreter crashed before the probe's first step. Last output:\n%s" % tail,
             fix="Check that the interpreter starts at all; a broken sitecustomize.py, .pth file or LD_PRELOAD "
                 "library is the usual cause.", commands=[check_cmd], category="torch-import-crash")
+    printed = p.get("stderr_tail") or p.get("stdout_tail")
     return finding(
         "The probe could not start in %s" % p.get("python"),
-        detail="%s\n%s" % (p.get("error", ""), tail),
+        detail=p.get("error", "") + ("\nLast output:\n%s" % printed if printed else ""),
         fix="Check that this is a working CPython interpreter.", commands=[check_cmd],
         category="config")
 
