@@ -160,8 +160,20 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
                         summary="Create an environment with Python %s and install torch 2.2.2 there."
                                 % (max(pys, key=ver_tuple) if pys else "3.11"),
                         notes=notes)
-    spec = (getattr(match, "groups", {}) or {}).get("spec") or ""
+    groups = getattr(match, "groups", {}) or {}
+    # A torchvision/torchaudio pin: its version is not a torch version.
+    spec = groups.get("spec") or "" if groups.get("pkg", "torch") == "torch" else ""
     version, tag = _requested(spec)
+    if getattr(match, "id", None) == "pip-torch-variant-never-built":
+        # The pattern already established that this release was never built for the variant.
+        base, variant = (groups.get("base") or "").rstrip("."), groups.get("variant") or "that CUDA variant"
+        if not compat.release(base):
+            return None
+        return Tailored(cause="torch %s was never built for %s; its CUDA variants are %s."
+                              % (base, variant, ", ".join(compat.cuda_variants(base)) or "unknown"),
+                        summary="Install torch %s as one of those variants (one your driver supports), or a "
+                                "release that was built for %s." % (base, variant),
+                        notes=notes)
     if version and compat.release(version):
         ok = compat.python_supported(version, py)
         if ok is False:
