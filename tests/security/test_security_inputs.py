@@ -303,3 +303,47 @@ def test_write_output_cleans_up_when_the_rename_fails(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="No space left"):
         reportio.write_output(str(out), "text")
     assert list(tmp_path.iterdir()) == []
+
+
+# -- the other verbs that write a file: lint -o, tune --report, dist --report -----------
+def _linked(tmp_path, name):
+    target = tmp_path / "bashrc"
+    target.write_text("keep me\n")
+    link = tmp_path / name
+    link.symlink_to(target)
+    return target, link
+
+
+def test_lint_output_refuses_a_symlink_before_scanning_and_force_replaces_the_link(tmp_path):
+    (tmp_path / "train.py").write_text("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n")
+    target, link = _linked(tmp_path, "lint.json")
+    _error(run("lint", str(tmp_path / "train.py"), "--torch", "2.13", "--format", "json", "-o", str(link)),
+           "symbolic link", "--force")
+    assert target.read_text() == "keep me\n" and link.is_symlink()
+    p = run("lint", str(tmp_path / "train.py"), "--torch", "2.13", "--format", "json", "-o", str(link), "--force")
+    no_traceback(p)
+    assert p.returncode in (0, 1), p.stderr
+    assert not link.is_symlink() and link.read_text().lstrip().startswith("{")
+    assert target.read_text() == "keep me\n"
+
+
+def test_tune_report_refuses_a_symlink_before_measuring(tmp_path):
+    target, link = _linked(tmp_path, "tune.md")
+    _error(run("tune", "--report", str(link), "--list-settings"), "symbolic link", "--force")
+    assert target.read_text() == "keep me\n" and link.is_symlink()
+
+
+def test_dist_report_refuses_a_symlink_before_starting_ranks(tmp_path):
+    target, link = _linked(tmp_path, "dist.md")
+    _error(run("dist", "--nproc-per-node", "1", "--report", str(link)), "symbolic link", "--force")
+    assert target.read_text() == "keep me\n" and link.is_symlink()
+
+
+def test_dist_report_is_written_atomically_through_write_output(tmp_path):
+    from torchdoctor.dist import render as R
+    from torchdoctor.dist.common import Options
+    target, link = _linked(tmp_path, "dist.md")
+    job = {"schema_version": 1, "ranks": [], "findings": [], "world_size": 0}
+    import io
+    code = R.emit(job, Options(report=str(link)), 0, stream=io.StringIO())
+    assert code == 2 and target.read_text() == "keep me\n"

@@ -42,11 +42,13 @@ def _usage(msg: str):
 @click.option("--json", "as_json", is_flag=True, help="Print the job result as JSON (schema_version 1).")
 @click.option("--report", "report", metavar="FILE", help="Also write a Markdown report for an issue (redacted).")
 @click.option("--no-redact", is_flag=True, help="Keep host names and addresses in the --report file.")
+@click.option("--force", is_flag=True, help="With --report: replace a symbolic link (not its target), or write into a "
+                                            "pipe or device.")
 @click.option("--fail-on", type=FAIL_ON, default="error", show_default=True,
               help="Exit 1 when a finding reaches this severity.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off.")
 def dist(nproc, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_collectives, no_bandwidth, as_json,
-         report, no_redact, fail_on, color):
+         report, no_redact, force, fail_on, color):
     """Doctor a distributed job: run on every rank (torchrun ... -m torchdoctor dist).
 
     Every rank joins through the rendezvous store, sends its redacted facts to rank 0,
@@ -62,11 +64,15 @@ def dist(nproc, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_
             B.parse_sizes(sizes)
         except ValueError as e:
             raise _usage("--sizes: %s" % e)
-    if report and os.path.isdir(report):
-        raise _usage("%s is a directory; give a file name for --report" % report)
+    if report is not None:
+        from ..reportio import check_output
+        try:
+            check_output(report, force=force, what="--report")
+        except ValueError as e:
+            raise _usage(str(e))
     opts = Options(backend=backend, join_timeout=join_timeout, timeout=timeout, sizes=sizes, iters=iters,
                    warmup=warmup, pairs=pairs, collectives=not no_collectives, bandwidth=not no_bandwidth,
-                   fail_on=fail_on, as_json=as_json, report=report, no_redact=no_redact, color=color)
+                   fail_on=fail_on, as_json=as_json, report=report, no_redact=no_redact, force=force, color=color)
     try:
         job = E.detect(os.environ)
     except ValueError as e:

@@ -1,5 +1,6 @@
 """`torchdoctor lint`: the click command (a thin adapter over runner and output)."""
 
+import io
 import os
 import sys
 
@@ -35,10 +36,13 @@ def _emit(text: str, output) -> None:
 @click.option("--fix", is_flag=True, help="Apply the exactly equivalent rewrites in place (needs torchdoctor[lint]).")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the rewrites --fix would apply as a unified diff; write nothing.")
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None, help="Worker processes (default: the CPUs, at most 8).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None, help="Write the report to FILE.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the report to FILE (replaced atomically; a link or non-regular file needs --force).")
+@click.option("--force", is_flag=True, help="Replace a symbolic link there (not its target), or write into a pipe or device.")
 @click.option("--list-rules", "list_rules", is_flag=True, help="Print the rule table and exit.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
-def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff, jobs, output, list_rules, color):
+def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff, jobs, output, force, list_rules,
+         color):
     """Scan code, notebooks and environment files for torch API drift and settings pitfalls.
 
     PATHS default to the current directory. Exit 0: no findings; 1: findings; 2: usage or
@@ -52,6 +56,12 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     from ..lint.runner import project_target, run
     from ..lint.walk import Ignore, discover, exclude_matcher
 
+    if output:  # before any work: a link or a device there is refused now, not after the scan
+        from ..reportio import check_output
+        try:
+            check_output(output, force=force, what="--output")
+        except ValueError as e:
+            raise InputError(str(e))
     if list_rules:  # text: aligned columns; json: the rules as data; sarif/github: README's Markdown table
         if fmt == "json":
             import json
@@ -134,23 +144,19 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
             findings.sort(key=lambda f: f.sort_key())
     summary = {"files": outcome.files, "target": target.describe(), "target_dict": target.to_dict(),
                "notes": notes, "fixed": fixed, "fixed_files": fixed_files, "dry_run": show_diff}
-    stream = None
-    try:
-        stream = open(output, "w", encoding="utf-8") if output else None
-    except OSError as e:
-        raise InputError("cannot write %s: %s" % (output, e.strerror or e))
+    stream = io.StringIO() if output else None
     try:
         _render(fmt, findings, summary, stream, color)
     except (BrokenPipeError, OutputFailed):  # standard output's: cli.main says it, as for every verb
         raise
     except OSError as e:  # /dev/full, a vanished disk: one line, not a traceback
         raise InputError("cannot write the report: %s" % (e.strerror or e))
-    finally:
-        if stream:
-            try:
-                stream.close()
-            except OSError:
-                pass
+    if output:
+        from ..reportio import write_output
+        try:
+            write_output(output, stream.getvalue(), force=force, what="--output")
+        except ValueError as e:
+            raise InputError(str(e))
     for n in notes:
         from ..render.safe import line  # notes quote the project's own files
         click.echo("torchdoctor: note: %s" % line(n), err=True)

@@ -91,10 +91,12 @@ def _reports(ctx, param, values):
               help="Also write a report: .md (Markdown for an issue) or .html (self-contained page with the chart). "
                    "Repeatable. Redacted like `torchdoctor report`.")
 @click.option("--no-redact", is_flag=True, help="Write --report files without redaction.")
+@click.option("--force", is_flag=True, help="With --report: replace a symbolic link (not its target), or write into a "
+                                            "pipe or device.")
 @click.option("--from", "from_json", metavar="RESULT.json", help="Render a saved --json result instead of measuring.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
 def tune(python, model, inputs, input_shapes, mode, device, budget, tolerance, workloads, size, list_only, as_json,
-         reports, no_redact, from_json, color):
+         reports, no_redact, force, from_json, color):
     """Measure what torch.backends settings do here, and recommend settings.
 
     Runs the built-in workloads (or your --model) in a child of the target interpreter,
@@ -108,13 +110,19 @@ def tune(python, model, inputs, input_shapes, mode, device, budget, tolerance, w
     from ..tune import api
     try:
         _tune(api, python, model, inputs, input_shapes, mode, device, budget, tolerance, workloads, size,
-              list_only, as_json, reports, no_redact, from_json, color)
+              list_only, as_json, reports, no_redact, force, from_json, color)
     except api.UsageError as e:
         raise InputError(str(e))
 
 
 def _tune(api, python, model, inputs, input_shapes, mode, device, budget, tolerance, workloads, size,
-          list_only, as_json, reports, no_redact, from_json, color):
+          list_only, as_json, reports, no_redact, force, from_json, color):
+    from ..reportio import check_output
+    for path in reports:  # before measuring: a link or device there is refused now, not after minutes
+        try:
+            check_output(path, force=force, what="--report")
+        except ValueError as e:
+            raise InputError(str(e))
     if from_json is not None:  # `--from ""` is an error, not "measure"
         result = api.load_result(from_json)
     else:
@@ -145,7 +153,7 @@ def _tune(api, python, model, inputs, input_shapes, mode, device, budget, tolera
         if usage:
             raise InputError(usage)
     for path in reports:
-        api.write_report(result, path, redact=not no_redact)
+        api.write_report(result, path, redact=not no_redact, force=force)
     if as_json:
         api.echo(api.to_json(result))
     else:

@@ -29,6 +29,7 @@ class Options:
         self.as_json = bool(kw.get("as_json", False))
         self.report = kw.get("report")
         self.no_redact = bool(kw.get("no_redact", False))
+        self.force = bool(kw.get("force", False))  # --report may replace a link / write into a pipe
         self.color = kw.get("color")
 
     def to_dict(self) -> Dict[str, Any]:

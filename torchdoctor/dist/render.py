@@ -327,11 +327,11 @@ def emit(job: Dict[str, Any], opts, code: int, stream=None) -> int:
     stream = stream or sys.stdout
     if getattr(opts, "report", None):
         doc = render_markdown(job if opts.no_redact else redact_job(job))
+        from ..reportio import write_output
         try:
-            with open(opts.report, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(doc)
-        except OSError as e:
-            sys.stderr.write("torchdoctor: error: cannot write %s: %s\n" % (opts.report, e.strerror or e))
+            write_output(opts.report, doc, force=opts.force, what="--report")
+        except ValueError as e:
+            sys.stderr.write("torchdoctor: error: %s\n" % e)
             code = 2
     text = render_json(job) if opts.as_json else render_text(job, Style.for_stream(stream, color=opts.color))
     try:

@@ -103,7 +103,7 @@ def redacted(result: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def write_report(result: Dict[str, Any], path: str, redact: bool = True) -> None:
+def write_report(result: Dict[str, Any], path: str, redact: bool = True, force: bool = False) -> None:
     data = redacted(result) if redact else result
     if path.lower().endswith((".html", ".htm")):
         from .html import render_html
@@ -111,11 +111,11 @@ def write_report(result: Dict[str, Any], path: str, redact: bool = True) -> None
     else:
         from .render import render_markdown
         text = render_markdown(data)
+    from ..reportio import write_output
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-    except OSError as e:
-        raise UsageError("cannot write %s: %s" % (path, e.strerror or e))
+        write_output(path, text, force=force, what="--report")
+    except ValueError as e:
+        raise UsageError(str(e))
     import click
     click.echo("torchdoctor: wrote %s (%d characters, %s)" % (path, len(text), "redacted" if redact else
                                                              "NOT redacted"), err=True)
