@@ -5,24 +5,41 @@ Exit codes (all verbs): 0 healthy / recognised, 1 findings at --fail-on or nothi
 recognised, 2 usage or input error (one line on stderr, no traceback).
 """
 
+import importlib
 import sys
 
 import click
 
 from .. import __version__
 from . import streams
-from .check import check
 from .common import EXIT_INPUT, InputError  # noqa: F401 - the names other modules and tests use
-from .dist import dist
-from .explain import explain
-from .lint import lint
-from .reports import diff_cmd, report_cmd, triage_cmd
-from .tune import tune
+
+# verb -> (module of cli/, its click command). A verb's module is imported when the verb
+# runs (or --help lists them), so `explain` does not pay for lint's, tune's or dist's imports.
+VERBS = {
+    "check": ("check", "check"),
+    "explain": ("explain", "explain"),
+    "report": ("reports", "report_cmd"),
+    "triage": ("reports", "triage_cmd"),
+    "diff": ("reports", "diff_cmd"),
+    "lint": ("lint", "lint"),
+    "tune": ("tune", "tune"),
+    "dist": ("dist", "dist"),
+}
 
 
 class _Group(click.Group):
-    # click turns EPIPE into exit 1 ("findings"); main() decides instead. make_context
-    # prints --help and --version, invoke runs the verb.
+    # Verbs load lazily (VERBS). click turns EPIPE into exit 1 ("findings"); main() decides
+    # instead. make_context prints --help and --version, invoke runs the verb.
+    def list_commands(self, ctx):
+        return sorted(set(VERBS) | set(self.commands))
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in VERBS:
+            module, attr = VERBS[name]
+            self.add_command(getattr(importlib.import_module("." + module, __name__), attr), name)
+        return self.commands.get(name)
+
     def make_context(self, *args, **kwargs):
         try:
             return super().make_context(*args, **kwargs)
@@ -46,10 +63,6 @@ class _StdoutFailed(Exception):
 @click.version_option(__version__, prog_name="torchdoctor")
 def cli():
     """Diagnose PyTorch environments and explain PyTorch errors."""
-
-
-for _cmd in (check, explain, report_cmd, triage_cmd, diff_cmd, lint, tune, dist):
-    cli.add_command(_cmd)
 
 
 def main(argv=None):
