@@ -561,3 +561,59 @@ def _sample(buf: bytes) -> bytes:
         return buf
     step = (len(buf) - SAMPLE) // 3
     return b"".join(buf[i * step:i * step + SAMPLE] for i in range(4))
+
+
+
+class Scanner:
+    """scan_stream for output that arrives piece by piece (`torchdoctor run`): feed()
+    bytes as they come, results() at any time. Memory is bounded: at most `chunk_size`
+    bytes waiting plus one unfinished line (cut at 4 * MAX_LINE, as scan_stream does).
+    Give it UTF-8 (or ASCII) bytes; a UTF-8 BOM at the very start is dropped."""
+
+    def __init__(self, index: Optional[Index] = None, chunk_size: int = 256 * 1024):
+        self.index = index or default_index()
+        self.col = Collector(self.index)
+        self.chunk_size = chunk_size
+        self.line_base = 0
+        self.pre: Optional[Prefilter] = None
+        self.buf = b""
+        self.started = False
+
+    def feed(self, data: bytes) -> None:
+        if not self.started:
+            data = self.buf + data
+            self.buf = b""
+            if len(data) < 3 and codecs.BOM_UTF8.startswith(data):
+                self.buf = data  # a BOM may arrive a byte at a time
+                return
+            self.started = True
+            if data[:3] == codecs.BOM_UTF8:
+                data = data[3:]
+        self.buf += data
+        if len(self.buf) >= self.chunk_size:
+            self._scan_lines()
+
+    def _scan_lines(self) -> None:
+        buf = self.buf
+        cut = buf.rfind(b"\n")
+        if cut < 0:
+            if len(buf) < 4 * MAX_LINE:
+                return
+            cut = len(buf) - 1  # one enormous line: match what we have
+        self.buf = buf[cut + 1:]
+        self.line_base, self.pre = _scan_chunk(buf[: cut + 1], self.line_base, self.pre, self.index, self.col)
+
+    def results(self) -> List[Match]:
+        """The matches so far, best first, as scan_stream would give for everything fed
+        until now; feeding may go on afterwards."""
+        self._scan_lines()
+        if not self.buf:
+            return self.col.results()
+        # The unfinished last line counts as a line now without being consumed.
+        col = Collector(self.index)
+        col.found = {k: Match(m.entry, m.line, m.text, m.count, m.score, dict(m.groups))
+                     for k, m in self.col.found.items()}
+        col.context.seen = set(self.col.context.seen)
+        col.context.own, col.context.foreign = self.col.context.own, self.col.context.foreign
+        _scan_chunk(self.buf + b"\n", self.line_base, self.pre, self.index, col)
+        return col.results()
