@@ -17,6 +17,7 @@ from .dist import dist
 from .explain import explain
 from .lint import lint
 from .reports import diff_cmd, report_cmd, triage_cmd
+from .run import run_cmd
 from .tune import tune
 
 
@@ -26,7 +27,7 @@ def cli():
     """Diagnose PyTorch environments and explain PyTorch errors."""
 
 
-for _cmd in (check, explain, report_cmd, triage_cmd, diff_cmd, lint, tune, dist):
+for _cmd in (check, explain, report_cmd, triage_cmd, diff_cmd, lint, tune, dist, run_cmd):
     cli.add_command(_cmd)
 
 
