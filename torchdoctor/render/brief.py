@@ -26,10 +26,13 @@ def _state(facts: Facts, path: str, yes: str, no: str) -> Optional[str]:
 
 
 def env_line(facts: Facts) -> str:
-    """torch, its variant, CUDA/MPS/cuDNN and the GPUs, in one line (the pytest header)."""
+    """torch, its variant, CUDA/MPS/cuDNN and the GPUs, in one line (the pytest header):
+    "torch 2.13.0+cpu (CPU-only build), CUDA not available, no cuDNN, no GPU visible"."""
     from .markdown import summary_rows
     rows = dict(summary_rows(Report(facts, [])))
-    parts = ["torch %s (%s)" % (rows.get("torch", "unknown"), rows.get("CUDA build", "unknown"))]
+    build = rows.get("CUDA build", "unknown")
+    build = "CPU-only build" if build.startswith("none") else ("%s build" % build if build != "unknown" else "variant unknown")
+    parts = ["torch %s (%s)" % (rows.get("torch", "unknown"), build)]
     n = facts.value("cuda.device_count")
     cuda = _state(facts, "cuda.is_available", "CUDA available" + (" (%d device%s)" % (n, "" if n == 1 else "s")
                                                                   if isinstance(n, int) else ""),
@@ -40,8 +43,10 @@ def env_line(facts: Facts) -> str:
     mps = _state(facts, "accelerators.mps.is_available", "MPS available", "MPS not available")
     if mps and (mps == "MPS available" or facts.value("os.system") == "Darwin"):
         parts.append(mps)
-    parts.append("cuDNN %s" % rows.get("cuDNN", "unknown"))
-    parts.append("GPUs: %s" % rows.get("GPU(s)", "unknown"))
+    cudnn = rows.get("cuDNN", "unknown")
+    parts.append("no cuDNN" if cudnn.startswith("none") else "cuDNN %s" % cudnn)
+    gpus = rows.get("GPU(s)", "unknown")
+    parts.append("no GPU visible" if gpus == "none visible" else "GPUs: %s" % gpus)
     return ", ".join(parts)
 
 

@@ -169,11 +169,12 @@ def facts_json(facts: Facts) -> str:
     return json.dumps(facts.to_dict(), separators=(",", ":"), sort_keys=False, default=str)
 
 
-def render_match(d: Dict[str, Any], heading: str = "####") -> List[str]:
-    """One known error, from an explanation's to_dict() (what a redacted report carries)."""
+def render_match(d: Dict[str, Any], heading: str = "####", lines: bool = True) -> List[str]:
+    """One known error, from an explanation's to_dict() (what a redacted report carries);
+    `lines=False` when the text was a traceback the doctor formatted (no line numbers)."""
     where = "line %s" % d.get("line") + (", %s times" % d["count"] if (d.get("count") or 1) > 1 else "")
     out = ["%s %s" % (heading, esc(d.get("title", ""))), "",
-           "`%s` \u00b7 %s \u00b7 matched %s" % (d.get("id", ""), esc(d.get("category", "")), where), ""]
+           "`%s` \u00b7 %s%s" % (d.get("id", ""), esc(d.get("category", "")), " \u00b7 matched " + where if lines else ""), ""]
     if d.get("matched_text"):
         out += [fence(str(d["matched_text"]), "text"), ""]
     if d.get("cause"):

@@ -4,7 +4,7 @@ own section (the run, the failed tests) inside the facts, so one redaction pass 
 both and `triage` / `check --from` read the file back like any report."""
 
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from ..report import Report
 
@@ -13,13 +13,17 @@ def fmt_for(path: str) -> str:
     return "json" if path.lower().endswith(".json") else "markdown"
 
 
-def build(section: str, data: Dict[str, Any], python: Optional[str] = None, timeout: float = 60.0,
-          redact: bool = True) -> Report:
-    """Probe `python` (default: this interpreter), add `data` as facts[section], redact."""
+def build(section: str, data: Optional[Dict[str, Any]], python: Optional[str] = None, timeout: float = 60.0,
+          redact: bool = True, prepare: Optional[Callable[[Report], None]] = None) -> Report:
+    """Probe `python` (default: this interpreter), add `data` as facts[section] (when not
+    None), let `prepare` add to the facts, then redact (or mark the report NOT redacted)."""
     from ..diagnose import examine
     from ..redact import local_names, mark_unredacted, redact_report
     report = examine(python=python, timeout=timeout, extras=True)
-    report.facts.data[section] = data
+    if data is not None:
+        report.facts.data[section] = data
+    if prepare is not None:
+        prepare(report)
     if not redact:
         return mark_unredacted(report)
     users, hosts = local_names()
@@ -63,7 +67,7 @@ def _tests_lines(sess: Dict[str, Any]) -> List[str]:
     for t in diagnosed:
         out += ["### `%s` (%s)" % (t.get("nodeid", "?").replace("`", "'"), esc(t.get("when", "call"))), ""]
         for d in t.get("matches", []):
-            out += render_match(d)
+            out += render_match(d, lines=False)
     return out
 
 
