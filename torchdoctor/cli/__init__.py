@@ -16,6 +16,7 @@ from .common import EXIT_INPUT, InputError  # noqa: F401 - the names other modul
 from .dist import dist
 from .explain import explain
 from .lint import lint
+from .mcp import mcp_cmd
 from .reports import diff_cmd, report_cmd, triage_cmd
 from .run import run_cmd
 from .tune import tune
@@ -27,7 +28,7 @@ def cli():
     """Diagnose PyTorch environments and explain PyTorch errors."""
 
 
-for _cmd in (check, explain, report_cmd, triage_cmd, diff_cmd, lint, tune, dist, run_cmd):
+for _cmd in (check, explain, report_cmd, triage_cmd, diff_cmd, lint, tune, dist, run_cmd, mcp_cmd):
     cli.add_command(_cmd)
 
 

@@ -576,21 +576,32 @@ class Scanner:
         self.chunk_size = chunk_size
         self.line_base = 0
         self.pre: Optional[Prefilter] = None
-        self.buf = b""
+        self.parts: List[bytes] = []  # joined only when a chunk is scanned (output comes in small writes)
+        self.size = 0
         self.started = False
 
+    @property
+    def buf(self) -> bytes:
+        """What is waiting to be scanned."""
+        if len(self.parts) > 1:
+            self.parts = [b"".join(self.parts)]
+        return self.parts[0] if self.parts else b""
+
     def feed(self, data: bytes) -> None:
+        if not data:
+            return
         if not self.started:
             data = self.buf + data
-            self.buf = b""
+            self.parts, self.size = [], 0
             if len(data) < 3 and codecs.BOM_UTF8.startswith(data):
-                self.buf = data  # a BOM may arrive a byte at a time
+                self.parts, self.size = [data], len(data)  # a BOM may arrive a byte at a time
                 return
             self.started = True
             if data[:3] == codecs.BOM_UTF8:
                 data = data[3:]
-        self.buf += data
-        if len(self.buf) >= self.chunk_size:
+        self.parts.append(data)
+        self.size += len(data)
+        if self.size >= self.chunk_size:
             self._scan_lines()
 
     def _scan_lines(self) -> None:
@@ -600,7 +611,8 @@ class Scanner:
             if len(buf) < 4 * MAX_LINE:
                 return
             cut = len(buf) - 1  # one enormous line: match what we have
-        self.buf = buf[cut + 1:]
+        rest = buf[cut + 1:]
+        self.parts, self.size = ([rest] if rest else []), len(rest)
         self.line_base, self.pre = _scan_chunk(buf[: cut + 1], self.line_base, self.pre, self.index, self.col)
 
     def results(self) -> List[Match]:

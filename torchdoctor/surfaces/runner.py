@@ -25,7 +25,10 @@ from . import terminal
 from .command import StartError, resolve_command  # noqa: F401 - StartError is part of this API
 
 TAIL = 64 * 1024
-READ = 64 * 1024
+READ = 256 * 1024
+PIPE_SIZE = 1024 * 1024  # Linux: room for the program to run ahead while a chunk is scanned
+COALESCE_BELOW = 16 * 1024  # a read smaller than this from a pipe ...
+COALESCE_S = 0.002  # ... waits this long before the next one (bounded wake-ups, invisible latency)
 FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 GRACE_S = 0.2  # after the program exits, how long a grandchild holding its output may be silent
 MAX_AFTER_S = 2.0  # ... and how long it is read at most
@@ -57,6 +60,14 @@ class Result:
             return "signal %d" % -self.returncode
 
 
+def _grow_pipe(fd: int) -> None:
+    try:
+        import fcntl
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
+    except (ImportError, OSError, ValueError):
+        pass  # not Linux, or over /proc/sys/fs/pipe-max-size: the default size works too
+
+
 def _fd_id(fd: int):
     try:
         st = os.fstat(fd)
@@ -67,13 +78,14 @@ def _fd_id(fd: int):
 
 class _Tail:
     def __init__(self, limit: int):
-        self.limit, self.parts, self.size = limit, [], 0
+        from collections import deque
+        self.limit, self.parts, self.size = limit, deque(), 0
 
     def add(self, data: bytes) -> None:
         self.parts.append(data)
         self.size += len(data)
         while self.size - len(self.parts[0]) >= self.limit:
-            self.size -= len(self.parts.pop(0))
+            self.size -= len(self.parts.popleft())
 
     def value(self) -> bytes:
         return b"".join(self.parts)[-self.limit:]
@@ -97,6 +109,7 @@ class Runner:
         self.use_pty = use_pty  # None: where our stream is a terminal
         self.result = Result(self.argv)
         self.pending: List[int] = []
+        self.sigchld = False
         self.channels: List[_Channel] = []
         self.proc = None
         self.gave_tty = False
@@ -127,6 +140,7 @@ class Runner:
                 kind = "pty"
             else:
                 r, w = os.pipe()
+                _grow_pipe(r)
                 kind = "pipe"
             self.result.channels[name] = kind
             self.channels.append(_Channel(name, r, fd, kind))
@@ -275,6 +289,7 @@ class Runner:
         while self.pending:
             sig = self.pending.pop(0)
             if sig == getattr(signal, "SIGCHLD", None):
+                self.sigchld = True
                 continue
             if sig == getattr(signal, "SIGWINCH", None):
                 self._sync_winsize()
@@ -318,11 +333,11 @@ class Runner:
             except OSError:
                 pass
 
-    def _read(self, ch: _Channel) -> None:
+    def _read(self, ch: _Channel) -> int:
         try:
             data = os.read(ch.fd, READ)
         except InterruptedError:
-            return
+            return 0
         except OSError as e:
             if e.errno == errno.EIO:  # a pty whose every writer has gone
                 data = b""
@@ -330,8 +345,9 @@ class Runner:
                 raise
         if not data:
             self._close(ch)
-        else:
-            self._deliver(ch, data)
+            return 0
+        self._deliver(ch, data)
+        return len(data)
 
     # -- the loop ----------------------------------------------------------------------------
     def _reap(self, block: bool) -> Optional[int]:
@@ -377,8 +393,20 @@ class Runner:
             terminal.give(self.proc.pid)
         self._signal_group(signal.SIGCONT)
 
+    def _prepare_scanners(self) -> None:
+        """Load the knowledge base while the program starts up, not on its first output."""
+        if not self.scan:
+            return
+        try:
+            from ..explain.matcher import Scanner
+            for ch in self.channels:
+                ch.scanner = Scanner()
+        except Exception as e:  # noqa: BLE001
+            self.result.scan_error = "%s: %s" % (type(e).__name__, e)
+
     def wait(self) -> Result:
         self.result_code = None
+        self._prepare_scanners()
         try:
             if os.name == "posix":
                 self._loop()
@@ -403,13 +431,17 @@ class Runner:
         wake_r = self.wake_r
         exited_at = last_data = None
         synced = time.monotonic()
+        check_exit = True
         while True:
             self._handle_pending()
             live = [ch for ch in self.channels if ch.open]
             if not live:
                 break
-            if exited_at is None and self._reap(block=False) is not None:
+            if self.sigchld or wake_r is None:
+                self.sigchld, check_exit = False, True
+            if check_exit and exited_at is None and self._reap(block=False) is not None:
                 exited_at = last_data = time.monotonic()
+            check_exit = False
             timeout = 0.25
             if exited_at is not None:
                 timeout = max(0.0, GRACE_S - (time.monotonic() - last_data))
@@ -418,17 +450,20 @@ class Runner:
                 ready, _, _ = select.select(fds, [], [], timeout)
             except InterruptedError:
                 continue
+            if not ready:
+                check_exit = True
             if wake_r is not None and wake_r in ready:
                 try:
                     while os.read(wake_r, 512):
                         pass
                 except OSError:
                     pass
-            got = False
+            got, small = 0, True
             for ch in live:
                 if ch.fd in ready and ch.open:
-                    self._read(ch)
-                    got = True
+                    n = self._read(ch)
+                    got += n
+                    small = small and ch.kind == "pipe" and n < COALESCE_BELOW
             if exited_at is not None:
                 now = time.monotonic()
                 # The program is gone but a grandchild still holds its output: read what
@@ -438,6 +473,10 @@ class Runner:
                         break
                 else:
                     last_data = now
+            elif got and small:
+                # A program writing line by line (PYTHONUNBUFFERED, print(flush=True)) would
+                # wake us per line; its pipe holds 1 MiB, so gather a little first.
+                time.sleep(COALESCE_S)
             if self.winsize is not None and time.monotonic() - synced > 0.2:
                 # The program's group holds the terminal, so a resize signals it, not us:
                 # follow the terminal's size into the pty (and tell the program again).
