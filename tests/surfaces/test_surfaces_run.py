@@ -126,6 +126,8 @@ def test_bad_commands_are_one_line_like_a_shell(tmp_path):
     assert r.returncode == 126 and "cannot execute" in r.stderr.decode() and r.stderr.decode().count("\n") == 1
     r = td(["--"])
     assert r.returncode == 2 and r.stderr.decode().startswith("torchdoctor: error: no command given")
+    r = td(["--fail-on", "error", "--", sys.executable, "-c", "pass"])
+    assert r.returncode == 2 and r.stderr.decode().startswith("torchdoctor: error: no such option: --fail-on")
     assert b"Traceback" not in r.stderr
 
 
@@ -159,22 +161,31 @@ def test_json_never_goes_to_the_programs_stdout(tmp_path):
 
 @needs_torch
 def test_report_is_redacted_and_holds_the_run(tmp_path):
-    prog = script(tmp_path, "train.py", CUDA_FAIL.replace('print("epoch', 'print("token hf_%s epoch' % ("A" * 34)))
-    md, js = tmp_path / "run.md", tmp_path / "run.json"
-    r = td(["--report", str(md), "--", TORCH_PYTHON, prog])
-    assert r.returncode == 1 and md.exists()
-    text = md.read_text()
-    assert "### The run" in text and "### Known errors in its output" in text
-    assert "torch-not-compiled-with-cuda" in text and "Output: the last" in text
-    assert "hf_" + "A" * 34 not in text  # the secret printed by the program is redacted in the tail
+    secret = "hf_" + "A" * 34
+    prog = script(tmp_path, "train.py", CUDA_FAIL.replace('print("epoch', 'print("token %s epoch' % secret))
+    js = tmp_path / "run.json"
     r = td(["--report", str(js), "--", TORCH_PYTHON, prog])
-    d = json.loads(js.read_text())
-    assert d["facts"]["run"]["matches"][0]["id"] == "torch-not-compiled-with-cuda"
-    assert "epoch 1 loss 0.5" in d["facts"]["run"]["output_tail"]
+    assert r.returncode == 1 and r.stderr.decode().rstrip().endswith("torchdoctor: wrote %s (json, redacted)" % js)
+    text = js.read_text()
+    assert secret not in text  # printed by the program, redacted in the tail
+    d = json.loads(text)
+    run = d["facts"]["run"]
+    assert run["matches"][0]["id"] == "torch-not-compiled-with-cuda" and run["exit_status"] == 1
+    assert "epoch 1 loss 0.5" in run["output_tail"] and "Torch not compiled" in run["output_tail"]
     assert d["facts"]["redaction"]["enabled"] is True
-    # the attachment reads back like any report
+    # the attachment reads back like any report ...
     t = subprocess.run([sys.executable, "-m", "torchdoctor", "triage", str(js)], capture_output=True, timeout=120)
     assert t.returncode in (0, 1) and b"Traceback" not in t.stderr
+    # ... and its Markdown form carries the run, the diagnosis and the tail
+    from torchdoctor.facts import Facts
+    from torchdoctor.findings import Finding
+    from torchdoctor.report import Report
+    from torchdoctor.surfaces import attachment
+    rep = Report(Facts.from_dict(d["facts"]), [Finding.from_dict(f) for f in d["findings"]])
+    md = attachment.render(rep, "markdown", "run")
+    assert "### The run" in md and "### Known errors in its output" in md and "torch-not-compiled-with-cuda" in md
+    assert "Output: the last" in md and "epoch 1 loss 0.5" in md and secret not in md
+    assert attachment.fmt_for("x.md") == "markdown" and attachment.fmt_for("X.JSON") == "json"
 
 
 def test_signals_are_forwarded_once_and_the_program_cleans_up(tmp_path):
@@ -285,7 +296,7 @@ def test_the_interpreter_comes_from_the_command(tmp_path):
     assert interpreter_of([str(s)]) == (sys.executable, "the shebang of %s" % s)
     s.write_text("#!/usr/bin/env -S python3 -u\n")
     assert shebang_python(str(s)).endswith("python3")
-    long = "/opt/" + "x" * 150 + "/bin/python3"
+    long = "/very-long-prefix-" + "x" * 150 + "/bin/python3"
     s.write_text("#!/bin/sh\n'''exec' \"%s\" \"$0\" \"$@\"\n' '''\n" % long)
     assert shebang_python(str(s)) == long
     s.write_text("#!/bin/bash\necho hi\n")

@@ -82,6 +82,9 @@ def run_cmd(report_path, json_to, python, show_all, no_redact, color, cmd):
         argv = argv[1:]
     if not argv:
         raise InputError("no command given: torchdoctor run -- CMD [ARGS...]")
+    if argv[0].startswith("-"):
+        raise InputError("no such option: %s (torchdoctor run [OPTIONS] -- CMD [ARGS...]; --fail-on does not "
+                         "apply: the exit status is always the program's)" % argv[0])
     if report_path:
         _check_target(report_path, "--report")
     target = _json_target(json_to)
