@@ -13,7 +13,6 @@ import textwrap
 import time
 import tty
 
-import pytest
 
 from conftest import TORCH_PYTHON, needs_torch
 

@@ -16,7 +16,6 @@
 import errno
 import os
 import signal
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
@@ -58,22 +57,6 @@ class Result:
             return signal.Signals(-self.returncode).name
         except ValueError:
             return "signal %d" % -self.returncode
-
-
-def _grow_pipe(fd: int) -> None:
-    try:
-        import fcntl
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
-    except (ImportError, OSError, ValueError):
-        pass  # not Linux, or over /proc/sys/fs/pipe-max-size: the default size works too
-
-
-def _fd_id(fd: int):
-    try:
-        st = os.fstat(fd)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino)
 
 
 class _Tail:
@@ -125,7 +108,7 @@ class Runner:
         """(child stdout, child stderr, fds to close after the fork) and self.channels."""
         child_out = child_err = None
         close_after = []
-        out_id, err_id = _fd_id(self.out_fd), _fd_id(self.err_fd)
+        out_id, err_id = terminal.fd_identity(self.out_fd), terminal.fd_identity(self.err_fd)
         merged = out_id is not None and out_id == err_id
         for name, fd, ident in (("stdout", self.out_fd, out_id), ("stderr", self.err_fd, err_id)):
             if ident is None:
@@ -140,7 +123,7 @@ class Runner:
                 kind = "pty"
             else:
                 r, w = os.pipe()
-                _grow_pipe(r)
+                terminal.grow_pipe(r, PIPE_SIZE)
                 kind = "pipe"
             self.result.channels[name] = kind
             self.channels.append(_Channel(name, r, fd, kind))
@@ -166,21 +149,18 @@ class Runner:
             kw["preexec_fn"] = terminal.child_setup(give)
         # (Windows: the program stays in our console group, so Ctrl-C reaches it directly.)
         self._sync_winsize()
-        self.wake_r = self.wake_w = None
-        if os.name == "posix":
-            self.wake_r, self.wake_w = os.pipe()
-            os.set_blocking(self.wake_w, False)
-            os.set_blocking(self.wake_r, False)
         # Before the fork, so no signal is lost; Python-level handlers reset to the default
         # at exec, and the child resets SIGTTOU itself.
-        self.saved = self._install_handlers(self.wake_w)
+        self.signals = terminal.Signals(FORWARDED + ("SIGCHLD", "SIGWINCH"), self.pending.append)
+        self.signals.install()
+        self.wake_r = self.signals.wake_r
         t0 = time.monotonic()
         try:
             self.proc = subprocess.Popen([path] + self.argv[1:], executable=path, stdin=None,
                                          stdout=child_out, stderr=child_err, **kw)
         except OSError as e:
             self._close_all(close_after)
-            self._cleanup_signals()
+            self.signals.restore()
             if isinstance(e, FileNotFoundError):
                 raise StartError(127, "%s: %s" % (self.argv[0], e.strerror or e))
             if isinstance(e, PermissionError):
@@ -236,54 +216,6 @@ class Runner:
                 self.proc.send_signal(sig)
             except (OSError, ValueError):
                 pass
-
-    def _install_handlers(self, wake_w: Optional[int]):
-        saved: Dict[int, Any] = {}
-        import threading
-        if threading.current_thread() is not threading.main_thread():
-            return saved, None  # signals can only be handled in the main thread
-
-        def handler(signum, frame):
-            self.pending.append(signum)
-
-        for name in FORWARDED + ("SIGCHLD", "SIGWINCH"):
-            sig = getattr(signal, name, None)
-            if sig is None:
-                continue
-            try:
-                saved[sig] = signal.signal(sig, handler)
-            except (OSError, ValueError):
-                pass
-        if hasattr(signal, "SIGTTOU"):
-            # We write to the terminal (and take it back) while the program's group holds it.
-            saved[signal.SIGTTOU] = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-        old_wake = None
-        if wake_w is not None:
-            try:
-                old_wake = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
-            except (ValueError, OSError):
-                old_wake = None
-        return saved, old_wake
-
-    def _cleanup_signals(self) -> None:
-        saved, old_wake = self.saved
-        if old_wake is not None:
-            try:
-                signal.set_wakeup_fd(old_wake)
-            except (ValueError, OSError):
-                pass
-        for sig, h in saved.items():
-            try:
-                signal.signal(sig, h if h is not None else signal.SIG_DFL)
-            except (OSError, ValueError, TypeError):
-                pass
-        for fd in (self.wake_r, self.wake_w):
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-        self.wake_r = self.wake_w = None
 
     def _handle_pending(self) -> None:
         while self.pending:
@@ -418,7 +350,7 @@ class Runner:
                 self._close(ch)
             if self.gave_tty:
                 terminal.take()
-            self._cleanup_signals()
+            self.signals.restore()
         res = self.result
         res.returncode = self.result_code
         res.duration_s = time.monotonic() - self.t0
@@ -453,11 +385,7 @@ class Runner:
             if not ready:
                 check_exit = True
             if wake_r is not None and wake_r in ready:
-                try:
-                    while os.read(wake_r, 512):
-                        pass
-                except OSError:
-                    pass
+                self.signals.drain()
             got, small = 0, True
             for ch in live:
                 if ch.fd in ready and ch.open:
