@@ -310,3 +310,60 @@ def test_the_interpreter_comes_from_the_command(tmp_path):
     assert r.returncode == 1
     d = json.loads(out.read_text())
     assert d["python"] == sys.executable and d["python_from"] == "the shebang of %s" % s
+
+
+def test_on_its_terminal_the_program_reads_stdin_and_gets_ctrl_c_once():
+    """The doctor in a terminal of its own (pty.fork: the pty is its controlling terminal):
+    the program can read the terminal, and Ctrl-C (the byte \\x03 typed into the terminal)
+    reaches the program's process group once, which cleans up with its own status."""
+    prog = ("import signal, sys, time\n"
+            "name = input('name? ')\n"
+            "print('hello', name, flush=True)\n"
+            "got = []\n"
+            "signal.signal(signal.SIGINT, lambda s, f: got.append(s))\n"
+            "print('ready', flush=True)\n"
+            "t = time.time()\n"
+            "while not got and time.time() - t < 30:\n"
+            "    time.sleep(0.01)\n"
+            "time.sleep(0.3)\n"
+            "print('cleanup after %d signal(s)' % len(got), flush=True)\n"
+            "sys.exit(5)\n")
+    pid, master = pty.fork()
+    if pid == 0:  # the child: exec the doctor at once
+        os.execv(sys.executable, [sys.executable, "-m", "torchdoctor", "run", "--", sys.executable, "-c", prog])
+    seen = b""
+
+    def until(marker, timeout=60):
+        nonlocal seen
+        end = time.monotonic() + timeout
+        while marker not in seen and time.monotonic() < end:
+            r, _, _ = select.select([master], [], [], 0.5)
+            if r:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+        return marker in seen
+
+    try:
+        assert until(b"name? "), seen
+        os.write(master, b"bob\n")
+        assert until(b"ready", timeout=15), seen
+        os.write(master, b"\x03")
+        assert until(b"cleanup after"), seen
+        until(b"\n__never__", timeout=2)
+    finally:
+        end = time.monotonic() + 30
+        done, status = 0, 0
+        while not done and time.monotonic() < end:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            time.sleep(0.05)
+        if not done:  # a hung doctor fails the test instead of hanging it
+            os.killpg(os.getpgid(pid), signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+        os.close(master)
+    assert os.waitstatus_to_exitcode(status) == 5
+    assert b"hello bob" in seen and b"cleanup after 1 signal(s)" in seen
