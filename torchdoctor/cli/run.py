@@ -101,9 +101,7 @@ def run_cmd(report_path, json_to, python, show_all, no_redact, color, cmd):
     status = result.exit_status
     try:
         _after(result, status, oom_before, python, target, report_path, no_redact, show_all, color)
-    except BaseException as e:  # noqa: BLE001 - even Ctrl-C here: the program's status stands
-        if isinstance(e, SystemExit):
-            raise
+    except BaseException as e:  # noqa: BLE001 - even Ctrl-C or an exit here: the program's status stands
         what = "interrupted" if isinstance(e, KeyboardInterrupt) else "%s: %s" % (type(e).__name__, e)
         _say("torchdoctor: the diagnosis failed (%s); the program's output and exit status %d are "
              "unaffected" % (what, status))

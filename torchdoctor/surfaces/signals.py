@@ -119,9 +119,14 @@ def explain_death(returncode: int, tail: str = "", argv: Optional[List[str]] = N
         out["notes"].append("Known errors of this kind (details: `torchdoctor explain ID`): " + "; ".join(
             "%s (%s)" % (r["id"], r["title"]) for r in related))
     out["related"] = related
+    steps = list(spec.get("steps", []))
+    if "Fatal Python error:" in (tail or "") and "faulthandler" in steps:
+        steps.remove("faulthandler")  # it is on already: its stack is in the output above
+        out["notes"].append("Python's stack at the crash is in the output above (faulthandler's "
+                            "'Fatal Python error' block).")
     out["steps"] = [{"what": data["steps"][s]["what"],
                      "commands": [c.format(run=run, cmd=cmd) for c in data["steps"][s]["commands"]]}
-                    for s in spec.get("steps", [])]
+                    for s in steps]
     srcs = data["sources"]
     links = []
     for key in list(spec.get("sources", [])) + [k for s in spec.get("steps", []) for k in data["steps"][s]["sources"]]:
