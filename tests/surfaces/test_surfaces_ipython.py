@@ -74,7 +74,9 @@ def test_ipy_script(tmp_path):
 
 
 @needs_torch
-def test_notebook_in_a_real_kernel(tmp_path):
+def test_notebook_in_a_real_kernel(tmp_path, monkeypatch):
+    for var in ("IPYTHONDIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR"):  # nothing written to $HOME
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
     nbformat = pytest.importorskip("nbformat", reason="nbformat is in the test extra")
     nbclient = pytest.importorskip("nbclient", reason="nbclient is in the test extra")
     pytest.importorskip("ipykernel", reason="ipykernel is in the test extra")
