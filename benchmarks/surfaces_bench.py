@@ -1,7 +1,8 @@
 """What the surfaces cost, measured side by side in one run (not part of the tests).
 
 1. `torchdoctor run -- python PROG` against `python PROG` on programs printing 200k lines:
-   * flood: 200k training-log lines (12 MB) written as fast as Python can;
+   * flood: 200k training-log lines (12 MB) written as fast as Python can (and the same
+     naming torch on its first line);
    * train: `import torch`, then 200k steps of a 16x16 matmul, one log line per step;
    each with Python's default buffering and with PYTHONUNBUFFERED=1 (one write per line,
    as many containers set it).
@@ -32,6 +33,10 @@ w = sys.stdout.write
 for i in range(200000):
     w("step %d loss %.4f lr 0.001 | 12.3 it/s [00:%02d<00:10]\n" % (i, i * 0.001, i % 60))
 '''
+
+# The same, naming torch once at the top, as most torch logs do (a version line, a warning):
+# the scanner stops looking for other frameworks' markers once torch is named.
+FLOOD_TORCH = "print('torch 2.13.0+cpu', flush=True)\n" + FLOOD
 
 TRAIN = r'''
 import sys
@@ -70,9 +75,10 @@ def bench_run(python, rounds, work):
     doctor = [python, "-m", "torchdoctor", "run", "--"]
     rows = []
     for name, body, unbuffered in (("flood", FLOOD, False), ("flood, unbuffered", FLOOD, True),
+                                   ("flood naming torch", FLOOD_TORCH, False),
                                    ("train", TRAIN, False), ("train, unbuffered", TRAIN, True)):
         env = dict(base_env, PYTHONUNBUFFERED="1") if unbuffered else base_env
-        prog = os.path.join(work, name.split(",")[0] + ".py")
+        prog = os.path.join(work, name.split(",")[0].replace(" ", "_") + ".py")
         with open(prog, "w") as fh:
             fh.write(body)
         modes = {"direct": ([python, prog], False), "direct | cat": ([python, prog], True),

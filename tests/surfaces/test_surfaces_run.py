@@ -367,3 +367,24 @@ def test_on_its_terminal_the_program_reads_stdin_and_gets_ctrl_c_once():
         os.close(master)
     assert os.waitstatus_to_exitcode(status) == 5
     assert b"hello bob" in seen and b"cleanup after 1 signal(s)" in seen
+
+
+def test_signals_still_reach_a_program_that_closed_its_output(tmp_path):
+    prog = script(tmp_path, "quiet.py", """
+        import os, signal, sys, time
+        print("closing", flush=True)
+        got = []
+        signal.signal(signal.SIGTERM, lambda s, f: got.append(s))
+        os.close(1); os.close(2)
+        t = time.time()
+        while not got and time.time() - t < 30:
+            time.sleep(0.01)
+        os._exit(9 if got else 0)
+    """)
+    p = subprocess.Popen(TD + ["--", sys.executable, prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL)
+    assert p.stdout.readline() == b"closing\n"
+    time.sleep(0.5)
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=60)
+    assert p.returncode == 9

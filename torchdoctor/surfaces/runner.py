@@ -368,7 +368,11 @@ class Runner:
             self._handle_pending()
             live = [ch for ch in self.channels if ch.open]
             if not live:
-                break
+                if exited_at is not None or self._reap(block=False) is not None:
+                    break
+                # The program closed its output but runs on: keep forwarding signals to it.
+                self._wait_quietly(wake_r)
+                continue
             if self.sigchld or wake_r is None:
                 self.sigchld, check_exit = False, True
             if check_exit and exited_at is None and self._reap(block=False) is not None:
@@ -410,6 +414,17 @@ class Runner:
                 # follow the terminal's size into the pty (and tell the program again).
                 synced = time.monotonic()
                 self._sync_winsize()
+
+    def _wait_quietly(self, wake_r) -> None:
+        import select
+        if wake_r is None:
+            time.sleep(0.05)
+            return
+        try:
+            if select.select([wake_r], [], [], 0.25)[0]:
+                self.signals.drain()
+        except InterruptedError:
+            pass
 
     def _threads(self) -> None:
         """Where select() cannot wait on pipes (Windows): one reader thread per channel."""
