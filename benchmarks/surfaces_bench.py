@@ -143,7 +143,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     for name, m, med, best, ratio, mbs, cpu, added, same in rows:
         print("| %s | %s | %.3f | %.3f | %.2fx | %.1f | %.2f | %+.2f | %s |" % (
-            name, m, med, best, ratio, mbs, cpu, added, "" if same is None else ("yes" if same else "NO")))
+            name, m.replace("|", "\\|"), med, best, ratio, mbs, cpu, added, "" if same is None else ("yes" if same else "NO")))
     times, own, check = bench_import(args.python, args.imports)
     a, b = (statistics.median(v) for v in times.values())
     print("\n#### `import torchdoctor.auto` (median of %d alternating runs)\n" % args.imports)
