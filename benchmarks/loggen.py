@@ -7,7 +7,10 @@ knowledge base with a naive matcher (each regex searched on each line, no
 anchors, no triggers) so it is known to match nothing. Then every real example
 from the knowledge base is planted a known number of times. The expected
 result of `torchdoctor explain --file` is computed with the same naive
-matcher over the planted lines only: entry id -> (count of lines, first line).
+matcher over the planted lines only: entry id -> (count of lines, first line),
+then the knowledge base's whole-input rules: an entry with `context` needs one
+of its literals somewhere in the log, and an entry that `refines` a generic
+one hides it.
 
 Standard library only; runs under any Python 3.9+ with the repository on
 sys.path.
@@ -139,6 +142,14 @@ def generate(path: str, size_mb: float, seed: int = 1234, rounds: int = 0, pool_
     blocks = example_blocks(entries)
     # Per-line reference hits of every block, computed once.
     block_hits = [[naive.hits(ln) for ln in lines] for _, lines in blocks]
+    # The context literals each block and each background line holds.
+    literals = sorted({c for e in entries for c in e.context})
+
+    def lits(text):
+        return frozenset(c for c in literals if c in text)
+    block_lits = [lits("\n".join(normalize(ln) for ln in lines)) for _, lines in blocks]
+    pool_lits = [lits(normalize(ln)) for ln in pool]
+    seen = set()
     rounds = rounds or max(1, int(round(size_mb / 75.0)))
     target = int(size_mb * 1024 * 1024)
     avg = sum(len(x.encode("utf-8")) + 1 for x in pool) / len(pool)
@@ -159,6 +170,7 @@ def generate(path: str, size_mb: float, seed: int = 1234, rounds: int = 0, pool_
             for k in range(i, j):
                 while pi < len(plants) and plants[pi][0] == k:
                     bi = plants[pi][1]
+                    seen |= block_lits[bi]
                     any_hit = False
                     for ln, hits in zip(blocks[bi][1], block_hits[bi]):
                         line_no += 1
@@ -171,9 +183,17 @@ def generate(path: str, size_mb: float, seed: int = 1234, rounds: int = 0, pool_
                         unmatched_blocks += 1
                     pi += 1
                 line_no += 1
-                out.append(pool[rng.randrange(len(pool))])
+                pick = rng.randrange(len(pool))
+                if pool_lits[pick]:
+                    seen |= pool_lits[pick]
+                out.append(pool[pick])
             fh.write(("\n".join(out) + "\n").encode("utf-8"))
             i = j
+    by_id = {e.id: e for e in entries}
+    expected = {eid: rec for eid, rec in expected.items()
+                if not by_id[eid].context or any(c in seen for c in by_id[eid].context)}
+    hidden = {r for eid in expected for r in by_id[eid].refines}
+    expected = {eid: rec for eid, rec in expected.items() if eid not in hidden}
     return {
         "path": path, "bytes": os.path.getsize(path), "lines": line_no, "rounds": rounds,
         "planted_blocks": len(plants), "planted_entries": len({b[0] for b in blocks}),

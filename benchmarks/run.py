@@ -10,11 +10,13 @@ Measures, side by side in one run, each tool in its own process:
   `python -m torch.utils.collect_env` in the same venv;
 * `torchdoctor explain` cold start against `python -c pass`;
 * scanning a generated training log (known errors planted at known places,
-  and the result verified) against `grep -E` with the alternation of every
-  anchor of the knowledge base (the same work), and `grep -c -E 'Error|error'`
-  as a floor; at 1x, 2x and 4x the size, with peak memory;
+  and the result verified) with each scan engine (native: ahocorasick-rs, the
+  `[fast]` extra; pure: the standard library) against `grep -c -F -f` with
+  every literal the scanner looks for (the same work), `grep -E` with the
+  same list, and `grep -c -E 'Error|error'` as a floor; at 1x, 2x and 4x the
+  size, with peak memory;
 * hostile inputs (one 100 MB line, an ANSI flood, lines dense with anchors)
-  at 1x, 2x and 4x, to show the time is linear.
+  at 1x, 2x and 4x with each engine, to show the time is linear.
 
 Cold timings: one warm-up round, then the median of N interleaved rounds
 (every command once per round, so drift on a shared machine hits all alike).
@@ -63,8 +65,10 @@ TARGETS = {
     "check_vs_import": 1.25,
     "check_vs_collect_env": 1.0,
     "explain_cold_ms": 150.0,
-    "scan_vs_grep": 4.0,
+    "scan_vs_grep_f": 1.5,  # the native engine against grep -F -f
+    "pure_vs_grep_f": 4.0,  # the standard-library engine
 }
+ENGINE_VAR = "TORCHDOCTOR_SCAN_ENGINE"
 
 
 # --------------------------------------------------------------- running --
@@ -166,11 +170,19 @@ def capture(argv, env, cwd, timeout=600):
 
 
 # ------------------------------------------------------------------ setup --
-def install_requires():
+def _cfg_list(section, key):
     import configparser
     cfg = configparser.ConfigParser()
     cfg.read(os.path.join(ROOT, "setup.cfg"))
-    return [x.strip() for x in cfg.get("options", "install_requires", fallback="").splitlines() if x.strip()]
+    return [x.strip() for x in cfg.get(section, key, fallback="").splitlines() if x.strip() and not x.startswith("#")]
+
+
+def install_requires():
+    return _cfg_list("options", "install_requires")
+
+
+def fast_extra():
+    return _cfg_list("options.extras_require", "fast")
 
 
 def setup_venv(path, torch_spec, pip_args):
@@ -178,9 +190,9 @@ def setup_venv(path, torch_spec, pip_args):
     if not os.path.exists(py):
         print("creating %s" % path)
         subprocess.run([sys.executable, "-m", "venv", path], check=True)
-    rc = subprocess.run([py, "-c", "import torch, click, packaging, psutil"], capture_output=True).returncode
+    rc = subprocess.run([py, "-c", "import torch, click, packaging, psutil, ahocorasick_rs"], capture_output=True).returncode
     if rc != 0:
-        cmd = [py, "-m", "pip", "install", "--quiet", torch_spec] + install_requires() + list(pip_args)
+        cmd = [py, "-m", "pip", "install", "--quiet", torch_spec] + install_requires() + fast_extra() + list(pip_args)
         print("installing: %s" % " ".join(cmd[3:]))
         subprocess.run(cmd, check=True)
     return py
@@ -259,13 +271,28 @@ def reported_fields(target_py, doctor_py, env, cwd):
 
 
 def grep_anchor_args(tmp):
+    """Files for grep -F -f and grep -E -f with every literal the scanner looks
+    for: the patterns' anchors (kb/data/anchors.json) and the entries' context
+    literals."""
+    from torchdoctor.explain.matcher import Index
     from torchdoctor.kb.errors import load_entries
-    anchors = sorted({p.anchor for e in load_entries() for p in e.patterns if p.anchor})
-    path = os.path.join(tmp, "anchors.ere")
-    with open(path, "w", encoding="utf-8") as fh:
+    anchors = Index(load_entries()).anchors
+    fixed, ere = os.path.join(tmp, "anchors.txt"), os.path.join(tmp, "anchors.ere")
+    with open(fixed, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(anchors) + "\n")
+    with open(ere, "w", encoding="utf-8") as fh:
         # One pattern a line: grep -E -f ORs them, exactly like a|b|c.
         fh.write("\n".join(re.sub(r"([.\[\]()*+?{}|^$\\])", r"\\\1", a) for a in anchors) + "\n")
-    return path, len(anchors)
+    return fixed, ere, len(anchors)
+
+
+def engines(doctor_py, env):
+    """(label, env) for each scan engine the doctor's interpreter can run."""
+    out = []
+    if can_import(doctor_py, ["ahocorasick_rs"], env):
+        out.append(("native", dict(env, **{ENGINE_VAR: "native"})))
+    out.append(("pure", dict(env, **{ENGINE_VAR: "pure"})))
+    return out
 
 
 def kb_digest():
@@ -296,9 +323,13 @@ def make_log(work, mb, seed):
     return info
 
 
-def log_scan(doctor_py, env, cwd, tmp, work, log_mb, runs, warmup, seed):
+def scan_name(engine):
+    return "torchdoctor explain --file (%s)" % engine
+
+
+def log_scan(doctor_py, env, cwd, tmp, work, log_mb, runs, warmup, seed, compare=None):
     grep = shutil.which("grep")
-    anchors_file, n_anchors = grep_anchor_args(tmp)
+    fixed_file, ere_file, n_anchors = grep_anchor_args(tmp)
     genv = dict(env, LC_ALL="C")
     sizes = [log_mb / 4.0, log_mb / 2.0, float(log_mb)]
     out = []
@@ -306,14 +337,20 @@ def log_scan(doctor_py, env, cwd, tmp, work, log_mb, runs, warmup, seed):
         sys.stderr.write("log %g MB: generating/verifying " % mb)
         info = make_log(work, mb, seed)
         path = info["path"]
-        # Verify before timing: a benchmark that reports wrong results is worthless.
-        rc, text, err = capture([doctor_py, "-m", "torchdoctor", "explain", "--no-env", "--json", "--file", path],
-                                env, cwd, timeout=3600)
-        problems = loggen.verify(info["expected"], json.loads(text)["matches"]) if rc in (0, 1) else [err[-500:]]
-        commands = [("torchdoctor explain --file", [doctor_py, "-m", "torchdoctor", "explain", "--no-env", "--json",
-                                                    "--file", path])]
+        argv = [doctor_py, "-m", "torchdoctor", "explain", "--no-env", "--json", "--file", path]
+        problems, commands = [], []
+        for engine, eenv in engines(doctor_py, env):
+            # Verify before timing: a benchmark that reports wrong results is worthless.
+            rc, text, err = capture(argv, eenv, cwd, timeout=3600)
+            found = loggen.verify(info["expected"], json.loads(text)["matches"]) if rc in (0, 1) else [err[-500:]]
+            problems += ["%s: %s" % (engine, p) for p in found]
+            commands.append((scan_name(engine), argv, eenv))
+        if compare:  # another revision's explain, unverified (its KB may differ)
+            commands.append(("explain --file (%s)" % os.path.basename(compare.rstrip(os.sep)), argv,
+                             dict(env, PYTHONPATH=compare)))
         if grep:  # in the C locale, grep's fastest mode
-            commands += [("grep -E (all %d anchors)" % n_anchors, [grep, "-c", "-E", "-f", anchors_file, path], genv),
+            commands += [("grep -c -F -f (all %d anchors)" % n_anchors, [grep, "-c", "-F", "-f", fixed_file, path], genv),
+                         ("grep -c -E -f (all %d anchors)" % n_anchors, [grep, "-c", "-E", "-f", ere_file, path], genv),
                          ("grep -c -E 'Error|error'", [grep, "-c", "-E", "Error|error", path], genv)]
         res = bench(commands, runs, warmup, env, cwd, tmp, expect=lambda name, rc, o, e: rc in (0, 1))
         out.append({"mb": mb, "bytes": info["bytes"], "lines": info["lines"], "planted": info["planted_blocks"],
@@ -333,7 +370,7 @@ def hostile_inputs(doctor_py, env, cwd, tmp, runs):
     from torchdoctor.kb.errors import load_entries
     anchors = sorted({p.anchor for e in load_entries() for p in e.patterns if p.anchor})
     rows = []
-    for name, (unit, every, base) in HOSTILE.items():
+    for (name, (unit, every, base)), (engine, eenv) in [(h, e) for h in HOSTILE.items() for e in engines(doctor_py, env)]:
         if unit is None:
             unit = (" ".join(anchors) + " ").encode("utf-8")
         times = []
@@ -351,9 +388,9 @@ def hostile_inputs(doctor_py, env, cwd, tmp, runs):
                     fh.write(piece)
                     written += len(piece)
             argv = [doctor_py, "-m", "torchdoctor", "explain", "--no-env", "--json", "--file", path]
-            r = bench([(name, argv)], runs, 0, env, cwd, tmp, expect=lambda n, rc, o, e: rc in (0, 1))[name]
+            r = bench([(name, argv, eenv)], runs, 0, env, cwd, tmp, expect=lambda n, rc, o, e: rc in (0, 1))[name]
             times.append((size, r.median, r.rss_mb))
-        rows.append((name, times))
+        rows.append((name, engine, times))
     return rows
 
 
@@ -372,13 +409,16 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--skip", action="append", default=[], choices=["cold", "scan", "hostile"])
     ap.add_argument("--json", metavar="PATH", help="also write the raw numbers here")
+    ap.add_argument("--compare-with", metavar="DIR",
+                    help="a checkout of another revision: its explain --file is timed beside this one's")
     args = ap.parse_args(argv)
 
     os.makedirs(WORK, exist_ok=True)
     if args.setup:
         target = setup_venv(os.path.join(WORK, "venv"), args.torch, args.pip_arg)
     elif args.python:
-        target = args.python
+        # a relative path would not survive the neutral cwd the commands run in
+        target = os.path.abspath(args.python) if os.sep in args.python else args.python
     elif os.path.exists(os.path.join(WORK, "venv", "bin", "python")):
         target = os.path.join(WORK, "venv", "bin", "python")
     else:
@@ -447,52 +487,63 @@ def main(argv=None):
             report["fields"] = fields
         if "scan" not in args.skip:
             sys.stderr.write("log scans\n")
-            scans = log_scan(doctor, env, cwd, tmp, WORK, args.log_mb, args.scan_runs, 1, args.seed)
-            rows, scale = [], []
+            compare = os.path.abspath(args.compare_with) if args.compare_with else None
+            scans = log_scan(doctor, env, cwd, tmp, WORK, args.log_mb, args.scan_runs, 1, args.seed, compare)
+            rows = []
             for s in scans:
                 res = s["results"]
-                td = res["torchdoctor explain --file"]
                 mb = s["bytes"] / 1048576.0
-                g = next((v for k, v in res.items() if k.startswith("grep -E")), None)
+                gf = next((v for k, v in res.items() if k.startswith("grep -c -F")), None)
                 for name, r in res.items():
-                    ratio = "%.2fx grep -E" % (r.median / g.median) if g is not None and r is td else ""
-                    rows.append(("%.0f" % mb, name, fmt_s(r.median), "%.0f" % (mb / r.median), "%.0f" % r.rss_mb,
-                                 ratio))
-                ok = not s["problems"]
-                scale.append((mb, td.median, td.rss_mb, g.median if g else None, ok))
-                print_problems = s["problems"][:10]
-                if print_problems:
-                    print("VERIFICATION FAILED at %.0f MB:\n  %s\n" % (mb, "\n  ".join(print_problems)))
+                    ratio = "%.2fx grep -F" % (r.median / gf.median) if gf is not None and r is not gf else ""
+                    rows.append(("%.0f" % mb, name, fmt_s(r.median), fmt_s(r.cpu_median), "%.0f" % (mb / r.median),
+                                 "%.0f" % r.rss_mb, ratio))
+                if s["problems"]:
+                    print("VERIFICATION FAILED at %.0f MB:\n  %s\n" % (mb, "\n  ".join(s["problems"][:10])))
             print("## Log scan (median of %d; generated training log, known errors planted)\n" % args.scan_runs)
-            print(table(["MB", "command", "median s", "MB/s", "peak RSS MB", "ratio"], rows))
-            s4 = scans[-1]
+            print(table(["MB", "command", "median s", "CPU s", "MB/s", "peak RSS MB", "ratio"], rows))
+            s4, s1 = scans[-1], scans[0]
+            ok = all(not s["problems"] for s in scans)
             print("\n%d lines, %d planted error blocks from %d knowledge-base entries; explain's counts and first "
-                  "lines checked against a naive matcher: %s." % (
-                      s4["lines"], s4["planted"], s4["entries"],
-                      "all correct" if all(not s["problems"] for s in scans) else "MISMATCHES (above)"))
-            t1, t4 = scale[0][1], scale[-1][1]
-            print("Scaling 1x -> 4x: time x%.2f, peak RSS %.0f -> %.0f MB.\n" % (t4 / t1, scale[0][2], scale[-1][2]))
-            _, td4, _, g4, _ = scale[-1]
-            if g4:
-                summary.append(("log scan / grep -E anchors (%.0f MB)" % scale[-1][0], "%.2f" % (td4 / g4), "<= 4",
-                                verdict(td4 / g4 <= TARGETS["scan_vs_grep"])))
-            summary.append(("scan results verified", "yes" if all(s[4] for s in scale) else "NO", "yes",
-                            verdict(all(s[4] for s in scale))))
-            summary.append(("scan peak RSS 1x -> 4x, MB", "%.0f -> %.0f" % (scale[0][2], scale[-1][2]), "constant",
-                            verdict(scale[-1][2] < scale[0][2] * 1.5 + 20)))
+                  "lines (every engine) checked against a naive matcher: %s." % (
+                      s4["lines"], s4["planted"], s4["entries"], "all correct" if ok else "MISMATCHES (above)"))
+            names = [k for k in s4["results"] if k.startswith("torchdoctor")]
+            for name in names:
+                r1, r4 = s1["results"][name], s4["results"][name]
+                print("%s, 1x -> 4x: time x%.2f, peak RSS %.0f -> %.0f MB." % (
+                    name, r4.median / r1.median, r1.rss_mb, r4.rss_mb))
+            print()
+            gf4 = next((v for k, v in s4["results"].items() if k.startswith("grep -c -F")), None)
+            mb4 = s4["bytes"] / 1048576.0
+            for engine, key, target in (("native", "scan_vs_grep_f", "<= 1.5"), ("pure", "pure_vs_grep_f", "<= 4")):
+                r = s4["results"].get(scan_name(engine))
+                if r is None:
+                    summary.append(("log scan (%s) / grep -F -f (%.0f MB)" % (engine, mb4), "not installed", target,
+                                    "not measured"))
+                elif gf4 is not None:
+                    summary.append(("log scan (%s) / grep -F -f (%.0f MB)" % (engine, mb4),
+                                    "%.2f" % (r.median / gf4.median), target,
+                                    verdict(r.median / gf4.median <= TARGETS[key])))
+            summary.append(("scan results verified (every engine)", "yes" if ok else "NO", "yes", verdict(ok)))
+            for name in names:
+                r1, r4 = s1["results"][name], s4["results"][name]
+                summary.append(("peak RSS 1x -> 4x, MB (%s)" % name.split("(")[-1].rstrip(")"),
+                                "%.0f -> %.0f" % (r1.rss_mb, r4.rss_mb), "constant",
+                                verdict(r4.rss_mb < r1.rss_mb * 1.5 + 20)))
             report["scan"] = [{"mb": s["mb"], "problems": s["problems"],
-                               "results": {k: {"median": v.median, "rss_mb": v.rss_mb} for k, v in s["results"].items()}}
+                               "results": {k: {"median": v.median, "cpu": v.cpu_median, "rss_mb": v.rss_mb}
+                                           for k, v in s["results"].items()}}
                               for s in scans]
         if "hostile" not in args.skip:
             sys.stderr.write("hostile inputs\n")
             rows = []
-            for name, times in hostile_inputs(doctor, env, cwd, tmp, max(1, args.scan_runs)):
+            for name, engine, times in hostile_inputs(doctor, env, cwd, tmp, max(1, args.scan_runs)):
                 (s1, t1, r1), (s2, t2, r2), (s4, t4, r4) = times
-                rows.append((name, "%.1f / %.1f / %.1f" % (s1 / 1048576.0, s2 / 1048576.0, s4 / 1048576.0),
+                rows.append((name, engine, "%.1f / %.1f / %.1f" % (s1 / 1048576.0, s2 / 1048576.0, s4 / 1048576.0),
                              "%.2f / %.2f / %.2f" % (t1, t2, t4), "x%.2f" % (t4 / t1),
                              "%.0f / %.0f / %.0f" % (r1, r2, r4)))
             print("## Hostile input (explain --file, 1x / 2x / 4x)\n")
-            print(table(["input", "MB", "seconds", "time 4x/1x", "peak RSS MB"], rows))
+            print(table(["input", "engine", "MB", "seconds", "time 4x/1x", "peak RSS MB"], rows))
             print()
             report["hostile"] = rows
         if summary:

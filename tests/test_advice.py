@@ -43,7 +43,10 @@ def test_missing_torch_on_a_python_no_release_supports_gets_no_command():
     f = make_facts(torch_import=NOT_INSTALLED, driver=NO_DRIVER, os=LINUX, python=py("3.16.0"))
     adv = install_advice(f)
     assert adv.commands == [] and "3.16" in adv.why
-    assert run("torch-not-installed", f)[0].fix.commands == []
+    # no dead `pip install torch` into 3.16: a new environment with a Python torch supports
+    cmds = run("torch-not-installed", f)[0].fix.commands
+    assert not any("install torch==" in c and "3.16" in c for c in cmds) and cmds[0].endswith("-m venv .venv"), cmds
+    assert "3.16" in run("torch-not-installed", f)[0].fix.summary
 
 
 def test_missing_torch_on_an_intel_mac_is_capped_at_the_last_x86_64_release():
@@ -130,47 +133,59 @@ def test_cpu_only_build_never_suggests_reinstalling_the_cpu_build():
 
 
 def test_driver_known_only_through_libcuda_picks_a_variant_it_runs():
-    # NVML and nvidia-smi missing, libcuda says CUDA 12.4: of 2.7.1's cu118/cu126/cu128 only
-    # cu118 is sure to run. Before: the CPU build again.
+    # NVML and nvidia-smi missing, libcuda says CUDA 12.4. NVIDIA's minor-version
+    # compatibility runs every 12.x build on any 12.x driver (its floor, 525.60.13, is the
+    # 12.0 driver), so of 2.7.1's cu118/cu126/cu128 the newest, cu128, runs: the same answer
+    # as with the driver's version known (advice and the explain hook agree, see below).
+    # Before: the CPU build; then cu118 (minor-version compatibility ignored).
     f = make_facts(torch={"version": "2.7.1+cpu", "cuda": {"_absent": "not built with it"}},
                    driver={"present": True, "driver_version": {"_absent": "no NVML"}, "cuda_driver_version": "12.4",
                            "gpus": {"_absent": "no NVML"}},
                    os=LINUX, python=py())
     adv = install_advice(f)
-    assert adv.variant == "cu118" and adv.commands[-1].endswith("--index-url https://download.pytorch.org/whl/cu118")
+    assert adv.variant == "cu128" and adv.commands[-1].endswith("--index-url https://download.pytorch.org/whl/cu128")
+    with_version = make_facts(**dict(f.data, driver=driver("550.54.15", "12.4")))
+    assert install_advice(with_version).variant == "cu128"
 
 
-def test_torch_not_installed_without_a_command_says_why_instead_of_an_empty_version():
-    f = make_facts(torch_import=NOT_INSTALLED, driver=NO_DRIVER, os=LINUX, python=py("3.16.0"))
-    out = run("torch-not-installed", f)[0]
-    assert "Install torch  " not in out.fix.summary and "3.16" in out.fix.summary
+def test_minor_version_compatibility_by_driver_cuda_follows_nvidia():
+    from torchdoctor.kb import compat
+    assert compat.newest_variant_for_driver_cuda("2.7.1", "12.4") == "cu128"  # same major 12: MVC
+    assert compat.newest_variant_for_driver_cuda("2.7.1", "11.8") == "cu118"  # 12.x needs a 12.x driver
+    assert compat.newest_variant_for_driver_cuda("2.4.1", "11.0") is None     # 11.x MVC floor 450.80.02 > 11.0 GA
+    assert compat.newest_variant_for_driver_cuda("2.4.1", "11.1") == "cu118"
+    assert compat.newest_variant_for_driver_cuda("2.14.1", "13.0") == "cu132"  # 13.x: any 13.x driver
+    assert compat.newest_variant_for_driver_cuda("2.7.1", "12.4", mvc=False) == "cu118"
+    assert compat.newest_variant_for_driver_cuda("2.14.1", "garbage") is None
 
 
-# -- conda -------------------------------------------------------------------------------------
-def test_conda_cpu_pytorch_is_removed_before_the_cuda_build_is_installed():
-    # pytorch/pytorch#101801: the mutex lets conda go CUDA -> cpuonly, not back. A bare
-    # `conda install pytorch==2.5.1 pytorch-cuda=12.4 ...` keeps the CPU build or fails.
-    f = make_facts(torch={"version": "2.5.1", "cuda": {"_absent": "not built with it"}}, torch_import={"ok": True},
-                   driver=driver("550.54.15", "12.4"), os=LINUX, python=py(exe="/c/envs/ml/bin/python"),
-                   packages={"installed": {"torch": {"version": "2.5.1", "installer": "conda"},
-                                           "conda:pytorch": {"version": "2.5.1", "build": "py3.11_cpu_0"},
-                                           "conda:cpuonly": {"version": "2.0", "build": "0"}}})
-    cmds = run("cpu-only-build", f)[0].fix.commands
-    assert cmds == ["conda remove -y pytorch cpuonly",
-                    "conda install pytorch==2.5.1 pytorch-cuda=12.4 -c pytorch -c nvidia"], cmds
+def test_advice_and_the_driver_hook_pick_the_same_variant_from_the_drivers_cuda():
+    """The check side (advice, libcuda says CUDA 12.4) and the explain side (the driver hook,
+    which only has torch's "found version 12040") answer the same for the same driver."""
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.explain.matcher import match_text
+    text = ("RuntimeError: The NVIDIA driver on your system is too old (found version 12040). Please update your GPU "
+            "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx")
+    m = next(m for m in match_text(text) if m.entry.id == "nvidia-driver-too-old")
+    # the message came from a 2.7.1 environment elsewhere; here torch 2.7.1 is the CPU build
+    here = make_facts(packages={"installed": {"torch": {"version": "2.7.1+cpu"}}}, os=LINUX, python=py(),
+                      torch={"version": "2.7.1+cpu", "cuda": {"_absent": "not built with it"}})
+    hook_cmds = explain_match(m, here).fix.commands
+    libcuda = make_facts(torch={"version": "2.7.1+cpu", "cuda": {"_absent": "not built with it"}}, os=LINUX, python=py(),
+                         driver={"present": True, "driver_version": {"_absent": "no NVML"}, "cuda_driver_version": "12.4"})
+    assert install_advice(libcuda, version="2.7.1").variant == "cu128"
+    assert any("whl/cu128" in c for c in hook_cmds), hook_cmds
 
 
-def test_probe_lists_condas_cpuonly_package():
-    from torchdoctor.probe.target import CONDA_PATTERNS, _reported
-    assert _reported("cpuonly", CONDA_PATTERNS)
-
-
-def test_aarch64_linux_cuda_build_keeps_its_index_url():
-    # PyPI's default CUDA wheel is the x86_64 one; on aarch64 (GH200, GB200) a bare
-    # `pip install torch==2.5.1` reinstalls the CPU wheel PyPI has there: a fix that does nothing.
-    f = make_facts(torch={"version": "2.5.1", "cuda": {"_absent": "not built with it"}}, torch_import={"ok": True},
-                   driver=driver("550.54.15", "12.4", (("NVIDIA GH200 480GB", [9, 0]),)),
-                   os={"system": "Linux", "release": "6.8.0-1013-nvidia-64k", "machine": "aarch64"},
-                   python=py(machine="aarch64"))
-    cmds = install_advice(f).commands
-    assert cmds[-1] == "/venv/bin/python -m pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124"
+def test_a_same_major_build_torch_calls_too_new_is_not_proposed_again():
+    # torch 2.7.1+cu128 itself said "found version 12040": minor-version compatibility says
+    # cu128 runs there, the observation says it does not, so the hook stays below CUDA 12.4.
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.explain.matcher import match_text
+    text = ("RuntimeError: The NVIDIA driver on your system is too old (found version 12040). Please update your GPU "
+            "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx")
+    m = next(m for m in match_text(text) if m.entry.id == "nvidia-driver-too-old")
+    facts = make_facts(packages={"installed": {"torch": {"version": "2.7.1+cu128"}}}, os=LINUX, python=py(),
+                       torch={"version": "2.7.1+cu128", "cuda": "12.8"})
+    x = explain_match(m, facts)
+    assert "cu118 build of torch 2.7.1" in x.fix.summary and any("whl/cu118" in c for c in x.fix.commands)

@@ -4,7 +4,7 @@ import pytest
 from conftest import make_facts
 
 from torchdoctor.areas.registry import run_checks
-from torchdoctor.advice import companion_command
+from torchdoctor.advice.commands import companion_command
 from torchdoctor.facts import absent
 from torchdoctor.kb import compat
 
@@ -53,9 +53,9 @@ def test_torchvision_for_another_torch_release():
     assert "0.27.0" in x.title and "2.13.0" in x.title
     assert compat.torch_for_torchvision("0.27.0") in x.detail
     want = compat.matching_torchvision("2.13.0")
+    # one command for check and explain alike: the paired release from torch's index, nothing else touched
     (cmd,) = x.fix.commands
-    assert cmd.startswith(PIP + " install torch==2.13.0 torchvision==%s" % want)
-    assert cmd.endswith("--index-url https://download.pytorch.org/whl/cpu")
+    assert cmd == PIP + " install --no-deps --force-reinstall torchvision==%s --index-url https://download.pytorch.org/whl/cpu" % want
     assert "torchaudio" not in cmd  # never adds a package the user does not have
 
 
@@ -70,8 +70,9 @@ def test_torchvision_cuda_build_beside_cpu_torch():
     f = env_facts(packages={"torchvision": {"version": tv + "+cu126", "location": SITE}})
     (x,) = run(f, "torchvision-mismatch")
     assert "different platforms" in x.title and "cuda12" in x.title and "cpu" in x.title
-    assert x.fix.commands[0] == PIP + " uninstall -y torchvision"
-    assert x.fix.commands[1].endswith("/whl/cpu")
+    # --force-reinstall replaces the same version of another build (no separate uninstall needed)
+    assert x.fix.commands == [PIP + " install --no-deps --force-reinstall torchvision==%s --index-url "
+                                    "https://download.pytorch.org/whl/cpu" % tv]
 
 
 def test_torchvision_differing_only_in_cuda_minor_is_fine():
@@ -113,7 +114,9 @@ def test_numpy2_with_torch_built_for_numpy1():
     f = env_facts(torch="2.2.2+cpu", packages={"numpy": {"version": "2.1.3", "location": SITE}})
     (x,) = run(f, "numpy-abi")
     assert (x.category, x.severity) == ("numpy-abi", "error")
-    assert x.fix.commands == [PIP + ' install "numpy<2"']
+    # pin NumPy below 2 first (quickest), then the torch upgrade that check and explain both offer
+    assert x.fix.commands[0] == PIP + ' install "numpy<2"'
+    assert x.fix.commands[1:] == [PIP + " install torch==2.3.1 --index-url https://download.pytorch.org/whl/cpu"]
     assert "Numpy is not available" in x.detail
 
 
@@ -220,8 +223,8 @@ def test_pypi_torchvision_built_for_cuda_beside_cpu_torch_is_a_variant_mismatch(
     assert len(f) == 1 and f[0].severity == "error"
     assert "0.28.0+cu130" in f[0].title and "cuda13 vs cpu" in f[0].title
     assert "operator torchvision::nms does not exist" in f[0].detail
-    assert f[0].fix.commands[0] == PIP + " uninstall -y torchvision"
-    assert f[0].fix.commands[-1].endswith("--index-url https://download.pytorch.org/whl/cpu")
+    assert f[0].fix.commands == [PIP + " install --no-deps --force-reinstall torchvision==0.28.0 --index-url "
+                                       "https://download.pytorch.org/whl/cpu"]
 
 
 def test_matching_build_version_stays_quiet():
@@ -270,3 +273,14 @@ def test_other_import_warnings_become_notes():
     out = run(f, "torch-import-warning")
     assert len(out) == 1 and out[0].severity == "info" and "something torch wanted" in out[0].detail
     assert run(env_facts(torch_import={"ok": True, "warnings": [NUMPY_WARNING]}), "torch-import-warning") == []
+
+
+def test_companion_check_and_hook_give_one_command():
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.explain.matcher import match_text
+    f = env_facts(packages={"torchvision": {"version": "0.28.0", "location": SITE, "build_version": "0.28.0+cu130"}})
+    check = run(f, "torchvision-mismatch")[0]
+    m = next(m for m in match_text("RuntimeError: operator torchvision::nms does not exist")
+             if m.entry.id == "torchvision-operator-does-not-exist")
+    hook = explain_match(m, f)
+    assert check.fix.commands[0] == hook.fix.commands[0]

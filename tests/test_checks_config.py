@@ -267,9 +267,47 @@ def test_alloc_conf_item_without_a_value():
 
 def test_alloc_conf_keys_come_from_the_knowledge_base_with_a_source():
     from torchdoctor.kb import compat
+    from torchdoctor.kb.compat import tables
     keys = compat.alloc_conf_keys()
     assert "expandable_segments" in keys and "max_split_size_mb" in keys
-    assert "libc10_cuda.so" in compat.source(compat._data()["runtime_rules"]["alloc_conf_keys"]["source"])
+    assert "libc10_cuda.so" in compat.source(tables.data()["runtime_rules"]["alloc_conf_keys"]["source"])
+
+
+def test_expandable_segments_on_windows_are_ignored_and_replaced_by_max_split():
+    # torch defines PYTORCH_C10_DRIVER_API_SUPPORTED only `if(NOT WIN32)`: the setting does nothing there.
+    f = facts_for("2.13.0+cu126", system="Windows",
+                  env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True,garbage_collection_threshold:0.6"})
+    (x,) = run(f)
+    assert (x.id, x.severity) == ("expandable-segments-unsupported", "warning")
+    assert x.fix.commands == ["set PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6,max_split_size_mb:256"]
+    assert x.verify and "-W error" in x.verify.command
+    assert x.evidence  # the env var and OS it read
+
+
+@pytest.mark.parametrize("torch,system", [("2.13.0+cu126", "Linux"), ("2.13.0+cpu", "Windows")])
+def test_expandable_segments_quiet_where_they_exist_or_do_not_matter(torch, system):
+    f = facts_for(torch, system=system, env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})
+    assert run(f, "expandable-segments-unsupported") == []
+
+
+def test_expandable_segments_on_rocm_use_the_hip_variable():
+    f = facts_for("2.5.1+rocm6.2", env={"PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True"},
+                  **{"torch.hip": "6.2.41133", "torch.cuda": absent("ROCm build")})
+    (x,) = run(f, "expandable-segments-unsupported")
+    assert x.fix.commands == ["export PYTORCH_HIP_ALLOC_CONF=max_split_size_mb:256"]
+
+
+def test_expandable_segments_check_and_explain_give_one_remedy():
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.explain.matcher import match_text
+    f = facts_for("2.13.0+cu126", system="Windows", env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})
+    (x,) = run(f, "expandable-segments-unsupported")
+    line = "UserWarning: expandable_segments not supported on this platform (Triggered internally at C:\\a\\c10/cuda/CUDAAllocatorConfig.h:28.)"
+    (m,) = [m for m in match_text(line) if m.id == "expandable-segments-unsupported"]
+    ex = explain_match(m, f)
+    assert ex.fix.commands == x.fix.commands and ex.fix.summary in x.detail
+    linux = explain_match(m, facts_for("2.13.0+cu126", env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}))
+    assert "harmless" in linux.fix.summary and linux.fix.commands == []
 
 
 def test_torch_cuda_arch_list_is_info():

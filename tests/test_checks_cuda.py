@@ -192,6 +192,32 @@ def test_cuda_visible_devices_normal_masking_is_info_or_quiet():
     assert run("gpu-hidden", make_facts(torch=cuda_torch(), driver=two, os=LINUX, env={})) == []
 
 
+def test_cuda_visible_devices_uuids_are_valid_and_words_are_not():
+    # CUDA accepts indices and GPU-/MIG- UUIDs; any other first entry ends the list at once.
+    two = driver(gpus=(("A", [8, 0]), ("B", [8, 0])))
+    uuid = run("gpu-hidden", make_facts(torch=cuda_torch(), driver=two, os=LINUX,
+                                        env={"CUDA_VISIBLE_DEVICES": "GPU-5c3a2b1e-0000-1111-2222-333344445555"},
+                                        cuda={"device_count": 1}))
+    assert [f.severity for f in uuid] == ["info"]
+    word = run("gpu-hidden", make_facts(torch=cuda_torch(), driver=two, os=LINUX, env={"CUDA_VISIBLE_DEVICES": "gpu0"},
+                                        cuda={"is_available": False, "device_count": 0}))
+    assert [f.severity for f in word] == ["error"] and "do not exist" in word[0].title
+    assert "export CUDA_VISIBLE_DEVICES=0,1" in word[0].fix.commands
+
+
+def test_cuda_visible_devices_check_and_explain_give_one_remedy():
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.explain.matcher import match_text
+    two = driver(gpus=(("A", [8, 0]), ("B", [8, 0])))
+    for value in ("7", "-1", ""):
+        facts = make_facts(torch=cuda_torch(), driver=two, os=LINUX, env={"CUDA_VISIBLE_DEVICES": value},
+                           cuda={"is_available": False, "device_count": 0})
+        found = run("gpu-hidden", facts)[0]
+        ex = explain_match(match_text("RuntimeError: No CUDA GPUs are available")[0], facts)
+        assert ex.fix.commands == found.fix.commands, value
+        assert ex.fix.summary in found.detail, value
+
+
 # ------------------------------------------------------- cuda unavailable ---
 def test_cuda_unavailable_uses_torchs_own_warning():
     w = ["UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
@@ -251,3 +277,39 @@ def test_e2e_gpu_hidden(fake_machine, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     rep = fake_machine(smi={}, available=False)
     assert "gpu-hidden" in {f.id for f in rep.findings}
+
+
+# -- one condition, one remedy: the check and the explain hook answer alike ------------------
+def _hook_fix(text, entry_id, facts):
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.explain.matcher import match_text
+    m = next(m for m in match_text(text) if m.entry.id == entry_id)
+    return explain_match(m, facts).fix
+
+
+@pytest.mark.parametrize("drv", [dict(NO_DRIVER, pci_gpus=[{"slot": "0000:3b:00.0"}]), dict(NO_DRIVER, pci_gpus=[])])
+def test_no_driver_check_and_hook_share_the_remedy(drv):
+    facts = make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), driver=drv, os=LINUX, cuda={"is_available": False},
+                       python=py(), packages={"installed": {"torch": {"version": "2.14.1+cu130"}}})
+    check = run("no-gpu-driver", facts)[0].fix
+    hook = _hook_fix("RuntimeError: Found no NVIDIA driver on your system.", "nvidia-driver-not-found", facts)
+    assert (check.summary, check.commands) == (hook.summary, hook.commands)
+
+
+def test_cpu_only_check_and_hook_share_the_remedy():
+    facts = make_facts(torch=cpu_torch("2.4.1+cpu"), driver=driver("550.54.15", "12.4"), os=LINUX, python=py(),
+                       packages={"installed": {"torch": {"version": "2.4.1+cpu"}}})
+    check = run("cpu-only-build", facts)[0].fix
+    hook = _hook_fix("AssertionError: Torch not compiled with CUDA enabled", "torch-not-compiled-with-cuda", facts)
+    assert (check.summary, check.commands) == (hook.summary, hook.commands)
+    assert any("whl/cu124" in c for c in check.commands)
+
+
+def test_arch_check_and_hook_share_the_remedy():
+    facts = make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), os=LINUX, python=py(),
+                       driver=driver("580.65.06", "13.0", gpus=(("NVIDIA GeForce GTX 1080", [6, 1]),)),
+                       cuda={"arch_list": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]},
+                       packages={"installed": {"torch": {"version": "2.14.1+cu130"}}})
+    check = run("arch-unsupported", facts)[0].fix
+    hook = _hook_fix("Found GPU0 NVIDIA GeForce GTX 1080 which is of cuda capability 6.1.", "gpu-too-old-for-torch", facts)
+    assert (check.summary, check.commands) == (hook.summary, hook.commands)

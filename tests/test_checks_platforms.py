@@ -70,8 +70,8 @@ def test_untagged_cpu_torch_from_pypi_beside_a_cuda_torchvision_is_a_clash():
     out = run("torchvision-mismatch", f)
     assert out, "CPU torch with a CUDA torchvision went unnoticed"
     cmds = out[0].fix.commands
-    assert cmds[0] == "C:\\venv\\Scripts\\python.exe -m pip uninstall -y torchvision"
-    assert cmds[1] == "C:\\venv\\Scripts\\python.exe -m pip install torch==2.5.1 torchvision==0.20.1"
+    # PyPI's torchvision (the CPU build on Windows) replaces the cu124 one; torch is not touched
+    assert cmds == ["C:\\venv\\Scripts\\python.exe -m pip install --no-deps --force-reinstall torchvision==0.20.1"]
 
 
 def test_untagged_cuda_torch_on_linux_beside_a_cuda_torchvision_is_fine():
@@ -150,12 +150,15 @@ def test_shadowing_folder_rename_is_quoted_and_fits_the_os():
                             {"path": "/v/lib/python3.11/site-packages/torch", "kind": "package",
                              "sys_path_entry": "/v/lib/python3.11/site-packages"}]}
     f = make_facts(torch_location=cands, os=LINUX, python={"sys_path": ["", "/v/lib/python3.11/site-packages"]})
-    assert run("torch-shadowed", f)[0].fix.commands == ["mv '/home/me/my project/torch' '/home/me/my project/my_torch'"]
+    # the rename, and the __pycache__ beside it (the explain hook always said so; the check now too)
+    assert run("torch-shadowed", f)[0].fix.commands == ["mv '/home/me/my project/torch' '/home/me/my project/my_torch'",
+                                                         "rm -rf '/home/me/my project/__pycache__'"]
     cands["candidates"][0]["path"] = "C:\\Users\\me\\my project\\torch.py"
     cands["candidates"][0]["kind"] = "module"
     f = make_facts(torch_location=cands, os=WINDOWS, python={"sys_path": ["", "/v/lib/python3.11/site-packages"]})
     out = run("torch-shadowed", f)[0]
-    assert out.fix.commands == ['ren "C:\\Users\\me\\my project\\torch.py" "my_torch.py"']
+    assert out.fix.commands == ['ren "C:\\Users\\me\\my project\\torch.py" "my_torch.py"',
+                                'rmdir /s /q "C:\\Users\\me\\my project\\__pycache__"']
     assert "Rename or remove torch.py " in out.fix.summary
 
 
@@ -171,7 +174,9 @@ def test_toolkit_mismatch_on_windows_sets_cuda_home_the_windows_way():
     f = make_facts(torch={"version": "2.5.1+cu121", "cuda": "12.1"}, os=WINDOWS,
                    toolkit={"nvcc": "11.8", "nvcc_path": "C:\\CUDA\\v11.8\\bin\\nvcc.exe"})
     cmds = run("cuda-toolkit-mismatch", f)[0].fix.commands
-    assert cmds == ["set CUDA_HOME=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.1"]
+    assert cmds[0] == "set CUDA_HOME=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.1"
+    assert cmds[1:] == ["python -m pip install --force-reinstall --no-cache-dir torch==2.5.1 --index-url "
+                        "https://download.pytorch.org/whl/cu118"]  # the variant matching nvcc 11.8
 
 
 def test_driver_too_old_warning_with_a_new_enough_driver_does_not_reinstall_the_same_build():
@@ -217,3 +222,32 @@ def test_numpy2_on_an_intel_mac_does_not_suggest_a_torch_that_has_no_wheel_there
                    packages={"installed": {"torch": {"version": "2.2.2"}, "numpy": {"version": "2.1.3"}}})
     out = run("numpy-abi", f)[0]
     assert "2.3.0" not in out.fix.summary and out.fix.commands == ['/Users/u/v/bin/python -m pip install "numpy<2"']
+
+
+def test_shadowing_check_and_hook_give_one_remedy():
+    """One condition, one remedy: the check (facts) and the explain hook (an error text)
+    name the same file and the same commands."""
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.explain.matcher import match_text
+    cands = {"candidates": [{"path": "/home/me/proj/torch.py", "kind": "module", "sys_path_entry": ""},
+                            {"path": "/v/lib/python3.11/site-packages/torch", "kind": "package",
+                             "sys_path_entry": "/v/lib/python3.11/site-packages"}]}
+    f = make_facts(torch_location=cands, os=LINUX,
+                   python={"executable": "/v/bin/python", "sys_path": ["", "/v/lib/python3.11/site-packages"]})
+    check = run("torch-shadowed", f)[0]
+    m = match_text("AttributeError: module 'torch' has no attribute 'Tensor'")[0]
+    hook = explain_match(m, f)
+    assert check.fix.commands == hook.fix.commands == ["mv /home/me/proj/torch.py /home/me/proj/my_torch.py",
+                                                       "rm -rf /home/me/proj/__pycache__"]
+    assert check.fix.summary == hook.fix.summary
+
+
+def test_leftover_torch_folder_in_site_packages_is_found_by_the_check_too():
+    site = "/v/lib/python3.11/site-packages"
+    f = make_facts(torch_location={"candidates": [{"path": site + "/torch", "kind": "namespace-dir",
+                                                   "sys_path_entry": site}]}, os=LINUX,
+                   python={"executable": "/v/bin/python", "sys_path": ["", site]},
+                   packages={"installed": {"torch": {"version": "2.13.0+cpu", "location": site}}})
+    out = run("torch-shadowed", f)[0]
+    assert out.fix.commands[0] == "rm -rf %s/torch" % site
+    assert "--force-reinstall" in out.fix.commands[1] and "torch==2.13.0" in out.fix.commands[1]

@@ -15,8 +15,9 @@ import pytest
 from conftest import REFERENCE
 from torchdoctor import versions as V
 from torchdoctor.kb import compat as c
+from torchdoctor.kb.compat import tables
 
-DATA = os.path.join(os.path.dirname(c.__file__), "data", "compat.json")
+DATA = tables.DATA_PATH
 ODD = [None, "", "garbage", "x.y.z", "1.2.3.4.5-", True, [], {}, "  "]
 
 
@@ -112,9 +113,9 @@ def test_no_unverified_text_in_plain_values(raw):
 def test_loading_is_fast():
     best = None
     for _ in range(5):
-        c._data.cache_clear()
+        tables.data.cache_clear()
         t0 = time.perf_counter()
-        c._data()
+        tables.data()
         dt = time.perf_counter() - t0
         best = dt if best is None else min(best, dt)
     assert best < 0.005

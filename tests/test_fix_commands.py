@@ -8,7 +8,8 @@ import sys
 import pytest
 from conftest import ROOT, make_facts
 
-from torchdoctor.advice import reinstall_same_build, runnable_here
+from torchdoctor.advice import reinstall_same_build
+from torchdoctor.advice.commands import runnable_here
 from torchdoctor.diagnose import explain_matches
 from torchdoctor.explain.matcher import match_text
 

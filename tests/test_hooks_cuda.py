@@ -220,7 +220,8 @@ def test_cudnn_mismatch_points_at_the_foreign_library():
              "env": {"LD_LIBRARY_PATH": "/usr/local/cuda-11.7/lib64"}, "os": LINUX}
     ex = explain("cudnn-version-incompatibility", text, facts)
     assert "LD_LIBRARY_PATH" in ex.fix.summary and "/usr/local/cuda-11.7/lib64" in ex.fix.summary
-    assert any(c.endswith("install --force-reinstall nvidia-cudnn-cu12==8.9.2.26") for c in ex.fix.commands)
+    # the check's pin, one command for both: the wheel torch was built with
+    assert any(c.endswith('install "nvidia-cudnn-cu12==8.9.2.26"') for c in ex.fix.commands)
     assert any("8.9.2" in n and "8.5.0" in n for n in ex.notes)
 
 
@@ -275,6 +276,10 @@ def test_oom_fragmentation_recommends_expandable_segments():
     assert ex.fix.commands == ["export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"]
     ex = explain("cuda-out-of-memory", OOM, {"os": {"system": "Windows"}})
     assert ex.fix.commands == ["set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"]
+    # a Windows CUDA build has no expandable segments: the same advice as the check's
+    win = {"os": {"system": "Windows"}, "torch": {"version": "2.13.0+cu126", "cuda": "12.6", "hip": absent("no")}}
+    ex = explain("cuda-out-of-memory", OOM, win)
+    assert ex.fix.commands == ["set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:256"] and "max_split_size_mb" in ex.fix.summary
 
 
 def test_oom_other_processes_and_oversized_allocation():

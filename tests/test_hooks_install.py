@@ -424,8 +424,9 @@ def test_cuda_toolkit_mismatch_offers_matching_variant():
             "Please make sure to use the same CUDA versions.")
     t = run(text, "cpp-extension-cuda-version-mismatch", facts(torch="2.4.1+cu118"))
     # cu121 is the PyPI default of 2.4 on Linux, so no index URL is needed
-    assert t.commands[0] == "/home/u/venv/bin/python -m pip install --force-reinstall --no-cache-dir torch==2.4.1"
-    assert t.commands[-1].startswith("export CUDA_HOME=/usr/local/cuda-11.8")
+    # the toolkit of torch's CUDA first (the check says the same), then the variant that matches nvcc
+    assert t.commands[0] == "export CUDA_HOME=/usr/local/cuda-11.8"
+    assert t.commands[-1] == "/home/u/venv/bin/python -m pip install --force-reinstall --no-cache-dir torch==2.4.1"
     assert run(text, "cpp-extension-cuda-version-mismatch", facts()) is None  # torch's CUDA unknown
 
 

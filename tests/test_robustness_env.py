@@ -359,7 +359,7 @@ COMMANDS = {
     "check --list-checks": ["check", "--list-checks"],
 }
 # Characters latin-1 lacks ('\u2026', '\u2192', '\u2713') must not raise
-# UnicodeEncodeError: cli.main reconfigures the standard streams with errors="replace".
+# UnicodeEncodeError: cli.main writes them as visible \\u escapes (cli/streams.py).
 
 
 @pytest.mark.parametrize("locale", sorted(NON_UTF8))
@@ -391,8 +391,10 @@ def test_no_tty_and_empty_stdin(box):
 
 @pytest.mark.parametrize("command", [["check", "--json"], ["explain", "Torch not compiled with CUDA enabled"]])
 def test_stdout_closed(box, command):
+    """Nowhere to write the result: one line and exit 2 (tests/security covers every verb)."""
     p = box.run(*command, shell="exec 1>&-;", env={"PYTHONPATH": box.torch()})
-    clean_exit(p)
+    clean_exit(p, codes=(2,))
+    assert p.stderr.endswith(b"torchdoctor: error: cannot write to standard output: it is closed\n"), p.stderr
 
 
 def test_reader_leaves_early(box):

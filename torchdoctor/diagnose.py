@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 from .explain.matcher import Match, match_text
 from .facts import Facts
-from .findings import Fix
+from .findings import ERROR, HIGH, Finding, Fix, Verify
 from .report import Report
 
 
@@ -57,11 +57,37 @@ class Explanation:
     notes: List[str] = field(default_factory=list)
     tailored: bool = False
     hook_error: Optional[str] = None
+    verify: Optional[Verify] = None
 
-    # README's API example reads these like a Finding's fields.
+    # The Finding-shaped core (README's API example reads these like a Finding's fields),
+    # plus what only a match has: the line, the count, the text, the score.
     @property
     def id(self) -> str:
         return self.match.entry.id
+
+    @property
+    def severity(self) -> str:
+        return str(self.match.entry.raw.get("severity") or ERROR)
+
+    @property
+    def detail(self) -> str:
+        return self.cause
+
+    @property
+    def confidence(self) -> str:
+        return getattr(self.match, "confidence", HIGH)
+
+    @property
+    def evidence(self) -> List[str]:
+        m = self.match
+        return ["line %d%s: %s" % (m.line, " (%d times)" % m.count if m.count > 1 else "", m.text[:300])] + list(self.notes)
+
+    @property
+    def finding(self) -> Finding:
+        e = self.match.entry
+        return Finding(id=e.id, category=e.category, severity=self.severity, title=e.title, detail=self.cause,
+                       fix=Fix(self.fix.summary, list(self.fix.commands)), links=list(e.links),
+                       evidence=self.evidence, confidence=self.confidence, verify=self.verify)
 
     @property
     def category(self) -> str:
@@ -83,15 +109,33 @@ class Explanation:
             "links": list(e.links), "line": self.match.line, "count": self.match.count,
             "score": round(self.match.score, 2), "matched_text": self.match.text,
             "facts_used": list(self.notes), "tailored": self.tailored,
+            "severity": self.severity, "evidence": self.evidence, "confidence": self.confidence,
+            "verify": {"command": self.verify.command, "expect": self.verify.expect} if self.verify else None,
+            "notes": [{"kind": "tailoring-crashed", "hook": e.tailor, "error": self.hook_error}]
+            if self.hook_error else [],
         }
 
 
 def explain_match(m: Match, facts: Optional[Facts]) -> Explanation:
     x = _tailor(m, facts)
+    from .advice.commands import runnable_here
     if facts is not None:
-        from .advice import runnable_here
         x.fix.commands = runnable_here(x.fix.commands, facts)
+    x.verify = _verify(m, facts, runnable_here)
     return x
+
+
+def _verify(m: Match, facts: Optional[Facts], runnable_here) -> Optional[Verify]:
+    """How to see the fix worked: the entry's own, else that of the condition its hook is
+    named after (a hook and its check share the condition's name)."""
+    own = Verify.from_dict(m.entry.raw.get("verify"))
+    if own is not None:
+        cmds = runnable_here([own.command], facts)
+        return Verify(cmds[0], own.expect) if cmds else None
+    if m.entry.tailor and facts is not None:
+        from .areas.registry import verify_for
+        return verify_for(m.entry.tailor, facts)
+    return None
 
 
 def _tailor(m: Match, facts: Optional[Facts]) -> Explanation:

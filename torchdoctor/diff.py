@@ -242,6 +242,9 @@ def _clip(s: str, n: int) -> str:
 
 
 def render_diff_text(d: Diff, width: Optional[int] = None) -> str:
+    """Plain text (no colour): every value of both reports, and their names, pass through
+    render.safe at the end, so neither report can drive the terminal."""
+    from .render.safe import line, visible
     out = ["torchdoctor diff", "  A: %s (%s)" % (d.name_a, d.a.kind), "  B: %s (%s)" % (d.name_b, d.b.kind), ""]
     if not d.changes:
         out.append("No differences in what both reports know (%d value(s) compared)." % d.same)
@@ -249,12 +252,13 @@ def render_diff_text(d: Diff, width: Optional[int] = None) -> str:
         areas: Dict[str, List[Change]] = {}
         for c in d.changes:
             areas.setdefault(c.area, []).append(c)
-        kw = min(max(len(c.key) for c in d.changes), 32)
+        kw = min(max(len(line(c.key)) for c in d.changes), 32)
         vw = 40
         for area, cs in areas.items():
             out.append(area)
-            for c in cs:
-                out.append("  %s  %s  ->  %s" % (_clip(c.key, kw).ljust(kw), _clip(c.a, vw).ljust(vw), _clip(c.b, 70)))
+            for c in cs:  # escaped before they are cut and padded, so the columns line up
+                out.append("  %s  %s  ->  %s" % (_clip(line(c.key), kw).ljust(kw), _clip(line(c.a), vw).ljust(vw),
+                                                 _clip(line(c.b), 70)))
             out.append("")
         out.append("%d difference(s); %d value(s) the same." % (len(d.changes), d.same))
     if d.not_comparable:
@@ -264,4 +268,4 @@ def render_diff_text(d: Diff, width: Optional[int] = None) -> str:
                    (" and %d more" % (len(d.not_comparable) - 30) if len(d.not_comparable) > 30 else ""))
     if d.findings_both:
         out.append("Findings in both: %s" % ", ".join(d.findings_both))
-    return "\n".join(out).rstrip() + "\n"
+    return visible("\n".join(out).rstrip() + "\n")

@@ -1,4 +1,6 @@
-"""Findings: what a check concluded, in one structured shape for every renderer."""
+"""Findings: what a check concluded (or an explanation of a known error found), in one
+structured shape for every renderer: what is wrong, why, the facts observed, how sure, what
+to run, and how to see that it worked."""
 
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional
@@ -8,6 +10,11 @@ WARNING = "warning"
 INFO = "info"
 SEVERITIES = (ERROR, WARNING, INFO)
 _RANK = {INFO: 0, WARNING: 1, ERROR: 2}
+
+# How sure a finding is. HIGH: read off this machine, or text that names the condition.
+# POSSIBLE: a weak match of a generic known error; said as "possibly", never as the cause.
+HIGH = "high"
+POSSIBLE = "possible"
 
 
 def severity_rank(sev: str) -> int:
@@ -26,6 +33,19 @@ class Fix:
 
 
 @dataclass
+class Verify:
+    """A command that shows the fix worked, and what it prints then."""
+    command: str
+    expect: str = ""
+
+    @classmethod
+    def from_dict(cls, d: Any) -> Optional["Verify"]:
+        if not isinstance(d, dict) or not d.get("command"):
+            return None
+        return cls(command=str(d["command"]), expect=str(d.get("expect", "")))
+
+
+@dataclass
 class Finding:
     id: str
     category: str
@@ -35,6 +55,9 @@ class Finding:
     fix: Fix = field(default_factory=Fix)
     links: List[str] = field(default_factory=list)
     check: str = ""  # id of the check that produced it
+    evidence: List[str] = field(default_factory=list)  # the observed facts it rests on
+    confidence: str = HIGH
+    verify: Optional[Verify] = None
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -45,6 +68,8 @@ class Finding:
             id=str(d["id"]), category=str(d.get("category", "")), severity=str(d.get("severity", INFO)),
             title=str(d.get("title", "")), detail=str(d.get("detail", "")), fix=Fix.from_dict(d.get("fix")),
             links=[str(x) for x in d.get("links") or []], check=str(d.get("check", "")),
+            evidence=[str(x) for x in d.get("evidence") or []], confidence=str(d.get("confidence") or HIGH),
+            verify=Verify.from_dict(d.get("verify")),
         )
 
 

@@ -6,6 +6,8 @@ import pytest
 
 from torchdoctor.dist import conditions as C
 from torchdoctor.dist import jobfacts as J
+from torchdoctor.dist.conditions.bandwidth import expected_bound
+from torchdoctor.dist.conditions.collectives import COLLECTIVE_STEPS
 
 GIB = 1 << 30
 
@@ -269,7 +271,7 @@ QUIET = {
     "dist-init-failed": lambda: make_job([summary()] * 2, backend="gloo",
                                          steps=[step("init", {0: {"status": "ok"}, 1: {"status": "ok"}})]),
     "dist-collective": lambda: make_job([summary()] * 2, backend="gloo", steps=[
-        step(n, {0: {"status": "ok"}, 1: {"status": "ok"}}) for n in C.COLLECTIVE_STEPS]),
+        step(n, {0: {"status": "ok"}, 1: {"status": "ok"}}) for n in COLLECTIVE_STEPS]),
     "dist-object-collective-failed": lambda: make_job([summary()] * 2, backend="gloo", steps=[
         step("all_gather_object", {0: {"status": "ok"}, 1: {"status": "ok"}})]),
     "dist-bandwidth-below-topology": lambda: _bandwidth(400.0),
@@ -281,6 +283,22 @@ EMITS = {"dist-collective": "dist-collective-wrong"}
 
 def test_every_condition_has_a_fire_and_a_quiet_fixture():
     assert set(FIRE) == set(C.CONDITIONS) == set(QUIET)
+
+
+# The run order of the conditions, as it stood when conditions.py was one module (770dfb8):
+# the families' import order in the package's __init__ must keep it.
+RUN_ORDER = [
+    "dist-rank-never-joined", "dist-rank-exited", "dist-launcher-failed", "dist-interrupted", "dist-gather-failed",
+    "dist-torch-mismatch", "dist-cuda-mismatch", "dist-nccl-mismatch", "dist-driver-mismatch",
+    "dist-python-mismatch", "dist-package-mismatch", "dist-env-mismatch", "dist-gpu-mismatch", "dist-shm-mismatch",
+    "dist-numpy-missing", "dist-gpu-shared", "dist-device-outside-visible", "dist-nccl-debug-left-set",
+    "dist-nccl-socket-ifname", "dist-omp-unset", "dist-shm-small", "dist-init-failed", "dist-collective",
+    "dist-object-collective-failed", "dist-bandwidth-below-topology", "dist-slow-pair",
+]
+
+
+def test_conditions_run_in_their_defined_order():
+    assert list(C.CONDITIONS) == RUN_ORDER
 
 
 @pytest.mark.parametrize("cid", sorted(FIRE))
@@ -501,7 +519,7 @@ def test_bandwidth_of_small_messages_is_not_judged():
 def test_no_expectation_on_gloo():
     job = _bandwidth(1.0)
     job["backend"] = "gloo"
-    assert C.expected_bound(job) is None and only(job, "dist-bandwidth-below-topology") == []
+    assert expected_bound(job) is None and only(job, "dist-bandwidth-below-topology") == []
 
 
 def test_a_broken_condition_is_a_finding_not_a_traceback(monkeypatch):

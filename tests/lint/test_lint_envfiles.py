@@ -3,14 +3,15 @@
 import textwrap
 
 from torchdoctor.lint import envfiles as E
+from torchdoctor.lint import envreaders, envrules
 
 
 def check(kind, text, name=None, python=None):
     text = textwrap.dedent(text)
-    g = E.read(kind, text, name or {"requirements": "requirements.txt", "docker": "Dockerfile",
+    g = envreaders.read(kind, text, name or {"requirements": "requirements.txt", "docker": "Dockerfile",
                                     "conda": "environment.yml", "pyproject": "pyproject.toml",
                                     "setupcfg": "setup.cfg", "setuppy": "setup.py"}[kind])
-    return [(c, line) for c, line, col, msg in E.check_group(g, python)], g
+    return [(c, line) for c, line, col, msg in envrules.check_group(g, python)], g
 
 
 def test_kinds():

@@ -189,7 +189,7 @@ def test_live_facts_read_memory_only_when_cuda_is_up():
 
 
 def test_notebook_kernel_fix_commands_are_pip_cells():
-    from torchdoctor.advice import notebook_commands, runnable_here
+    from torchdoctor.advice.commands import notebook_commands, runnable_here
     from conftest import make_facts
     facts = make_facts(python={"executable": "/env/bin/python"}, live={"kernel": "ipykernel"})
     cmds = ["/env/bin/python -m pip install torch==2.13.0", "pip install numpy<2", "nvidia-smi", "%pip list"]

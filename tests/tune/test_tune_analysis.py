@@ -7,7 +7,9 @@ import io
 import pytest
 
 from torchdoctor.probe.proc import ProcResult
-from torchdoctor.tune.analysis import FASTER, SAME, SLOWER, TOO_FEW, _ceil_tol, assemble, compare, stats
+from torchdoctor.tune.analysis import assemble
+from torchdoctor.tune.numbers import FASTER, SAME, SLOWER, TOO_FEW, compare, stats
+from torchdoctor.tune.recommend import _ceil_tol
 from torchdoctor.tune.progress import Progress
 from torchdoctor.tune.runner import RecordReader, TuneOptions
 

@@ -74,7 +74,8 @@ def test_the_worker_is_python_3_8_and_imports_only_the_standard_library_and_torc
 
 def test_torch_never_loads_in_the_doctors_process_and_cli_start_up_stays_light():
     code = ("import sys, torchdoctor.cli\n"
-            "heavy = [m for m in ('torchdoctor.tune.runner', 'torchdoctor.tune.analysis', 'torchdoctor.tune.worker')"
+            "heavy = [m for m in ('torchdoctor.tune.runner', 'torchdoctor.tune.analysis', 'torchdoctor.tune.numbers',"
+            " 'torchdoctor.tune.recommend', 'torchdoctor.tune.run_findings', 'torchdoctor.tune.worker')"
             " if m in sys.modules]\n"
             "assert not heavy, heavy\n"
             "from torchdoctor.tune import api\n"

@@ -8,7 +8,7 @@ another torch), or *deprecated* (show the replacement).
 
 from typing import Dict, List, Optional, Tuple
 
-from ..advice import install_advice
+from ..advice import install_advice, newest_installable
 from ..facts import Facts
 from ..facts import derived as F
 from ..kb import compat
@@ -58,10 +58,13 @@ def _minor(v) -> str:
 
 
 def _upgrade_target(facts: Facts) -> str:
-    """Newest release with wheels for the target Python (else the newest release)."""
-    py = facts.value("python.version")
-    minor = compat.newest_torch_for_python(py) if isinstance(py, str) else None
-    return minor or compat.latest_release()
+    """Newest release with wheels for the target Python and platform (an Intel Mac stops at
+    2.2), else the newest release."""
+    if isinstance(facts.value("python.version"), str):
+        newest = newest_installable(facts)
+        if newest:
+            return newest
+    return compat.latest_release()
 
 
 def upgrade(facts: Facts, need: str) -> Tuple[List[str], str]:
@@ -104,7 +107,7 @@ def _api_by_name(name: str) -> Optional[Tuple[str, str]]:
     return NEWER_APIS.get(name)
 
 
-@hook("newer_api")
+@hook("newer-api")
 def newer_api(match, facts: Facts) -> Optional[Tailored]:
     """The error names an API newer than some torch: upgrade or find the other torch."""
     mod, attr = match.groups.get("mod") or "torch", match.groups.get("attr")
@@ -120,7 +123,7 @@ def newer_api(match, facts: Facts) -> Optional[Tailored]:
     return present(facts, name, notes)
 
 
-@hook("torch_compile_missing")
+@hook("torch-compile-missing")
 def torch_compile_missing(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -131,7 +134,7 @@ def torch_compile_missing(match, facts: Facts) -> Optional[Tailored]:
     return present(facts, "torch.compile (added in 2.0)", notes)
 
 
-@hook("pytree_public_missing")
+@hook("pytree-public-missing")
 def pytree_public_missing(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -150,7 +153,7 @@ def pytree_public_missing(match, facts: Facts) -> Optional[Tailored]:
         commands=cmds, notes=notes)
 
 
-@hook("torch_six_removed")
+@hook("torch-six-removed")
 def torch_six_removed(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:

@@ -5,7 +5,7 @@ the TF32 API, reproducibility flags.
 
 from typing import List, Optional, Tuple
 
-from ..advice import install_advice, newest_installable, reinstall_same_build
+from ..advice import reinstall_same_build
 from ..facts import ABSENT, Facts
 from ..facts import derived as F
 from ..kb import compat
@@ -16,25 +16,25 @@ from .mps import MPS_URL, on_macos
 
 
 
-@check("backends-mps-missing", category="backends-mps-missing", severity=WARNING)
+@check("backends-mps-missing", category="backends-mps-missing", severity=WARNING,
+       verify=('python -c "import torch; print(torch.backends.mps.is_available())"', 'True (False on a Mac without MPS, but no AttributeError)'))
 def backends_mps_missing(facts):
     """torch.backends.mps does not exist: this torch predates Apple-GPU support."""
     if not on_macos(facts) or facts.state("backends.mps") != ABSENT:
         return None
     api = compat.backend_api("torch.backends.mps") or {}
     added = api.get("added")
-    py = F.python_minor(facts)
-    # the newest release with a wheel for this Python *and* this Mac (x86_64 wheels stop at 2.2)
-    newest = newest_installable(facts) if py else None
-    adv = install_advice(facts, version=newest) if newest else None
+    # the same upgrade the explain hook offers: the newest release with a wheel for this
+    # Python *and* this Mac (x86_64 wheels stop at 2.2)
+    cmds, target = upgrade(facts, added or "1.12")
     return finding(
         "torch %s has no torch.backends.mps%s" % (F.torch_version_str(facts), " (added in torch %s)" % added if added else ""),
         detail="%s. Code that calls torch.backends.mps.is_available() fails with `AttributeError: module "
                "'torch.backends' has no attribute 'mps'`, and this torch cannot use the Apple GPU."
                % (facts.reason("backends.mps") or "torch.backends.mps is missing"),
-        fix=("Upgrade torch (torch %s is the newest release for Python %s on this Mac)." % (newest, py)) if newest else
-            "Upgrade torch%s." % (" to %s or newer" % added if added else ""),
-        commands=adv.commands if adv else [], links=[MPS_URL])
+        fix="Upgrade torch (torch %s is the newest release for Python %s on this Mac)." % (target, F.python_minor(facts))
+        if F.python_minor(facts) else "Upgrade torch%s." % (" to %s or newer" % added if added else ""),
+        commands=cmds, links=[MPS_URL])
 
 
 # torch.backends submodules that `import torch` loads by itself, by release
@@ -74,7 +74,7 @@ SDPA_CODE = ("from torch.nn.attention import SDPBackend, sdpa_kernel\n"
 
 
 # -- torch.backends ---------------------------------------------------------------
-@hook("backends_mps_missing")
+@hook("backends-mps-missing")
 def tailor_backends_mps_missing(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -89,7 +89,7 @@ def tailor_backends_mps_missing(match, facts: Facts) -> Optional[Tailored]:
     return present(facts, "torch.backends.mps (added in %s)" % need, notes)
 
 
-@hook("torch_mps_module")
+@hook("torch-mps-module")
 def torch_mps_module(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -139,7 +139,7 @@ def _first_release(prefix: str) -> Tuple[Optional[str], bool]:
     return best, or_earlier
 
 
-@hook("backends_submodule")
+@hook("backends-submodule")
 def backends_submodule(match, facts: Facts) -> Optional[Tailored]:
     sub = match.groups.get("sub")
     v, notes = version_or_none(facts)
@@ -161,7 +161,7 @@ def backends_submodule(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("backends_attr_missing")
+@hook("backends-attr-missing")
 def backends_attr_missing(match, facts: Facts) -> Optional[Tailored]:
     mod, attr = match.groups.get("mod"), match.groups.get("attr")
     if not mod or not attr:
@@ -195,7 +195,7 @@ def backends_attr_missing(match, facts: Facts) -> Optional[Tailored]:
 
 
 # -- scaled dot-product attention ---------------------------------------------------
-@hook("sdp_kernel")
+@hook("sdp-kernel")
 def sdp_kernel(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -218,7 +218,7 @@ def sdp_kernel(match, facts: Facts) -> Optional[Tailored]:
         commands=[WHICH_TORCH], notes=notes)
 
 
-@hook("sdp_kernel_kwarg")
+@hook("sdp-kernel-kwarg")
 def sdp_kernel_kwarg(match, facts: Facts) -> Optional[Tailored]:
     arg = match.groups.get("arg")
     need = SDP_KWARGS.get(arg or "")
@@ -235,7 +235,7 @@ def sdp_kernel_kwarg(match, facts: Facts) -> Optional[Tailored]:
     return present(facts, "sdp_kernel(%s=...) (from %s)" % (arg, need), notes)
 
 
-@hook("sdp_kernel_deprecated")
+@hook("sdp-kernel-deprecated")
 def sdp_kernel_deprecated(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -253,7 +253,7 @@ def sdp_kernel_deprecated(match, facts: Facts) -> Optional[Tailored]:
         commands=[], notes=notes)
 
 
-@hook("nn_attention_missing")
+@hook("nn-attention-missing")
 def nn_attention_missing(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -273,7 +273,7 @@ TF32_NEW = ("torch.backends.cuda.matmul.fp32_precision = \"ieee\"   # or \"tf32\
             "torch.backends.cudnn.rnn.fp32_precision = \"ieee\"")
 
 
-@hook("tf32_mixed_api")
+@hook("tf32-mixed-api")
 def tf32_mixed_api(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -312,7 +312,7 @@ def reproducibility(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(cause="\n\n".join(parts), notes=notes)
 
 
-@hook("batchnorm_channels")
+@hook("batchnorm-channels")
 def batchnorm_channels(match, facts: Facts) -> Optional[Tailored]:
     # ATen's check_dims_match_num_input_features(name, expected=input.size(1), actual=buffer.numel()):
     # the first number is the input's channel count, the second the layer's num_features.
@@ -327,7 +327,7 @@ def batchnorm_channels(match, facts: Facts) -> Optional[Tailored]:
         notes=["from the message: input has %s channels, layer has num_features=%s" % (channels, num_features)])
 
 
-@hook("nn_backends_removed")
+@hook("nn-backends-removed")
 def nn_backends_removed(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -347,7 +347,7 @@ def nn_backends_removed(match, facts: Facts) -> Optional[Tailored]:
         notes=notes)
 
 
-@hook("torch_files_broken")
+@hook("torch-files-broken")
 def torch_files_broken(match, facts: Facts) -> Optional[Tailored]:
     """A torch whose own files are missing or from two releases: reinstall it cleanly."""
     v, notes = version_or_none(facts)

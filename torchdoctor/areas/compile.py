@@ -8,7 +8,11 @@ from ..facts import Facts
 from ..facts import derived as F
 from ..kb import compat
 from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
-from .companions.common import is_older, match_groups, pip_line, python_minor, tag_of, torch_install, torch_meta_version
+from .companions.common import match_groups, python_minor, torch_meta_version
+from ..advice.commands import pip, torch_near_build
+from .. import versions as V
+
+
 
 
 
@@ -38,7 +42,8 @@ def _satisfies(version: str, spec: str) -> Optional[bool]:
         return None
 
 
-@check("triton-missing", category="triton-missing", severity=WARNING, requires=('packages.installed',))
+@check("triton-missing", category="triton-missing", severity=WARNING, requires=('packages.installed',),
+       verify=('python -c "import triton; print(triton.__version__)"', 'the triton version torch pins'))
 def triton_missing(facts):
     """triton is missing or not the version torch pins: torch.compile cannot build GPU kernels."""
     if F.os_name(facts) != "linux" or F.is_cuda_build(facts) is not True or F.is_rocm_build(facts):
@@ -111,7 +116,7 @@ def _spec_series(spec: Optional[str]) -> Optional[Tuple[int, int]]:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-@hook("triton")
+@hook("triton-missing")
 def triton(match, facts: Facts) -> Optional[Tailored]:
     torch_v = F.torch_version_str(facts)
     if not torch_v:
@@ -120,7 +125,7 @@ def triton(match, facts: Facts) -> Optional[Tailored]:
     name, tv = _installed_triton(facts)
     notes = installed_torch_note(facts) + ["installed triton: %s" % ("%s %s" % (name, tv) if tv else "none"),
                                            "OS: %s" % osn]
-    tag = tag_of(torch_meta_version(facts))
+    tag = V.local_tag(torch_meta_version(facts))
     rel = compat.release(torch_v) or {}
     # the pin of the CUDA build of this release (a +cpu build pins nothing)
     req = compat.triton_requirement(torch_v.split("+")[0] + ("+" + tag if tag and tag.startswith("cu") else ""))
@@ -138,13 +143,13 @@ def triton(match, facts: Facts) -> Optional[Tailored]:
         series = _spec_series(req)
         cmds = []
         if series:
-            cmds.append(pip_line(facts, 'install -U "triton-windows>=%d.%d,<%d.%d"' % (series[0], series[1], series[0],
+            cmds.append(pip(facts, 'install -U "triton-windows>=%d.%d,<%d.%d"' % (series[0], series[1], series[0],
                                                                                   series[1] + 1)))
             notes.append("triton pinned by torch %s on Linux: %s" % (torch_v, req))
         else:
-            cmds.append(pip_line(facts, "install -U triton-windows"))
+            cmds.append(pip(facts, "install -U triton-windows"))
         if name == "triton" or name == "pytorch-triton":
-            cmds.insert(0, pip_line(facts, "uninstall -y %s" % name))
+            cmds.insert(0, pip(facts, "uninstall -y %s" % name))
         return Tailored(summary="PyTorch publishes no triton for Windows. Either compile with a backend that needs no "
                                 "triton (torch.compile(model, backend=\"aot_eager\")) or skip compiling, or install the "
                                 "community triton-windows build of the triton series torch %s pins%s (not a PyTorch "
@@ -162,14 +167,14 @@ def triton(match, facts: Facts) -> Optional[Tailored]:
         need = compat.compile_min_torch_for_python("%d.%d" % py) if py else None
         target = compat.latest_patch(need) if need else None
         notes.append("pin applies only where: %s" % rel.get("triton_marker"))
-        cmds = torch_install(facts, target, tag) if target else []
+        cmds = torch_near_build(facts, target, tag) if target else []
         return Tailored(summary="torch %s declares triton only for %s, so pip installed none for Python %s. Upgrade "
                                 "torch%s, or use an older Python." % (
                                     torch_v, rel.get("triton_marker"), "%d.%d" % py if py else "?",
                                     " to %s or newer" % target if target else ""),
                         commands=cmds, notes=notes)
     spec = req if req[:1] in "=<>~!" else "==" + req
-    fix = pip_line(facts, 'install "triton%s"' % spec)
+    fix = pip(facts, 'install "triton%s"' % spec)
     if tv and name in ("triton",) and _spec_contains(spec, tv) is False:
         return Tailored(summary="triton %s is installed but torch %s needs triton%s; the mismatch breaks Inductor's "
                                 "imports (triton.common, AttrsDescriptor, ...). Install the pinned triton." % (
@@ -179,12 +184,12 @@ def triton(match, facts: Facts) -> Optional[Tailored]:
                         commands=[fix], notes=notes)
     return Tailored(summary="triton %s matches torch %s here; reinstall it in case the install is broken, and check "
                             "that the failing process uses this interpreter." % (tv, torch_v),
-                    commands=[pip_line(facts, 'install --force-reinstall --no-deps "triton%s"' % spec),
+                    commands=[pip(facts, 'install --force-reinstall --no-deps "triton%s"' % spec),
                               '%s -c "import triton; print(triton.__version__, triton.__file__)"' % F.python_cmd(facts)],
                     notes=notes)
 
 
-@hook("dynamo_python")
+@hook("dynamo-python")
 def dynamo_python(match, facts: Facts) -> Optional[Tailored]:
     torch_v = F.torch_version_str(facts)
     py = python_minor(facts)
@@ -197,13 +202,13 @@ def dynamo_python(match, facts: Facts) -> Optional[Tailored]:
     need = compat.compile_min_torch_for_python("%d.%d" % py) if py else None
     if need is None:
         return None
-    if not is_older(torch_v, need):
+    if not V.older(torch_v, need):
         return Tailored(cause="torch %s already supports torch.compile on Python %d.%d, so the error came from another "
                               "interpreter or environment." % (torch_v, py[0], py[1]),
                         commands=['%s -c "import sys, torch; print(sys.version, torch.__version__)"' % F.python_cmd(facts)],
                         notes=notes)
     target = compat.latest_patch(need) or need
-    cmds = torch_install(facts, target, tag_of(torch_meta_version(facts)))
+    cmds = torch_near_build(facts, target, V.local_tag(torch_meta_version(facts)))
     return Tailored(summary="torch.compile accepts Python %d.%d from torch %s on; torch %s is installed. Upgrade torch "
                             "(with its companions) to %s or newer, or run on an older Python." % (
                                 py[0], py[1], need, torch_v, target),
@@ -219,17 +224,17 @@ def _distro_family(facts: Facts) -> str:
     return "apt"
 
 
-@hook("cxx_compiler")
+@hook("cxx-compiler")
 def cxx_compiler(match, facts: Facts) -> Optional[Tailored]:
     osn = F.os_name(facts)
     torch_v = F.torch_version_str(facts)
     notes = installed_torch_note(facts) + ["OS: %s" % osn]
     if osn == "windows":
-        if torch_v and is_older(torch_v, compat.windows_inductor_min()):
+        if torch_v and V.older(torch_v, compat.windows_inductor_min()):
             return Tailored(summary="torch %s has no TorchInductor for Windows (it arrived in %s); upgrade torch, or use "
                                     "backend=\"aot_eager\"." % (torch_v, compat.windows_inductor_min()),
-                            commands=torch_install(facts, compat.latest_patch(compat.windows_inductor_min()) or compat.windows_inductor_min(),
-                                                    tag_of(torch_meta_version(facts))), notes=notes)
+                            commands=torch_near_build(facts, compat.latest_patch(compat.windows_inductor_min()) or compat.windows_inductor_min(),
+                                                    V.local_tag(torch_meta_version(facts))), notes=notes)
         return Tailored(summary="TorchInductor on Windows compiles with MSVC's cl.exe, which must be on PATH: install "
                                 "the Visual Studio Build Tools with \"Desktop development with C++\", then start Python "
                                 "from a shell where vcvars64.bat has run (the \"x64 Native Tools Command Prompt\").",
@@ -251,7 +256,7 @@ def cxx_compiler(match, facts: Facts) -> Optional[Tailored]:
                     commands=[cmd, "g++ --version"], notes=notes + ["distro: %s" % (facts.value("os.distro") or "?")])
 
 
-@hook("python_headers")
+@hook("python-headers")
 def python_headers(match, facts: Facts) -> Optional[Tailored]:
     py = python_minor(facts)
     osn = F.os_name(facts)
@@ -275,13 +280,13 @@ def python_headers(match, facts: Facts) -> Optional[Tailored]:
                             "development package." % py, commands=[cmd], notes=notes)
 
 
-@hook("compile_windows")
+@hook("compile-windows")
 def compile_windows(match, facts: Facts) -> Optional[Tailored]:
     torch_v = F.torch_version_str(facts)
     if not torch_v:
         return None
     notes = installed_torch_note(facts) + ["OS: %s" % F.os_name(facts)]
-    if not is_older(torch_v, compat.windows_inductor_min()):
+    if not V.older(torch_v, compat.windows_inductor_min()):
         return Tailored(cause="torch %s has TorchInductor for Windows, so this message came from an older torch in "
                               "another environment." % torch_v,
                         commands=['%s -c "import torch; print(torch.__version__, torch.__file__)"' % F.python_cmd(facts)],
@@ -290,4 +295,4 @@ def compile_windows(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="torch %s refuses torch.compile's default backend on Windows; torch %s or newer compiles "
                             "for the CPU with MSVC (GPU kernels also need triton-windows). Upgrade, or pass "
                             "backend=\"aot_eager\", or skip compiling." % (torch_v, compat.windows_inductor_min()),
-                    commands=torch_install(facts, target, tag_of(torch_meta_version(facts))), notes=notes)
+                    commands=torch_near_build(facts, target, V.local_tag(torch_meta_version(facts))), notes=notes)

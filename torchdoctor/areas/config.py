@@ -1,5 +1,5 @@
 """Settings that change speed, memory or reproducibility: torch flags, threads and
-environment variables (no known-error file of their own).
+environment variables (known errors of their own: kb/errors/config.json).
 
 A fresh probe sees torch's defaults, so most of these only fire for settings changed by an
 environment variable or read from a live process (the Python API's in-process probe).
@@ -7,13 +7,14 @@ Plain settings are reported as info with what they do; the ones that often cause
 are warnings.
 """
 
+import difflib
 import re
 from typing import List, Optional, Tuple
 
+from ..facts import Facts
 from ..facts import derived as F
 from ..kb import compat
-from .registry import INFO, WARNING, check, finding
-import difflib
+from .registry import INFO, WARNING, Remedy, Tailored, check, finding, hook
 
 
 
@@ -384,3 +385,85 @@ def cuda_module_loading_eager(facts):
                "unset (pytorch/pytorch#86509).",
         fix="Unset it unless a tool (some profilers/debuggers) needs eager loading.",
         commands=[F.unset_env_cmd(facts, "CUDA_MODULE_LOADING")], links=[LAZY_URL])
+
+
+# -- expandable segments -----------------------------------------------------------------
+# torch defines PYTORCH_C10_DRIVER_API_SUPPORTED for c10_cuda only `if(NOT WIN32)`
+# (c10/cuda/CMakeLists.txt) and compiles every expandable-segment code path inside
+# `#if !defined(USE_ROCM) && defined(PYTORCH_C10_DRIVER_API_SUPPORTED)`; elsewhere the
+# setting is ignored with "expandable_segments not supported on this platform".
+EXPANDABLE_URL = "https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf"
+
+
+def expandable_segments_requested(facts: Facts) -> Optional[Tuple[str, str]]:
+    """(variable, value) of the allocator setting that turns expandable segments on."""
+    for var in ALLOC_CONF_VARS:
+        v = F.env(facts, var) or ""
+        if re.search(r"(?:^|,)\s*expandable_segments\s*:\s*[Tt]rue\b", v):
+            return var, v
+    return None
+
+
+def expandable_segments_supported(facts: Facts) -> Optional[bool]:
+    """Does this torch build have expandable segments? False on Windows and ROCm builds,
+    True on Linux CUDA builds, None where torch or the OS is unknown."""
+    if F.is_rocm_build(facts):
+        return False
+    if F.is_cuda_build(facts) is not True or facts.value("os.wsl") is True:
+        return None  # WSL: the driver's virtual-memory API there is not documented either way
+    return {"windows": False, "linux": True}.get(F.os_name(facts))
+
+
+def _without_expandable(value: str) -> str:
+    items = [i.strip() for i in value.split(",") if i.strip() and not i.strip().startswith("expandable_segments")]
+    if not any(i.startswith("max_split_size_mb") for i in items):
+        items.append("max_split_size_mb:256")
+    return ",".join(items)
+
+
+def fragmentation_remedy(facts: Facts) -> Remedy:
+    """What fights allocator fragmentation with this torch build: expandable segments where
+    they exist, max_split_size_mb where they do not (Windows, ROCm)."""
+    if expandable_segments_supported(facts) is False:
+        asked = expandable_segments_requested(facts)
+        var = asked[0] if asked else ("PYTORCH_HIP_ALLOC_CONF" if F.is_rocm_build(facts) else "PYTORCH_CUDA_ALLOC_CONF")
+        value = _without_expandable(asked[1]) if asked else "max_split_size_mb:256"
+        return Remedy("This torch build (%s) has no expandable segments: the allocator ignores expandable_segments:True "
+                      "with a warning. Against fragmentation set max_split_size_mb instead (blocks larger than it are "
+                      "never split; try 128-512), before the process starts."
+                      % ("ROCm" if F.is_rocm_build(facts) else "CUDA on Windows"),
+                      [F.set_env_cmd(facts, var, value)])
+    return Remedy("Enable expandable segments before the process starts: the allocator then grows segments instead of "
+                  "leaving unusable gaps.",
+                  [F.set_env_cmd(facts, "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")])
+
+
+@check("expandable-segments-unsupported", category="config", severity=WARNING,
+       verify=('python -W error -c "import torch; torch.empty(1, device=\'cuda\')"',
+               'no "expandable_segments not supported on this platform" (exit status 0)'))
+def expandable_segments_unsupported(facts):
+    """expandable_segments:True is set for a torch build that has no expandable segments (Windows, ROCm)."""
+    asked = expandable_segments_requested(facts)
+    if not asked or expandable_segments_supported(facts) is not False:
+        return None
+    remedy = fragmentation_remedy(facts)
+    return finding(
+        "%s=%s: this torch build ignores expandable_segments" % asked,
+        detail="torch %s on %s: %s" % (F.torch_version_str(facts), F.os_name(facts), remedy.summary),
+        fix="Replace expandable_segments:True by max_split_size_mb (keep the other keys).",
+        commands=remedy.commands, links=[EXPANDABLE_URL])
+
+
+@hook("expandable-segments-unsupported")
+def tailor_expandable_segments(match, facts: Facts) -> Optional[Tailored]:
+    supported = expandable_segments_supported(facts)
+    notes = ["torch %s on %s" % (F.torch_version_str(facts), F.os_name(facts))] if F.torch_version_str(facts) else []
+    if supported is False:
+        remedy = fragmentation_remedy(facts)
+        return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
+    if supported is True:
+        return Tailored(summary="On this Linux CUDA build torch's allocator does use expandable segments. The warning "
+                                "comes from code compiled outside torch's c10_cuda library (an extension such as DGL's "
+                                "GraphBolt, or torch's own ProcessGroupNCCL before pytorch#137828), where the check always "
+                                "answers false: harmless, nothing to change.", commands=[], notes=notes)
+    return None

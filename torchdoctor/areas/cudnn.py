@@ -11,7 +11,7 @@ from ..facts import derived as F
 from ..kb import compat
 from .registry import ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
 from .cuda.arch import tailor_arch_unsupported
-from .cuda.common import gpus_of, install_commands
+from .cuda.common import install_commands
 
 
 
@@ -109,7 +109,8 @@ def _verify_cmd(facts) -> str:
     return "%s%s -c \"import torch; print(torch.backends.cudnn.version())\"" % (prefix, F.python_cmd(facts))
 
 
-@check("cudnn-unavailable", category="cudnn-lib-load", severity=ERROR, requires=('backends.cudnn.is_available',))
+@check("cudnn-unavailable", category="cudnn-lib-load", severity=ERROR, requires=('backends.cudnn.is_available',),
+       verify=('python -c "import torch; print(torch.backends.cudnn.version())"', 'a cuDNN version number'))
 def cudnn_unavailable(facts):
     """A CUDA build of torch whose cuDNN is missing or cannot be loaded."""
     if not _applies(facts):
@@ -154,7 +155,8 @@ def cudnn_unavailable(facts):
         commands=cmds, links=[INSTALL_URL])
 
 
-@check("cudnn-version-mismatch", category="cudnn-version-mismatch", severity=ERROR, requires=('backends.cudnn.version',))
+@check("cudnn-version-mismatch", category="cudnn-version-mismatch", severity=ERROR, requires=('backends.cudnn.version',),
+       verify=('python -c "import torch; print(torch.backends.cudnn.version())"', 'the cuDNN version torch was built with'))
 def cudnn_version_mismatch(facts):
     """The cuDNN loaded at run time is not the one this torch wheel ships."""
     if not _applies(facts):
@@ -314,42 +316,42 @@ def _tuple_version(text: Optional[str]) -> Optional[str]:
     return None
 
 
-@hook("cudnn_version_mismatch")
+@hook("cudnn-version-mismatch")
 def tailor_cudnn_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
     groups = match.groups or {}
     compiled, runtime = _tuple_version(groups.get("compiled")), _tuple_version(groups.get("runtime"))
     version = F.torch_version_str(facts)
     expected = compat.expected_cudnn(version) if version else None
-    pkg, pkg_v = _cudnn_pkg(facts)
+    pkg, pkg_v = _cudnn_wheel(facts)
     ld = F.env(facts, "LD_LIBRARY_PATH")
     notes = installed_torch_note(facts)
     if compiled or runtime:
         notes.append("torch expects cuDNN %s, the process loaded %s" % (compiled or "?", runtime or "?"))
     if expected:
         notes.append("torch %s ships with cuDNN %s" % (version, expected))
-    if pkg:
+    if pkg_v:
         notes.append("installed %s %s" % (pkg, pkg_v))
     if ld:
         notes.append("LD_LIBRARY_PATH=%s" % ld)
-    if not (expected or pkg or ld):
+    if not (expected or pkg_v or ld):
         return None
-    probe = "%s -c \"import torch; print(torch.backends.cudnn.version())\"" % F.python_cmd(facts)
-    cmds = [probe]
+    # the same commands as the cudnn-version-mismatch check: pin the wheel torch was built
+    # with, then see which cuDNN loads (without LD_LIBRARY_PATH where it is set)
     summary = []
     if F.os_name(facts) == "linux":
         summary.append("Make the process load the cuDNN that torch ships: remove system CUDA/cuDNN directories from "
                        "LD_LIBRARY_PATH%s." % (" (now %s)" % ld if ld else ""))
-        cmds.insert(0, "env -u LD_LIBRARY_PATH " + probe)
-    if pkg and expected and pkg_v and pkg_v.split(".")[:3] != expected.split(".")[:3]:
+    pin = []
+    if pkg_v and expected and pkg_v.split(".")[:3] != expected.split(".")[:3]:
         summary.append("The installed %s %s is not the %s torch %s was built with: reinstall it." % (pkg, pkg_v, expected, version))
-        cmds.append("%s install --force-reinstall %s==%s" % (F.pip_cmd(facts), pkg, expected))
+        pin = _pip_pin_cmd(facts, pkg, expected)
     if not summary:
         return Tailored(notes=notes, cause="The runtime cuDNN must match the one torch was built with (same major, "
                                            "not older minor); a copy earlier on the library path wins.")
-    return Tailored(summary=" ".join(summary), commands=cmds, notes=notes)
+    return Tailored(summary=" ".join(summary), commands=pin + [_verify_cmd(facts)], notes=notes)
 
 
-@hook("cudnn_runtime")
+@hook("cudnn-runtime")
 def cudnn_runtime(match, facts: Facts) -> Optional[Tailored]:
     """CUDNN_STATUS_* failures: check the SM 7.5 floor of new cuDNN, the arch list and the cuDNN wheel."""
     version = F.torch_version_str(facts)
@@ -359,7 +361,7 @@ def cudnn_runtime(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts)
     if expected:
         notes.append("torch %s ships with cuDNN %s" % (version, expected))
-    old = [g for g in gpus_of(facts) if F.capability(g) and F.capability(g) < (7, 5)]
+    old = [g for g in F.all_gpus(facts) if F.capability(g) and F.capability(g) < (7, 5)]
     if old and exp_int and exp_int >= 91100 and base:
         cap = F.capability(old[0])
         variants = [v for v in compat.variants_supporting_cc(base, cap)
@@ -371,7 +373,7 @@ def cudnn_runtime(match, facts: Facts) -> Optional[Tailored]:
                        "Install the %s build of torch %s, which keeps an older cuDNN." % (variants[-1], base) if variants
                        else "Use a torch build with cuDNN <= 9.10, or disable cuDNN (torch.backends.cudnn.enabled = False)."),
             commands=install_commands(facts, base, variants[-1]) if variants else [], notes=notes)
-    t = tailor_arch_unsupported(match, facts) if gpus_of(facts) else None
+    t = tailor_arch_unsupported(match, facts) if F.all_gpus(facts) else None
     if t is not None and t.summary and "false alarm" not in t.summary:
         t.cause = "cuDNN/cuBLAS kernels fail like this when the torch build has no kernels for the GPU."
         return t
@@ -387,7 +389,7 @@ def cudnn_runtime(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("cudnn_plan_warning")
+@hook("cudnn-plan-warning")
 def cudnn_plan_warning(match, facts: Facts) -> Optional[Tailored]:
     base = F.torch_base_version(facts)
     if not base:
@@ -401,7 +403,7 @@ def cudnn_plan_warning(match, facts: Facts) -> Optional[Tailored]:
                             "slow, update torch (installed %s)." % base, notes=notes)
 
 
-@hook("cudnn_lib_load")
+@hook("cudnn-lib-load")
 def cudnn_lib_load(match, facts: Facts) -> Optional[Tailored]:
     groups = match.groups or {}
     missing = groups.get("missing") or ""

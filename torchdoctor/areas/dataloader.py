@@ -53,7 +53,7 @@ def small_shm(facts):
 BIG_SHM = 2 << 30  # 2 GiB: docker's default is 64 MB; a few GiB carry dozens of image batches
 
 
-@hook("dataloader_shm")
+@hook("dataloader-shm")
 def dataloader_shm(match, facts: Facts) -> Optional[Tailored]:
     if F.os_name(facts) != "linux":
         return None
@@ -88,7 +88,7 @@ def dataloader_shm(match, facts: Facts) -> Optional[Tailored]:
                     commands=["df -h /dev/shm", "sudo mount -o remount,size=16G /dev/shm"], notes=notes)
 
 
-@hook("dataloader_worker_exit")
+@hook("dataloader-worker-exit")
 def dataloader_worker_exit(match, facts: Facts) -> Optional[Tailored]:
     osn = F.os_name(facts)
     py = python_minor(facts)
@@ -106,7 +106,7 @@ def dataloader_worker_exit(match, facts: Facts) -> Optional[Tailored]:
     return shm
 
 
-@hook("dataloader_spawn")
+@hook("dataloader-spawn")
 def dataloader_spawn(match, facts: Facts) -> Optional[Tailored]:
     osn = F.os_name(facts)
     py = python_minor(facts)

@@ -39,7 +39,7 @@ def omp_threads_distributed(facts):
         commands=[F.set_env_cmd(facts, "OMP_NUM_THREADS", str(per_rank))], links=[THREADS_URL])
 
 
-@hook("nccl_missing")
+@hook("nccl-missing")
 def nccl_missing(match, facts: Facts) -> Optional[Tailored]:
     os_ = F.os_name(facts)
     notes = installed_torch_note(facts) + ["OS: %s" % os_]
@@ -61,7 +61,7 @@ def nccl_missing(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("nccl_duplicate_gpu")
+@hook("nccl-duplicate-gpu")
 def nccl_duplicate_gpu(match, facts: Facts) -> Optional[Tailored]:
     gpus = F.driver_gpus(facts)
     cvd = F.env(facts, "CUDA_VISIBLE_DEVICES")
@@ -81,7 +81,7 @@ def nccl_duplicate_gpu(match, facts: Facts) -> Optional[Tailored]:
                     commands=["nvidia-smi -L", "torchrun --nproc_per_node=%d your_script.py" % max(n, 1)], notes=notes)
 
 
-@hook("nccl_cuda_failure")
+@hook("nccl-cuda-failure")
 def nccl_cuda_failure(match, facts: Facts) -> Optional[Tailored]:
     """NCCL's "unhandled cuda error" is, on a GPU torch has no kernels for, the architecture's doing."""
     return tailor_arch_unsupported(match, facts)

@@ -7,8 +7,11 @@ from ..advice import install_advice
 from ..facts import Facts
 from ..facts import derived as F
 from ..kb import compat
-from .registry import ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note
-from .companions.common import is_older, macos_version, match_groups, with_interpreter
+from .registry import Remedy, ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note
+from ..advice.commands import plain_install
+from .companions.common import macos_version, match_groups
+from .. import versions as V
+
 
 
 
@@ -54,8 +57,8 @@ def _mps(facts, attr):
 def _rosetta_finding(facts):
     """The interpreter is x86_64 on Apple silicon: torch there cannot use the Apple GPU."""
     base = F.torch_base_version(facts)
-    pins = compat.install_command(base, None, with_companions=False, os="macos") if base else []
-    install = pins[0][4:] if pins and pins[0].startswith("pip ") else "install torch"
+    pins = plain_install(facts, base, None, os="macos", companions=False) if base else []
+    install = pins[0][len(F.pip_cmd(facts)) + 1:] if pins and pins[0].startswith(F.pip_cmd(facts) + " ") else "install torch"
     return finding(
         "Python runs as x86_64 under Rosetta, so torch cannot use the Apple GPU", severity=ERROR,
         detail="This Mac has Apple silicon, but %s is an x86_64 interpreter (platform.machine() = %s%s), so it runs "
@@ -77,7 +80,8 @@ def _rosetta_finding(facts):
         links=[MPS_URL])
 
 
-@check("mps-not-built", category="mps-unavailable", severity=ERROR)
+@check("mps-not-built", category="mps-unavailable", severity=ERROR,
+       verify=('python -c "import torch; print(torch.backends.mps.is_available())"', 'True'))
 def mps_not_built(facts):
     """torch on an Apple-silicon Mac was built without MPS (an x86_64 Python under Rosetta, usually)."""
     if not on_macos(facts) or not _apple_silicon(facts) or _mps(facts, "is_built") is not False:
@@ -93,7 +97,23 @@ def mps_not_built(facts):
         fix="Install the PyPI wheel, which includes MPS.", commands=adv.commands, links=[MPS_URL])
 
 
-@check("mps-unavailable", category="mps-unavailable", severity=WARNING)
+def macos_too_old_remedy(facts: Facts, mac: str, need: str) -> Remedy:
+    """macOS older than the MPS backend of this torch needs: update macOS, or stay on this
+    macOS with the last torch release whose MPS runs there."""
+    cmds = ["softwareupdate --list"]
+    summary = "macOS %s is older than the %s this torch needs for MPS: update macOS" % (mac, need)
+    try:
+        last = compat.last_torch_for_macos(tuple(int(x) for x in mac.split(".")[:2]))
+    except ValueError:
+        last = None
+    if last and not V.older(mac, "%d.%d" % compat.mps_min_macos()):
+        cmds += plain_install(facts, last, None, os="macos")
+        summary += ", or stay on macOS %s with torch %s, the last release that runs MPS there" % (mac, last)
+    return Remedy(summary + "; until then torch runs on the CPU.", cmds)
+
+
+@check("mps-unavailable", category="mps-unavailable", severity=WARNING,
+       verify=('python -c "import torch; print(torch.backends.mps.is_available())"', 'True'))
 def mps_unavailable(facts):
     """MPS is built into torch but not available on this Mac."""
     if not on_macos(facts) or _mps(facts, "is_built") is not True or _mps(facts, "is_available") is not False:
@@ -109,8 +129,8 @@ def mps_unavailable(facts):
             "MPS needs macOS %d.%d or newer; this Mac runs macOS %s" % (need + (mac_s,)),
             detail="torch.backends.mps.is_built() is True but is_available() is False: the MPS backend of torch %s "
                    "needs the Metal Performance Shaders Graph of macOS %d.%d+." % ((F.torch_version_str(facts),) + need),
-            fix="Update macOS (System Settings > General > Software Update); until then torch runs on the CPU.",
-            commands=["sw_vers -productVersion"], links=[MPS_URL])
+            fix=macos_too_old_remedy(facts, mac_s, "%d.%d" % need).summary,
+            commands=macos_too_old_remedy(facts, mac_s, "%d.%d" % need).commands, links=[MPS_URL])
     model = facts.value("cpu.model")
     virtual = isinstance(model, str) and "virtual" in model.lower()
     if virtual:
@@ -157,7 +177,7 @@ def mps_fallback_enabled(facts):
 
 
 # -- MPS ---------------------------------------------------------------------------
-@hook("mps_unavailable")
+@hook("mps-unavailable")
 def tailor_mps_unavailable(match, facts: Facts) -> Optional[Tailored]:
     osn = F.os_name(facts)
     torch_v = F.torch_version_str(facts)
@@ -179,19 +199,11 @@ def tailor_mps_unavailable(match, facts: Facts) -> Optional[Tailored]:
                         notes=notes)
     need = match_groups(match).get("min")
     floor = "%d.%d" % compat.mps_min_macos(torch_v) if torch_v else None
-    if need and floor and is_older(need, floor):
+    if need and floor and V.older(need, floor):
         need = floor  # torch 2.5+ printed "12.3+" while requiring macOS 13 (pytorch/pytorch#139425)
-    if mac and need and is_older(mac, need):
-        cmds = ["softwareupdate --list"]
-        summary = "macOS %s is older than the %s this torch needs for MPS: update macOS" % (mac, need)
-        try:
-            last = compat.last_torch_for_macos(tuple(int(x) for x in mac.split(".")[:2]))
-        except ValueError:
-            last = None
-        if last and not is_older(mac, "%d.%d" % compat.mps_min_macos()):
-            cmds += [with_interpreter(c, facts) for c in compat.install_command(last, None, os="macos")]
-            summary += ", or stay on macOS %s with torch %s, the last release that runs MPS there" % (mac, last)
-        return Tailored(summary=summary + ".", commands=cmds, notes=notes)
+    if mac and need and V.older(mac, need):
+        remedy = macos_too_old_remedy(facts, mac, need)
+        return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
     if mac and need:
         return Tailored(cause="macOS %s already meets the %s+ requirement, so the check failed for another reason: a "
                               "virtual machine without Metal GPU access, or the MPS detection bugs reported on macOS 26 "
@@ -201,7 +213,7 @@ def tailor_mps_unavailable(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("mps_macos_feature")
+@hook("mps-macos-feature")
 def mps_macos_feature(match, facts: Facts) -> Optional[Tailored]:
     if F.os_name(facts) != "macos":
         return None
@@ -210,7 +222,7 @@ def mps_macos_feature(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts) + ["macOS %s" % (mac or "?")]
     if not mac:
         return None
-    if need and is_older(mac, need):
+    if need and V.older(mac, need):
         return Tailored(summary="This MPS kernel needs macOS %s and this Mac runs %s: update macOS, cast the tensor to a "
                                 "supported dtype, or run that op on the CPU (PYTORCH_ENABLE_MPS_FALLBACK=1 does not "
                                 "cover it)." % (need, mac),

@@ -2,7 +2,8 @@
 
 A check is a function in an area module, facts -> findings::
 
-    @check("cpu-only-build", category="cpu-only-build", severity=ERROR)
+    @check("cpu-only-build", category="cpu-only-build", severity=ERROR,
+       verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
     def cpu_only_build(facts):
         if ...:
             return finding("CPU-only torch on a machine with an NVIDIA GPU", detail=..., fix=..., commands=[...])
@@ -24,13 +25,13 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from ..advice import runnable_here
+from ..advice.commands import runnable_here
 from ..explain.matcher import best_match
 from ..facts import UNKNOWN, Facts
 from ..facts import derived as F
-from ..findings import ERROR, INFO, WARNING, Finding, Fix, sort_findings
+from ..findings import ERROR, INFO, WARNING, Finding, Fix, Verify, sort_findings
 
-__all__ = ["check", "hook", "finding", "Tailored", "run_checks", "all_checks", "ERROR", "WARNING", "INFO"]
+__all__ = ["check", "hook", "finding", "Tailored", "Remedy", "run_checks", "all_checks", "ERROR", "WARNING", "INFO"]
 
 PACKAGE = __name__.rsplit(".", 1)[0]  # torchdoctor.areas
 
@@ -43,6 +44,7 @@ class Check:
     func: Callable[[Facts], object]
     area: str
     requires: Tuple[str, ...] = ()
+    verify: Optional[Verify] = None  # what shows the fix worked (a bare `python -c`: run by the target)
 
     def missing(self, facts: Facts) -> List[str]:
         return [p for p in self.requires if facts.state(p) == UNKNOWN]
@@ -60,6 +62,14 @@ class Tailored:
     notes: List[str] = field(default_factory=list)  # the facts used, for "why we think so"
 
 
+@dataclass
+class Remedy:
+    """What to do about one condition on this machine: the shared answer that a condition's
+    check and its tailoring hook both render, so the two cannot drift."""
+    summary: str
+    commands: List[str] = field(default_factory=list)
+
+
 CHECKS: Dict[str, Check] = {}
 HOOKS: Dict[str, Callable] = {}
 
@@ -69,14 +79,26 @@ def area_of(module: str) -> str:
     return module[len(PACKAGE) + 1:].split(".", 1)[0] if module.startswith(PACKAGE + ".") else module
 
 
-def check(id: str, category: str, severity: str = ERROR, requires: Iterable[str] = ()):
+def check(id: str, category: str, severity: str = ERROR, requires: Iterable[str] = (),
+          verify: Optional[Tuple[str, str]] = None):
+    """Register a check. verify: (command, what it prints once the fix worked); a bare
+    `python`/`pip` in it runs as the target interpreter."""
     def deco(func):
         if id in CHECKS:
             raise ValueError("duplicate check id %r" % id)
         CHECKS[id] = Check(id=id, category=category, severity=severity, func=func, area=area_of(func.__module__),
-                           requires=tuple(requires))
+                           requires=tuple(requires), verify=Verify(*verify) if verify else None)
         return func
     return deco
+
+
+def verify_for(condition: str, facts: Optional[Facts]) -> Optional[Verify]:
+    """The verification of a condition (named by its check id), as this machine runs it."""
+    chk = CHECKS.get(condition)
+    if chk is None or chk.verify is None:
+        return None
+    cmds = runnable_here([chk.verify.command], facts)
+    return Verify(cmds[0], chk.verify.expect) if cmds else None
 
 
 def hook(name: str):
@@ -175,9 +197,11 @@ def _as_list(result) -> List[Finding]:
 
 
 def run_check(chk: Check, facts: Facts) -> List[Finding]:
+    facts.start_recording()
     try:
         out = _as_list(chk.func(facts))
     except Exception as e:  # noqa: BLE001 - a crashed check is a result, not a crash
+        facts.stop_recording()
         tb = traceback.extract_tb(e.__traceback__)
         where = "%s:%d" % (tb[-1].filename.rsplit("/", 1)[-1], tb[-1].lineno) if tb else "?"
         return [Finding(
@@ -187,8 +211,12 @@ def run_check(chk: Check, facts: Facts) -> List[Finding]:
                    % (type(e).__name__, e, where),
             fix=Fix(summary="Report it to the torchdoctor maintainers with `torchdoctor report` attached."),
         )]
+    evidence = facts.stop_recording()
     for f in out:
         f.fix.commands = runnable_here(f.fix.commands, facts)
+        f.evidence = f.evidence or list(evidence)
+        if f.verify is None and (f.severity or chk.severity) != INFO:  # a note needs no fixing
+            f.verify = verify_for(chk.id, facts)
         f.id = f.id or chk.id
         f.category = f.category or chk.category
         f.severity = f.severity or chk.severity

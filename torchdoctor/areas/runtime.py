@@ -5,17 +5,18 @@ kernels for, dtype mismatches, cuBLAS determinism.
 import re
 from typing import Optional
 
+from .. import versions as V
 from ..facts import Facts
 from ..facts import derived as F
 from ..kb import compat
 from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
-from .config import CUBLAS_URL, REPRO_URL, runtime_setting
+from .config import CUBLAS_URL, REPRO_URL, fragmentation_remedy, runtime_setting
 from .cuda.arch import tailor_arch_unsupported
-from .cuda.common import gpus_of, release_tuple
 
 
 
-@check("determinism-cublas", category="determinism-cublas", severity=WARNING)
+@check("determinism-cublas", category="determinism-cublas", severity=WARNING,
+       verify=('python -c "import os; print(os.environ.get(\'CUBLAS_WORKSPACE_CONFIG\'))"', ':4096:8 or :16:8'))
 def determinism_cublas(facts):
     """Deterministic algorithms on a CUDA build without a deterministic CUBLAS_WORKSPACE_CONFIG."""
     if F.is_cuda_build(facts) is not True or runtime_setting(facts, "are_deterministic_algorithms_enabled") is not True:
@@ -61,7 +62,7 @@ def _gib(n: float) -> str:
     return "%.2f GiB" % (n / 1024 ** 3)
 
 
-@hook("cuda_oom")
+@hook("cuda-oom")
 def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
     text = getattr(match, "text", "") or ""
     tried = _find(r"Tried to allocate " + _SIZE, text)
@@ -77,7 +78,7 @@ def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
     if spare:
         notes.append("%s reserved by PyTorch but unallocated" % _gib(spare))
     if not total:
-        for g in gpus_of(facts):
+        for g in F.all_gpus(facts):
             if isinstance(g.get("total_memory"), int):
                 total = float(g["total_memory"])
                 notes.append("GPU %s with %s" % (g.get("name", "?"), _gib(total)))
@@ -94,20 +95,20 @@ def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
                                 % _gib(held), commands=["nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"],
                         notes=notes)
     if spare and (not tried or spare >= tried or (total and spare > 0.2 * total)):
-        return Tailored(summary="%s is reserved by PyTorch but unused: the memory is fragmented. Enable expandable segments "
-                                "before the process starts, and/or reduce the batch size." % _gib(spare),
-                        commands=[F.set_env_cmd(facts, "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")], notes=notes)
+        remedy = fragmentation_remedy(facts)
+        return Tailored(summary="%s is reserved by PyTorch but unused: the memory is fragmented. %s Or reduce the batch "
+                                "size." % (_gib(spare), remedy.summary), commands=remedy.commands, notes=notes)
     if not notes:
         return None
     return Tailored(notes=notes)
 
 
-@hook("cublas_not_supported")
+@hook("cublas-not-supported")
 def cublas_not_supported(match, facts: Facts) -> Optional[Tailored]:
     text = getattr(match, "text", "") or ""
     bf16 = "16BF" in text or "bf16" in text.lower()
-    old = [g for g in gpus_of(facts) if F.capability(g) and F.capability(g) < (8, 0)]
-    if bf16 and (old or not gpus_of(facts)):
+    old = [g for g in F.all_gpus(facts) if F.capability(g) and F.capability(g) < (8, 0)]
+    if bf16 and (old or not F.all_gpus(facts)):
         notes = ["GPU: " + F.gpu_desc(g) for g in old] or ["the failing call uses bfloat16 (CUDA_R_16BF)"]
         return Tailored(
             summary="bfloat16 matrix multiplies need compute capability >= 8.0 (Ampere)%s. Run this model in float16 or "
@@ -118,7 +119,7 @@ def cublas_not_supported(match, facts: Facts) -> Optional[Tailored]:
     return tailor_arch_unsupported(match, facts)
 
 
-@hook("type_mismatch")
+@hook("type-mismatch")
 def type_mismatch(match, facts: Facts) -> Optional[Tailored]:
     g = match.groups or {}
     inp, weight = g.get("input") or "", g.get("weight") or ""
@@ -139,7 +140,7 @@ def type_mismatch(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("cublas_workspace")
+@hook("determinism-cublas")
 def cublas_workspace(match, facts: Facts) -> Optional[Tailored]:
     base = F.torch_base_version(facts)
     if not base:
@@ -148,7 +149,7 @@ def cublas_workspace(match, facts: Facts) -> Optional[Tailored]:
     cfg = F.env(facts, "CUBLAS_WORKSPACE_CONFIG")
     if cfg is not None:
         notes.append("CUBLAS_WORKSPACE_CONFIG=%r in this environment" % cfg)
-    if release_tuple(base)[:2] >= (2, 10):
+    if V.release(base)[:2] >= (2, 10):
         return Tailored(summary="torch %s no longer raises this (the check is gone from 2.10 on): the failing process runs an "
                                 "older torch. Set the variable there, or upgrade it." % base,
                         commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
@@ -162,7 +163,7 @@ def cublas_workspace(match, facts: Facts) -> Optional[Tailored]:
                     commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
 
 
-@hook("cublas_failure")
+@hook("cublas-failure")
 def cublas_failure(match, facts: Facts) -> Optional[Tailored]:
     """cuBLAS failing outright is, on a GPU torch has no kernels for, the architecture's doing."""
     return tailor_arch_unsupported(match, facts)

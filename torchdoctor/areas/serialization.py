@@ -16,7 +16,7 @@ def _global_name(match) -> Optional[str]:
     return g.strip().rstrip(".") if g else None
 
 
-@hook("weights_only_failed")
+@hook("weights-only-failed")
 def weights_only_failed(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -55,7 +55,7 @@ def weights_only_failed(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary=summary, commands=[], notes=notes)
 
 
-@hook("weights_only_warning")
+@hook("weights-only-warning")
 def weights_only_warning(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -77,7 +77,7 @@ def weights_only_warning(match, facts: Facts) -> Optional[Tailored]:
                     % F.torch_version_str(facts), commands=[WHICH_TORCH], notes=notes)
 
 
-@hook("weights_only_kwarg")
+@hook("weights-only-kwarg")
 def weights_only_kwarg(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     if v is None:
@@ -89,7 +89,7 @@ def weights_only_kwarg(match, facts: Facts) -> Optional[Tailored]:
     return present(facts, "torch.load(weights_only=...) (since %s)" % need, notes)
 
 
-@hook("safe_globals_missing")
+@hook("safe-globals-missing")
 def safe_globals_missing(match, facts: Facts) -> Optional[Tailored]:
     attr = match.groups.get("attr")
     name = "torch.serialization.%s" % attr if attr else None

@@ -5,12 +5,12 @@ Exit codes (all verbs): 0 healthy / recognised, 1 findings at --fail-on or nothi
 recognised, 2 usage or input error (one line on stderr, no traceback).
 """
 
-import os
 import sys
 
 import click
 
 from .. import __version__
+from . import streams
 from .check import check
 from .common import EXIT_INPUT, InputError  # noqa: F401 - the names other modules and tests use
 from .dist import dist
@@ -22,7 +22,29 @@ from .run import run_cmd
 from .tune import tune
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    # click turns EPIPE into exit 1 ("findings"); main() decides instead. make_context
+    # prints --help and --version, invoke runs the verb.
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except streams.OutputGone as e:
+            raise _StdoutFailed(e)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except streams.OutputGone as e:
+            raise _StdoutFailed(e)
+
+
+class _StdoutFailed(Exception):
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="torchdoctor")
 def cli():
     """Diagnose PyTorch environments and explain PyTorch errors."""
@@ -32,37 +54,23 @@ for _cmd in (check, explain, report_cmd, triage_cmd, diff_cmd, lint, tune, dist,
     cli.add_command(_cmd)
 
 
-def _sane_std_streams() -> None:
-    """A closed standard stream (`0<&-`) is None in Python; an output encoding
-    such as latin-1 or cp1252 cannot carry every character of a report. Neither
-    may turn into a traceback."""
-    if sys.stdin is None:
-        sys.stdin = open(os.devnull, "r")
-    for name in ("stdout", "stderr"):
-        stream = getattr(sys, name)
-        if stream is None:
-            setattr(sys, name, open(os.devnull, "w"))
-            continue
-        try:
-            stream.reconfigure(errors="replace")
-        except (AttributeError, ValueError, OSError):
-            pass
-
-
 def main(argv=None):
-    _sane_std_streams()
+    """The console script. A standard stream that fails is never a traceback (see
+    cli/streams.py): a failed write is one line and exit 2, a reader that left exit 0."""
+    streams.install()
+    code = 0
     try:
         cli.main(args=argv, prog_name="torchdoctor", standalone_mode=True)
+    except SystemExit as e:
+        code = e.code
     except KeyboardInterrupt:
-        click.echo("torchdoctor: interrupted", err=True)
-        sys.exit(130)
-    except BrokenPipeError:
-        # `torchdoctor check | head`: the reader left; that is not an error.
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        sys.exit(0)
+        streams.say("torchdoctor: interrupted")
+        code = 130
+    except _StdoutFailed as e:
+        code = streams.output_failed(e.error)
+    except streams.OUTPUT_ERRORS as e:
+        code = streams.output_failed(e)
+    sys.exit(streams.finish(code))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from .common import FAIL_ON, InputError, chosen_python, echo, exit_code_for, pos
 @click.option("--only", multiple=True, metavar="IDS", help="Run only these checks (comma-separated, repeatable).")
 @click.option("--skip", multiple=True, metavar="IDS", help="Skip these checks (comma-separated, repeatable).")
 @click.option("--list-checks", is_flag=True, help="List the checks and exit.")
-@click.option("--from", "from_report", metavar="REPORT.json", help="Re-diagnose a saved report (JSON or Markdown) instead of this machine.")
+@click.option("--from", "from_report", metavar="REPORT.json", help="Re-diagnose a saved report (JSON or Markdown; - for standard input) instead of this machine.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
 def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_report, color):
     """Probe torch, its backends, the GPU and driver; print findings with fixes."""
@@ -33,7 +33,7 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
         select(only_ids, skip_ids)
     except KeyError as e:
         raise InputError("unknown check id %s (see --list-checks)" % e)
-    if from_report:
+    if from_report is not None:  # `--from ""` is an error, not "this machine"
         from ..reportio import load_report_facts
         try:
             facts = load_report_facts(from_report)
@@ -50,7 +50,9 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
     else:
         from ..render.text import render_check
         footer = None
-        if from_report:
-            footer = "re-diagnosed from %s (collected %s)" % (from_report, facts.value("collected_at", "at an unknown time"))
+        if from_report is not None:
+            from ..reportio import display_name
+            footer = "re-diagnosed from %s (collected %s)" % (display_name(from_report),
+                                                               facts.value("collected_at", "at an unknown time"))
         echo(render_check(report, style(color), footer=footer))
     sys.exit(exit_code_for(report, fail_on))

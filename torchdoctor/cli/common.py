@@ -19,7 +19,8 @@ class InputError(click.ClickException):
     exit_code = EXIT_INPUT
 
     def show(self, file=None):
-        click.echo("torchdoctor: error: %s" % self.format_message(), err=True)
+        from ..render.safe import line  # the message may quote a file name or a value from it
+        click.echo("torchdoctor: error: %s" % line(self.format_message()), err=True)
 
 
 def split_ids(values) -> List[str]:
@@ -30,7 +31,10 @@ def split_ids(values) -> List[str]:
 
 
 def echo(text: str) -> None:
-    click.echo(text, nl=False)
+    # The verb's Style already chose colour (TTY, NO_COLOR, --color/--no-color) and
+    # render.safe neutralised every control in the data, so click must not strip
+    # codes on its own (that made --color a no-op on pipes, `| less -R`).
+    click.echo(text, nl=False, color=True)
 
 
 def style(color: Optional[bool]):
@@ -46,7 +50,8 @@ def chosen_python(python: Optional[str]) -> str:
     from ..interpreter import resolve
     choice = resolve(python)
     if choice.note():
-        click.echo("torchdoctor: %s" % choice.note(), err=True)
+        from ..render.safe import line  # it names paths from $VIRTUAL_ENV / $CONDA_PREFIX / PATH
+        click.echo("torchdoctor: %s" % line(choice.note()), err=True)
     return choice.python
 
 

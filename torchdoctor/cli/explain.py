@@ -99,13 +99,15 @@ def explain(text, file, as_json, show_all, list_entries, deep, python, no_env, c
         return
     kind, payload = _read_input(text, file, sys.stdin.buffer)
     from ..diagnose import explain_matches
-    from ..explain.matcher import match_text, scan_stream
+    from ..explain.matcher import match_text
+    interrupted = False
     if kind == "text":
         if not payload.strip():
             raise InputError("the input is empty: nothing to explain")
         matches = match_text(payload)
     else:
-        matches = scan_stream(payload)
+        from ..explain.progress import scan_log  # progress on a TTY; Ctrl-C keeps what was found
+        matches, interrupted = scan_log(payload, file)
     facts = None
     if not no_env and matches:
         python = chosen_python(python)
@@ -120,4 +122,4 @@ def explain(text, file, as_json, show_all, list_entries, deep, python, no_env, c
         echo(json.dumps({"schema_version": 1, "matches": [e.to_dict() for e in exps]}, indent=2) + "\n")
     else:
         echo(T.render_explain(exps, style(color), show_all=show_all))
-    sys.exit(0 if exps else 1)
+    sys.exit(130 if interrupted else 0 if exps else 1)

@@ -5,6 +5,8 @@ import sys
 
 import click
 
+from .streams import OutputFailed
+
 
 def _split(values):
     out = []
@@ -139,7 +141,7 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
         raise InputError("cannot write %s: %s" % (output, e.strerror or e))
     try:
         _render(fmt, findings, summary, stream, color)
-    except BrokenPipeError:
+    except (BrokenPipeError, OutputFailed):  # standard output's: cli.main says it, as for every verb
         raise
     except OSError as e:  # /dev/full, a vanished disk: one line, not a traceback
         raise InputError("cannot write the report: %s" % (e.strerror or e))
@@ -150,7 +152,8 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
             except OSError:
                 pass
     for n in notes:
-        click.echo("torchdoctor: note: %s" % n, err=True)
+        from ..render.safe import line  # notes quote the project's own files
+        click.echo("torchdoctor: note: %s" % line(n), err=True)
     sys.exit(1 if findings else 0)
 
 

@@ -71,31 +71,40 @@ def render_report(report, fmt: str) -> str:
 @click.command("report")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json", "text"]), default="markdown", show_default=True,
               help="Markdown for a GitHub issue, JSON to attach (check --from / triage read it), or plain text.")
-@click.option("--output", "-o", "output", metavar="FILE", help="Write the report to FILE instead of standard output.")
+@click.option("--output", "-o", "output", metavar="FILE",
+              help="Write the report to FILE (- for standard output). FILE is replaced atomically; a symbolic "
+                   "link or a non-regular file there is refused unless --force.")
+@click.option("--force", is_flag=True, help="With --output: replace a symbolic link (not its target), or write into a pipe or device.")
 @click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (default: this one; when it has no torch, the active virtualenv or conda env, else the first python3 on PATH).")
 @click.option("--timeout", type=float, default=60.0, show_default=True, callback=positive,
               help="Seconds the torch probe may take before it counts as hung.")
 @click.option("--no-redact", is_flag=True,
               help="Keep user names, host names, addresses and secrets (the report then says so).")
 @click.option("--copy", "copy", is_flag=True, help="Put the report on the clipboard, where there is one.")
-def report_cmd(fmt, output, python, timeout, no_redact, copy):
+def report_cmd(fmt, output, force, python, timeout, no_redact, copy):
     """Write a bug-report attachment: summary, findings with fixes, every fact.
 
     Redacted by default: user names, home directories, host name, IP addresses,
     GPU UUIDs and secrets (tokens, keys, passwords, credentials in URLs) are
     replaced before anything is rendered.
     """
-    if output and os.path.isdir(output):
-        raise InputError("%s is a directory; give a file name for --output" % output)
+    if output == "-":
+        output = None  # standard output, as everywhere else
+    if output is not None:  # before the probe: a bad name must not cost a minute
+        from ..reportio import check_output
+        try:
+            check_output(output, force=force)
+        except ValueError as e:
+            raise InputError(str(e))
     from ..diagnose import examine
     rep = examine(chosen_python(python), timeout, extras=True, redact=not no_redact)
     text = render_report(rep, fmt)
     if output:
+        from ..reportio import write_output
         try:
-            with open(output, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-        except OSError as e:
-            raise InputError("cannot write %s: %s" % (output, e.strerror or e))
+            write_output(output, text, force=force)
+        except ValueError as e:
+            raise InputError(str(e))
         click.echo("torchdoctor: wrote %s (%s, %d characters, %s)" % (
             output, fmt, len(text), "NOT redacted" if no_redact else "redacted"), err=True)
     if copy:
@@ -109,15 +118,14 @@ def report_cmd(fmt, output, python, timeout, no_redact, copy):
 
 # ------------------------------------------------------------------- triage --
 def _read_paste(file: Optional[str]) -> Tuple[bytes, str]:
+    from ..reportio import display_name, read_head
     from ..triage import MAX_BYTES
-    if file in (None, "-"):
-        if file is None and sys.stdin.isatty():
+    if file is None:
+        if sys.stdin.isatty():
             raise InputError("nothing to triage: give a FILE, or pipe the paste into `torchdoctor triage -`")
-        data = sys.stdin.buffer.read(MAX_BYTES + 1)
-        return data, "standard input"
-    from ..reportio import read_head
+        file = "-"
     try:
-        return read_head(file, MAX_BYTES + 1, "paste or report"), file
+        return read_head(file, MAX_BYTES + 1, "paste or report"), display_name(file)
     except ValueError as e:
         raise InputError(str(e))
 

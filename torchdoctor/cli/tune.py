@@ -115,7 +115,7 @@ def tune(python, model, inputs, input_shapes, mode, device, budget, tolerance, w
 
 def _tune(api, python, model, inputs, input_shapes, mode, device, budget, tolerance, workloads, size,
           list_only, as_json, reports, no_redact, from_json, color):
-    if from_json:
+    if from_json is not None:  # `--from ""` is an error, not "measure"
         result = api.load_result(from_json)
     else:
         if model and not (inputs or input_shapes):

@@ -4,7 +4,8 @@ Layers, each in its own module:
 
 * ``env``         - which launcher started this process (torchrun, srun, plain env vars), pure;
 * ``jobfacts``    - the job's facts as rank 0 assembles them, and how ranks and nodes are named;
-* ``conditions``  - every diagnosis of the job: pure functions job facts -> findings;
+* ``conditions``  - every diagnosis of the job: pure functions job facts -> findings, one
+                    module per family of conditions (a package);
 * ``summary``     - one rank's compact, redacted facts (the probe's, plus what a job needs);
 * ``topology``    - NVLink/PCIe/NIC facts of a node and the bandwidth they should reach;
 * ``bandwidth``   - nccl-tests' algbw/busbw definitions, message sizes;

@@ -14,6 +14,7 @@ from . import bandwidth as B
 from . import conditions as C
 from . import jobfacts as J
 from .common import RESULT_ENV, SLACK, STALE_S, default_sizes, write_result
+from .conditions.bandwidth import expected_bound
 from .store import Liveness, Stopped
 
 OBJECT_STEPS = ("init", "barrier", "all_reduce", "all_gather", "broadcast", "reduce_scatter", "all_gather_object")
@@ -385,7 +386,7 @@ class Coordinator:
         running = self.current_step()
         self.R.step_name = "report"
         self.collect_fates(running)
-        self.job["expectation"] = C.expected_bound(self.job)
+        self.job["expectation"] = expected_bound(self.job)
         self.job["complete"] = not self.job.get("interrupted")
         self.job["timings"]["total_s"] = round(time.monotonic() - self.t0, 3)
         findings = C.diagnose(self.job)

@@ -82,7 +82,7 @@ def step_note(job: Dict[str, Any], s: Dict[str, Any]) -> str:
         errs = [(int(r), v.get("error")) for r, v in per.items() if v.get("status") == "error"]
         bits = ["rank(s) %s left" % J.ranges(gone)] if gone else []
         if errs:
-            from .conditions import short_error
+            from .conditions.common import short_error
             bits.append("failed on ranks %s: %s" % (J.ranges(r for r, _ in errs), short_error(errs[0][1] or "", 120)))
         return "; ".join(bits)
     if status == "wrong":
@@ -154,6 +154,8 @@ def _table(rows: List[Tuple[str, ...]], header: Tuple[str, ...], pad: str = "  "
 
 
 def render_finding_text(f: Finding, st: Style) -> List[str]:
+    from ..render.safe import clean
+    f = clean(f)
     out = ["%s %s %s" % (st.mark(SEV_MARK.get(f.severity, "info")), st.paint(f.severity.upper(), f.severity),
                          st.paint(f.title, "title")), st.paint("  [%s]" % f.id, "dim")]
     for ln in (f.detail or "").splitlines():
@@ -168,6 +170,8 @@ def render_finding_text(f: Finding, st: Style) -> List[str]:
 
 
 def render_text(job: Dict[str, Any], st: Style) -> str:
+    from ..render.safe import clean
+    job = clean(job)  # the ranks' facts come from other hosts: shown escaped, never raw
     out = [st.paint(headline(job), "title")]
     if job.get("interrupted"):
         out.append(st.paint("  INTERRUPTED: %s" % job["interrupted"], "error"))
@@ -308,7 +312,8 @@ def render_markdown(job: Dict[str, Any]) -> str:
          str(((J.summary(job, r) or {}).get("python") or {}).get("version"))) for r in J.all_ranks(job)])
     out += ["</details>", "", "<details>", "<summary>The job as JSON (torchdoctor dist --json)</summary>", "",
             fence(json.dumps(job, default=str, separators=(",", ":")), "json"), "", "</details>", ""]
-    return "\n".join(out)
+    from ..render.safe import visible  # the JSON block is ASCII already (ensure_ascii): exact
+    return visible("\n".join(out))
 
 
 def render_json(job: Dict[str, Any]) -> str:
@@ -337,7 +342,7 @@ def emit(job: Dict[str, Any], opts, code: int, stream=None) -> int:
     except OSError as e:
         _drop_stdout(stream)
         try:
-            sys.stderr.write("torchdoctor: error: cannot write the report to standard output: %s\n" % (
+            sys.stderr.write("torchdoctor: error: cannot write to standard output: %s\n" % (
                 e.strerror or e))
         except OSError:
             pass

@@ -6,21 +6,24 @@ Two paths share one line matcher:
   adjacent lines are also tried joined, which recovers messages that a
   terminal or a forum wrapped in the middle.
 * ``scan_stream`` for logs: binary chunks, constant memory. Only lines that
-  contain an *anchor* (see Prefilter: found without a pass per anchor) are
-  decoded and matched, so the cost is about two passes over the data plus
-  real work on the rare error lines.
+  contain an *anchor* (see prefilter.py: one pass of an Aho-Corasick automaton
+  with the optional native engine, a few with the standard library) are
+  decoded and matched, so the cost is about one pass over the data plus real
+  work on the rare error lines. ``LogScan`` is the same scan fed block by
+  block, for callers that show progress or stop early.
 
 Every pattern's literal anchor is checked before its regex runs, and regexes
 compile lazily on the first line that contains their anchor.
 """
 import codecs
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import IO, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import IO, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..kb.errors import Entry, Pattern, foreign_frameworks, load_entries
+from . import prefilter as _pre
+from .prefilter import EveryLine, NativePrefilter, Prefilter  # noqa: F401 (importable from here, as before)
 
 CHUNK = 1024 * 1024  # 1 MiB: as fast as larger reads, and a small, flat peak RSS
 MAX_LINE = 64 * 1024  # longer lines are matched on their first and last 32 KiB
@@ -94,10 +97,17 @@ class Match:
 
 
 class Index:
-    """All patterns with their anchors, and the triggers that cover them."""
+    """All patterns with their anchors, and the triggers that cover them.
 
-    def __init__(self, entries: Iterable[Entry]):
+    `engine`: the prefilter's engine, "native" or "pure" (see prefilter.py);
+    None picks the native one when it is installed. Both find the same lines.
+    """
+
+    def __init__(self, entries: Iterable[Entry], engine: Optional[str] = None):
         self.entries = list(entries)
+        self._engine = engine
+        self._explicit_engine = engine is not None  # asked for by name: no silent fallback
+        self._native: Optional[NativePrefilter] = None
         self.pairs: List[Tuple[Entry, Pattern]] = [(e, p) for e in self.entries for p in e.patterns]
         # trigger -> the patterns whose anchor contains it
         self.by_trigger: Dict[str, List[Tuple[Entry, Pattern]]] = {}
@@ -119,11 +129,32 @@ class Index:
         self.every_line = any(not p.anchor for _, p in self.pairs)
         self.order = {e.id: i for i, e in enumerate(self.entries)}
 
+    @property
+    def engine(self) -> str:
+        """The prefilter engine in use: "native" or "pure" (resolved on first use,
+        so that an explain that needs no prefilter never imports the native one)."""
+        if self._engine not in _pre.ENGINES:
+            self._engine = _pre.engine(self._engine)
+        return self._engine
+
     def prefilter(self, buf: bytes):
-        """A Prefilter fitted to (a sample of) `buf`."""
+        """A prefilter for `buf`: the native automaton (one for every buffer), or a
+        pure Prefilter fitted to (a sample of) `buf`."""
         if self.every_line:
             return EveryLine()
-        return Prefilter(self.anchors, _sample(buf))
+        if self.engine == "native":
+            if self._native is None:
+                try:
+                    self._native = NativePrefilter(self.anchors)
+                except Exception:
+                    if self._explicit_engine:
+                        raise
+                    # The native package imports but does not work (a broken or foreign
+                    # build): the standard library gives the same answer, slower.
+                    self._engine = "pure"
+                    return self.prefilter(buf)
+            return self._native
+        return Prefilter(self.anchors, _pre.sample(buf))
 
     def match_line(self, line: str, skip=()) -> List[Tuple[Entry, float, Dict[str, str]]]:
         """Hits on one line, one per entry; entries whose id is in `skip` are
@@ -372,35 +403,68 @@ def _blocks(fh: IO[bytes], chunk_size: int) -> Iterator[bytes]:
 
 def scan_stream(fh: IO[bytes], index: Optional[Index] = None, chunk_size: int = CHUNK) -> List[Match]:
     """Matches in a binary stream of any size, in constant memory."""
-    index = index or default_index()
-    col = Collector(index)
-    line_base = 0  # lines before the current chunk
-    carry = b""
-    pre: Optional[Prefilter] = None
-    for data in _blocks(fh, chunk_size):
+    return LogScan(index).run(fh, chunk_size)
+
+
+class LogScan:
+    """scan_stream in steps: `feed` the log's bytes as they come, ask `results`
+    at any time (what the complete lines so far hold), `close` at the end.
+    `run` reads a whole stream (BOM and UTF-16 handled as in scan_stream)."""
+
+    def __init__(self, index: Optional[Index] = None):
+        self.index = index or default_index()
+        self.collector = Collector(self.index)
+        self.lines = 0  # complete lines scanned so far
+        self._carry = b""
+        self._pre = None
+
+    def run(self, fh: IO[bytes], chunk_size: int = CHUNK, tick: Optional[Callable[[], None]] = None) -> List[Match]:
+        """Scan all of `fh`; `tick()` is called after each block."""
+        for data in _blocks(fh, chunk_size):
+            self.feed(data)
+            if tick is not None:
+                tick()
+        return self.close()
+
+    def feed(self, data: bytes) -> None:
+        """The next bytes of the log (UTF-8; any split, even inside a line)."""
         if not data:
-            continue
-        buf = carry + data if carry else data
+            return
+        buf = self._carry + data if self._carry else data
         cut = buf.rfind(b"\n")
         if cut < 0:
             if len(buf) < 4 * MAX_LINE:
-                carry = buf
-                continue
+                self._carry = buf
+                return
             cut = len(buf) - 1  # one enormous line: match what we have
-        chunk, carry = buf[: cut + 1], buf[cut + 1:]
-        line_base, pre = _scan_chunk(chunk, line_base, pre, index, col)
-    if carry:
-        _scan_chunk(carry + b"\n", line_base, pre, index, col)
-    return col.results()
+        chunk, self._carry = buf[: cut + 1], buf[cut + 1:]
+        self.lines, self._pre = _scan_chunk(chunk, self.lines, self._pre, self.index, self.collector)
+
+    def close(self) -> List[Match]:
+        """The end of the log: its last line, then the results."""
+        if self._carry:
+            carry, self._carry = self._carry, b""
+            _scan_chunk(carry + b"\n", self.lines, self._pre, self.index, self.collector)
+        return self.results()
+
+    def results(self) -> List[Match]:
+        """The matches found so far, best first."""
+        return self.collector.results()
 
 
-def _scan_chunk(chunk: bytes, line_base: int, pre: Optional["Prefilter"], index: Index,
-                col: Collector) -> Tuple[int, "Prefilter"]:
+# A chunk with at most one ESC per this many bytes has its few coloured lines
+# stripped one by one; above it, the whole chunk at once.
+ESC_SPARSE = 4096
+
+
+def _scan_chunk(chunk: bytes, line_base: int, pre, index: Index, col: Collector) -> Tuple[int, object]:
     # What the prefilter sees must contain every anchor that the normalised
-    # lines contain: strip what normalize() strips across the whole chunk
-    # (neither removes a newline, so line k stays line k).
+    # lines contain: strip what normalize() strips (ANSI codes, then CRs), over
+    # the whole chunk or, when few lines are coloured, over those lines (see
+    # _coloured_lines); neither removes a newline, so line k stays line k.
     text = chunk
-    if b"\x1b" in text:
+    coloured = _coloured_lines(chunk) if b"\x1b" in chunk else None
+    if coloured is False:
         text = _ANSI_BYTES.sub(b"", text)
     if b"\r" in text:
         text = text.replace(b"\r", b"")
@@ -411,221 +475,58 @@ def _scan_chunk(chunk: bytes, line_base: int, pre: Optional["Prefilter"], index:
     if starts is None:  # this chunk is unlike the sample the plan was fitted to
         pre = index.prefilter(text)
         starts = pre.line_starts(text)
-    orig: Optional[List[bytes]] = None
-    last_pos, last_line = 0, line_base
+    # (line number in the chunk, offset in text) of every candidate line
+    cands: List[Tuple[int, int]] = []
+    last_pos, last_line = 0, 0
     for s in starts:
         last_line += text.count(b"\n", last_pos, s)
         last_pos = s
-        e = text.find(b"\n", s)
-        raw = text[s:e if e >= 0 else len(text)]
-        if text is chunk:
-            line = normalize(_decode(raw))
-        elif raw.isascii():
-            # ANSI and CR already stripped: the rest of normalize() still applies.
-            line = _normalize_rest(raw.decode("ascii"))
-        else:  # decode before stripping, as normalize() does
+        cands.append((last_line, s))
+    n_lines = last_line + text.count(b"\n", last_pos)
+    if coloured:
+        # A coloured line holds an anchor once stripped, not always before.
+        side = b"\n".join(_ANSI_BYTES.sub(b"", chunk[a:b]).replace(b"\r", b"") for a, b in coloured)
+        hits = [coloured[i][0] for i in _line_numbers(side, pre.line_starts(side))]
+        if hits:
+            have = {k for k, _ in cands}
+            extra = [k for k in _line_numbers(chunk, hits) if k not in have]
+            if extra:
+                cands = sorted(cands + [(k, -1) for k in extra])
+    orig: Optional[List[bytes]] = None
+    for k, s in cands:
+        line = None
+        if s >= 0:
+            e = text.find(b"\n", s)
+            raw = text[s:e if e >= 0 else len(text)]
+            if text is chunk:
+                line = normalize(_decode(raw))
+            elif raw.isascii() and b"\x1b" not in raw:
+                # ANSI (or none) and CRs stripped: the rest of normalize() still applies.
+                line = _normalize_rest(raw.decode("ascii"))
+        if line is None:  # the line as it came: decode before stripping, as normalize() does
             if orig is None:
                 orig = chunk.split(b"\n")
-            line = normalize(_decode(orig[last_line - line_base]))
+            line = normalize(_decode(orig[k]))
         col.context.feed(line)
         hits = index.match_line(line)
         if hits:
-            col.add(last_line + 1, line, hits)
-    return last_line + text.count(b"\n", last_pos), pre
+            col.add(line_base + k + 1, line, hits)
+    return line_base + n_lines, pre
 
 
-# ------------------------------------------------------------ prefilter ---
-GRAM = 4  # bytes around a rare byte looked up before the whole anchor is compared
-SAMPLE = 64 * 1024  # bytes taken from each of 4 places of a chunk to fit the plan
-# Relative costs, measured on CPython 3.11: visiting one marked byte in the
-# Python loop vs one byte of a bytes.find pass. A byte of the input that is
-# rarer than PASS_RATE is cheaper to walk than an anchor is to search for.
-PASS_RATE = 0.0008
-
-
-class Prefilter:
-    """Finds the lines of a byte buffer that contain at least one anchor.
-
-    grep's trick (one pass of a multi-string automaton) is not available from
-    the standard library, and one bytes.find pass per anchor costs hundreds of
-    passes. Instead each anchor is covered by one of its bytes that is rare in
-    this input: bytes.translate maps all the chosen bytes to NUL in one pass,
-    memchr walks the NULs, and a 4-byte gram lookup then a comparison of the
-    whole anchor confirm a hit. Anchors made only of common bytes get a
-    bytes.find pass of their own. The plan is fitted to a sample of the input
-    (byte counts), so a log full of 'K's simply does not use 'K'.
-
-    The result is exact: every line that contains an anchor is returned, and
-    only those.
-    """
-
-    def __init__(self, anchors: Iterable[str], sample: bytes):
-        raw = sorted({a.encode("utf-8", "surrogatepass") for a in anchors if a}, key=lambda a: (len(a), a))
-        kept: List[bytes] = []
-        for a in raw:  # an anchor that contains another adds nothing
-            if not any(k in a for k in kept):
-                kept.append(a)
-        counts = Counter(sample)
-        n = max(len(sample), 1)
-        self.passes: List[bytes] = [a for a in kept if len(a) < GRAM]
-        todo = {i for i, a in enumerate(kept) if len(a) >= GRAM}
-        holders: Dict[int, set] = {}
-        for i in todo:
-            # Only bytes with a whole gram after them: one dict lookup a visit.
-            for b in set(kept[i][:len(kept[i]) - GRAM + 1]):
-                holders.setdefault(b, set()).add(i)
-        chosen: Dict[int, List[int]] = {}
-        self.rate = 0.0
-        while todo:
-            best, best_cost, best_live = None, None, None
-            for b, owners in holders.items():
-                live = owners & todo
-                if live:
-                    cost = (counts.get(b, 0) + 0.5) / n / len(live)
-                    if best_cost is None or cost < best_cost:
-                        best, best_cost, best_live = b, cost, live
-            if best is None or best_cost > PASS_RATE:
-                self.passes.extend(kept[i] for i in sorted(todo))
-                break
-            chosen[best] = sorted(best_live)
-            self.rate += (counts.get(best, 0) + 0.5) / n
-            todo -= best_live
-        table = bytearray(b"\x01" * 256)
-        # grams[g]: the anchors whose chosen byte starts the 4-byte gram g.
-        grams: Dict[bytes, List[Tuple[int, bytes]]] = {}
-        for b, idx in chosen.items():
-            table[b] = 0
-            for i in idx:
-                a = kept[i]
-                p = a.find(bytes((b,)))
-                grams.setdefault(a[p:p + GRAM], []).append((p, a))
-        self.table = bytes(table)
-        self.plan = bool(chosen)
-        self.grams = grams
-
-    def line_starts(self, buf: bytes, budget: bool = False) -> Optional[List[int]]:
-        """Sorted offsets of the lines of `buf` that contain an anchor; None
-        when `budget` is set and the rare bytes turn out not to be rare."""
-        starts = set()
-        find, rfind, startswith = buf.find, buf.rfind, buf.startswith
-        if self.plan:
-            limit = int(len(buf) * max(4 * self.rate, PASS_RATE)) + 10000 if budget else -1
-            marks = buf.translate(self.table)
-            mfind = marks.find
-            grams = self.grams
-            pos = mfind(b"\0")
-            while pos >= 0:
-                limit -= 1
-                if limit == 0:
-                    return None
-                hit = False
-                cands = grams.get(buf[pos:pos + GRAM])
-                if cands:
-                    for p, a in cands:
-                        if pos >= p and startswith(a, pos - p):
-                            hit = True
-                            break
-                if hit:
-                    starts.add(rfind(b"\n", 0, pos) + 1)
-                    e = find(b"\n", pos)
-                    if e < 0:
-                        break
-                    pos = mfind(b"\0", e)
-                else:
-                    pos = mfind(b"\0", pos + 1)
-        for a in self.passes:
-            pos = find(a)
-            while pos >= 0:
-                starts.add(rfind(b"\n", 0, pos) + 1)
-                e = find(b"\n", pos)
-                if e < 0:
-                    break
-                pos = find(a, e)
-        return sorted(starts)
-
-
-class EveryLine:
-    """The prefilter when some pattern has no anchor: every line is a candidate."""
-
-    def line_starts(self, buf: bytes, budget: bool = False) -> List[int]:
-        out = [0]
-        pos = buf.find(b"\n")
-        while 0 <= pos < len(buf) - 1:
-            out.append(pos + 1)
-            pos = buf.find(b"\n", pos + 1)
-        return out
-
-
-def _sample(buf: bytes) -> bytes:
-    if len(buf) <= 4 * SAMPLE:
-        return buf
-    step = (len(buf) - SAMPLE) // 3
-    return b"".join(buf[i * step:i * step + SAMPLE] for i in range(4))
-
-
-
-class Scanner:
-    """scan_stream for output that arrives piece by piece (`torchdoctor run`): feed()
-    bytes as they come, results() at any time. Memory is bounded: at most `chunk_size`
-    bytes waiting plus one unfinished line (cut at 4 * MAX_LINE, as scan_stream does).
-    Give it UTF-8 (or ASCII) bytes; a UTF-8 BOM at the very start is dropped."""
-
-    def __init__(self, index: Optional[Index] = None, chunk_size: int = 256 * 1024):
-        self.index = index or default_index()
-        self.col = Collector(self.index)
-        self.chunk_size = chunk_size
-        self.line_base = 0
-        self.pre: Optional[Prefilter] = None
-        self.parts: List[bytes] = []  # joined only when a chunk is scanned (output comes in small writes)
-        self.size = 0
-        self.started = False
-
-    @property
-    def buf(self) -> bytes:
-        """What is waiting to be scanned."""
-        if len(self.parts) > 1:
-            self.parts = [b"".join(self.parts)]
-        return self.parts[0] if self.parts else b""
-
-    def feed(self, data: bytes) -> None:
-        if not data:
-            return
-        if not self.started:
-            data = self.buf + data
-            self.parts, self.size = [], 0
-            if len(data) < 3 and codecs.BOM_UTF8.startswith(data):
-                self.parts, self.size = [data], len(data)  # a BOM may arrive a byte at a time
-                return
-            self.started = True
-            if data[:3] == codecs.BOM_UTF8:
-                data = data[3:]
-        self.parts.append(data)
-        self.size += len(data)
-        if self.size >= self.chunk_size:
-            self._scan_lines()
-
-    def _scan_lines(self) -> None:
-        buf = self.buf
-        cut = buf.rfind(b"\n")
-        if cut < 0:
-            if len(buf) < 4 * MAX_LINE:
-                return
-            cut = len(buf) - 1  # one enormous line: match what we have
-        rest = buf[cut + 1:]
-        self.parts, self.size = ([rest] if rest else []), len(rest)
-        self.line_base, self.pre = _scan_chunk(buf[: cut + 1], self.line_base, self.pre, self.index, self.col)
-
-    def results(self) -> List[Match]:
-        """The matches so far, best first, as scan_stream would give for everything fed
-        until now; feeding may go on afterwards."""
-        self._scan_lines()
-        if not self.buf:
-            return self.col.results()
-        # The unfinished last line counts as a line now without being consumed.
-        col = Collector(self.index)
-        col.found = {k: Match(m.entry, m.line, m.text, m.count, m.score, dict(m.groups))
-                     for k, m in self.col.found.items()}
-        col.context.seen = set(self.col.context.seen)
-        col.context.own, col.context.foreign = self.col.context.own, self.col.context.foreign
-        _scan_chunk(self.buf + b"\n", self.line_base, self.pre, self.index, col)
-        return col.results()
+def _coloured_lines(chunk: bytes):
+    """(start, end) of each line of `chunk` that holds an ESC, or False when
+    there are so many that stripping the whole chunk is cheaper."""
+    out: List[Tuple[int, int]] = []
+    limit = len(chunk) // ESC_SPARSE + 1
+    find, rfind = chunk.find, chunk.rfind
+    pos = find(b"\x1b")
+    while pos >= 0:
+        if len(out) >= limit:
+            return False
+        end = find(b"\n", pos)
+        if end < 0:
+            end = len(chunk)
+        out.append((rfind(b"\n", 0, pos) + 1, end))
+        pos = find(b"\x1b", end)
+    return out

@@ -14,7 +14,7 @@ paste that did not mention it, a probe that died before reaching it).
 """
 
 import json
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 SCHEMA_VERSION = 1
 
@@ -60,9 +60,12 @@ class Facts:
         # Sections gathered only when first asked for (explain reads the
         # driver only if a tailoring hook needs it).
         self._loaders = dict(loaders or {})
+        self._reads: Optional[List[str]] = None  # paths asked for while recording (evidence)
 
     # -- access ---------------------------------------------------------
     def _lookup(self, path: str) -> Tuple[bool, Any]:
+        if self._reads is not None:
+            self._reads.append(path)
         node: Any = self.data
         head = path.split(".", 1)[0]
         if head in self._loaders and head not in self.data:
@@ -123,6 +126,30 @@ class Facts:
             return "unknown"
         why = self.reason(path)
         return "%s (%s)" % (st, why) if why else st
+
+    # -- evidence ---------------------------------------------------------------
+    def start_recording(self) -> None:
+        """Note every path asked for from now on (a check's evidence is what it read)."""
+        self._reads = []
+
+    def stop_recording(self, limit: int = 8) -> List[str]:
+        """'path: value' for the short facts read since start_recording, in the order asked."""
+        reads, self._reads = self._reads or [], None
+        out: List[str] = []
+        seen = set()
+        for path in reads:
+            if path in seen:
+                continue
+            seen.add(path)
+            found, node = self._lookup(path)
+            if not found or (isinstance(node, (dict, list)) and state_of(node) == PRESENT):
+                continue  # whole sections and lists are not evidence lines
+            text = self.describe(path)
+            if len(text) <= 160:
+                out.append("%s: %s" % (path, text))
+            if len(out) >= limit:
+                break
+        return out
 
     # -- mutation (only while building) -----------------------------------
     def set(self, path: str, value: Any) -> None:

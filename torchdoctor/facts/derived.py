@@ -104,6 +104,22 @@ def os_name(facts: Facts) -> str:
     return {"Linux": "linux", "Windows": "windows", "Darwin": "macos"}.get(system, system.lower() or "linux")
 
 
+def os_of(facts: Facts) -> Optional[str]:
+    """linux/windows/macos from the OS facts, else from the interpreter's sys.platform; None
+    if unknown (os_name() says "linux" then)."""
+    if facts.has("os.system"):
+        return os_name(facts)
+    plat = facts.value("python.platform")
+    if isinstance(plat, str):
+        if plat.startswith("win"):
+            return "windows"
+        if plat == "darwin":
+            return "macos"
+        if plat.startswith("linux"):
+            return "linux"
+    return None
+
+
 def driver_gpus(facts: Facts) -> List[Dict[str, Any]]:
     """NVIDIA GPUs the driver sees (independent of torch and of CUDA_VISIBLE_DEVICES)."""
     g = facts.value("driver.gpus")

@@ -7,7 +7,7 @@ Entry shape (see docs/knowledge-base.md)::
      "title": "...", "cause": "...",
      "patterns": ["Torch not compiled with CUDA enabled"],   # Python regexes, one line each
      "fix": {"summary": "...", "commands": ["..."]},
-     "tailor": "cpu_only_build",                 # optional hook in explain/tailor.py
+     "tailor": "cpu-only-build",                 # optional hook, in the area module named like the file
      "priority": 0,                              # optional tie-breaker; negative = generic
      "context": ["torchaudio"],                  # optional: applies only if the input holds one
      "refines": ["windows-dll-procedure-not-found"],  # optional: hides these when it applies

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from . import envfiles as E
+from . import envpins, envreaders, envrules
 from . import pyscan
 
 _NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>[A-Za-z]+[0-9]+(?:[,\s]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
@@ -141,7 +142,7 @@ def lint_python(path: str, settings: Settings, data: Optional[bytes] = None) -> 
                                   h.fix if settings.want_fixes else None, h.replacement, h.needs_absent)
                           for h in hits], noqa, settings)
     if path.endswith("setup.py"):
-        group = E.read_setup_py(text, path, tree)
+        group = envreaders.read_setup_py(text, path, tree)
         res.findings += env_findings(group, settings, noqa)
     return res
 
@@ -181,7 +182,7 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
             m = _CELL_PIP.match(line)
             if m:
                 before = len(group.pins)
-                E.shell_installs("%s install %s" % (m.group(1), m.group(2)), ln, path, group)
+                envpins.shell_installs("%s install %s" % (m.group(1), m.group(2)), ln, path, group)
                 for p in group.pins[before:]:
                     p.where, p.col = "cell %d" % ci, ci  # the cell, for the location below
             clean.append("" if _MAGIC.match(line) else line)
@@ -207,7 +208,7 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
         end_line = where[h.end_line - 1][1] if h.end_line and 0 < h.end_line <= len(where) and where[h.end_line - 1][0] == cell else None
         out.append(Finding(path, line, h.col, h.code, h.message, end_line, h.end_col if end_line else None, cell,
                            None, h.replacement, h.needs_absent))
-    for code, line, col, msg in E.check_group(group):
+    for code, line, col, msg in envrules.check_group(group):
         cell = next((p.col for p in group.pins if p.line == line and p.where.startswith("cell ")), None)
         out.append(Finding(path, line, 1, code, msg, cell=cell))
     res.findings = [f for f in out if f.code in settings.select and not (
@@ -217,7 +218,7 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
 
 def env_findings(group: E.Group, settings: Settings, noqa, python=None) -> List[Finding]:
     out = []
-    for code, line, col, msg in E.check_group(group, python):
+    for code, line, col, msg in envrules.check_group(group, python):
         out.append(Finding(group.path, line, col, code, msg))
     return _keep(out, noqa, settings)
 
@@ -229,7 +230,7 @@ def lint_env(path: str, kind: str, settings: Settings, python=None) -> Tuple[Fil
         return res, None
     text = data.decode("utf-8", "replace")
     res.mentions = _mentions(text)
-    group = E.read(kind, text, path)
+    group = envreaders.read(kind, text, path)
     res.notes.extend(group.notes)
     lines = text.splitlines()
     noqa = noqa_map(lines)

@@ -6,6 +6,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 from .. import __version__
+from ..render import safe
 from . import rules as R
 
 SCHEMA_VERSION = 1
@@ -30,14 +31,14 @@ def text(findings, summary: Dict[str, Any], style) -> str:
         sev = severity(f.code)
         code = style.paint(f.code, "error" if sev == "error" else "warning" if sev == "warning" else "info")
         fixable = " [*]" if f.fix else ""
-        out.append("%s: %s%s %s" % (style.paint(location(f), "title"), code, fixable, f.message))
+        out.append("%s: %s%s %s" % (style.paint(safe.line(location(f)), "title"), code, fixable, safe.line(f.message)))
     n = len(findings)
     fixable = sum(1 for f in findings if f.fix)
     tail = "Found %d finding%s" % (n, "" if n == 1 else "s") if n else "No findings"
     tail += " in %d file%s" % (summary["files"], "" if summary["files"] == 1 else "s")
     if fixable:
         tail += " (%d fixable with --fix)" % fixable
-    out.append(tail + "; target: %s." % summary["target"])
+    out.append(tail + "; target: %s." % safe.line(summary["target"]))
     if summary.get("fixed"):
         out.append("%s %d finding%s in %d file%s." % ("Would fix" if summary.get("dry_run") else "Fixed", summary["fixed"], "" if summary["fixed"] == 1 else "s",
                                                        summary["fixed_files"], "" if summary["fixed_files"] == 1 else "s"))
@@ -108,6 +109,7 @@ def sarif(findings, summary: Dict[str, Any]) -> str:
 
 
 def _gh_data(s: str) -> str:
+    s = safe.visible(s)  # the Actions log renders ANSI codes; CR and LF are encoded below
     return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
@@ -163,4 +165,4 @@ def summary_target(target) -> str:
 
 
 def notes_text(notes: List[str]) -> Optional[str]:
-    return "".join("torchdoctor: note: %s\n" % n for n in notes) if notes else None
+    return "".join("torchdoctor: note: %s\n" % safe.line(n) for n in notes) if notes else None

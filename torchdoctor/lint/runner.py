@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 from . import envfiles as E
+from . import envreaders
 from .lintfile import FileResult, Finding, Settings, lint_env, lint_path
 from .target import Target
 
@@ -119,7 +120,7 @@ def project_target(paths: List[str]) -> Tuple[Optional[Target], List[str]]:
     """The target declared by the project around the first path (its torch pins)."""
     from .target import from_pins
     files = E.find_project_files(paths[0] if paths else ".")
-    groups = [g for g in (E.read_file(f) for f in files) if g is not None]
+    groups = [g for g in (envreaders.read_file(f) for f in files) if g is not None]
     notes = [n for g in groups for n in g.notes]
     pins = E.project_torch_pins(groups)
     for p in pins:

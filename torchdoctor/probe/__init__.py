@@ -35,6 +35,52 @@ LAUNCHER = (
     "exec(c, {'__name__': '__main__', '__file__': p})\n"
 )
 
+# What the probe is doing in each of its stages (target.py's `w.stage(...)` names).
+STAGES = {
+    "python": "reading the interpreter's own facts",
+    "torch_location": "locating torch",
+    "packages": "listing the installed packages",
+    "torch_files": "checking torch's installed files",
+    "import_torch": "running `import torch`",
+    "torch_files_hashes": "hashing torch's shared libraries",
+    "torch": "reading torch's build information",
+    "backends": "querying the torch.backends submodules",
+    "accelerators": "querying torch.xpu / torch.mps",
+    "cuda": "initialising CUDA",
+    "companion_imports": "importing torchvision and torchaudio",
+}
+
+
+def _first_line(*texts: str) -> str:
+    for t in texts:
+        for ln in (t or "").splitlines():
+            if ln.strip():
+                return ln.strip()[:200]
+    return ""
+
+
+def failure_reason(python: str, r, last: Optional[str], timeout: float) -> str:
+    """Why the probe did not finish, in words: the stage it was in, or, when it never
+    reached its first stage, that the target does not behave like a Python interpreter."""
+    if last is None:
+        said = _first_line(r.stderr, r.stdout)
+        said = " (it printed: %s)" % said if said else " (it printed nothing)"
+        head = "%s did not behave like a Python interpreter: " % python
+        if r.timed_out:
+            return head + "it ran for %.0f s without starting the probe%s" % (timeout, said)
+        if r.signal:
+            return head + "it was killed by %s before the probe's first step%s" % (r.signal, said)
+        return head + "it exited with status %s without running the probe%s" % (r.returncode, said)
+    doing = STAGES.get(last, "in its %r stage" % last)
+    if r.timed_out:
+        return "the probe timed out after %.0f s while %s" % (timeout, doing)
+    if r.signal:
+        return "the probe was killed by %s while %s" % (r.signal, doing)
+    if r.returncode == 0:
+        return "the interpreter exited (status 0, without an error) while %s" % doing
+    return "the probe exited with status %s while %s" % (r.returncode, doing)
+
+
 TORCH_SECTIONS = ("python", "torch_location", "packages", "torch_files", "torch_import", "torch", "backends",
                   "accelerators", "cuda", "companion_imports")
 
@@ -100,12 +146,8 @@ def run_target(python: str, timeout: float, light: bool = False) -> Dict[str, An
             why = "could not run %s: %s" % (python, r.start_error)
         elif info.get("python_too_old"):
             why = "%s is Python %s; the probe needs 3.8+" % (python, info["python_too_old"])
-        elif r.timed_out:
-            why = "probe timed out after %.0f s during %s" % (timeout, last)
-        elif r.signal:
-            why = "probe killed by %s during %s" % (r.signal, last)
         else:
-            why = "probe exited with %s during %s" % (r.returncode, last)
+            why = failure_reason(python, r, last, timeout)
         info["error"] = why
         skip_from_import = "torch_import" in sections and not (sections["torch_import"] or {}).get("ok")
         for name in (("python", "packages") if light else TORCH_SECTIONS):

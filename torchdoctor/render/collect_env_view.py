@@ -232,4 +232,5 @@ def render_text(facts: Facts) -> str:
             out.append("%s: %s" % (label, value))
         if label in ("ROCM used to build PyTorch", "Libc version"):
             out.append("")
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+    from .safe import visible
+    return visible(re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n")

@@ -18,6 +18,7 @@ from ..findings import Finding
 from ..report import Report
 from . import collect_env_view as CE
 from . import rows as R
+from . import safe
 
 FACTS_MARKER = "<!-- torchdoctor:facts schema_version=%d -->"
 FACTS_MARKER_RE = re.compile(r"<!--\s*torchdoctor:facts\b[^>]*-->")
@@ -144,6 +145,7 @@ def summary_rows(report: Report) -> List[tuple]:
 
 # -- findings -------------------------------------------------------------------
 def render_finding(f: Finding) -> List[str]:
+    f = safe.clean(f)
     out = ["#### %s %s: %s" % (SEV_ICON.get(f.severity, ""), f.severity.capitalize(), esc(f.title)), "",
            "`%s` \u00b7 %s" % (f.id, esc(f.category)), ""]
     if f.detail:
@@ -154,6 +156,14 @@ def render_finding(f: Finding) -> List[str]:
         out.append("")
     if f.fix.commands:
         out.append(fence("\n".join(f.fix.commands), "sh"))
+        out.append("")
+    if f.verify:
+        out.append("**Verify:** `%s`%s" % (f.verify.command.replace("`", "'"),
+                                          " \u2192 %s" % esc(f.verify.expect) if f.verify.expect else ""))
+        out.append("")
+    if f.evidence:
+        out.append("<sub>Evidence: %s%s</sub>" % ("; ".join(esc(x) for x in f.evidence),
+                                                  "" if f.confidence == "high" else " \u00b7 confidence: %s" % esc(f.confidence)))
         out.append("")
     if f.links:
         out.append("See: " + ", ".join("<%s>" % x if x.startswith("http") else esc(x) for x in f.links))
@@ -209,6 +219,7 @@ def render_markdown(report: Report, include_json: bool = True, extra: Optional[L
     """`extra`: Markdown lines a surface adds between the findings and the details (the
     diagnosis of a run, the failed tests of a session)."""
     from ..redact import redaction_summary
+    raw_facts, report = report.facts, safe.view(report)  # the JSON block carries the exact facts
     f = report.facts
     out = [TITLE, ""]
     tool = f.value("tool.version") or __version__
@@ -245,7 +256,7 @@ def render_markdown(report: Report, include_json: bool = True, extra: Optional[L
     out += _details("collect_env fields (the layout of python -m torch.utils.collect_env)",
                     [fence(CE.render_text(f), "text")])
     if include_json:
-        body = [FACTS_MARKER % (f.value("schema_version") or 1), fence(facts_json(f), "json")]
+        body = [FACTS_MARKER % (f.value("schema_version") or 1), fence(facts_json(raw_facts), "json")]
         text = "\n".join(out + _details("Raw facts (JSON: torchdoctor triage / check --from read it back)", body))
         if len(text) <= GITHUB_LIMIT - 200:
             return text.rstrip() + "\n"

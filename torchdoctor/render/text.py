@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, List, Optional
 
 from ..findings import Finding
 from ..report import Report
+from . import safe
 from .style import Style
 
 if TYPE_CHECKING:
@@ -18,6 +19,7 @@ def _indent(text: str, pad: str) -> str:
 
 
 def render_finding(f: Finding, st: Style) -> List[str]:
+    f = safe.clean(f)
     out = ["%s %s %s" % (st.mark(SEV_MARK.get(f.severity, "info")), st.paint(f.severity.upper(), f.severity),
                          st.paint(f.title, "title")),
            st.paint("  [%s]" % (f.id if f.id == f.category else "%s, %s" % (f.id, f.category)), "dim")]
@@ -27,20 +29,40 @@ def render_finding(f: Finding, st: Style) -> List[str]:
         out.append("  Fix: " + f.fix.summary if f.fix.summary else "  Fix:")
         for c in f.fix.commands:
             out.append("    " + st.paint("$ " + c, "cmd"))
+    out.extend(_verify_lines(f.verify, st))
+    if f.evidence:
+        out.append(st.paint(_evidence_line(f.evidence, f.confidence), "dim"))
     for link in f.links:
         out.append("  See: " + link)
     return out
 
 
+def _verify_lines(verify, st: Style) -> List[str]:
+    if not verify:
+        return []
+    return ["  Verify: " + st.paint("$ " + verify.command, "cmd") + ("  (expect: %s)" % verify.expect if verify.expect else "")]
+
+
+EVIDENCE_WIDTH = 300
+
+
+def _evidence_line(evidence: List[str], confidence: str) -> str:
+    text = "; ".join(evidence)
+    if len(text) > EVIDENCE_WIDTH:
+        text = text[:EVIDENCE_WIDTH - 3] + "..."
+    return "  Evidence: " + text + ("" if confidence == "high" else " (confidence: %s)" % confidence)
+
+
 def render_check(report: Report, st: Style, footer: Optional[str] = None) -> str:
     """`footer` replaces the default "probed PYTHON in N s" line (e.g. for --from)."""
+    report, footer = safe.view(report), None if footer is None else safe.visible(footer)
     out: List[str] = []
     from . import rows as R  # the check layout: explain does not need it at start-up
     for title, rows in R.build(report.facts, report.findings):
         out.append(st.paint(title, "title"))
         width = min(max((len(r.label) for r in rows), default=10), 28)
         for r in rows:
-            out.append("  %s %s  %s" % (st.mark(r.mark), r.label.ljust(width), r.value))
+            out.append("  %s %s  %s" % (st.mark(r.mark), safe.line(r.label).ljust(width), safe.line(r.value)))
         out.append("")
     shown = report.findings
     if shown:
@@ -67,22 +89,25 @@ def render_explanation(e: "Explanation", st: Style, full: bool = True, lines: bo
     """`lines=False`: the input was no file of the user's (a traceback the doctor formatted
     itself), so its line numbers mean nothing to them."""
     m = e.match
-    out = [st.paint("%s  [%s, %s]" % (m.entry.title, m.entry.id, m.entry.category), "title")]
+    possibly = "Possibly: " if e.confidence != "high" else ""
+    out = [st.paint("%s%s  [%s, %s]" % (possibly, m.entry.title, m.entry.id, m.entry.category), "title")]
     where = ("line %d" % m.line + (", %d times" % m.count if m.count > 1 else "")) if lines else ""
-    out.append(st.paint("  matched%s: %s" % (" " + where if where else "", m.text[:300]), "dim"))
+    out.append(st.paint("  matched%s: %s" % (" " + where if where else "", safe.line(m.text[:300])), "dim"))
     if not full:
         return out
     out.append("")
     out.append("  Cause:")
-    out.extend(textwrap.fill(p, 96, initial_indent="    ", subsequent_indent="    ") for p in e.cause.split("\n\n"))
-    out.append("  Fix: " + e.fix.summary)
+    out.extend(textwrap.fill(p, 96, initial_indent="    ", subsequent_indent="    ")
+               for p in safe.visible(e.cause).split("\n\n"))
+    out.append("  Fix: " + safe.visible(e.fix.summary))
     for c in e.fix.commands:
-        out.append("    " + st.paint("$ " + c, "cmd"))
+        out.append("    " + st.paint("$ " + safe.line(c), "cmd"))
+    out.extend(_verify_lines(safe.clean(e.verify), st))
     if e.notes:
         out.append("  Why we think so: the line above, and on this machine:")
-        out.extend("    - " + n for n in e.notes)
+        out.extend("    - " + safe.visible(n) for n in e.notes)
     if e.hook_error:
-        out.append(st.paint("  (tailoring skipped: %s)" % e.hook_error, "dim"))
+        out.append(st.paint("  (tailoring skipped: %s)" % safe.visible(e.hook_error), "dim"))
     for link in m.entry.links:
         out.append("  See: " + link)
     return out

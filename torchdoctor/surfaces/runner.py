@@ -8,7 +8,7 @@
   process group; when we hold the terminal, that group is made the terminal's foreground
   (as a shell does), so Ctrl-C / Ctrl-Z reach it directly and it can read the terminal;
   SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2 sent to us are forwarded to its group.
-* Every byte is scanned with matcher.Scanner (bounded memory) and the last TAIL bytes are
+* Every byte is scanned with matcher.LogScan (bounded memory) and the last TAIL bytes are
   kept as evidence; the output itself is never held.
 * If scanning fails, the output still passes through and the failure is recorded.
 """
@@ -251,8 +251,8 @@ class Runner:
         if self.scan and self.result.scan_error is None:
             try:
                 if ch.scanner is None:
-                    from ..explain.matcher import Scanner
-                    ch.scanner = Scanner()
+                    from ..explain.matcher import LogScan
+                    ch.scanner = LogScan()
                 ch.scanner.feed(data)
             except Exception as e:  # noqa: BLE001 - the output matters more than the scan
                 self.result.scan_error = "%s: %s" % (type(e).__name__, e)
@@ -330,9 +330,9 @@ class Runner:
         if not self.scan:
             return
         try:
-            from ..explain.matcher import Scanner
+            from ..explain.matcher import LogScan
             for ch in self.channels:
-                ch.scanner = Scanner()
+                ch.scanner = LogScan()
         except Exception as e:  # noqa: BLE001
             self.result.scan_error = "%s: %s" % (type(e).__name__, e)
 
@@ -461,7 +461,7 @@ class Runner:
             from ..explain.matcher import rank
             best: Dict[str, Any] = {}
             for ch in self.channels:
-                for m in (ch.scanner.results() if ch.scanner is not None else []):
+                for m in (ch.scanner.close() if ch.scanner is not None else []):
                     have = best.get(m.id)
                     if have is None or m.score > have.score:
                         if have is not None:

@@ -92,7 +92,7 @@ KEY_FACTS = (
 def decode_paste(data: bytes, name: str) -> str:
     if len(data) > MAX_BYTES:
         raise TriageError("%s is over %d MB; a paste or report is far smaller" % (name, MAX_BYTES // 2 ** 20))
-    if not data.strip():
+    if _blank(data):
         raise TriageError("%s is empty: nothing to triage" % name)
     utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
     if b"\x00" in data[:8192] and not utf16:
@@ -103,21 +103,27 @@ def decode_paste(data: bytes, name: str) -> str:
     bad = sum(1 for c in sample if c == "\ufffd" or (ord(c) < 32 and c not in "\r\n\t\x1b\x0c"))
     if sample and bad > len(sample) * 0.05:
         raise TriageError("%s is a binary file, not a paste or report" % name)
-    if not text.strip():
+    if _blank(text):
         raise TriageError("%s is empty: nothing to triage" % name)
     return text
 
 
+def _blank(s) -> bool:
+    """Empty or all whitespace, without the copy that s.strip() makes of a 16 MB paste."""
+    return not s or s.isspace()
+
+
 # -- reports ----------------------------------------------------------------------------
 _EMBEDDED_JSON = re.compile(r'\{\s*"schema_version"\s*:')
+_JSON_START = re.compile(r"\s*[\[{]")
 
 
 def _report_from_json(text: str, name: str) -> Optional[Facts]:
     """Facts from a JSON report; None when the text is not JSON at all."""
     from ..reportio import facts_from_report
-    s = text.strip()
     data: Any = None
-    if s.startswith(("{", "[")):
+    if _JSON_START.match(text):
+        s = text.strip()
         try:
             data = json.loads(s)
         except RecursionError:
@@ -153,19 +159,73 @@ def _diagnose(facts: Facts):
     return rep, rep.skipped
 
 
-def _explain(text: str, facts: Optional[Facts]):
+def _explain(text, facts: Optional[Facts], raw: Optional[bytes] = None):
+    """Known errors in the paste, read as `explain` reads the same input: in memory up
+    to SMALL_INPUT bytes, past it with the stream scanner (`explain --file`'s path:
+    linear, flat memory; it does not rejoin lines a paste wrapped)."""
     from ..diagnose import explain_matches
-    from ..explain.matcher import match_text
-    return explain_matches(match_text(text), facts)
+    from ..explain.matcher import SMALL_INPUT, match_text, scan_stream
+    if (len(raw) if raw is not None else len(text)) <= SMALL_INPUT:
+        return explain_matches(match_text(text), facts)
+    import io
+    raw = raw if raw is not None else text.encode("utf-8", "surrogatepass")
+    return explain_matches(scan_stream(io.BytesIO(raw)), facts)
 
 
 # -- entry points ------------------------------------------------------------------------
 def triage_bytes(data: bytes, name: str = "input") -> TriageResult:
-    return triage_text(decode_paste(data, name), name)
+    big = _big_paste(data, name)
+    if big is not None:  # never decoded whole: read a piece at a time (triage/lines.py)
+        return _from_paste(big, name, [], data)
+    return triage_text(decode_paste(data, name), name, _raw=data)
 
 
-def triage_text(text: str, name: str = "input") -> TriageResult:
-    if not text.strip():
+def _big_paste(data: bytes, name: str):
+    """A paste past SMALL_INPUT that can only be a collect_env paste or a log, as a
+    lines.BytesPaste; None when it must be read as text (UTF-16, anything that may be a
+    report). Says what decode_paste says of bad input, without decoding it whole: a 16 MB
+    log of emoji-laden lines is 64 MB as a Python string."""
+    from ..explain.matcher import SMALL_INPUT
+    from .lines import BytesPaste
+    if len(data) <= SMALL_INPUT or len(data) > MAX_BYTES or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    if b'"schema_version"' in data or b'"facts"' in data or b"torchdoctor:facts" in data:
+        return None  # every report (JSON, embedded, Markdown) holds one of these literally
+    if _blank(data) or b"\x00" in data[:8192]:
+        return None  # decode_paste says so
+    head = data[:SMALL_INPUT].decode("utf-8-sig", "replace")
+    sample = head[:20000]
+    bad = sum(1 for c in sample if c == "\ufffd" or (ord(c) < 32 and c not in "\r\n\t\x1b\x0c"))
+    if sample and bad > len(sample) * 0.05:
+        return None
+    first = len(head) - len(head.lstrip())
+    if first == len(head):
+        return None  # all blank so far: the whole text decides
+    if head[first] in "{[" and not _fails_early_as_json(head[first:]):
+        return None
+    paste = BytesPaste(data)
+    if paste.isspace():
+        return None
+    return paste
+
+
+def _fails_early_as_json(head: str) -> bool:
+    """Whether json.loads of the whole text fails as it fails on `head`, its start: at a
+    position well inside it ("[INFO] ..." fails at once), not at its cut."""
+    try:
+        json.loads(head)
+    except RecursionError:
+        return False
+    except ValueError as e:
+        pos = getattr(e, "pos", None)
+        return pos is not None and pos < len(head) - 1 and not str(e).startswith("Unterminated string")
+    return False
+
+
+def triage_text(text: str, name: str = "input", _raw: Optional[bytes] = None) -> TriageResult:
+    """`_raw`: the bytes `text` was decoded from, which a big paste's error scan reads
+    (as `explain --file` does) instead of encoding the text again."""
+    if _blank(text):
         raise TriageError("%s is empty: nothing to triage" % name)
     notes: List[str] = []
     facts = _report_from_json(text, name)
@@ -184,6 +244,11 @@ def triage_text(text: str, name: str = "input") -> TriageResult:
             report, skipped = _diagnose(facts)
             return TriageResult(name, "markdown-report", report, notes=["re-diagnosed from the report's facts"],
                                 skipped_checks=skipped)
+    return _from_paste(text, name, notes, _raw)
+
+
+def _from_paste(text, name: str, notes: List[str], raw: Optional[bytes]) -> TriageResult:
+    """A collect_env paste, a checklist, or error text alone (`text`: str or lines.BytesPaste)."""
     from .collect_env import CHECKLIST_ONLY, parse
     parsed = parse(text)
     if parsed.recognised:
@@ -192,10 +257,10 @@ def triage_text(text: str, name: str = "input") -> TriageResult:
         kind = "checklist" if set(parsed.found) & CHECKLIST_ONLY else "collect_env"
         if notes:
             kind = "markdown-report"
-        return TriageResult(name, kind, report, _explain(text, facts), fields=parsed.found,
+        return TriageResult(name, kind, report, _explain(text, facts, raw), fields=parsed.found,
                             notes=notes + parsed.notes, skipped_checks=skipped, provenance=parsed.provenance,
                             lines=parsed.lines)
-    exps = _explain(text, None)
+    exps = _explain(text, None, raw)
     if exps:
         facts = Facts({"schema_version": SCHEMA_VERSION, "source": "paste without environment facts"})
         return TriageResult(name, "error-text", Report(facts, []), exps,
@@ -206,27 +271,29 @@ def triage_text(text: str, name: str = "input") -> TriageResult:
 
 # -- text output ----------------------------------------------------------------------------
 def render_triage_text(result: TriageResult, st) -> str:
+    from ..render import safe
     from ..render.markdown import summary_rows
     from ..render.text import render_check, render_explain
+    report = safe.view(result.report)  # every string of the paste shown escaped, never raw
     out: List[str] = []
-    out.append(st.paint("Triage of %s: %s" % (result.name, KINDS.get(result.kind, result.kind)), "title"))
+    out.append(st.paint("Triage of %s: %s" % (safe.line(result.name), KINDS.get(result.kind, result.kind)), "title"))
     if result.lines[0]:
         out.append(st.paint("  lines %d-%d, %d field(s) recognised" % (result.lines[0], result.lines[1],
                                                                     len(result.fields)), "dim"))
     if result.kind != "error-text":
-        for label, value in summary_rows(result.report)[:-1]:
-            out.append("  %-14s %s" % (label, value))
+        for label, value in summary_rows(report)[:-1]:
+            out.append("  %-14s %s" % (label, safe.line(value)))
     known, unknown = result.known_and_unknown()
     if unknown and result.kind != "error-text":
         out.append(st.paint("  Unknown (not in the paste): %s" % ", ".join(unknown), "warning"))
     for n in result.notes:
-        out.append("  - " + n)
+        out.append("  - " + safe.visible(n))
     if result.skipped_checks and result.kind == "error-text":  # otherwise render_check lists them
         out.append(st.paint("  Checks not run for lack of facts: %s" % ", ".join(
-            "%s (needs %s)" % (s["id"], ", ".join(s["needs"])) for s in result.skipped_checks), "dim"))
+            "%s (needs %s)" % (s["id"], ", ".join(s["needs"])) for s in safe.clean(result.skipped_checks)), "dim"))
     out.append("")
     if result.kind != "error-text":
-        out.append(render_check(result.report, st).rstrip())
+        out.append(render_check(report, st).rstrip())
         out.append("")
     if result.explanations:
         out.append(st.paint("Known errors in the paste", "title"))

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..facts import SCHEMA_VERSION, absent
+from .lines import capability_lines, iter_lines, label_line_pattern, strip_ansi
 
 SOURCE = "collect_env"
 
@@ -76,6 +77,7 @@ _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 # 100 KB of spaces must not cost quadratic time.
 _LABEL = re.compile(r"^\s{0,40}(?:[-*+]\s{1,8})?(?P<label>[A-Za-z][A-Za-z0-9_ ./-]{0,80}?)\s{0,40}"
                     r"(?:\((?:e\.g\.|`)[^)]{0,200}\)\s{0,40})?:\s?(?P<value>.*)$")
+_LABEL_LINE = label_line_pattern(LABELS)  # lines that can open a field (triage/lines.py)
 _LIB = re.compile(r"^\[(?P<tool>pip\d*|conda|uv|pixi|poetry)\]\s*(?P<rest>.*)$")
 _NOT_COLLECTED = ("could not collect", "n/a", "no cuda", "none", "", "no relevant packages", "not available")
 _ARCH = r"(?:x86_64|amd64|aarch64|arm64|ppc64le|s390x|armv7l|i686|i386|riscv64)"
@@ -102,7 +104,7 @@ class Parsed:
 
 # -- small helpers ----------------------------------------------------------------
 def _clean(line: str) -> str:
-    line = _ANSI.sub("", line).replace("\r", "").replace("\t", "    ")
+    line = strip_ansi(line, _ANSI).replace("\r", "").replace("\t", "    ")
     line = _QUOTE.sub("", line)
     line = line.strip()
     if line.startswith("```") or line.startswith("~~~"):
@@ -162,7 +164,8 @@ def split_fields(text: str) -> Tuple[Dict[str, str], List[str], Tuple[int, int],
     current: Optional[str] = None
     first = last = 0
     block_over = False
-    for no, raw in enumerate(text.splitlines(), 1):
+    # Every line of a normal paste; of a big one, only those that can change what is read.
+    for no, raw in iter_lines(text, lambda: current is None, _LABEL_LINE, _ANSI):
         line = _clean(raw)
         m = _LABEL.match(line) if line else None
         key = None
@@ -666,9 +669,9 @@ def _torch_from_packages(b: _Builder) -> None:
 
 def _warnings(b: _Builder, text: str) -> None:
     """Facts torch's own warnings give away: GPU compute capability, the arch list."""
-    lines = [_clean(x) for x in text.splitlines()]
-    # Each line alone, then neighbours joined (a wrapped warning).
-    candidates = lines + [a + " " + c for a, c in zip(lines, lines[1:]) if a and c]
+    # Each line alone, then neighbours joined (a wrapped warning): of a big paste only
+    # those that can hold a warning (triage/lines.py).
+    candidates = capability_lines(text, _clean, _ANSI)
     caps: Dict[str, List[int]] = {}
     arch = None
     for ln in candidates:

@@ -62,15 +62,14 @@ def echo(text: str) -> None:
 
 
 def load_result(path: str) -> Dict[str, Any]:
-    from ..reportio import open_input
+    from ..reportio import read_report_bytes
     try:
-        fh = open_input(path, "tune result")
+        raw = read_report_bytes(path, kind="tune result")  # bounded: /dev/zero, a FIFO, a pipe
     except ValueError as e:
         raise UsageError(str(e))
     try:
-        with fh:
-            data = json.loads(fh.read().decode("utf-8", "replace"))
-    except (OSError, ValueError) as e:
+        data = json.loads(raw.decode("utf-8", "replace"))
+    except (RecursionError, ValueError) as e:
         raise UsageError("%s is not a tune --json result: %s" % (path, e))
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise UsageError("%s is not a tune --json result (no \"kind\": %r)" % (path, KIND))

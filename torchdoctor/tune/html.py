@@ -9,7 +9,7 @@ import math
 from html import escape
 from typing import Any, Dict, List
 
-from .analysis import FASTER, SAME, SLOWER, fmt_drift
+from .numbers import FASTER, SAME, SLOWER, fmt_drift
 from .render import HEAD, STATUS_WORDS, header_lines, knowledge, rows, verdict_text
 
 ROW_H = 24
@@ -242,4 +242,5 @@ def render_html(result: Dict[str, Any]) -> str:
                'the range its interquartile range allows; a speedup counts only when the two ranges do not overlap. '
                'torchdoctor %s</p>' % e((result.get("tool") or {}).get("version", "")))
     out.append('</body></html>')
-    return "\n".join(out) + "\n"
+    from ..render.safe import visible  # no bidi override or control from a saved result
+    return visible("\n".join(out) + "\n")

@@ -5,7 +5,7 @@ import os
 import re
 from typing import Any, Dict, List
 
-from .analysis import FASTER, SAME, SLOWER, TOO_FEW, fmt_drift, fmt_time
+from .numbers import FASTER, SAME, SLOWER, TOO_FEW, fmt_drift, fmt_time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS_DATA = os.path.join(HERE, "data", "settings.json")
@@ -111,7 +111,9 @@ HEAD = ["setting", "median", "IQR", "vs reference", "drift", "2 runs"]
 
 # --------------------------------------------------------------------- text --
 def render_text(result: Dict[str, Any], style=None) -> str:
+    from ..render.safe import clean
     from ..render.style import Style
+    result = clean(result)  # `tune --from` renders saved results, perhaps someone else's
     style = style or Style()
     p = style.paint
     out = [p("torchdoctor tune", "title")]
@@ -267,12 +269,15 @@ def render_markdown(result: Dict[str, Any]) -> str:
                "to the largest |value|; IQR: interquartile range of the timed blocks relative to the median; a speedup "
                "counts only when the two IQRs do not overlap. torchdoctor %s</sub>" % md(
                    (result.get("tool") or {}).get("version", "")))
-    return "\n".join(out) + "\n"
+    from ..render.safe import visible
+    return visible("\n".join(out) + "\n")
 
 
 def render_list(result: Dict[str, Any], style=None) -> str:
     """--list-settings: what would be measured here, and why the rest would not."""
+    from ..render.safe import clean
     from ..render.style import Style
+    result = clean(result)
     style = style or Style()
     p = style.paint
     out = [p("torchdoctor tune --list-settings", "title")]

@@ -7,8 +7,13 @@ from ...advice import installable
 from ...facts import Facts
 from ...facts import derived as F
 from ...kb import compat
-from ..registry import ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note, known_error_finding
-from .common import entry_id_of, pip_line, tag_of, torch_install, torch_meta_version
+from ..registry import Remedy, ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note, known_error_finding
+from .common import entry_id_of, torch_meta_version
+from ...advice import install_advice
+from ...advice.commands import release_variant, pip, torch_near_build
+from ... import versions as V
+
+
 
 
 
@@ -24,7 +29,27 @@ def first_numpy2_torch(os_: str) -> Optional[str]:
     return None
 
 
-@check("numpy-abi", category="numpy-abi", severity=ERROR)
+def numpy1_remedy(facts: Facts) -> Remedy:
+    """NumPy 2 beside a torch built for NumPy 1: pin NumPy below 2 (quickest), or move torch up
+    to the first release built for NumPy 2 on this OS that installs here."""
+    os_, tv = F.os_name(facts), F.torch_version_str(facts)
+    first = first_numpy2_torch(os_)
+    if first and not installable(facts, first):
+        first = None  # e.g. an Intel Mac: no torch with NumPy 2 support has a wheel there
+    below2 = pip(facts, 'install "numpy<2"')
+    if not first:
+        return Remedy('Install NumPy 1.x (`numpy<2`) into this environment.', [below2])
+    newest = compat.latest_patch(first) or first
+    up = install_advice(facts, version=newest, variant=release_variant(newest, V.local_tag(torch_meta_version(facts))))
+    up = [c for c in up.commands if " uninstall " not in c]
+    return Remedy("Install NumPy 1.x (`numpy<2`) into this environment (quickest), or upgrade torch %s to %s or newer, "
+                  "the first release built for NumPy 2 on %s, with matching companions."
+                  % (tv or "", first, {"linux": "Linux", "windows": "Windows", "macos": "macOS"}.get(os_, os_)),
+                  [below2] + up)
+
+
+@check("numpy-abi", category="numpy-abi", severity=ERROR,
+       verify=('python -c "import torch; print(torch.zeros(1).numpy())"', '[0.]'))
 def numpy_abi(facts):
     """NumPy 2 beside a torch built for NumPy 1: torch's NumPy bridge is broken."""
     np_v = F.package_version(facts, "numpy")
@@ -46,13 +71,12 @@ def numpy_abi(facts):
                % (tv, {"linux": "Linux", "windows": "Windows", "macos": "macOS"}.get(os_, os_), first or "a later release"))
     else:
         why = "A torch module compiled against NumPy 1.x was loaded under NumPy %s. " % (np_v or "2.x")
+    remedy = numpy1_remedy(facts)
     return finding(
         "NumPy %s is installed, but torch %s was built for NumPy 1.x" % (np_v or "2.x", tv or "?"),
         detail=why + "torch still imports, but `tensor.numpy()`, `torch.from_numpy()` and DataLoader collation of "
                      "NumPy arrays fail with `RuntimeError: Numpy is not available`." + said,
-        fix=('Install NumPy 1.x (`numpy<2`) into this environment, or upgrade torch to %s or newer.' % first) if first
-        else 'Install NumPy 1.x (`numpy<2`) into this environment.',
-        commands=['%s install "numpy<2"' % F.pip_cmd(facts)],
+        fix=remedy.summary, commands=remedy.commands,
         links=["https://github.com/pytorch/pytorch/issues/107302"])
 
 
@@ -69,7 +93,8 @@ def _numpy_init_warning(facts) -> Optional[str]:
                  if isinstance(w, str) and NUMPY_INIT_WARNING in w), None)
 
 
-@check("numpy-unavailable", category="numpy-missing", severity=WARNING, requires=("packages.installed", "torch_import"))
+@check("numpy-unavailable", category="numpy-missing", severity=WARNING, requires=("packages.installed", "torch_import"),
+       verify=('python -c "import torch; print(torch.zeros(1).numpy())"', '[0.]'))
 def numpy_unavailable(facts):
     """NumPy is missing (or torch could not initialise it): torch's NumPy bridge is off."""
     if facts.value("torch_import.ok") is not True or numpy_abi(facts) is not None:
@@ -117,7 +142,7 @@ def _numpy_upgrade_target(osn: str) -> str:
     return "2.4.1" if osn == "windows" else "2.3.1"
 
 
-@hook("numpy_abi")
+@hook("numpy-abi")
 def tailor_numpy_abi(match, facts: Facts) -> Optional[Tailored]:
     torch_v = F.torch_version_str(facts)
     if not torch_v:
@@ -129,26 +154,22 @@ def tailor_numpy_abi(match, facts: Facts) -> Optional[Tailored]:
     if sup is not None:
         notes.append("torch %s built for NumPy 2 on %s: %s" % (torch_v, osn, "yes" if sup else "no"))
     eid = entry_id_of(match)
-    below2 = pip_line(facts, 'install "numpy<2"')
-    upgrade_np = pip_line(facts, 'install --upgrade "numpy<2"' if sup is False else "install --upgrade numpy")
+    below2 = pip(facts, 'install "numpy<2"')
+    upgrade_np = pip(facts, 'install --upgrade "numpy<2"' if sup is False else "install --upgrade numpy")
     where_np = '%s -c "import numpy; print(numpy.__version__, numpy.__file__)"' % F.python_cmd(facts)
     if np_v is None:
         return Tailored(summary="NumPy is not installed in this environment%s." % (
                             "; torch %s predates NumPy 2, so install a 1.x release" % torch_v if sup is False else ""),
-                        commands=[below2 if sup is False else pip_line(facts, "install numpy")], notes=notes)
+                        commands=[below2 if sup is False else pip(facts, "install numpy")], notes=notes)
     np_major = F.parse_version(np_v).release[0] if F.parse_version(np_v) else None
     if eid == "torch-numpy-missing":
         return Tailored(cause="NumPy %s is installed in this interpreter, so the process that warned ran another "
                               "environment." % np_v, commands=[where_np], notes=notes)
     if np_major is not None and np_major >= 2 and eid != "numpy-too-old-for-torch":
         if sup is False:
-            first = "2.4.1" if osn == "windows" else "2.3"
-            up = torch_install(facts, _numpy_upgrade_target(osn), tag_of(torch_meta_version(facts)))
-            return Tailored(
-                summary="torch %s was built against NumPy 1.x and NumPy %s is installed. Either pin NumPy below 2 "
-                        "(quickest), or upgrade torch to %s or newer (the first release built for NumPy 2 on %s) with "
-                        "matching companions." % (torch_v, np_v, first, osn),
-                commands=[below2] + up, notes=notes)
+            remedy = numpy1_remedy(facts)
+            return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes,
+                            cause="torch %s was built against NumPy 1.x and NumPy %s is installed." % (torch_v, np_v))
         if sup is True and eid in ("numpy-array-api-not-found", "numpy-not-available"):
             return Tailored(cause="torch %s is built for NumPy 2 on %s, yet its NumPy bridge failed: the torch that ran "
                                   "is another build (conda, a source build or another environment)." % (torch_v, osn),
@@ -159,7 +180,7 @@ def tailor_numpy_abi(match, facts: Facts) -> Optional[Tailored]:
                                     "one: the last package named in the traceback above the message (often "
                                     "opencv-python, pandas, scipy or an old compiled extension). Upgrade that package, "
                                     "or pin NumPy below 2." % torch_v,
-                            commands=[pip_line(facts, "install --upgrade <package-from-the-traceback>"), below2],
+                            commands=[pip(facts, "install --upgrade <package-from-the-traceback>"), below2],
                             notes=notes)
         return None
     # NumPy 1.x is installed
@@ -169,7 +190,7 @@ def tailor_numpy_abi(match, facts: Facts) -> Optional[Tailored]:
     if eid == "numpy-multiarray-failed-import" and sup is False and "_core" in str(getattr(match, "text", "")):
         return Tailored(summary="A module built for NumPy 2 needs numpy>=2, but torch %s predates NumPy 2: upgrade torch "
                                 "to a release built for NumPy 2, or use an older release of that module." % torch_v,
-                        commands=torch_install(facts, _numpy_upgrade_target(osn), tag_of(torch_meta_version(facts))),
+                        commands=torch_near_build(facts, _numpy_upgrade_target(osn), V.local_tag(torch_meta_version(facts))),
                         notes=notes)
     return Tailored(summary="NumPy %s is older than the NumPy the failing module was built against; upgrade it%s." % (
                         np_v, " within 1.x (torch %s predates NumPy 2)" % torch_v if sup is False else ""),

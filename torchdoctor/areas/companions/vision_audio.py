@@ -9,8 +9,10 @@ from ...facts import Facts
 from ...facts import derived as F
 from ...kb import compat
 from ..registry import ERROR, Tailored, check, finding, hook, installed_torch_note, known_error_finding
-from ...advice import companion_command
-from .common import WHL, entry_id_of, index_args, is_older, match_groups, pin_spec, pip_line, release_variant, tag_of, torch_install, torch_meta_version, with_interpreter
+from ...advice.commands import WHL, companion_reinstall, index_args, pip, plain_install, release_variant, torch_index_tag, torch_near_build
+from .common import entry_id_of, match_groups, torch_meta_version
+from ... import versions as V
+
 
 
 
@@ -75,6 +77,18 @@ def import_failure(facts, name: str) -> Optional[str]:
     return None
 
 
+def companion_want(kind: str, torch_version: str) -> Optional[str]:
+    """The release of torchvision/torchaudio that pairs with `torch_version`: for torchaudio
+    of the stable-ABI era (2.11+, one series for every later torch) the series, since which
+    patch each index carries is not recorded."""
+    if kind == "torchvision":
+        return compat.matching_torchvision(torch_version)
+    want = compat.matching_torchaudio(torch_version)
+    if want and not (compat.release(torch_version) or {}).get("torchaudio"):
+        want = ".".join(want.split(".")[:2]) + ".*"
+    return want
+
+
 def _companion(facts, name: str, compatible: Callable, matching: Callable, url: str):
     cv = _build_version(facts, name)
     tv = F.torch_version_str(facts)
@@ -87,12 +101,8 @@ def _companion(facts, name: str, compatible: Callable, matching: Callable, url: 
     broken = import_failure(facts, name)
     if ok is not False and not variant_clash:
         return _import_fails(facts, name, cv, tv, broken, url) if broken else None
-    want = matching(tv)
-    cmds = companion_command(facts, (name,))
-    if ok is not False and cmds:
-        # same version, other build: `name==X` is already satisfied by X+other (PEP 440
-        # ignores local tags), so pip would keep the wrong build unless it is removed first.
-        cmds = ["%s uninstall -y %s" % (F.pip_cmd(facts), name)] + cmds
+    want = companion_want(name, tv)
+    cmds = companion_reinstall(facts, name, want, torch_index_tag(facts)) if want else []
     where = facts.value("packages.installed.%s.location" % name)
     symptoms = ("`RuntimeError: operator torchvision::nms does not exist`, an undefined symbol or "
                 "`Could not run 'torchvision::...' with arguments from the 'CUDA' backend`" if name == "torchvision" else
@@ -128,17 +138,19 @@ def _import_fails(facts, name: str, cv: str, tv: str, error: str, url: str):
     return known_error_finding(text + "\n" + error, "`import %s` fails" % name, detail) or finding(
         "`import %s` fails beside torch %s" % (name, tv), detail=detail,
         fix="Reinstall %s from the same index as torch." % name,
-        commands=["%s uninstall -y %s" % (F.pip_cmd(facts), name)] + companion_command(facts, (name,)),
+        commands=companion_reinstall(facts, name, companion_want(name, tv) or cv.split("+")[0], torch_index_tag(facts)),
         links=[url])
 
 
-@check("torchvision-mismatch", category="torchvision-mismatch", severity=ERROR)
+@check("torchvision-mismatch", category="torchvision-mismatch", severity=ERROR,
+       verify=('python -c "import torch, torchvision; print(torch.__version__, torchvision.__version__)"', 'a matching pair, with no error'))
 def torchvision_mismatch(facts):
     """torchvision is built for another torch release (or another CPU/CUDA variant)."""
     return _companion(facts, "torchvision", compat.torchvision_compatible, compat.matching_torchvision, TV_URL)
 
 
-@check("torchaudio-mismatch", category="torchaudio-mismatch", severity=ERROR)
+@check("torchaudio-mismatch", category="torchaudio-mismatch", severity=ERROR,
+       verify=('python -c "import torch, torchaudio; print(torch.__version__, torchaudio.__version__)"', 'a matching pair, with no error'))
 def torchaudio_mismatch(facts):
     """torchaudio is built for another torch release (or another CPU/CUDA variant)."""
     return _companion(facts, "torchaudio", compat.torchaudio_compatible, compat.matching_torchaudio, TA_URL)
@@ -153,17 +165,11 @@ def _tailor_companion(kind: str, match: Any, facts: Facts) -> Optional[Tailored]
         return None
     notes = installed_torch_note(facts) if F.torch_version_str(facts) else ["torch %s (from the error text)" % torch_v]
     notes.append("installed %s: %s" % (kind, comp_v or "not installed"))
+    want = companion_want(kind, torch_v)
     if kind == "torchvision":
-        want = compat.matching_torchvision(torch_v)
         ok = compat.torchvision_compatible(torch_v, comp_v) if comp_v else None
     else:
-        want = compat.matching_torchaudio(torch_v)
         ok = compat.torchaudio_compatible(torch_v, comp_v) if comp_v else None
-        rel = compat.release(torch_v) or {}
-        if want and not rel.get("torchaudio"):
-            # stable-ABI era: any torchaudio 2.11.x fits; which patch each index carries
-            # is not recorded, so pin the series (as kb/compat.install_command does)
-            want = ".".join(want.split(".")[:2]) + ".*"
     check = '%s -c "import torch, %s; print(torch.__version__, %s.__version__)"' % (
         F.python_cmd(facts), kind, kind)
     if not want:
@@ -171,10 +177,10 @@ def _tailor_companion(kind: str, match: Any, facts: Facts) -> Optional[Tailored]
             summary="No %s release is recorded as the match for torch %s yet; install the newest %s "
                     "that declares support for it, from the same index as torch, or move torch to a "
                     "release with a known pairing." % (kind, torch_v, kind),
-            commands=[pip_line(facts, "install --no-deps --upgrade %s%s" % (kind, index_args(tag_of(torch_v)))), check],
+            commands=[pip(facts, "install --no-deps --upgrade %s%s" % (kind, index_args(V.local_tag(torch_v)))), check],
             notes=notes)
-    tag = tag_of(torch_v)
-    fix = pip_line(facts, "install --no-deps --force-reinstall %s%s" % (pin_spec(kind, want), index_args(tag)))
+    tag = V.local_tag(torch_v)
+    fix = companion_reinstall(facts, kind, want, tag)[0]
     where = ("the %s index (%s/%s)" % (tag, WHL, tag)) if tag else (
         "PyPI (the CUDA build on Linux, CPU on Windows)" if F.os_name(facts) != "macos" else "PyPI")
     if comp_v is None:
@@ -187,13 +193,13 @@ def _tailor_companion(kind: str, match: Any, facts: Facts) -> Optional[Tailored]
         cmds = [fix, check]
         if kind == "torchvision":
             paired = compat.torch_for_torchvision(comp_v)
-            if paired and paired[:1].isdigit() and is_older(torch_v, paired):
-                up = torch_install(facts, compat.latest_patch(paired) or paired, tag)
+            if paired and paired[:1].isdigit() and V.older(torch_v, paired):
+                up = torch_near_build(facts, compat.latest_patch(paired) or paired, tag)
                 if up:
                     summary += " Or keep %s %s and move torch up to %s with its companions." % (kind, comp_v, paired)
                     cmds = [fix] + up + [check]
         return Tailored(summary=summary, commands=cmds, notes=notes)
-    ctag = tag_of(comp_v)
+    ctag = V.local_tag(comp_v)
     variant_differs = (tag or "") != (ctag or "")
     if kind == "torchaudio" and not (compat.release(torch_v) or {}).get("torchaudio"):
         # torchaudio >= 2.11 only refuses a different CUDA *major* (pytorch/audio#4226)
@@ -217,32 +223,31 @@ def _tailor_companion(kind: str, match: Any, facts: Facts) -> Optional[Tailored]
                     commands=[fix, check], notes=notes)
 
 
-@hook("torchvision_mismatch")
+@hook("torchvision-mismatch")
 def tailor_torchvision_mismatch(match, facts: Facts) -> Optional[Tailored]:
     return _tailor_companion("torchvision", match, facts)
 
 
-@hook("torchaudio_mismatch")
+@hook("torchaudio-mismatch")
 def tailor_torchaudio_mismatch(match, facts: Facts) -> Optional[Tailored]:
     return _tailor_companion("torchaudio", match, facts)
 
 
-@hook("torchvision_functional_tensor")
+@hook("torchvision-functional-tensor")
 def torchvision_functional_tensor(match, facts: Facts) -> Optional[Tailored]:
     tv = F.package_version(facts, "torchvision")
     if not tv:
         return None
     notes = ["installed torchvision: %s" % tv]
-    if is_older(tv, "0.17"):
+    if V.older(tv, "0.17"):
         return Tailored(cause="torchvision %s still ships torchvision.transforms.functional_tensor, so the import "
                               "ran in another environment or against another torchvision." % tv,
                         commands=['%s -c "import torchvision; print(torchvision.__file__, torchvision.__version__)"'
                                   % F.python_cmd(facts)], notes=notes)
     legacy_torch = "2.1.2"
-    legacy = compat.install_command(legacy_torch, release_variant(legacy_torch, tag_of(torch_meta_version(facts))),
-                                    os=F.os_name(facts))
+    legacy = plain_install(facts, legacy_torch, release_variant(legacy_torch, V.local_tag(torch_meta_version(facts))))
     cmds = ['%s -c "import basicsr, os; print(os.path.dirname(basicsr.__file__))"' % F.python_cmd(facts)]
-    cmds += [with_interpreter(c, facts) for c in legacy]
+    cmds += legacy
     return Tailored(
         summary="torchvision %s no longer has the module (removed in 0.17). Change the import in the package named "
                 "in the traceback to `from torchvision.transforms.functional import rgb_to_grayscale` (for basicsr: "
@@ -251,7 +256,7 @@ def torchvision_functional_tensor(match, facts: Facts) -> Optional[Tailored]:
         commands=cmds, notes=notes)
 
 
-@hook("torchaudio_io_backend")
+@hook("torchaudio-io-backend")
 def torchaudio_io_backend(match, facts: Facts) -> Optional[Tailored]:
     ta = F.package_version(facts, "torchaudio")
     if not ta:
@@ -262,22 +267,22 @@ def torchaudio_io_backend(match, facts: Facts) -> Optional[Tailored]:
     notes += ["%s: %s" % (n, v or "not installed") for n, v in have.items()]
     ffmpeg = {"linux": "sudo apt-get install -y ffmpeg", "macos": "brew install ffmpeg",
               "windows": "conda install -c conda-forge ffmpeg"}.get(osn, "conda install -c conda-forge ffmpeg")
-    if not is_older(ta, "2.9") or entry_id_of(match) == "torchaudio-torchcodec-required":
+    if not V.older(ta, "2.9") or entry_id_of(match) == "torchaudio-torchcodec-required":
         # torchaudio 2.9+: load()/save() are aliases of load_with_torchcodec/save_with_torchcodec
         if have["torchcodec"]:
             return Tailored(summary="torchaudio %s decodes through TorchCodec (%s is installed), which needs the FFmpeg "
                                     "shared libraries: install FFmpeg, or read the file with soundfile instead."
                                     % (ta, have["torchcodec"]),
-                            commands=[ffmpeg, pip_line(facts, "install soundfile")], notes=notes)
+                            commands=[ffmpeg, pip(facts, "install soundfile")], notes=notes)
         return Tailored(summary="torchaudio %s decodes and encodes through TorchCodec here, and TorchCodec is not "
                                 "installed: install torchcodec (plus FFmpeg), or read audio with soundfile." % ta,
-                        commands=[pip_line(facts, "install torchcodec"), ffmpeg, pip_line(facts, "install soundfile")],
+                        commands=[pip(facts, "install torchcodec"), ffmpeg, pip(facts, "install soundfile")],
                         notes=notes)
     if not have["soundfile"]:
         return Tailored(summary="torchaudio %s found no usable backend: soundfile is not installed and no FFmpeg/SoX "
                                 "libraries were loadable. `pip install soundfile` is the quickest fix (WAV/FLAC/OGG); "
                                 "install FFmpeg for MP3/MP4." % ta,
-                        commands=[pip_line(facts, "install soundfile"), ffmpeg], notes=notes)
+                        commands=[pip(facts, "install soundfile"), ffmpeg], notes=notes)
     return Tailored(summary="soundfile %s is installed, so the file format is the problem (soundfile cannot read "
                             "MP3/MP4 with old libsndfile) or the process ran another environment; install FFmpeg for "
                             "compressed formats." % have["soundfile"],

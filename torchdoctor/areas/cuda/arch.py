@@ -5,16 +5,60 @@ import re
 from typing import Dict, Optional, Tuple
 
 from ...advice import install_advice, installable_releases, unavailable_reason
+from ... import versions as V
 from ...facts import Facts
 from ...facts import derived as F
 from ...kb import compat
-from ..registry import ERROR, Tailored, check, finding, hook, installed_torch_note
+from ..registry import ERROR, Remedy, Tailored, check, finding, hook, installed_torch_note
 from ...advice import INSTALL_URL
-from .common import gpus_of, install_commands, other_env_note, release_tuple
+from .common import other_env_note
 
 
 
-@check("arch-unsupported", category="arch-unsupported", severity=ERROR)
+def arch_remedy(facts: Facts, cap: Tuple[int, int]) -> Remedy:
+    """The torch build that has kernels for a GPU of capability `cap`, for this machine: a
+    variant of the installed release (the newest one this driver also runs), else the newest
+    release with a wheel for this Python and platform that has them, else a source build."""
+    os_, drv = F.os_name(facts), F.driver_version(facts)
+    base = F.torch_base_version(facts)
+    sm, fam = "sm_%d%d" % cap, compat.gpu_family(cap)
+    variants = compat.variants_supporting_cc(base, cap) if base else []
+    if variants:
+        pick = max(variants, key=lambda v: V.release(compat.cuda_of_variant(v)))
+        if drv:  # prefer the newest variant this driver also runs
+            ok = [v for v in variants if compat.driver_supports_cuda(drv, compat.cuda_of_variant(v), os_) is not False]
+            pick = max(ok, key=lambda v: V.release(compat.cuda_of_variant(v))) if ok else pick
+        summary = "Install the %s build of torch %s: its kernels run on %s." % (pick, base, sm)
+        if drv and compat.driver_supports_cuda(drv, compat.cuda_of_variant(pick), os_) is False:
+            summary += " It needs NVIDIA driver >= %s (you have %s): update the driver first." % (
+                F.driver_floor(compat.cuda_of_variant(pick), os_), drv)
+        return Remedy(summary, install_advice(facts, version=base, variant=pick).commands)
+    usable = compat.newest_release_supporting_cc(cap, drv, os_, releases=installable_releases(facts))
+    newest = usable or compat.newest_release_supporting_cc(cap, drv, os_)
+    if not newest:
+        return Remedy("None of the torch releases whose architecture lists torchdoctor knows supports %s: use an older "
+                      "release that still shipped it (see https://pytorch.org/get-started/previous-versions/) or build "
+                      "torch from source with TORCH_CUDA_ARCH_LIST=%d.%d." % ((sm,) + cap))
+    minor, variant = newest
+    version = compat.latest_patch(minor) or minor
+    runs = compat.driver_supports_cuda(drv, compat.cuda_of_variant(variant), os_) if drv else None
+    older = base and V.release(minor) < V.release(".".join(base.split(".")[:2]))
+    summary = ("No build of torch %s supports %s%s. The newest release that does%s is torch %s (%s)"
+               % (base or "(installed)", sm, " (%s)" % fam if fam else "", " and runs on driver %s" % drv if runs else "",
+                  version, variant))
+    if not usable:
+        return Remedy(summary + ", but %s. Use an interpreter that release supports, or build torch from source with "
+                      "TORCH_CUDA_ARCH_LIST=%d.%d." % ((unavailable_reason(facts, version),) + cap))
+    summary += (": this GPU is too old for newer releases, so stay on it (or build from source with "
+                "TORCH_CUDA_ARCH_LIST=%d.%d)." % cap) if older else "."
+    if runs is False:
+        summary += " It needs NVIDIA driver >= %s (you have %s): update the driver first." % (
+            F.driver_floor(compat.cuda_of_variant(variant), os_), drv)
+    return Remedy(summary, install_advice(facts, version=version, variant=variant).commands)
+
+
+@check("arch-unsupported", category="arch-unsupported", severity=ERROR,
+       verify=('python -c "import torch; print(torch.ones(1, device=\'cuda\').sum().item())"', '1.0'))
 def arch_unsupported(facts):
     """A GPU whose compute capability this torch build has no kernels for."""
     if not F.is_cuda_build(facts):
@@ -29,41 +73,13 @@ def arch_unsupported(facts):
         if not cap or compat.cc_supported_by(arch, cap) or (g.get("name"), cap) in seen:
             continue
         seen.add((g.get("name"), cap))
-        base = F.torch_base_version(facts)
-        variants = compat.variants_supporting_cc(base, cap) if base else []
-        sm = "sm_%d%d" % cap
-        fam = compat.gpu_family(cap)
-        if variants:
-            pick = variants[-1]
-            cmds = install_advice(facts, version=base, variant=pick).commands
-            fix = "Install the %s build of torch %s, which has %s kernels." % (pick, base, sm)
-            pick_cuda = compat.cuda_of_variant(pick) or ""
-            drv = F.driver_version(facts)
-            if drv and compat.driver_supports_cuda(drv, pick_cuda, F.os_name(facts)) is False:
-                fix += " It needs driver >= %s (you have %s)." % (F.driver_floor(pick_cuda, F.os_name(facts)), drv)
-        else:
-            newest = compat.newest_release_supporting_cc(cap, F.driver_version(facts), F.os_name(facts))
-            usable = compat.newest_release_supporting_cc(cap, F.driver_version(facts), F.os_name(facts),
-                                                         releases=installable_releases(facts))
-            cmds = []
-            if usable:
-                minor, variant = usable
-                fix = "No variant of torch %s supports %s; the newest release that does is torch %s (%s)." % (base, sm, minor, variant)
-                cmds = install_advice(facts, version=minor, variant=variant).commands
-            elif newest:
-                minor, variant = newest
-                fix = ("No variant of torch %s supports %s; the newest release that does is torch %s (%s), but %s. "
-                       "Use an interpreter that release supports, or build torch from source with "
-                       "TORCH_CUDA_ARCH_LIST=%d.%d." % ((base, sm, minor, variant,
-                                                         unavailable_reason(facts, compat.latest_patch(minor) or minor))
-                                                        + cap))
-            else:
-                fix = "No published torch build supports %s; build torch from source with TORCH_CUDA_ARCH_LIST=%d.%d." % ((sm,) + cap)
+        sm, fam = "sm_%d%d" % cap, compat.gpu_family(cap)
+        remedy = arch_remedy(facts, cap)
         out.append(finding(
             "%s (%s%s) is not supported by torch %s" % (g.get("name", "GPU"), sm, ", " + fam if fam else "", F.torch_version_str(facts)),
             detail="This build has kernels for %s (from %s); a %s GPU needs %s (or PTX for an older arch), so CUDA ops "
                    "fail with 'no kernel image is available for execution on the device'." % (" ".join(arch), where, sm, sm),
-            fix=fix, commands=cmds, links=[INSTALL_URL]))
+            fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL]))
     return out
 
 
@@ -92,17 +108,15 @@ def _gpu_from_text(text: str) -> Dict[str, str]:
     return {}
 
 
-@hook("arch_unsupported")
+@hook("arch-unsupported")
 def tailor_arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
     groups = dict(_gpu_from_text(getattr(match, "text", "")), **(match.groups or {}))
-    os_ = F.os_name(facts)
-    base = F.torch_base_version(facts)
     arch, where = F.arch_list(facts)
     cap = _cap_from_groups(groups)
     name = (groups.get("gpu") or "").strip()
     if cap is None:
         # No capability in the message: use the GPUs of this machine the build cannot run on.
-        for g in gpus_of(facts):
+        for g in F.all_gpus(facts):
             c = F.capability(g)
             if c and (arch is None or not compat.cc_supported_by(arch, c)):
                 cap, name = c, g.get("name", "GPU")
@@ -122,33 +136,6 @@ def tailor_arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
                         "for another cause, e.g. a custom extension built for other arches." % (sm, " ".join(arch)),
                 commands=["python -c \"import torch; print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())\""],
                 notes=notes)
-    variants = compat.variants_supporting_cc(base, cap) if base else []
-    drv = F.driver_version(facts)
-    if variants:
-        pick = max(variants, key=lambda v: release_tuple(compat.cuda_of_variant(v)))
-        if drv:  # prefer the newest variant this driver also runs
-            ok = [v for v in variants if compat.driver_supports_cuda(drv, compat.cuda_of_variant(v), os_) is not False]
-            pick = max(ok, key=lambda v: release_tuple(compat.cuda_of_variant(v))) if ok else pick
-        summary = "Install the %s build of torch %s: its kernels run on %s." % (pick, base, sm)
-        if drv and compat.driver_supports_cuda(drv, compat.cuda_of_variant(pick), os_) is False:
-            summary += " It needs NVIDIA driver >= %s (you have %s): update the driver first." % (
-                F.driver_floor(compat.cuda_of_variant(pick), os_), drv)
-        return Tailored(summary=summary, commands=install_commands(facts, base, pick), notes=notes, cause=other_env_note(facts))
-    newest = compat.newest_release_supporting_cc(cap, drv, os_)
-    if newest:
-        minor, variant = newest
-        version = compat.latest_patch(minor)
-        older = base and release_tuple(minor) < release_tuple(".".join(base.split(".")[:2]))
-        runs = compat.driver_supports_cuda(drv, compat.cuda_of_variant(variant), os_) if drv else None
-        summary = ("No build of torch %s supports %s%s. The newest release that does%s is torch %s (%s)%s."
-                   % (base or "(installed)", sm, " (%s)" % fam if fam else "",
-                      " and runs on driver %s" % drv if runs else "", version, variant,
-                      ": this GPU is too old for newer releases, so stay on it (or build from source with "
-                      "TORCH_CUDA_ARCH_LIST=%d.%d)" % cap if older else ""))
-        if runs is False:
-            summary += " It needs NVIDIA driver >= %s (you have %s): update the driver first." % (
-                F.driver_floor(compat.cuda_of_variant(variant), os_), drv)
-        return Tailored(summary=summary, commands=install_commands(facts, version, variant), notes=notes, cause=other_env_note(facts))
-    return Tailored(summary="None of the torch releases whose architecture lists torchdoctor knows supports %s: use an older "
-                            "release that still shipped it (see https://pytorch.org/get-started/previous-versions/) or build "
-                            "torch from source with TORCH_CUDA_ARCH_LIST=%d.%d." % ((sm,) + cap), commands=[], notes=notes)
+    remedy = arch_remedy(facts, cap)
+    return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes,
+                    cause=other_env_note(facts) if remedy.commands else None)

@@ -1,19 +1,12 @@
-"""What the CUDA hooks share: the GPUs named in facts or text, the install command for a
-variant, a note for errors that came from another environment.
+"""What the CUDA hooks share: the install command for a variant, and a note for errors that
+came from another environment than the one diagnosed.
 """
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import List, Optional
 
 from ...advice import install_advice
 from ...facts import Facts
 from ...facts import derived as F
-
-
-def release_tuple(v: Optional[str]) -> Tuple[int, ...]:
-    try:
-        return tuple(int(x) for x in str(v).split("."))
-    except ValueError:
-        return ()
 
 
 def install_commands(facts: Facts, version: Optional[str], variant: Optional[str]) -> List[str]:
@@ -21,10 +14,6 @@ def install_commands(facts: Facts, version: Optional[str], variant: Optional[str
     if not version or not variant:
         return []
     return install_advice(facts, version=version, variant=variant).commands
-
-
-def gpus_of(facts: Facts) -> List[Dict[str, Any]]:
-    return F.all_gpus(facts)
 
 
 def other_env_note(facts: Facts) -> Optional[str]:

@@ -5,14 +5,15 @@ another libcuda, the fabric manager, CUDA initialisation that fails or hangs.
 import re
 from typing import Any, Optional, Tuple
 
+from ... import versions as V
 from ...advice import install_advice
 from ...facts import UNKNOWN, Facts
 from ...facts import derived as F
 from ...kb import compat
-from ..registry import ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note, known_error_finding
-from ...advice import INSTALL_URL
+from ..registry import Remedy, ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note, known_error_finding
+from ...advice import INSTALL_URL, installable_releases
 from ..cpu_only_build import tailor_cpu_only_build
-from .common import install_commands, other_env_note, release_tuple
+from .common import install_commands, other_env_note
 from .visibility import gpu_visibility
 
 
@@ -26,7 +27,32 @@ COMPAT_URL = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 DRIVER_DOWNLOAD_URL = "https://www.nvidia.com/Download/index.aspx"
 
 
-@check("no-gpu-driver", category="no-gpu-driver", severity=ERROR, requires=('driver.driver_version',))
+def no_driver_remedy(facts: Facts) -> Remedy:
+    """A CUDA build of torch where no NVIDIA driver answers: on WSL the Windows driver; with
+    an NVIDIA GPU on the PCI bus, install or load the driver; with none, the CPU wheel."""
+    os_ = F.os_name(facts)
+    cuda = F.torch_cuda(facts)
+    need = F.driver_floor(cuda, os_)
+    if facts.value("os.wsl") is True:
+        return Remedy("This is WSL: the NVIDIA driver is installed on the Windows side (a current Game Ready/Studio "
+                      "driver), never inside the Linux distribution; WSL then exposes it as /usr/lib/wsl/lib/libcuda.so. "
+                      "Update the Windows driver and restart WSL (`wsl --shutdown` in a Windows terminal).",
+                      ["wsl --shutdown", "ls -l /usr/lib/wsl/lib/libcuda*", "nvidia-smi"])
+    if F.pci_gpus(facts):
+        return Remedy("An NVIDIA GPU is in this machine but no driver is loaded. Install the NVIDIA driver%s (or load its "
+                      "kernel module: after a kernel update the module must be rebuilt; with Secure Boot it must be "
+                      "signed) and reboot." % (" >= %s, which torch's CUDA %s needs" % (need, cuda) if need else ""),
+                      ["lsmod | grep nvidia", "sudo dmesg | grep -i nvrm", "dkms status", "mokutil --sb-state",
+                       "sudo ubuntu-drivers install"] if os_ == "linux" else [])
+    cmds = install_advice(facts, variant="cpu").commands if F.is_cuda_build(facts) else []
+    return Remedy("No NVIDIA driver and no NVIDIA GPU were found here, so CUDA cannot work on this machine: run on the "
+                  "CPU (device='cpu', torch.load(..., map_location='cpu')) or on a machine with an NVIDIA GPU%s%s."
+                  % (" (with a driver >= %s)" % need if need else "",
+                     "; the CPU wheel below is the same torch without the multi-GB CUDA libraries" if cmds else ""), cmds)
+
+
+@check("no-gpu-driver", category="no-gpu-driver", severity=ERROR, requires=('driver.driver_version',),
+       verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def no_gpu_driver(facts):
     """A CUDA build of torch, but no NVIDIA driver."""
     if not F.is_cuda_build(facts) or F.has_nvidia_driver(facts) or F.os_name(facts) == "macos":
@@ -34,33 +60,30 @@ def no_gpu_driver(facts):
     if facts.value("cuda.is_available") is True:
         return None  # the driver probes failed but torch initialised CUDA fine
     cuda = F.torch_cuda(facts) or "?"
-    need = F.driver_floor(cuda, F.os_name(facts))
     pci = F.pci_gpus(facts)
     version = F.torch_version_str(facts)
     sources = facts.value("driver.sources") or {}
     tried = "; ".join("%s: %s" % (k, facts.reason("driver.sources." + k)) for k in sources
                       if facts.state("driver.sources." + k) != "present")
-    cpu = install_advice(facts, variant="cpu")
+    remedy = no_driver_remedy(facts)
     if pci:
         return finding(
             "NVIDIA GPU present but no NVIDIA driver is loaded",
             detail="torch %s is built for CUDA %s and %d NVIDIA device(s) sit on the PCI bus (%s), but no driver answers "
                    "(%s), so torch.cuda.is_available() is False." % (version, cuda, len(pci),
                                                                      ", ".join(d["slot"] for d in pci[:4]), tried),
-            fix="Install the NVIDIA driver%s and reboot (or load the kernel module)." % (" >= %s (CUDA %s)" % (need, cuda) if need else ""),
-            commands=["nvidia-smi", "lsmod | grep nvidia"], links=[DRIVER_URL])
+            fix=remedy.summary, commands=remedy.commands, links=[DRIVER_URL])
     return finding(
         "CUDA build of torch, but no NVIDIA driver: torch will only use the CPU",
         severity=WARNING,
         detail="torch %s is built for CUDA %s, but this machine has no NVIDIA driver (%s) and no NVIDIA GPU on the PCI bus, "
                "so torch.cuda.is_available() is False. In a container this usually means it was started without GPU access "
                "(`docker run --gpus all`, the NVIDIA container toolkit)." % (version, cuda, tried or "none found"),
-        fix="On a GPU machine install an NVIDIA driver%s. For CPU-only work the CPU wheel is the same torch without the "
-            "multi-GB CUDA libraries." % (" >= %s" % need if need else ""),
-        commands=cpu.commands, links=[DRIVER_URL, INSTALL_URL])
+        fix=remedy.summary, commands=remedy.commands, links=[DRIVER_URL, INSTALL_URL])
 
 
-@check("driver-too-old", category="driver-too-old", severity=ERROR)
+@check("driver-too-old", category="driver-too-old", severity=ERROR,
+       verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def driver_too_old(facts):
     """The driver is older than the CUDA version torch was built with."""
     cuda = F.torch_cuda(facts)
@@ -74,8 +97,6 @@ def driver_too_old(facts):
         return None
     md = compat.min_driver(cuda, os_) or {}
     need = F.driver_floor(cuda, os_)
-    base = F.torch_base_version(facts)
-    alt = compat.newest_variant_for_driver(base, driver, os_) if base else None
     if ok is True and warn:
         # The tables say driver `driver` runs this build, yet CUDA reported an older driver:
         # torch loaded another libcuda than the driver's own (reinstalling torch cannot help).
@@ -93,7 +114,7 @@ def driver_too_old(facts):
             commands=(["ldconfig -p | grep libcuda.so", "echo $LD_LIBRARY_PATH"] if os_ == "linux" else [])
             + ["%s -c \"import torch; print(torch.cuda.is_available())\"" % F.python_cmd(facts)],
             links=[COMPAT_URL])
-    cmds = install_advice(facts, version=base, variant=alt).commands if alt else []
+    remedy = driver_remedy(facts)
     return finding(
         "NVIDIA driver %s is too old for torch %s (CUDA %s)" % (driver, F.torch_version_str(facts), cuda),
         detail="CUDA %s needs driver >= %s%s; this driver supports CUDA up to %s.%s"
@@ -101,13 +122,11 @@ def driver_too_old(facts):
                   " (full feature set: >= %s)" % md["full"] if md.get("full") and md.get("full") != md.get("mvc") else "",
                   F.driver_cuda(facts) or "?",
                   ("\ntorch said: " + warn.splitlines()[0]) if warn else ""),
-        fix=("Update the NVIDIA driver to >= %s, or install the %s build of torch %s, the newest this driver runs."
-             % (need, alt, base)) if alt else
-            "Update the NVIDIA driver to >= %s." % (need or "the version CUDA %s needs" % cuda),
-        commands=cmds, links=[COMPAT_URL, DRIVER_URL])
+        fix=remedy.summary, commands=remedy.commands, links=[COMPAT_URL, DRIVER_URL])
 
 
-@check("cuda-unavailable", category="no-gpu-driver", severity=ERROR, requires=('cuda.is_available', 'driver.gpus'))
+@check("cuda-unavailable", category="no-gpu-driver", severity=ERROR, requires=('cuda.is_available', 'driver.gpus'),
+       verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def cuda_unavailable(facts):
     """CUDA build, working driver and GPUs, yet torch.cuda.is_available() is False."""
     if not F.is_cuda_build(facts) or not F.has_nvidia_driver(facts) or not F.driver_gpus(facts):
@@ -158,36 +177,50 @@ def _cuda_from_driver_int(found: Any) -> Optional[str]:
     return "%d.%d" % (n // 1000, (n % 1000) // 10) if n >= 1000 else None
 
 
-def _variant_for_driver_cuda(base: str, driver_cuda: str) -> Optional[str]:
-    """Newest CUDA variant of torch `base` a driver reporting CUDA `driver_cuda` runs:
-    an older-or-equal CUDA, or (CUDA >= 11) one of the same major under minor-version
-    compatibility, whose floor every driver of that major meets."""
-    have = release_tuple(driver_cuda)
-    best = None
-    for v in compat.cuda_variants(base):
-        c = release_tuple(compat.cuda_of_variant(v))
-        if not c or not have:
-            continue
-        # minor-version compatibility floors: 11.x >= 450.80.02 (newer than the 11.0 GA driver), 12.x/13.x: any driver
-        # of that major
-        if c <= have or (c[0] == have[0] and (c[0] >= 12 or (c[0] == 11 and have >= (11, 1)))):
-            if best is None or c > release_tuple(compat.cuda_of_variant(best)):
-                best = v
-    return best
-
-
-def _newest_release_for_driver(driver: Optional[str], drv_cuda: Optional[str], os_: str) -> Optional[Tuple[str, str]]:
-    """(minor, variant) of the newest torch release with a CUDA variant this driver runs."""
-    for minor in reversed(compat.known_releases()):
-        v = compat.newest_variant_for_driver(minor, driver, os_) if driver else None
+def _newest_release_for_driver(facts: Facts, driver: Optional[str], drv_cuda: Optional[str],
+                               os_: str, mvc: bool) -> Optional[Tuple[str, str]]:
+    """(minor, variant) of the newest release with a wheel here and a CUDA variant this driver runs."""
+    for minor in installable_releases(facts):
+        v = compat.newest_variant_for_driver(minor, driver, os_) if driver and mvc else None
         if not v and drv_cuda:
-            v = _variant_for_driver_cuda(minor, drv_cuda)
+            v = compat.newest_variant_for_driver_cuda(minor, drv_cuda, mvc)
         if v:
             return minor, v
     return None
 
 
-@hook("cuda_not_available")
+def driver_remedy(facts: Facts, drv_cuda: Optional[str] = None) -> Remedy:
+    """A driver too old for the installed CUDA build: update it, or the newest variant of the
+    installed release this driver runs, else the newest release that has one. `drv_cuda`:
+    the CUDA version the driver supports when the facts lack it (torch's "found version")."""
+    os_, base, cuda = F.os_name(facts), F.torch_base_version(facts), F.torch_cuda(facts)
+    driver = F.driver_version(facts)
+    need = F.driver_floor(cuda, os_)
+    # torch says this driver is too old for a build that minor-version compatibility says it
+    # runs: the observation beats the rule, so only variants of the driver's own CUDA or older.
+    mvc = not (drv_cuda and cuda and compat.newest_variant_for_driver_cuda(base, drv_cuda) and
+               V.release(cuda) > V.release(drv_cuda) and V.release(cuda)[:1] == V.release(drv_cuda)[:1])
+    alt = compat.newest_variant_for_driver(base, driver, os_) if base and driver and mvc else None
+    if base and not alt and drv_cuda:
+        alt = compat.newest_variant_for_driver_cuda(base, drv_cuda, mvc)
+    if alt and cuda and compat.cuda_of_variant(alt) == cuda:
+        alt = None  # the installed variant is already the newest this driver runs: the driver is the problem
+    update = "Update the NVIDIA driver to %s (from %s)" % ("%s or newer" % need if need else "a current release",
+                                                          DRIVER_DOWNLOAD_URL)
+    if alt:
+        return Remedy("%s, or keep this driver and install the %s build of torch %s (CUDA %s), the newest variant it "
+                      "runs." % (update, alt, base, compat.cuda_of_variant(alt)), install_commands(facts, base, alt))
+    older = _newest_release_for_driver(facts, driver, drv_cuda, os_, mvc)
+    if older:
+        minor, variant = older
+        version = compat.latest_patch(minor)
+        return Remedy("%s. No CUDA build of torch %s runs on this driver; the newest release that does is torch %s "
+                      "(%s, CUDA %s)." % (update, base or "(installed)", version, variant, compat.cuda_of_variant(variant)),
+                      install_commands(facts, version, variant))
+    return Remedy("%s; no CUDA build of torch %s runs on a driver this old." % (update, base or ""))
+
+
+@hook("cuda-unavailable")
 def cuda_not_available(match, facts: Facts) -> Optional[Tailored]:
     """torch.cuda.is_available() is False / a CUDA initialization warning: walk the usual causes."""
     if F.is_cuda_build(facts) is False or F.os_name(facts) == "macos":
@@ -205,7 +238,7 @@ def cuda_not_available(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("no_gpu_driver")
+@hook("no-gpu-driver")
 def tailor_no_gpu_driver(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts)
     os_ = F.os_name(facts)
@@ -214,10 +247,6 @@ def tailor_no_gpu_driver(match, facts: Facts) -> Optional[Tailored]:
                         commands=["python -c \"import torch; print(torch.backends.mps.is_available())\""], notes=notes)
     if facts.state("driver.present") == UNKNOWN:
         return None  # nobody looked for a driver: say nothing rather than "there is none"
-    cuda = F.torch_cuda(facts)
-    need = F.driver_floor(cuda, os_)
-    pci = facts.value("driver.pci_gpus")
-    pci = pci if isinstance(pci, list) else []
     if F.has_nvidia_driver(facts):
         gpus = ", ".join(F.gpu_desc(g) for g in F.driver_gpus(facts)) or "its GPUs"
         notes.append(F.driver_desc(facts) or "NVIDIA driver present")
@@ -227,35 +256,17 @@ def tailor_no_gpu_driver(match, facts: Facts) -> Optional[Tailored]:
                     "job that was not allocated a GPU." % (F.driver_version(facts), gpus),
             commands=["nvidia-smi", "docker run --rm --gpus all <image> nvidia-smi"], notes=notes)
     notes.append("no NVIDIA driver found (%s)" % facts.reason("driver.driver_version"))
-    if facts.value("os.wsl") is True:
-        return Tailored(
-            summary="This is WSL: the NVIDIA driver is installed on the Windows side (a current Game Ready/Studio driver), "
-                    "never inside the Linux distribution; WSL then exposes it as /usr/lib/wsl/lib/libcuda.so. Update the "
-                    "Windows driver and restart WSL (`wsl --shutdown` in a Windows terminal).",
-            commands=["wsl --shutdown", "ls -l /usr/lib/wsl/lib/libcuda*", "nvidia-smi"], notes=notes)
+    pci = F.pci_gpus(facts)
     if pci:
         notes.append("%d NVIDIA device(s) on the PCI bus: %s" % (len(pci), ", ".join(d.get("slot", "?") for d in pci[:4])))
-        return Tailored(
-            summary="An NVIDIA GPU is in this machine but no driver is loaded. Install the NVIDIA driver%s (or load its "
-                    "kernel module: after a kernel update the module must be rebuilt; with Secure Boot it must be signed) "
-                    "and reboot." % (" >= %s, which torch's CUDA %s needs" % (need, cuda) if need else ""),
-            commands=["lsmod | grep nvidia", "sudo dmesg | grep -i nvrm", "dkms status", "mokutil --sb-state",
-                      "sudo ubuntu-drivers install"], notes=notes)
-    cmds = []
-    if F.is_cuda_build(facts):
-        cmds = install_advice(facts, variant="cpu").commands
-    return Tailored(
-        summary="No NVIDIA driver and no NVIDIA GPU were found here, so CUDA cannot work on this machine: run on the CPU "
-                "(device='cpu', torch.load(..., map_location='cpu')) or on a machine with an NVIDIA GPU%s."
-                % ("; the CPU wheel below is the same torch without the CUDA libraries" if cmds else ""),
-        commands=cmds, notes=notes)
+    remedy = no_driver_remedy(facts)
+    return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
 
 
-@hook("driver_too_old")
+@hook("driver-too-old")
 def tailor_driver_too_old(match, facts: Facts) -> Optional[Tailored]:
     os_ = F.os_name(facts)
     notes = installed_torch_note(facts)
-    base = F.torch_base_version(facts)
     cuda = F.torch_cuda(facts)
     driver = F.driver_version(facts)
     drv_cuda = facts.value("driver.cuda_driver_version")
@@ -269,33 +280,11 @@ def tailor_driver_too_old(match, facts: Facts) -> Optional[Tailored]:
         notes.append("torch is built with CUDA %s: needs driver >= %s on %s" % (cuda, need or "?", os_))
     if driver or drv_cuda:
         notes.append("NVIDIA driver %s (supports CUDA up to %s)" % (driver or "?", drv_cuda or "?"))
-    alt = None
-    if base and driver:
-        alt = compat.newest_variant_for_driver(base, driver, os_)
-    if base and not alt and drv_cuda:
-        alt = _variant_for_driver_cuda(base, drv_cuda)
-    if alt and cuda and compat.cuda_of_variant(alt) == cuda:
-        alt = None  # the installed variant is already the newest this driver runs: the driver is the problem
-    update = "Update the NVIDIA driver to %s" % ("%s or newer" % need if need else "a current release")
-    other_env = other_env_note(facts)
-    if alt:
-        return Tailored(
-            summary="%s (from %s), or keep this driver and install the %s build of torch %s (CUDA %s), the newest variant "
-                    "it runs." % (update, DRIVER_DOWNLOAD_URL, alt, base, compat.cuda_of_variant(alt)),
-            commands=["nvidia-smi"] + install_commands(facts, base, alt), notes=notes, cause=other_env)
-    older = _newest_release_for_driver(driver, drv_cuda, os_)
-    if older:
-        minor, variant = older
-        version = compat.latest_patch(minor)
-        return Tailored(
-            summary="%s (from %s). No CUDA build of torch %s runs on this driver; the newest release that does is torch %s "
-                    "(%s, CUDA %s)." % (update, DRIVER_DOWNLOAD_URL, base or "(installed)", version, variant, compat.cuda_of_variant(variant)),
-            commands=["nvidia-smi"] + install_commands(facts, version, variant), notes=notes, cause=other_env)
-    return Tailored(summary="%s (from %s); no CUDA build of torch %s runs on a driver this old." % (update, DRIVER_DOWNLOAD_URL, base or ""),
-                    commands=["nvidia-smi"], notes=notes, cause=other_env)
+    remedy = driver_remedy(facts, drv_cuda)
+    return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes, cause=other_env_note(facts))
 
 
-@hook("fabric_manager")
+@hook("fabric-manager")
 def fabric_manager(match, facts: Facts) -> Optional[Tailored]:
     driver = F.driver_version(facts)
     if not driver or F.os_name(facts) != "linux":
@@ -326,7 +315,7 @@ _DEVICE_COUNT_CODES = {
 }
 
 
-@hook("cuda_device_count_error")
+@hook("cuda-device-count-error")
 def cuda_device_count_error(match, facts: Facts) -> Optional[Tailored]:
     code = (match.groups or {}).get("code")
     why = _DEVICE_COUNT_CODES.get(code or "")

@@ -2,41 +2,62 @@
 CUDA unknown errors, checkpoints saved on a GPU and loaded where there is none.
 """
 
-from typing import Optional
+from typing import Optional, Tuple
 
 from ...advice import install_advice
 from ...facts import UNKNOWN, Facts
 from ...facts import derived as F
-from ..registry import ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note
+from ..registry import ERROR, INFO, WARNING, Remedy, Tailored, check, finding, hook, installed_torch_note
 
 
-@check("gpu-hidden", category="gpu-hidden", severity=ERROR, requires=('driver.gpus',))
+def _valid_entry(entry: str, n_gpus: int) -> bool:
+    """An entry CUDA accepts: an index below the GPU count, or a GPU-/MIG- UUID (prefix)."""
+    if entry.isdigit():
+        return not n_gpus or int(entry) < n_gpus
+    return entry.upper().startswith(("GPU-", "MIG-"))
+
+
+def hiding_remedy(facts: Facts, cvd: str, n_gpus: int) -> Optional[Tuple[str, bool, Remedy]]:
+    """(title, hides every GPU?, remedy) when CUDA_VISIBLE_DEVICES hides GPUs by mistake:
+    empty, negative, or with an entry that names no GPU. CUDA reads the list up to its first
+    invalid entry, so a bad entry in front hides every GPU, one further back those after it."""
+    ids = [x.strip() for x in cvd.split(",")]
+    ids = [] if ids == [""] else ids
+    existing = ",".join(str(i) for i in range(n_gpus)) or "0"
+    if not ids or ids[0].startswith("-") or ids[0].lower() in ("none", "void"):
+        return ("CUDA_VISIBLE_DEVICES=%r hides all %d GPU(s) from torch" % (cvd, n_gpus), True,
+                Remedy("CUDA_VISIBLE_DEVICES=%r hides every GPU from this process: unset it or list the GPUs to use, "
+                       "before the process first touches CUDA." % cvd,
+                       [F.unset_env_cmd(facts, "CUDA_VISIBLE_DEVICES"), F.set_env_cmd(facts, "CUDA_VISIBLE_DEVICES", "0")]))
+    first_bad = next((i for i, x in enumerate(ids) if not _valid_entry(x, n_gpus)), None)
+    if first_bad is None:
+        return None
+    bad = [x for x in ids[first_bad:] if not _valid_entry(x, n_gpus)]
+    sees = "torch sees none" if first_bad == 0 else "torch sees only %s" % ",".join(ids[:first_bad])
+    return ("CUDA_VISIBLE_DEVICES=%s names GPUs that do not exist" % cvd, first_bad == 0,
+            Remedy("CUDA_VISIBLE_DEVICES=%s names GPU %s, but this machine has %s. CUDA stops at the first invalid entry "
+                   "(%s), so %s: use existing indices (or GPU UUIDs from `nvidia-smi -L`)."
+                   % (cvd, ", ".join(bad), "only GPU 0..%d" % (n_gpus - 1) if n_gpus else "no such GPU",
+                      ids[first_bad], sees),
+                   ["nvidia-smi -L", F.set_env_cmd(facts, "CUDA_VISIBLE_DEVICES", existing)]))
+
+
+@check("gpu-hidden", category="gpu-hidden", severity=ERROR, requires=('driver.gpus',),
+       verify=('python -c "import torch; print(torch.cuda.device_count())"', 'the number of GPUs this job should see'))
 def gpu_hidden(facts):
     """The driver sees GPUs that CUDA_VISIBLE_DEVICES (or the container) hides from torch."""
     n_driver = len(F.driver_gpus(facts))
     cvd = F.env(facts, "CUDA_VISIBLE_DEVICES")
     nvd = F.env(facts, "NVIDIA_VISIBLE_DEVICES")
     n_torch = facts.value("cuda.device_count")
-    if cvd is not None:
-        stripped = cvd.strip()
-        if n_driver and (stripped == "" or stripped.startswith("-1") or stripped.lower() in ("none", "void")):
-            return finding(
-                "CUDA_VISIBLE_DEVICES=%r hides all %d GPU(s) from torch" % (cvd, n_driver),
-                detail="The driver sees %s, but an empty or negative CUDA_VISIBLE_DEVICES makes CUDA report no devices, "
-                       "so torch.cuda.is_available() is False." % F.gpu_names(facts),
-                fix="Unset it, or list the GPUs to use (it must be set before the process first touches CUDA).",
-                commands=[F.unset_env_cmd(facts, "CUDA_VISIBLE_DEVICES"), F.set_env_cmd(facts, "CUDA_VISIBLE_DEVICES", "0")])
-        ids = [x.strip() for x in stripped.split(",") if x.strip()]
-        bad = [x for x in ids if x.isdigit() and n_driver and int(x) >= n_driver]
-        if bad and ids[0] in bad:
-            # CUDA reads the list up to the first invalid entry: one in front hides every GPU.
-            return finding(
-                "CUDA_VISIBLE_DEVICES=%s names GPUs that do not exist" % cvd,
-                detail="The driver sees %d GPU(s), numbered 0..%d; CUDA stops at the first invalid index (%s), so torch "
-                       "sees none." % (n_driver, n_driver - 1, ids[0]),
-                fix="Use indices 0..%d or GPU UUIDs (nvidia-smi -L)." % (n_driver - 1),
-                commands=["nvidia-smi -L", F.set_env_cmd(facts, "CUDA_VISIBLE_DEVICES", "0")])
-        if isinstance(n_torch, int) and n_driver and n_torch < n_driver and ids:
+    if cvd is not None and n_driver:
+        hidden = hiding_remedy(facts, cvd, n_driver)
+        if hidden and hidden[1]:  # a later bad entry only shortens the list: the masking note below says so
+            title, _, remedy = hidden
+            return finding(title, detail="The driver sees %s. %s" % (F.gpu_names(facts), remedy.summary),
+                           fix="Unset it, or list GPUs that exist (it must be set before the process first touches CUDA).",
+                           commands=remedy.commands)
+        if isinstance(n_torch, int) and n_torch < n_driver and cvd.strip():
             return finding(
                 "torch sees %d of the %d GPUs (CUDA_VISIBLE_DEVICES=%s)" % (n_torch, n_driver, cvd), severity=INFO,
                 detail="This is deliberate masking; cuda:0 is the first *listed* GPU, not physical GPU 0.",
@@ -49,7 +70,7 @@ def gpu_hidden(facts):
     return None
 
 
-@hook("gpu_visibility")
+@hook("gpu-hidden")
 def gpu_visibility(match, facts: Facts) -> Optional[Tailored]:
     gpus = F.driver_gpus(facts)
     cvd = F.env(facts, "CUDA_VISIBLE_DEVICES")
@@ -60,17 +81,10 @@ def gpu_visibility(match, facts: Facts) -> Optional[Tailored]:
         notes.append("the driver sees %d GPU(s): %s" % (len(gpus), ", ".join("%d: %s" % (i, F.gpu_desc(g)) for i, g in enumerate(gpus))))
     if cvd is not None:
         notes.append("CUDA_VISIBLE_DEVICES=%r" % cvd)
+        hidden = hiding_remedy(facts, cvd, len(gpus))
+        if hidden:
+            return Tailored(summary=hidden[2].summary, commands=hidden[2].commands, notes=notes)
         ids = [x.strip() for x in cvd.split(",") if x.strip()]
-        if cvd.strip() == "" or cvd.strip().startswith("-1"):
-            return Tailored(summary="CUDA_VISIBLE_DEVICES=%r hides every GPU from this process: unset it or list the GPUs to "
-                                    "use, before the process starts." % cvd,
-                            commands=["unset CUDA_VISIBLE_DEVICES", "export CUDA_VISIBLE_DEVICES=0"], notes=notes)
-        bad = [x for x in ids if x.isdigit() and gpus and int(x) >= len(gpus)]
-        if bad:
-            return Tailored(summary="CUDA_VISIBLE_DEVICES=%s names GPU %s, but this machine has only GPU 0..%d. Use existing "
-                                    "indices (or GPU UUIDs from `nvidia-smi -L`)." % (cvd, ", ".join(bad), len(gpus) - 1),
-                            commands=["nvidia-smi -L", "export CUDA_VISIBLE_DEVICES=%s" % ",".join(str(i) for i in range(len(gpus)))],
-                            notes=notes)
         if ids:
             return Tailored(summary="With CUDA_VISIBLE_DEVICES=%s the process sees %d GPU(s), renumbered from 0: use "
                                     "'cuda:0'..'cuda:%d' (not the physical numbers), and start at most %d ranks per node."
@@ -82,7 +96,7 @@ def gpu_visibility(match, facts: Facts) -> Optional[Tailored]:
                     commands=["nvidia-smi -L", "python -c \"import torch; print(torch.cuda.device_count())\""], notes=notes)
 
 
-@hook("cuda_unknown_error")
+@hook("cuda-unknown-error")
 def cuda_unknown_error(match, facts: Facts) -> Optional[Tailored]:
     notes = [n for n in (F.driver_desc(facts),) if n]
     if facts.value("os.wsl") is True:
@@ -102,7 +116,7 @@ def cuda_unknown_error(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("deserialize_cuda")
+@hook("deserialize-cuda")
 def deserialize_cuda(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts)
     drv = F.driver_desc(facts)

@@ -3,18 +3,16 @@ installs, files missing or changed against the wheel's RECORD.
 """
 
 import re
-from typing import Optional
+from typing import Any, Dict, Optional
 
 from ...advice import INSTALL_URL, install_advice, reinstall_same_build
 from ...facts import Facts
 from ...facts import derived as F
-from ..registry import ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
+from ..registry import Remedy, ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
 import ntpath
-import os
 import posixpath
 import shlex
-from ...advice import companion_command
-from .common import os_of
+from ...advice.commands import companion_command
 
 
 
@@ -33,7 +31,8 @@ def _counted(names, total):
     return shown + (" and %d more" % (total - min(total, 8)) if total > 8 else "")
 
 
-@check("torch-install-damaged", category="torch-install-damaged", severity=ERROR, requires=("torch_files",))
+@check("torch-install-damaged", category="torch-install-damaged", severity=ERROR, requires=("torch_files",),
+       verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_install_damaged(facts):
     """Files of the installed torch are missing or differ from its wheel's RECORD."""
     missing, changed = damaged_files(facts)
@@ -85,24 +84,67 @@ def _site_dirs(facts):
     return [e for e in entries if isinstance(e, str) and ("site-packages" in e or "dist-packages" in e)]
 
 
-@check("torch-shadowed", category="torch-shadowed", severity=ERROR, requires=('torch_location',))
-def torch_shadowed(facts):
-    """A local torch.py or torch/ folder hides the installed torch."""
-    cands = facts.value("torch_location.candidates") or []
+def _in_site(path: str) -> bool:
+    return "site-packages" in path or "dist-packages" in path
+
+
+def shadowing(facts, failing: bool = False) -> Optional[Dict[str, Any]]:
+    """The candidate `import torch` would load when it is not the installed torch: a torch.py
+    or torch/ folder earlier on sys.path, or a leftover torch/ folder without __init__.py in
+    site-packages (a broken install). None when the installed torch comes first.
+
+    failing: an error already shows that torch is not what it should be (`No module named
+    'torch._C'`): then a source checkout that is the only torch counts too, since running
+    from the root of a pytorch clone is the classic cause."""
+    cands = [c for c in facts.value("torch_location.candidates") or [] if isinstance(c, dict)]
     if not cands:
         return None
     first = cands[0]
-    site = _site_dirs(facts)
-    if any(first.get("sys_path_entry") == s for s in site):
-        return None
+    entry = first.get("sys_path_entry")
     installed = facts.value("packages.installed.torch.location")
-    if installed and first.get("sys_path_entry") == installed:
+    if first.get("kind") == "namespace-dir" and _in_site(first.get("path") or ""):
+        return first  # an empty leftover folder where the real torch should be
+    if entry in _site_dirs(facts) or (installed and entry == installed):
         return None
-    if first.get("kind") == "package" and not installed and len(cands) == 1:
+    if first.get("kind") == "package" and not installed and len(cands) == 1 and not failing:
         return None  # a source checkout / develop install is the only torch: not shadowing
+    return first
+
+
+def shadow_remedy(facts, path: str, kind: Optional[str] = None) -> Remedy:
+    """Rename the file or folder that shadows torch (and its __pycache__), or delete a leftover
+    folder of a broken install and put torch back; commands quoted for this OS's shell."""
+    windows = F.os_of(facts) == "windows" or "\\" in path
+    pm = ntpath if windows else posixpath
+    stripped = path.rstrip("\\/")
+    base, parent = pm.basename(stripped), pm.dirname(stripped)
+    if kind == "namespace-dir" and _in_site(path):
+        rm = 'rmdir /s /q "%s"' % stripped if windows else "rm -rf %s" % shlex.quote(stripped)
+        reinstall = reinstall_same_build(facts).commands or [F.pip_cmd(facts) + " install --force-reinstall --no-cache-dir torch"]
+        return Remedy("Delete the leftover folder %s (no __init__.py: what a broken install leaves) and reinstall "
+                      "torch." % stripped, [rm] + reinstall)
+    new = pm.join(parent, "my_" + base) if parent else "my_" + base
+    cache = pm.join(parent, "__pycache__") if parent else "__pycache__"
+    if windows:
+        cmds = ['ren "%s" "%s"' % (stripped, pm.basename(new)), 'rmdir /s /q "%s"' % cache]
+    else:
+        cmds = ["mv %s %s" % (shlex.quote(stripped), shlex.quote(new)), "rm -rf %s" % shlex.quote(cache)]
+    return Remedy("Rename or remove %s (%s: your file, not PyTorch) and delete the __pycache__ next to it, or run "
+                  "from another directory; update imports that referred to it." % (base, stripped), cmds)
+
+
+@check("torch-shadowed", category="torch-shadowed", severity=ERROR, requires=('torch_location',),
+       verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
+def torch_shadowed(facts):
+    """A local torch.py or torch/ folder hides the installed torch."""
+    first = shadowing(facts)
+    if first is None:
+        return None
+    cands = facts.value("torch_location.candidates") or []
     path = first.get("path")
     where = first.get("sys_path_entry") or "the current directory"
-    real = next((c.get("path") for c in cands[1:]), None)
+    real = next((c.get("path") for c in cands[1:] if isinstance(c, dict)), None)
+    remedy = shadow_remedy(facts, path, first.get("kind")) if path else Remedy("")
     return finding(
         "`import torch` picks up %s instead of the installed torch" % path,
         detail="The %s %s comes first on sys.path (from %s)%s. Python imports it instead of PyTorch, which "
@@ -110,26 +152,11 @@ def torch_shadowed(facts):
                % ({"module": "file", "package": "package", "namespace-dir": "folder"}.get(first.get("kind"), "entry"),
                   path, where or "''",
                   "; the real torch is at %s" % real if real else ""),
-        fix="Rename or remove %s (and any __pycache__ next to it), or run from another directory." % _basename(path or "torch"),
-        commands=[_rename_cmd(facts, path)] if path else [])
+        fix=remedy.summary, commands=remedy.commands)
 
 
-def _basename(path):
-    return re.split(r"[\\/]", path.rstrip("\\/"))[-1]
-
-
-def _rename_cmd(facts, path):
-    """`mv` (POSIX) or `ren` (Windows) of a shadowing torch.py / torch folder to my_torch...,
-    quoted for its shell (a path with spaces would otherwise be two arguments)."""
-    base = _basename(path)
-    if F.os_name(facts) == "windows":
-        return 'ren "%s" "my_%s"' % (path.rstrip("\\/"), base)
-    stripped = path.rstrip("/")
-    return "mv %s %s" % (shlex.quote(stripped), shlex.quote(os.path.join(os.path.dirname(stripped), "my_" + base)))
-
-
-
-@check("torch-duplicate-install", category="torch-shadowed", severity=WARNING, requires=('packages.installed',))
+@check("torch-duplicate-install", category="torch-shadowed", severity=WARNING, requires=('packages.installed',),
+       verify=('python -m pip list', 'torch listed once'))
 def torch_duplicate_install(facts):
     """torch is installed more than once in this interpreter's path."""
     dups = facts.value("packages.duplicates.torch")
@@ -168,21 +195,14 @@ def torch_duplicate_install(facts):
     return None
 
 
-@hook("torch_shadowed")
+@hook("torch-shadowed")
 def tailor_torch_shadowed(match, facts: Facts) -> Optional[Tailored]:
     groups = getattr(match, "groups", {}) or {}
-    path = groups.get("path")
-    kind = None
+    path, kind = groups.get("path"), None
     if not path:
-        site = [e for e in (facts.value("python.sys_path") or []) if isinstance(e, str)
-                and ("site-packages" in e or "dist-packages" in e)]
-        for c in facts.value("torch_location.candidates") or []:
-            if not isinstance(c, dict) or not c.get("path"):
-                continue
-            if c.get("kind") == "package" and c.get("sys_path_entry") in site:
-                continue  # the real, installed torch
-            path, kind = c["path"], c.get("kind")
-            break
+        first = shadowing(facts, failing=True)
+        if first and first.get("path"):
+            path, kind = first["path"], first.get("kind")
     notes = installed_torch_note(facts) if F.torch_version_str(facts) else []
     if groups.get("attr") == "version" and not path and (F.torch_base_version(facts) or "").startswith("2.4."):
         return Tailored(cause="torch %s has a known circular import when the first import is `import torch.cuda` "
@@ -191,28 +211,14 @@ def tailor_torch_shadowed(match, facts: Facts) -> Optional[Tailored]:
                         notes=notes)
     if not path:
         return None
-    windows = os_of(facts) == "windows" or "\\" in path
-    pm = ntpath if windows else posixpath
-    base, parent = pm.basename(path.rstrip("\\/")), pm.dirname(path.rstrip("\\/"))
     notes.append("`import torch` resolves to %s" % path)
-    if kind == "namespace-dir" and ("site-packages" in path or "dist-packages" in path):
-        rm = 'rmdir /s /q "%s"' % path if windows else "rm -rf %s" % path
-        return Tailored(cause="%s is an empty leftover torch folder (no __init__.py) from a broken install." % path,
-                        summary="Delete the leftover folder and reinstall torch.",
-                        commands=[rm, F.pip_cmd(facts) + " install --force-reinstall --no-cache-dir torch"],
-                        notes=notes)
-    new = pm.join(parent, "my_" + base) if parent else "my_" + base
-    cache = pm.join(parent, "__pycache__") if parent else "__pycache__"
-    if windows:
-        cmds = ['ren "%s" "%s"' % (path, pm.basename(new)), 'rmdir /s /q "%s"' % cache]
-    else:
-        cmds = ["mv %s %s" % (path, new), "rm -rf %s" % cache]
-    return Tailored(summary="Rename %s (your file, not PyTorch) and delete the __pycache__ next to it; update "
-                            "imports that referred to it." % path,
-                    commands=cmds, notes=notes)
+    remedy = shadow_remedy(facts, path, kind)
+    cause = ("%s is an empty leftover torch folder (no __init__.py) from a broken install." % path
+             if kind == "namespace-dir" and _in_site(path) else None)
+    return Tailored(summary=remedy.summary, commands=remedy.commands, cause=cause, notes=notes)
 
 
-@hook("torch_lib_missing")
+@hook("torch-install-damaged")
 def torch_lib_missing(match, facts: Facts) -> Optional[Tailored]:
     """torch's own library cannot be opened: reinstall the same build, naming the files the
     RECORD check found missing or changed where the facts have it."""

@@ -10,7 +10,9 @@ from ...facts import derived as F
 from ...kb import compat
 from ..registry import ERROR, Tailored, check, finding, hook, installed_torch_note, known_error_finding
 from .files import explained_by_damage
-from .common import machine_of, os_of, pip_line, python_note, torch_install
+from .common import machine_of, python_note
+from ...advice.commands import on_interpreter, torch_command
+
 
 
 
@@ -61,14 +63,16 @@ def probe_failed(facts):
             detail="The interpreter crashed before the probe's first step. Last output:\n%s" % tail,
             fix="Check that the interpreter starts at all; a broken sitecustomize.py, .pth file or LD_PRELOAD "
                 "library is the usual cause.", commands=[check_cmd], category="torch-import-crash")
+    printed = p.get("stderr_tail") or p.get("stdout_tail")
     return finding(
         "The probe could not start in %s" % p.get("python"),
-        detail="%s\n%s" % (p.get("error", ""), tail),
+        detail=p.get("error", "") + ("\nLast output:\n%s" % printed if printed else ""),
         fix="Check that this is a working CPython interpreter.", commands=[check_cmd],
         category="config")
 
 
-@check("torch-import-failed", category="torch-import-crash", severity=ERROR, requires=('torch_import',))
+@check("torch-import-failed", category="torch-import-crash", severity=ERROR, requires=('torch_import',),
+       verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_import_failed(facts):
     """`import torch` raised an exception."""
     imp = facts.section("torch_import")
@@ -86,7 +90,8 @@ def torch_import_failed(facts):
         commands=install_advice(facts).commands, links=[INSTALL_URL])
 
 
-@check("torch-import-crash", category="torch-import-crash", severity=ERROR, requires=('probe',))
+@check("torch-import-crash", category="torch-import-crash", severity=ERROR, requires=('probe',),
+       verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_import_crash(facts):
     """The interpreter died or hung while importing torch."""
     p = _probe(facts)
@@ -130,7 +135,8 @@ STAGE_WORDS = {"torch": "reading torch's build information (torch.__config__, to
                "cuda": "initialising CUDA (torch.cuda.is_available() and device queries)"}
 
 
-@check("probe-crashed", category="torch-import-crash", severity=ERROR, requires=("probe",))
+@check("probe-crashed", category="torch-import-crash", severity=ERROR, requires=("probe",),
+       verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def probe_crashed(facts):
     """`import torch` worked, then the interpreter died (or hung) while torch was being queried."""
     p = _probe(facts)
@@ -161,28 +167,28 @@ def probe_crashed(facts):
                   "print(torch.cuda.is_available())\"" % (_clean_env(facts), F.python_cmd(facts))])
 
 
-@hook("illegal_instruction")
+@hook("illegal-instruction")
 def illegal_instruction(match, facts: Facts) -> Optional[Tailored]:
     machine = machine_of(facts)
     base = F.torch_base_version(facts)
     notes = installed_torch_note(facts) + python_note(facts)
-    if machine in ("aarch64", "arm64") and os_of(facts) != "macos":
+    if machine in ("aarch64", "arm64") and F.os_of(facts) != "macos":
         if base == "2.4.0":
             return Tailored(cause="torch 2.4.0 aarch64 wheels use ARMv8.1 LSE atomics (in libarm_compute); ARMv8.0 "
                                   "cores such as the Raspberry Pi 4's Cortex-A72 lack them (fixed in 2.4.1).",
                             summary="Install torch 2.4.1 or later.",
-                            commands=torch_install(facts, version="2.4.1", reinstall=True) or
-                            [pip_line("pip install --force-reinstall torch==2.4.1", facts)], notes=notes)
+                            commands=torch_command(facts, version="2.4.1", reinstall=True) or
+                            [on_interpreter("pip install --force-reinstall torch==2.4.1", facts)], notes=notes)
         if base and base.startswith("2.10."):
             return Tailored(cause="torch 2.10 aarch64 wheels use LSE atomics in libc10.so, which ARMv8.0 cores "
                                   "(Cortex-A53/A72/A73) lack; fixed for 2.11.",
                             summary="Install torch 2.11 or later (or 2.9.x).",
-                            commands=[pip_line('pip install --force-reinstall "torch>=2.11"', facts)], notes=notes)
+                            commands=[on_interpreter('pip install --force-reinstall "torch>=2.11"', facts)], notes=notes)
         if base == "2.0.0":
             return Tailored(cause="torch 2.0.0 aarch64 wheels crash with SIGILL on ARMv8.0 cores (Raspberry Pi 4, "
                                   "AWS a1); 1.13.1 works there.",
                             summary="Install another release than 2.0.0.",
-                            commands=[pip_line('pip install --force-reinstall "torch!=2.0.0"', facts)], notes=notes)
+                            commands=[on_interpreter('pip install --force-reinstall "torch!=2.0.0"', facts)], notes=notes)
         return Tailored(cause="On ARM the usual culprit is an instruction newer than ARMv8.0 (LSE atomics); check "
                               "for 'atomics' in the CPU features.",
                         commands=["grep -m1 Features /proc/cpuinfo"], notes=notes) if notes else None
@@ -198,7 +204,7 @@ def illegal_instruction(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("import_crash")
+@hook("import-crash")
 def import_crash(match, facts: Facts) -> Optional[Tailored]:
     if not facts.value("python.executable"):
         return None
@@ -208,9 +214,9 @@ def import_crash(match, facts: Facts) -> Optional[Tailored]:
     env_vars = [v for v in ("LD_LIBRARY_PATH", "LD_PRELOAD") if F.env(facts, v)]
     for v in env_vars:
         notes.append("%s=%s" % (v, F.env(facts, v)))
-    if os_of(facts) != "windows":
+    if F.os_of(facts) != "windows":
         cmds.append('env -u LD_LIBRARY_PATH -u LD_PRELOAD %s -c "import torch; print(torch.__version__)"' % py)
-    cmds += torch_install(facts, reinstall=True)
+    cmds += torch_command(facts, reinstall=True)
     cause = None
     if env_vars:
         cause = "%s is set, so libraries from there are loaded instead of the ones torch ships with." % \

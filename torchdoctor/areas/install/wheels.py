@@ -9,13 +9,33 @@ from ...advice import install_advice
 from ...facts import Facts
 from ...facts import derived as F
 from ...kb import compat
-from ..registry import ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
+from ..registry import Remedy, ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
 from ...advice import INSTALL_URL
-from .common import advice_for, machine_of, new_env_commands, os_of, pip_line, py_minor, python_note, torch_install, torch_variant, ver_tuple
+from .common import advice_for, machine_of, new_env_commands, py_minor, python_note, ver_tuple
+from ...advice.commands import on_interpreter, torch_command
 
 
 
-@check("torch-not-installed", category="torch-not-installed", severity=ERROR, requires=('torch_import',))
+
+def install_remedy(facts: Facts) -> Remedy:
+    """Install torch into the target interpreter: the newest release with a wheel here, in the
+    variant this machine runs; where no release has a wheel for this Python, a new
+    environment with one that does."""
+    exe = facts.value("python.executable", "this Python")
+    py = py_minor(facts)
+    if py and compat.newest_torch_for_python(py) is None:
+        latest = compat.latest_release()
+        return Remedy("No PyTorch release has wheels for Python %s, so pip cannot install torch here; create an "
+                      "environment with a supported Python (%s for torch %s)."
+                      % (py, ", ".join(compat.supported_pythons(latest) or []), latest), new_env_commands(facts, latest))
+    adv = install_advice(facts)
+    if not adv.commands:
+        return Remedy("No torch build installs into this interpreter: %s" % adv.why.rstrip(".") + ".")
+    return Remedy("Install torch %s into %s: %s" % (adv.torch_version, exe, adv.why), adv.commands)
+
+
+@check("torch-not-installed", category="torch-not-installed", severity=ERROR, requires=('torch_import',),
+       verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_not_installed(facts):
     """torch is not importable from this interpreter."""
     imp = facts.section("torch_import")
@@ -25,12 +45,11 @@ def torch_not_installed(facts):
         return None  # a missing *dependency* of torch: torch-import-failed covers it
     adv = install_advice(facts)
     py = facts.value("python.executable", "this Python")
+    remedy = install_remedy(facts)
     return finding(
         "torch is not installed in %s" % py,
         detail="`import torch` raised %s. %s" % (imp.get("error"), adv.why[:1].upper() + adv.why[1:]),
-        fix=("Install torch %s into this interpreter." % adv.torch_version) if adv.commands else
-            "No torch build installs into this interpreter: %s" % adv.why.rstrip(".") + ".",
-        commands=adv.commands, links=[INSTALL_URL])
+        fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL])
 
 
 @check("python-unsupported", category="python-unsupported", severity=WARNING)
@@ -61,7 +80,7 @@ def python_unsupported(facts):
     return None
 
 
-@hook("torch_not_installed")
+@hook("torch-not-installed")
 def tailor_torch_not_installed(match, facts: Facts) -> Optional[Tailored]:
     exe = facts.value("python.executable")
     if not exe:
@@ -78,32 +97,21 @@ def tailor_torch_not_installed(match, facts: Facts) -> Optional[Tailored]:
             commands=["%s -c \"import torch; print(torch.__version__)\"" % F.python_cmd(facts),
                       "python -c \"import sys; print(sys.executable)\""],
             notes=notes)
-    py = py_minor(facts)
     notes.append("torch is not installed in %s" % exe)
-    if py and compat.newest_torch_for_python(py) is None:
-        latest = compat.latest_release()
-        return Tailored(
-            summary="No PyTorch release has wheels for Python %s, so pip cannot install torch here; create an "
-                    "environment with a supported Python (%s for torch %s)."
-                    % (py, ", ".join(compat.supported_pythons(latest) or []), latest),
-            commands=new_env_commands(facts, latest), notes=notes)
-    adv = advice_for(facts)
-    if not adv.commands:
-        return Tailored(summary=adv.why or None, notes=notes) if adv.why else None
-    return Tailored(summary="Install torch %s into %s: %s" % (adv.torch_version, exe, adv.why),
-                    commands=adv.commands, notes=notes)
+    remedy = install_remedy(facts)
+    return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
 
 
-@hook("reinstall_torch")
+@hook("reinstall-torch")
 def reinstall_torch(match, facts: Facts) -> Optional[Tailored]:
     if not facts.value("python.executable"):
         return None
     notes = python_note(facts) + installed_torch_note(facts)
-    cmds = torch_install(facts, reinstall=True)
+    cmds = torch_command(facts, reinstall=True)
     if cmds:
         return Tailored(summary="Reinstall torch %s (the %s build) with this interpreter's pip so its compiled "
                                 "files match this Python." % (F.torch_version_str(facts),
-                                                               torch_variant(facts) or "default"),
+                                                               F.local_tag(facts) or "default"),
                         commands=cmds, notes=notes)
     adv = advice_for(facts)
     if adv.commands:
@@ -120,13 +128,13 @@ def _requested(spec: str) -> Tuple[Optional[str], Optional[str]]:
     return m.group(1).rstrip("."), m.group(2)
 
 
-@hook("torch_pip_unavailable")
+@hook("torch-pip-unavailable")
 def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
     py = py_minor(facts)
     if not py:
         return None
     notes = python_note(facts)
-    os_ = os_of(facts)
+    os_ = F.os_of(facts)
     machine = machine_of(facts)
     if facts.value("python.bits") == 32:
         return Tailored(cause="This interpreter (%s) is a 32-bit Python; PyTorch has never published 32-bit wheels."
@@ -146,21 +154,33 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
         if compat.python_supported("2.2", py):
             return Tailored(cause="Intel Macs get no torch wheels after 2.2.2 (macOS x86_64 builds were deprecated).",
                             summary="Install torch 2.2.2, the last release with macOS x86_64 wheels.",
-                            commands=[pip_line("pip install torch==2.2.2", facts)], notes=notes)
+                            commands=[on_interpreter("pip install torch==2.2.2", facts)], notes=notes)
         return Tailored(cause="Intel Macs get no torch wheels after 2.2.2, and 2.2.2 supports Python %s only."
                               % ", ".join(pys),
                         summary="Create an environment with Python %s and install torch 2.2.2 there."
                                 % (max(pys, key=ver_tuple) if pys else "3.11"),
                         notes=notes)
-    spec = (getattr(match, "groups", {}) or {}).get("spec") or ""
+    groups = getattr(match, "groups", {}) or {}
+    # A torchvision/torchaudio pin: its version is not a torch version.
+    spec = groups.get("spec") or "" if groups.get("pkg", "torch") == "torch" else ""
     version, tag = _requested(spec)
+    if getattr(match, "id", None) == "pip-torch-variant-never-built":
+        # The pattern already established that this release was never built for the variant.
+        base, variant = (groups.get("base") or "").rstrip("."), groups.get("variant") or "that CUDA variant"
+        if not compat.release(base):
+            return None
+        return Tailored(cause="torch %s was never built for %s; its CUDA variants are %s."
+                              % (base, variant, ", ".join(compat.cuda_variants(base)) or "unknown"),
+                        summary="Install torch %s as one of those variants (one your driver supports), or a "
+                                "release that was built for %s." % (base, variant),
+                        notes=notes)
     if version and compat.release(version):
         ok = compat.python_supported(version, py)
         if ok is False:
             newest = compat.newest_torch_for_python(py)
             pys = compat.supported_pythons(version) or []
             alt = (" or install torch %s, the newest release for Python %s" % (newest, py)) if newest else ""
-            cmds = torch_install(facts, version=newest, variant=tag) if newest else []
+            cmds = torch_command(facts, version=newest, variant=tag) if newest else []
             return Tailored(cause="torch %s has wheels for Python %s only; this interpreter is Python %s."
                                   % (version, ", ".join(pys), py),
                             summary="Use Python %s for torch %s%s." % (max(pys, key=ver_tuple) if pys else "?",
@@ -169,9 +189,9 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
         if tag and tag != "cpu" and os_ == "macos":
             return Tailored(cause="%s is a CUDA build; there are no CUDA builds of torch for macOS." % spec.lstrip("="),
                             summary="Install the plain macOS wheel (CPU + MPS) instead.",
-                            commands=torch_install(facts, version=version, variant=None) or None, notes=notes)
+                            commands=torch_command(facts, version=version, variant=None) or None, notes=notes)
         if tag and ok:
-            cmds = torch_install(facts, version=version, variant=tag, companions=False)
+            cmds = torch_command(facts, version=version, variant=tag, companions=False)
             if cmds and "download.pytorch.org" in cmds[0]:
                 return Tailored(cause="Builds with a local tag like +%s are not on PyPI: they live on the PyTorch "
                                       "index, which the command must name." % tag,
@@ -195,7 +215,7 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("torch_wheel_unsupported")
+@hook("torch-wheel-unsupported")
 def torch_wheel_unsupported(match, facts: Facts) -> Optional[Tailored]:
     g = getattr(match, "groups", {}) or {}
     py = py_minor(facts)
@@ -207,7 +227,7 @@ def torch_wheel_unsupported(match, facts: Facts) -> Optional[Tailored]:
         have = g["pytag"][2:3] + "." + g["pytag"][3:]
         problems.append("the wheel is for Python %s but this interpreter is Python %s" % (have, py))
     plat = (g.get("plat") or "").lower()
-    os_ = os_of(facts)
+    os_ = F.os_of(facts)
     wheel_os = "windows" if plat.startswith("win") else "macos" if plat.startswith("macosx") else \
         "linux" if "linux" in plat else None
     if wheel_os and os_ and wheel_os != os_:
@@ -221,17 +241,17 @@ def torch_wheel_unsupported(match, facts: Facts) -> Optional[Tailored]:
         return None
     ver = (g.get("ver") or "").split("+")[0]
     tag = (g.get("ver") or "").partition("+")[2] or None
-    cmds = torch_install(facts, version=ver, variant=tag) if compat.release(ver) and \
+    cmds = torch_command(facts, version=ver, variant=tag) if compat.release(ver) and \
         compat.python_supported(ver, py) else []
     return Tailored(cause="For %s: %s." % (g.get("wheel"), "; ".join(problems)),
                     summary="Let pip choose the file: install by version from the index instead of a wheel URL"
                             + ("" if cmds else " (this torch version may not exist for this Python; pick one "
                                                "that supports Python %s)" % py) + ".",
-                    commands=cmds or [pip_line("pip install torch", facts)],
+                    commands=cmds or [on_interpreter("pip install torch", facts)],
                     notes=python_note(facts))
 
 
-@hook("windows_long_path")
+@hook("windows-long-path")
 def windows_long_path(match, facts: Facts) -> Optional[Tailored]:
     exe = facts.value("python.executable") or ""
     prefix = facts.value("python.prefix") or ""
@@ -244,7 +264,7 @@ def windows_long_path(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("macos_arch")
+@hook("macos-arch")
 def macos_arch(match, facts: Facts) -> Optional[Tailored]:
     g = getattr(match, "groups", {}) or {}
     have, need = (g.get("have") or "").lower(), (g.get("need") or "").lower()
@@ -263,9 +283,9 @@ def macos_arch(match, facts: Facts) -> Optional[Tailored]:
         if apple_silicon is False:
             return Tailored(cause="This is an Intel Mac; the installed torch is an %s build." % have,
                             summary="Install torch 2.2.2, the last release with macOS x86_64 wheels.",
-                            commands=[pip_line("pip install --force-reinstall torch==2.2.2", facts)], notes=notes)
+                            commands=[on_interpreter("pip install --force-reinstall torch==2.2.2", facts)], notes=notes)
         return None
     if need.startswith("arm64") and have.startswith("x86_64"):
         return Tailored(summary="Reinstall torch with this (arm64) interpreter so pip fetches the arm64 wheel.",
-                        commands=[pip_line("pip install --force-reinstall --no-cache-dir torch", facts)], notes=notes)
+                        commands=[on_interpreter("pip install --force-reinstall --no-cache-dir torch", facts)], notes=notes)
     return None

@@ -7,14 +7,32 @@ from typing import Optional
 from ...facts import Facts
 from ...facts import derived as F
 from ...kb import compat
-from ..registry import WARNING, Tailored, check, finding, hook, installed_torch_note
+from ..registry import Remedy, WARNING, Tailored, check, finding, hook, installed_torch_note
 from ..cpu_only_build import tailor_cpu_only_build
 from ..cuda.arch import tailor_arch_unsupported
-from ..install.common import INDEX, advice_for, installed_version, os_of, python_note, torch_install, torch_variant
+from ..install.common import INDEX, advice_for, installed_version, python_note
+from ...advice.commands import torch_command
 
 
 
-@check("cuda-toolkit-mismatch", category="cuda-toolkit-mismatch", severity=WARNING)
+
+def toolkit_remedy(facts: Facts, nvcc: str, tcuda: str) -> Remedy:
+    """nvcc and torch's CUDA differ: build with a toolkit of torch's CUDA (CUDA_HOME), or
+    switch torch to the variant that matches nvcc where the installed release has one."""
+    nvcc_mm = ".".join(str(nvcc).split(".")[:2])
+    home = (F.set_env_cmd(facts, "CUDA_HOME", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v%s" % tcuda)
+            if F.os_name(facts) == "windows" else F.set_env_cmd(facts, "CUDA_HOME", "/usr/local/cuda-%s" % tcuda))
+    base = F.torch_base_version(facts)
+    variant = compat.variant_for_cuda(nvcc_mm)
+    switch = torch_command(facts, variant=variant, reinstall=True) if base and variant and \
+        variant in compat.cuda_variants(base) and compat.cuda_of_variant(variant) != tcuda else []
+    summary = "Build with a CUDA %s toolkit (set CUDA_HOME to it)%s." % (
+        tcuda, ", or switch torch to its %s build so it matches nvcc %s" % (variant, nvcc_mm) if switch else "")
+    return Remedy(summary, [home] + switch)
+
+
+@check("cuda-toolkit-mismatch", category="cuda-toolkit-mismatch", severity=WARNING,
+       verify=('nvcc --version', 'the CUDA release torch was built with'))
 def toolkit_mismatch(facts):
     """System nvcc has another CUDA major version than torch: extension builds fail."""
     cuda, nvcc = F.torch_cuda(facts), F.nvcc_version(facts)
@@ -28,10 +46,7 @@ def toolkit_mismatch(facts):
                "(torch.utils.cpp_extension, pip install of flash-attn, apex, …) with nvcc %s at %s fails with "
                "'The detected CUDA version (%s) mismatches the version that was used to compile PyTorch (%s)'."
                % (cuda, nvcc, facts.value("toolkit.nvcc_path"), nvcc, cuda),
-        fix="Point CUDA_HOME at a CUDA %s toolkit when building extensions, or install the torch variant for CUDA %s."
-            % (cuda.split(".")[0] + ".x", nvcc),
-        commands=[F.set_env_cmd(facts, "CUDA_HOME", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v%s" % cuda
-                                if F.os_name(facts) == "windows" else "/usr/local/cuda-%s" % cuda)])
+        fix=toolkit_remedy(facts, nvcc, cuda).summary, commands=toolkit_remedy(facts, nvcc, cuda).commands)
 
 
 _EXT_PACKAGES = (
@@ -52,7 +67,7 @@ def _ext_package(so: str) -> Optional[str]:
     return None
 
 
-@hook("extension_rebuild")
+@hook("extension-rebuild")
 def extension_rebuild(match, facts: Facts) -> Optional[Tailored]:
     g = getattr(match, "groups", {}) or {}
     tv = F.torch_version_str(facts)
@@ -76,7 +91,7 @@ def extension_rebuild(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(cause=cause, summary=summary, commands=cmds, notes=notes)
 
 
-@hook("xformers_mismatch")
+@hook("xformers-mismatch")
 def xformers_mismatch(match, facts: Facts) -> Optional[Tailored]:
     g = getattr(match, "groups", {}) or {}
     tv = F.torch_version_str(facts) or g.get("have")
@@ -107,31 +122,21 @@ def xformers_mismatch(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("cuda_toolkit_mismatch")
+@hook("cuda-toolkit-mismatch")
 def tailor_cuda_toolkit_mismatch(match, facts: Facts) -> Optional[Tailored]:
     g = getattr(match, "groups", {}) or {}
     nvcc = g.get("nvcc") or F.nvcc_version(facts)
-    tcuda = g.get("torch_cuda") or F.torch_cuda(facts) or compat.cuda_of_variant(torch_variant(facts))
+    tcuda = g.get("torch_cuda") or F.torch_cuda(facts) or compat.cuda_of_variant(F.local_tag(facts))
     if not nvcc or not tcuda:
         return None
-    nvcc_mm = ".".join(str(nvcc).split(".")[:2])
     notes = ["CUDA toolkit (nvcc) %s" % nvcc, "torch built with CUDA %s" % tcuda]
     if F.torch_version_str(facts):
         notes = installed_torch_note(facts) + notes
-    cmds = []
-    base = F.torch_base_version(facts)
-    variant = compat.variant_for_cuda(nvcc_mm)
-    if base and variant and variant in compat.cuda_variants(base):
-        cmds = torch_install(facts, variant=variant, reinstall=True)
-    if os_of(facts) != "windows":
-        cmds.append("export CUDA_HOME=/usr/local/cuda-%s  # if that toolkit is installed" % tcuda)
-    summary = ("Build with a CUDA %s toolkit (set CUDA_HOME to it)%s." %
-               (tcuda, ", or switch torch to its %s build so it matches nvcc %s" % (variant, nvcc_mm)
-                if cmds and variant and base else ""))
-    return Tailored(summary=summary, commands=cmds or None, notes=notes)
+    remedy = toolkit_remedy(facts, nvcc, tcuda)
+    return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
 
 
-@hook("extension_libtorch")
+@hook("extension-libtorch")
 def extension_libtorch(match, facts: Facts) -> Optional[Tailored]:
     lib = (getattr(match, "groups", {}) or {}).get("lib") or ""
     tv = F.torch_version_str(facts)
@@ -153,14 +158,14 @@ def extension_libtorch(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("extension_needs_cuda_torch")
+@hook("extension-needs-cuda-torch")
 def extension_needs_cuda_torch(match, facts: Facts) -> Optional[Tailored]:
     """An extension that needs CUDA (xFormers' kernels, a CUDA build) beside a CPU-only torch:
     the CPU-only build's fix."""
     return tailor_cpu_only_build(match, facts)
 
 
-@hook("extension_arch_unsupported")
+@hook("extension-arch-unsupported")
 def extension_arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
     """An extension build that names a GPU architecture the installed torch does not know: the
     architecture's fix."""

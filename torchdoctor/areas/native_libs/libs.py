@@ -8,7 +8,9 @@ from ...facts import Facts
 from ...facts import derived as F
 from ...kb import compat
 from ..registry import WARNING, Tailored, check, finding, hook, installed_torch_note
-from ..install.common import cuda_major_of, installed_version, os_of, pip_line, python_note, torch_install, torch_variant, ver_tuple
+from ..install.common import cuda_major_of, installed_version, python_note, ver_tuple
+from ...advice.commands import on_interpreter, torch_command
+
 
 
 
@@ -45,7 +47,7 @@ def _nvidia_packages(facts: Facts) -> Dict[str, str]:
             if (k.startswith("nvidia-") or k.startswith("cuda-")) and isinstance(v, dict) and v.get("version")}
 
 
-@hook("cuda_libs_missing")
+@hook("cuda-libs-missing")
 def cuda_libs_missing(match, facts: Facts) -> Optional[Tailored]:
     tv = F.torch_version_str(facts)
     if not tv:
@@ -55,7 +57,7 @@ def cuda_libs_missing(match, facts: Facts) -> Optional[Tailored]:
     notes.append("%d nvidia-*/cuda-* pip packages installed" % len(nv) if nv else
                  "no nvidia-* / cuda-* pip packages installed")
     lib = (getattr(match, "groups", {}) or {}).get("lib", "the CUDA library")
-    tag = torch_variant(facts)
+    tag = F.local_tag(facts)
     if tag == "cpu":
         return Tailored(cause="The installed torch is a CPU build, so %s is needed by another package (onnxruntime, "
                               "TensorRT, a CUDA extension) that expects a system CUDA/cuDNN." % lib,
@@ -63,11 +65,11 @@ def cuda_libs_missing(match, facts: Facts) -> Optional[Tailored]:
                         commands=[], notes=notes)
     if facts.state("driver.present") != "unknown" and not F.has_nvidia_driver(facts):
         notes.append("no NVIDIA driver found")
-        cmds = torch_install(facts, variant="cpu", reinstall=True)
+        cmds = torch_command(facts, variant="cpu", reinstall=True)
         return Tailored(summary="There is no NVIDIA driver here, so the CUDA build cannot be used anyway: install the "
                                 "CPU build of torch %s." % F.torch_base_version(facts),
                         commands=cmds or None, notes=notes)
-    cmds = torch_install(facts, reinstall=True)
+    cmds = torch_command(facts, reinstall=True)
     if not cmds:
         return None
     return Tailored(summary="Reinstall torch %s with its CUDA dependencies (no --no-deps), then check them with "
@@ -75,11 +77,11 @@ def cuda_libs_missing(match, facts: Facts) -> Optional[Tailored]:
                     commands=cmds + [F.pip_cmd(facts) + " check"], notes=notes)
 
 
-@hook("nvidia_lib_shadowed")
+@hook("nvidia-lib-shadowed")
 def nvidia_lib_shadowed(match, facts: Facts) -> Optional[Tailored]:
     ld = F.env(facts, "LD_LIBRARY_PATH")
     nvjit = match.entry.id == "nvjitlink-undefined-symbol"
-    variant = torch_variant(facts)
+    variant = F.local_tag(facts)
     major = cuda_major_of(variant) or "12"
     pkg = ("nvidia-nvjitlink-cu%s" if nvjit else "nvidia-cublas-cu%s") % major
     if major == "13":
@@ -111,12 +113,12 @@ def nvidia_lib_shadowed(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(cause=cause, commands=cmds, notes=notes)
 
 
-@hook("nccl_mismatch")
+@hook("nccl-mismatch")
 def nccl_mismatch(match, facts: Facts) -> Optional[Tailored]:
     base = F.torch_base_version(facts)
     if not base:
         return None
-    variant = torch_variant(facts) or compat.default_cuda(base)
+    variant = F.local_tag(facts) or compat.default_cuda(base)
     pins = (compat.release(base) or {}).get("nccl") or {}
     pin = pins.get(variant) if isinstance(pins, dict) else None
     major = cuda_major_of(variant)
@@ -138,7 +140,7 @@ def nccl_mismatch(match, facts: Facts) -> Optional[Tailored]:
                     notes=notes)
 
 
-@hook("mkl_ijit")
+@hook("mkl-ijit")
 def mkl_ijit(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts) if F.torch_version_str(facts) else []
     mkl = facts.value("packages.installed.conda:mkl.version") or installed_version(facts, "mkl")
@@ -178,7 +180,7 @@ def glibcxx(match, facts: Facts) -> Optional[Tailored]:
                     notes=python_note(facts))
 
 
-@hook("glibc_too_old")
+@hook("glibc-too-old")
 def glibc_too_old(match, facts: Facts) -> Optional[Tailored]:
     need = (getattr(match, "groups", {}) or {}).get("ver")
     libc = facts.value("os.libc")
@@ -194,12 +196,12 @@ def glibc_too_old(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(cause="This system has glibc %s; the torch binary needs %s." % (have, need),
                     summary="Install torch through pip from the official index (pip only picks wheels this glibc can "
                             "run), or move to a distribution/container with glibc >= %s." % need,
-                    commands=[pip_line("pip install --force-reinstall torch", facts)], notes=notes)
+                    commands=[on_interpreter("pip install --force-reinstall torch", facts)], notes=notes)
 
 
-@hook("omp_duplicate")
+@hook("omp-duplicate")
 def omp_duplicate(match, facts: Facts) -> Optional[Tailored]:
-    os_ = os_of(facts)
+    os_ = F.os_of(facts)
     conda = facts.value("python.conda") is True
     notes = installed_torch_note(facts) if F.torch_version_str(facts) else []
     extra = [n for n in ("mkl", "intel-openmp") if installed_version(facts, n)]
@@ -224,7 +226,7 @@ def omp_duplicate(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-@hook("mkl_fatal")
+@hook("mkl-fatal")
 def mkl_fatal(match, facts: Facts) -> Optional[Tailored]:
     if facts.value("python.conda") is not True:
         return None
@@ -261,7 +263,7 @@ def nnpack(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("libuv")
 def libuv(match, facts: Facts) -> Optional[Tailored]:
-    os_ = os_of(facts)
+    os_ = F.os_of(facts)
     if os_ is None:
         return None
     notes = installed_torch_note(facts) if F.torch_version_str(facts) else []

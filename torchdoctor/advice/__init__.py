@@ -13,10 +13,11 @@ commands, and ``why`` says so.
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from . import versions as V
-from .facts import derived as F
-from .facts import Facts
-from .kb import compat
+from .. import versions as V
+from ..facts import derived as F
+from ..facts import Facts
+from ..kb import compat
+from .commands import on_interpreter
 
 JETSON_URL = "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
 INSTALL_URL = "https://pytorch.org/get-started/locally/"
@@ -122,12 +123,10 @@ def choose_variant(facts: Facts, version: str) -> InstallAdvice:
                              % (version, driver))
     dcuda = facts.value("driver.cuda_driver_version")
     if isinstance(dcuda, str) and V.parse(dcuda):
-        # Only libcuda answered (no NVML / nvidia-smi): its CUDA version is what the
-        # driver fully supports, so any variant up to it runs.
-        fit = [v for v in compat.cuda_variants(version)
-               if compat.cuda_of_variant(v) and V.parse(compat.cuda_of_variant(v)) <= V.parse(dcuda)]
-        if fit:
-            variant = max(fit, key=lambda v: V.parse(compat.cuda_of_variant(v)).release)
+        # Only libcuda answered (no NVML / nvidia-smi): its CUDA version is what the driver
+        # supports, and minor-version compatibility extends it to the whole CUDA major.
+        variant = compat.newest_variant_for_driver_cuda(version, dcuda)
+        if variant:
             return InstallAdvice(version, variant, why="the NVIDIA driver supports CUDA %s, so it runs the %s build of "
                                                        "torch %s." % (dcuda, variant, version))
         return InstallAdvice(version, None, why="no CUDA variant of torch %s runs on a driver that supports CUDA %s; "
@@ -194,15 +193,8 @@ def install_advice(facts: Facts, version: Optional[str] = None, variant: Optiona
         # `torch==2.13.0` is already satisfied by an installed 2.13.0+cpu (PEP 440
         # ignores the local tag), so pip would keep the wrong build: remove it first.
         cmds = ["pip uninstall -y " + " ".join(["torch"] + companions)] + cmds
-    adv.commands = [_with_interpreter(c, facts) for c in cmds]
+    adv.commands = [on_interpreter(c, facts) for c in cmds]
     return adv
-
-
-def _with_interpreter(cmd: str, facts: Facts) -> str:
-    """`pip install ...` -> `/path/to/python -m pip install ...` for the target env."""
-    if cmd.startswith("pip "):
-        return F.pip_cmd(facts) + cmd[3:]
-    return cmd
 
 
 def reinstall_same_build(facts: Facts, clean: bool = False) -> InstallAdvice:
@@ -226,90 +218,3 @@ def reinstall_same_build(facts: Facts, clean: bool = False) -> InstallAdvice:
         cmds = ["%s uninstall -y torch" % F.pip_cmd(facts)] + cmds
     adv.commands = cmds
     return adv
-
-
-_BARE_PYTHON = ("python ", "python3 ")
-_BARE_PIP = ("pip ", "pip3 ")
-
-
-def runnable_here(commands: List[str], facts: Optional[Facts]) -> List[str]:
-    """Fix commands as this machine must run them: a bare `python`/`pip` becomes the target
-    interpreter (the environment the facts describe, not whichever python is first on
-    PATH), and a step that cannot run here is dropped (`nvidia-smi` where the probe found
-    no nvidia-smi). Every finding's and every explanation's commands pass through here."""
-    if facts is None:
-        return list(commands)
-    known_python = isinstance(facts.value("python.executable") or facts.value("probe.python"), str)
-    no_smi = facts.state("driver.sources.nvidia_smi") == "absent"
-    out = []
-    for cmd in commands:
-        if no_smi and (cmd == "nvidia-smi" or cmd.startswith(("nvidia-smi ", "nvidia-smi|"))):
-            continue
-        if known_python:
-            if cmd.startswith(_BARE_PYTHON):
-                cmd = F.python_cmd(facts) + cmd[cmd.index(" "):]
-            elif cmd.startswith(_BARE_PIP):
-                cmd = F.pip_cmd(facts) + cmd[cmd.index(" "):]
-        out.append(cmd)
-    if facts.value("live.kernel") in NOTEBOOK_KERNELS:
-        return notebook_commands(out, facts)
-    return out
-
-
-# A notebook kernel (Jupyter, Colab) runs commands in a cell: `%pip` installs into the
-# kernel's own environment (IPython's docs: "%pip ... Run the pip package manager within
-# the current kernel"); any other shell step needs a leading `!`.
-NOTEBOOK_KERNELS = ("ipykernel", "colab")
-
-
-def notebook_commands(commands: List[str], facts: Facts) -> List[str]:
-    """Fix commands as cells of the notebook whose kernel the facts describe."""
-    pip = F.pip_cmd(facts) + " "
-    out = []
-    for cmd in commands:
-        if cmd.startswith(pip):
-            out.append("%pip " + cmd[len(pip):])
-        elif cmd.startswith(_BARE_PIP):
-            out.append("%pip " + cmd[cmd.index(" ") + 1:])
-        elif cmd.startswith(("%", "!")):
-            out.append(cmd)
-        else:
-            out.append("!" + cmd)
-    return out
-
-
-def _index_variant(facts: Facts) -> Optional[str]:
-    """The index the installed torch came from, by its local tag; None = plain PyPI."""
-    tag = F.local_tag(facts)
-    if tag and (tag == "cpu" or tag.startswith(("cu", "rocm", "xpu"))):
-        return tag
-    return None
-
-
-def _quote(token: str) -> str:
-    return '"%s"' % token if any(c in token for c in "*<>|") else token
-
-
-def companion_command(facts: Facts, names, installer: Optional[str] = None) -> List[str]:
-    """`pip install torch==X <names pinned to X's pairs> --index-url <torch's index>` for this
-    interpreter. torch stays pinned to its installed version so pip cannot swap it."""
-    base = F.torch_base_version(facts)
-    if not base:
-        return []
-    variant, os_ = _index_variant(facts), F.os_name(facts)
-    wanted = list(names) or False
-    cmds: List[str] = []
-    if installer is None and F.installed_with_conda(facts):
-        # conda's pytorch has no +tag: its build string says CPU or which CUDA. Without it the
-        # command would pin the channel's default CUDA and swap a CPU (or cu118) pytorch.
-        conda_variant = F.conda_torch_variant(facts)
-        if conda_variant:
-            cmds = compat.install_command(base, conda_variant, installer="conda", with_companions=wanted, os=os_)
-    if not cmds:
-        cmds = compat.install_command(base, variant, installer="pip", with_companions=wanted, os=os_,
-                                      machine=F.python_machine(facts))
-    out = []
-    for cmd in cmds:
-        line = " ".join(_quote(tok) for tok in cmd.split())
-        out.append(F.pip_cmd(facts) + line[3:] if line.startswith("pip ") else line)
-    return out

@@ -1,0 +1,81 @@
+"""Known errors of issue 17's seventh round where the decision rests on a fact in the pattern
+(which CUDA variants a release was built for) or on another program's markers. The lines here
+are built for the test, in the formats pip, GNU make, OpenCV and darknet print; none is an
+evaluation text."""
+
+import pytest
+
+from torchdoctor.explain.matcher import match_text
+from torchdoctor.areas.registry import all_hooks as hooks
+from test_hooks_install import facts
+
+
+def top(text):
+    found = match_text(text)
+    return found[0].id if found else None
+
+
+def req(spec, versions=None):
+    line = "ERROR: Could not find a version that satisfies the requirement torch==%s" % spec
+    return line + (" (from versions: %s)" % versions if versions is not None else "")
+
+
+@pytest.mark.parametrize("spec", ["1.13.1+cu121", "2.3.0+cu124", "2.0.0+cu113", "2.5.1+cu126", "2.8.0+cu124"])
+def test_a_pair_never_built_is_an_index_problem_whatever_the_python(spec):
+    assert top(req(spec)) == "pip-torch-variant-never-built"
+    assert top(req(spec, "none")) == "pip-torch-variant-never-built"
+
+
+@pytest.mark.parametrize("spec", ["2.2.0+cu121", "1.12.1+cu116", "2.6.0+cu126", "2.7.1+cu118"])
+def test_a_published_pair_is_left_to_the_other_entries(spec):
+    assert top(req(spec)) != "pip-torch-variant-never-built"
+    # a PyPI list without the release: the Python has no wheel of it
+    assert match_text(req(spec, "2.9.0, 2.9.1, 2.10.0"))[0].entry.category == "python-unsupported"
+
+
+def test_a_variant_index_that_ends_before_the_release():
+    cu121 = "2.1.0+cu121, 2.2.2+cu121, 2.5.0+cu121, 2.5.1+cu121"
+    assert top(req("2.6.0", cu121)) == "pip-torch-variant-never-built"
+    # the release is on that index, but not for this Python: not an index problem
+    assert match_text(req("2.5.1", "2.1.0+cu121, 2.4.1+cu121"))[0].entry.category == "python-unsupported"
+    # a merged list (PyPI and the index): the plain versions say nothing about the variant's range
+    assert top(req("2.6.0", "2.4.1, 2.4.1+cu121, 2.5.1, 2.5.1+cu121")) != "pip-torch-variant-never-built"
+
+
+def test_the_hook_names_the_variants_the_release_has():
+    m = next(m for m in match_text(req("2.0.1+cu121")) if m.id == "pip-torch-variant-never-built")
+    t = hooks()[m.entry.tailor](m, facts(py="3.10.12"))
+    assert "never built for cu121" in t.cause and "cu117" in t.cause and "cu118" in t.cause
+
+
+def test_companion_pins_are_resolved_like_torch_and_keep_the_generic_hook_quiet():
+    text = ("ERROR: Could not find a version that satisfies the requirement torchvision==0.15.2 "
+            "(from versions: 0.19.0, 0.19.1, 0.20.0)")
+    m = match_text(text)[0]
+    assert m.id == "pip-no-matching-distribution-torch" and m.groups.get("pkg") == "torchvision"
+    assert hooks()[m.entry.tailor](m, facts(py="3.12.3")) is None  # 0.15.2 is no torch version
+
+
+def test_a_plain_make_build_is_another_programs_output():
+    log = ("nvcc fatal   : Unsupported gpu architecture 'compute_90'\n"
+           "Makefile:12: recipe for target 'kernel.o' failed\nmake: *** [kernel.o] Error 1")
+    assert match_text(log) == []
+    assert top(log + "\n  File \"setup.py\", line 3, in <module>\n    import torch") == \
+        "nvcc-unsupported-gpu-architecture"
+
+
+def test_opencv_and_darknet_failures_are_not_diagnosed_without_torch():
+    cv2 = "  File \"app.py\", line 2, in <module>\n    import cv2\nImportError: numpy.core.multiarray failed to import"
+    assert match_text(cv2) == []
+    assert top(cv2.replace("import cv2", "from torch._C import *")) == "numpy-multiarray-failed-import"
+    dn = ("CUDA Error: no kernel image is available for execution on the device\n"
+          "Darknet error location: ./src/dark_cuda.c, check_error, line #70")
+    assert match_text(dn) == []
+
+
+def test_windows_extension_modules_without_a_package_name():
+    assert top("ImportError: DLL load failed while importing _75_C: The specified module could not be found.") == \
+        "windows-extension-module-dll-load-failed"
+    # torch's own _C stays with the torch entry unless a package names it
+    assert top("ImportError: DLL load failed while importing _C: The specified module could not be found.") == \
+        "windows-import-c-dll-load-failed"

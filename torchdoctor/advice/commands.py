@@ -1,0 +1,199 @@
+"""Fix commands as this machine runs them: the target interpreter's pip, the right index for
+a build, pins quoted for the shell. The builders every area uses; nothing else calls
+compat.install_command or spells a pip command line.
+"""
+
+import re
+from typing import List, Optional
+
+from ..facts import Facts
+from ..facts import derived as F
+from ..kb import compat
+
+WHL = "https://download.pytorch.org/whl"
+
+
+def on_interpreter(cmd: str, facts: Facts) -> str:
+    """`pip install ...` -> `/path/to/python -m pip install ...` for the target env."""
+    if cmd.startswith("pip "):
+        return F.pip_cmd(facts) + cmd[3:]
+    return cmd
+
+
+def pip(facts: Facts, args: str) -> str:
+    """`<target python> -m pip <args>`."""
+    return "%s %s" % (F.pip_cmd(facts), args)
+
+
+def plain_install(facts: Facts, version: str, variant: Optional[str], os: Optional[str] = None,
+                  companions=None, installer: str = "pip") -> List[str]:
+    """The install command(s) of torch `version` in `variant` (None: PyPI's), for the target
+    interpreter, without the choice install_advice makes: for callers that already know
+    which build they want."""
+    kw = {} if companions is None else {"with_companions": companions}
+    return [on_interpreter(c, facts) for c in compat.install_command(version, variant, installer=installer,
+                                                                     os=os or F.os_name(facts), **kw)]
+
+
+def torch_command(facts: Facts, version: Optional[str] = None, variant: Optional[str] = "keep",
+                  reinstall: bool = False, companions: bool = False) -> List[str]:
+    """Install command(s) for torch `version` (default: the installed one) in the installed
+    variant ("keep"), for the target interpreter (conda where torch came from conda); []
+    when the KB cannot say."""
+    version = version or F.torch_base_version(facts)
+    if not version:
+        return []
+    if variant == "keep":
+        variant = F.local_tag(facts)
+    os_ = F.os_of(facts) or "linux"
+    installer = "conda" if F.installed_with_conda(facts) else "pip"
+    cmds = compat.install_command(version, variant, installer=installer, with_companions=companions, os=os_)
+    if not cmds and installer == "conda":  # no conda package of that release: pip it is
+        cmds = compat.install_command(version, variant, installer="pip", with_companions=companions, os=os_)
+    out = []
+    for c in cmds:
+        if reinstall and c.startswith("pip install "):
+            c = "pip install --force-reinstall --no-cache-dir " + c[len("pip install "):]
+        out.append(on_interpreter(c, facts))
+    return out
+
+
+def release_variant(target: str, tag: Optional[str]) -> Optional[str]:
+    """The variant of release `target` closest to the installed build `tag`: the same
+    one if shipped, else the newest CUDA variant with the same major (None = PyPI)."""
+    if not tag:
+        return None
+    variants = compat.cuda_variants(target)
+    if tag == "cpu" or tag in variants:
+        return tag
+    m = re.match(r"cu(\d+?)(\d)$", tag)
+    if m:
+        same_major = [v for v in variants if re.match(r"cu%s\d$" % m.group(1), v)]
+        if same_major:
+            return sorted(same_major)[-1]
+    return None
+
+
+def torch_near_build(facts: Facts, target: str, tag: Optional[str]) -> List[str]:
+    """Install torch `target` in the variant closest to the installed build `tag`."""
+    variant = release_variant(target, tag)
+    cmds = compat.install_command(target, variant, os=F.os_name(facts))
+    if not cmds and variant is not None:
+        cmds = compat.install_command(target, None, os=F.os_name(facts))
+    return [on_interpreter(c, facts) for c in cmds]
+
+
+def pin_spec(name: str, version: str) -> str:
+    """name==1.2.3, name==0.28.* for a bare series, name<spec> for a specifier."""
+    if version[:1] in "=<>~!":
+        return '"%s%s"' % (name, version)
+    if version.endswith(".*"):
+        return "%s==%s" % (name, version)
+    return "%s==%s%s" % (name, version, ".*" if version.count(".") == 1 else "")
+
+
+def index_args(tag: Optional[str]) -> str:
+    """The wheel index a companion must come from to match torch's build variant."""
+    return " --index-url %s/%s" % (WHL, tag) if tag else ""
+
+
+
+
+
+_BARE_PYTHON = ("python ", "python3 ")
+_BARE_PIP = ("pip ", "pip3 ")
+
+
+def runnable_here(commands: List[str], facts: Optional[Facts]) -> List[str]:
+    """Fix commands as this machine must run them: a bare `python`/`pip` becomes the target
+    interpreter (the environment the facts describe, not whichever python is first on
+    PATH), and a step that cannot run here is dropped (`nvidia-smi` where the probe found
+    no nvidia-smi). Every finding's and every explanation's commands pass through here."""
+    if facts is None:
+        return list(commands)
+    known_python = isinstance(facts.value("python.executable") or facts.value("probe.python"), str)
+    no_smi = facts.state("driver.sources.nvidia_smi") == "absent"
+    out = []
+    for cmd in commands:
+        if no_smi and (cmd == "nvidia-smi" or cmd.startswith(("nvidia-smi ", "nvidia-smi|"))):
+            continue
+        if known_python:
+            if cmd.startswith(_BARE_PYTHON):
+                cmd = F.python_cmd(facts) + cmd[cmd.index(" "):]
+            elif cmd.startswith(_BARE_PIP):
+                cmd = F.pip_cmd(facts) + cmd[cmd.index(" "):]
+        out.append(cmd)
+    if facts.value("live.kernel") in NOTEBOOK_KERNELS:
+        return notebook_commands(out, facts)
+    return out
+
+
+# A notebook kernel (Jupyter, Colab) runs commands in a cell: `%pip` installs into the
+# kernel's own environment (IPython's docs: "%pip ... Run the pip package manager within
+# the current kernel"); any other shell step needs a leading `!`.
+NOTEBOOK_KERNELS = ("ipykernel", "colab")
+
+
+def notebook_commands(commands: List[str], facts: Facts) -> List[str]:
+    """Fix commands as cells of the notebook whose kernel the facts describe."""
+    pip = F.pip_cmd(facts) + " "
+    out = []
+    for cmd in commands:
+        if cmd.startswith(pip):
+            out.append("%pip " + cmd[len(pip):])
+        elif cmd.startswith(_BARE_PIP):
+            out.append("%pip " + cmd[cmd.index(" ") + 1:])
+        elif cmd.startswith(("%", "!")):
+            out.append(cmd)
+        else:
+            out.append("!" + cmd)
+    return out
+
+
+def torch_index_tag(facts: Facts) -> Optional[str]:
+    """The index the installed torch came from, by its local tag; None = plain PyPI."""
+    tag = F.local_tag(facts)
+    if tag and (tag == "cpu" or tag.startswith(("cu", "rocm", "xpu"))):
+        return tag
+    return None
+
+
+def _quote(token: str) -> str:
+    return '"%s"' % token if any(c in token for c in "*<>|") else token
+
+
+def companion_command(facts: Facts, names, installer: Optional[str] = None) -> List[str]:
+    """`pip install torch==X <names pinned to X's pairs> --index-url <torch's index>` for this
+    interpreter. torch stays pinned to its installed version so pip cannot swap it."""
+    base = F.torch_base_version(facts)
+    if not base:
+        return []
+    variant, os_ = torch_index_tag(facts), F.os_name(facts)
+    wanted = list(names) or False
+    cmds: List[str] = []
+    if installer is None and F.installed_with_conda(facts):
+        # conda's pytorch has no +tag: its build string says CPU or which CUDA. Without it the
+        # command would pin the channel's default CUDA and swap a CPU (or cu118) pytorch.
+        conda_variant = F.conda_torch_variant(facts)
+        if conda_variant:
+            cmds = compat.install_command(base, conda_variant, installer="conda", with_companions=wanted, os=os_)
+    if not cmds:
+        cmds = compat.install_command(base, variant, installer="pip", with_companions=wanted, os=os_,
+                                      machine=F.python_machine(facts))
+    out = []
+    for cmd in cmds:
+        line = " ".join(_quote(tok) for tok in cmd.split())
+        out.append(F.pip_cmd(facts) + line[3:] if line.startswith("pip ") else line)
+    return out
+
+
+def companion_reinstall(facts: Facts, name: str, want: str, tag: Optional[str]) -> List[str]:
+    """Put companion `name` back at release `want`, from the index of torch's build `tag`,
+    touching nothing else: --no-deps keeps pip from swapping torch, --force-reinstall replaces
+    a same-version build of another variant (which `name==X` alone would call satisfied:
+    PEP 440 ignores local tags). conda environments get conda's command."""
+    if F.installed_with_conda(facts):
+        cmds = companion_command(facts, (name,))
+        if cmds:
+            return cmds
+    return [pip(facts, "install --no-deps --force-reinstall %s%s" % (_quote(pin_spec(name, want)), index_args(tag)))]

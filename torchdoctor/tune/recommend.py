@@ -1,0 +1,163 @@
+"""Speed and reproducibility advice for one workload of a tune result, in words and as code:
+the settings measurably faster within the drift tolerance (best of each group), those
+rejected, slower or not measurably different, and what made seeded runs bitwise equal.
+"""
+
+import math
+from typing import Any, Dict, List
+
+from .numbers import FASTER, SAME, SLOWER, fmt_drift, num
+
+
+def by_id(w):
+    return {s["id"]: s for s in w.get("settings") or []}
+
+
+def recommend(w: Dict[str, Any], tolerance: float) -> Dict[str, Any]:
+    """Speed and reproducibility advice for one workload, in words and as code. Each
+    setting was measured alone against its reference; their combination was not."""
+    settings = [s for s in w.get("settings") or [] if s.get("role") != "default"]
+    default = by_id(w).get("default") or {}
+    speed: List[Dict[str, Any]] = []
+    notes: List[str] = []
+    best_in_group: Dict[str, Dict[str, Any]] = {}
+    rejected, slower, same, few = [], [], [], []
+    for s in settings:
+        sp = s.get("speedup")
+        if s.get("status") != "measured" or not sp:
+            continue
+        d = s.get("drift")
+        drift_ok = d is None or d.get("within_tolerance") is not False
+        if sp["verdict"] == FASTER:
+            if not drift_ok:
+                rejected.append(s)
+                continue
+            g = s.get("group")
+            if g:
+                if g not in best_in_group or sp["value"] > best_in_group[g]["speedup"]["value"]:
+                    best_in_group[g] = s
+            else:
+                speed.append(_speed_item(s, tolerance))
+        elif sp["verdict"] == SLOWER:
+            slower.append(s)
+        elif sp["verdict"] == SAME:
+            same.append(s)
+        else:
+            few.append(s)
+    speed.extend(_speed_item(s, tolerance) for s in best_in_group.values())
+    speed.sort(key=lambda x: -x["speedup"])
+    for s in rejected:
+        d = s["drift"]
+        notes.append("%s is %s faster but drifts %s from the strict baseline, more than the tolerance %s "
+                     "(accept it with --tolerance %s)" % (s["label"], _x(s["speedup"]), fmt_drift(d["max_rel"]),
+                                                         fmt_drift(tolerance), _ceil_tol(d["max_rel"])))
+    for s in slower:
+        if s.get("varying_shapes") and s.get("family") == "cudnn.benchmark":
+            notes.append("with input shapes that change, keep cudnn.benchmark off: on is %.2fx the speed of off "
+                         "(%.2f-%.2f), because it benchmarks again for every new shape"
+                         % (s["speedup"]["value"], s["speedup"]["low"], s["speedup"]["high"]))
+        else:
+            notes.append("%s is slower: %.2fx (%.2f-%.2f)" % (s["label"], s["speedup"]["value"], s["speedup"]["low"],
+                                                               s["speedup"]["high"]))
+    if same:
+        notes.append("no measurable difference (within the measured spread): %s" % ", ".join(s["label"] for s in same))
+    if few:
+        notes.append("too few timed blocks to judge: %s (raise --budget)" % ", ".join(s["label"] for s in few))
+    if not speed:
+        notes.insert(0, "keep the defaults: no setting was measurably faster than the default here")
+    code_speed = "\n".join(["import torch"] + [x["code"] for x in speed if x["code"]]) if speed else ""
+    repro, code_repro = _repro(w, settings, default, tolerance)
+    return {"speed": speed, "speed_notes": notes, "reproducibility": repro, "code_speed": code_speed,
+            "code_reproducibility": code_repro,
+            "caveat": "each setting was measured alone against the default; their combination was not measured"
+            if len(speed) > 1 else None}
+
+
+def _x(sp):
+    return "%.2fx" % sp["value"]
+
+
+def _ceil_tol(x) -> str:
+    v = num(x)
+    if math.isinf(v) or math.isnan(v):
+        return "inf"
+    if v <= 0:
+        return "0"
+    exp = math.floor(math.log10(v))
+    mant = math.ceil(v / 10 ** exp * 10) / 10
+    return "%.1fe%d" % (mant, exp) if mant < 10 else "1e%d" % (exp + 1)
+
+
+def _speed_item(s, tolerance) -> Dict[str, Any]:
+    sp, d = s["speedup"], s.get("drift")
+    why = ""
+    if s.get("family") == "cudnn.benchmark" and not s.get("varying_shapes"):
+        why = ", with input shapes that stay the same"
+    if d is None:
+        drift_txt = "drift not measured"
+    else:
+        drift_txt = "drift %s within tolerance %s" % (fmt_drift(d["max_rel"]), fmt_drift(tolerance))
+    vs = "" if sp.get("reference") in (None, "default") else " vs %s" % sp["reference"]
+    text = "%s: %.2fx faster%s (%.2f-%.2f)%s; %s" % (s["label"], sp["value"], vs, sp["low"], sp["high"], why, drift_txt)
+    return {"setting": s["id"], "label": s["label"], "speedup": sp["value"], "low": sp["low"], "high": sp["high"],
+            "code": s.get("code") or "", "text": text}
+
+
+def _repro(w, settings, default, tolerance):
+    items: List[Dict[str, Any]] = []
+    code = ["import torch", "torch.manual_seed(0)"]
+    base = w.get("baseline") or {}
+    runs = default.get("runs") or 2
+    d_rep = default.get("reproducible")
+    if d_rep is True:
+        items.append({"setting": "default", "text": "the default settings gave bitwise-equal outputs%s in %d seeded "
+                      "runs" % (" and gradients" if w.get("mode") == "train" else "", runs)})
+    elif d_rep is None and default.get("runs") == 1:
+        items.append({"setting": "default", "text": "not measured: only one run of the default settings fitted in "
+                                                    "the budget, nothing to compare it with"})
+    elif d_rep is False:
+        good = [s for s in settings if s.get("reproducible") is True and s.get("status") in ("measured", "partial")
+                and not s.get("varying_shapes")]
+        good.sort(key=lambda s: -((s.get("speedup") or {}).get("value") or 0))
+        if good:
+            s = good[0]
+            sp = s.get("speedup")
+            cost = (" at %.2fx the default's speed" % sp["value"]) if sp else ""
+            items.append({"setting": s["id"], "text": "the default settings are not bitwise reproducible (two seeded "
+                          "runs differed); %s gave bitwise-equal runs%s" % (s["label"], cost)})
+            if s.get("code"):
+                code.append(s["code"])
+        else:
+            items.append({"setting": "default", "text": "the default settings are not bitwise reproducible (two "
+                          "seeded runs differed), and no single setting measured here fixed that"
+                          + ("; the strict baseline was" if base.get("reproducible") else "")})
+    broke = [s for s in settings if s.get("reproducible") is False and d_rep is True]
+    if broke:
+        items.append({"setting": None, "text": "avoid for reproducibility (two seeded runs differed): %s"
+                      % ", ".join(s["label"] for s in broke)})
+    threads_drift = [s for s in settings if s.get("family") == "threads" and s.get("drift")
+                     and num(s["drift"].get("max_rel")) > 0]
+    if threads_drift and default.get("drift") is not None:
+        s = threads_drift[0]
+        items.append({"setting": "threads", "text": "results depend on the thread count (%s drifts %s): fix it with "
+                      "torch.set_num_threads() to reproduce results on another machine"
+                      % (s["label"], fmt_drift(s["drift"]["max_rel"]))})
+    dd = default.get("drift")
+    if dd and dd.get("within_tolerance") is False:
+        fixes = [s for s in settings if (s.get("drift") or {}).get("within_tolerance") and
+                 s.get("status") in ("measured", "partial")]
+        fixes.sort(key=lambda s: -((s.get("speedup") or {}).get("value") or 0))
+        text = "the default settings drift %s from the strict float32 baseline (tolerance %s)" % (
+            fmt_drift(dd["max_rel"]), fmt_drift(tolerance))
+        if fixes:
+            sp = fixes[0].get("speedup")
+            text += "; %s is within it%s" % (fixes[0]["label"], (" at %.2fx" % sp["value"]) if sp else "")
+            if fixes[0].get("code"):
+                code.append(fixes[0]["code"])
+        items.append({"setting": fixes[0]["id"] if fixes else "default", "text": text})
+    if not items:
+        items.append({"setting": None, "text": "not measured: the default settings' runs were not checked within "
+                                              "the budget"})
+    if len(code) == 2 and d_rep is not True:
+        code = []
+    return items, "\n".join(code)
