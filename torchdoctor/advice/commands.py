@@ -123,6 +123,30 @@ def runnable_here(commands: List[str], facts: Optional[Facts]) -> List[str]:
             elif cmd.startswith(_BARE_PIP):
                 cmd = F.pip_cmd(facts) + cmd[cmd.index(" "):]
         out.append(cmd)
+    if facts.value("live.kernel") in NOTEBOOK_KERNELS:
+        return notebook_commands(out, facts)
+    return out
+
+
+# A notebook kernel (Jupyter, Colab) runs commands in a cell: `%pip` installs into the
+# kernel's own environment (IPython's docs: "%pip ... Run the pip package manager within
+# the current kernel"); any other shell step needs a leading `!`.
+NOTEBOOK_KERNELS = ("ipykernel", "colab")
+
+
+def notebook_commands(commands: List[str], facts: Facts) -> List[str]:
+    """Fix commands as cells of the notebook whose kernel the facts describe."""
+    pip = F.pip_cmd(facts) + " "
+    out = []
+    for cmd in commands:
+        if cmd.startswith(pip):
+            out.append("%pip " + cmd[len(pip):])
+        elif cmd.startswith(_BARE_PIP):
+            out.append("%pip " + cmd[cmd.index(" ") + 1:])
+        elif cmd.startswith(("%", "!")):
+            out.append(cmd)
+        else:
+            out.append("!" + cmd)
     return out
 
 

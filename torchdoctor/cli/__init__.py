@@ -25,6 +25,8 @@ VERBS = {
     "lint": ("lint", "lint"),
     "tune": ("tune", "tune"),
     "dist": ("dist", "dist"),
+    "run": ("run", "run_cmd"),
+    "mcp": ("mcp", "mcp_cmd"),
 }
 
 

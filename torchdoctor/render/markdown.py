@@ -9,7 +9,7 @@ collect_env layout, and the raw facts as JSON (which ``torchdoctor triage`` and
 
 import json
 import re
-from typing import List
+from typing import Any, Dict, List, Optional
 
 from .. import __version__
 from ..facts import derived as F
@@ -179,7 +179,45 @@ def facts_json(facts: Facts) -> str:
     return json.dumps(facts.to_dict(), separators=(",", ":"), sort_keys=False, default=str)
 
 
-def render_markdown(report: Report, include_json: bool = True) -> str:
+def render_match(d: Dict[str, Any], heading: str = "####", lines: bool = True) -> List[str]:
+    """One known error, from an explanation's to_dict() (what a redacted report carries);
+    `lines=False` when the text was a traceback the doctor formatted (no line numbers)."""
+    where = "line %s" % d.get("line") + (", %s times" % d["count"] if (d.get("count") or 1) > 1 else "")
+    out = ["%s %s" % (heading, esc(d.get("title", ""))), "",
+           "`%s` \u00b7 %s%s" % (d.get("id", ""), esc(d.get("category", "")), " \u00b7 matched " + where if lines else ""), ""]
+    if d.get("matched_text"):
+        out += [fence(str(d["matched_text"]), "text"), ""]
+    if d.get("cause"):
+        out += ["  \n".join(line(ln) for ln in str(d["cause"]).strip().splitlines()), ""]
+    fix = d.get("fix") or {}
+    if fix.get("summary"):
+        out += ["**Fix:** " + esc(fix["summary"]), ""]
+    if fix.get("commands"):
+        out += [fence("\n".join(fix["commands"]), "sh"), ""]
+    if d.get("facts_used"):
+        out += ["Why: " + "; ".join(esc(x) for x in d["facts_used"]), ""]
+    if d.get("links"):
+        out += ["See: " + ", ".join("<%s>" % x if str(x).startswith("http") else esc(x) for x in d["links"]), ""]
+    return out
+
+
+def render_signal(sig: Dict[str, Any], heading: str = "####") -> List[str]:
+    """A death by signal with no known error (surfaces/signals.py's dict)."""
+    out = ["%s %s" % (heading, esc(sig.get("title", ""))), ""]
+    if sig.get("exit_note"):
+        out += [esc(sig["exit_note"]), ""]
+    out += ["- " + esc(m) for m in sig.get("meaning", [])] + [""]
+    out += [esc(n) for n in sig.get("notes", [])]
+    for step in sig.get("steps", []):
+        out += ["", esc(step.get("what", "")), "", fence("\n".join(step.get("commands", [])), "sh")]
+    if sig.get("links"):
+        out += ["", "See: " + ", ".join("<%s>" % x for x in sig["links"])]
+    return out + [""]
+
+
+def render_markdown(report: Report, include_json: bool = True, extra: Optional[List[str]] = None) -> str:
+    """`extra`: Markdown lines a surface adds between the findings and the details (the
+    diagnosis of a run, the failed tests of a session)."""
     from ..redact import redaction_summary
     raw_facts, report = report.facts, safe.view(report)  # the JSON block carries the exact facts
     f = report.facts
@@ -207,6 +245,8 @@ def render_markdown(report: Report, include_json: bool = True) -> str:
             out += render_finding(fi)
     else:
         out += ["\u2705 No problems found.", ""]
+    if extra:
+        out += list(extra) + [""]
     out.append("### Details")
     out.append("")
     for title, rws in R.build(f, report.findings):

@@ -85,12 +85,14 @@ def render_check(report: Report, st: Style, footer: Optional[str] = None) -> str
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_explanation(e: "Explanation", st: Style, full: bool = True) -> List[str]:
+def render_explanation(e: "Explanation", st: Style, full: bool = True, lines: bool = True) -> List[str]:
+    """`lines=False`: the input was no file of the user's (a traceback the doctor formatted
+    itself), so its line numbers mean nothing to them."""
     m = e.match
     possibly = "Possibly: " if e.confidence != "high" else ""
     out = [st.paint("%s%s  [%s, %s]" % (possibly, m.entry.title, m.entry.id, m.entry.category), "title")]
-    where = "line %d" % m.line + (", %d times" % m.count if m.count > 1 else "")
-    out.append(st.paint("  matched %s: %s" % (where, safe.line(m.text[:300])), "dim"))
+    where = ("line %d" % m.line + (", %d times" % m.count if m.count > 1 else "")) if lines else ""
+    out.append(st.paint("  matched%s: %s" % (" " + where if where else "", safe.line(m.text[:300])), "dim"))
     if not full:
         return out
     out.append("")
@@ -111,22 +113,22 @@ def render_explanation(e: "Explanation", st: Style, full: bool = True) -> List[s
     return out
 
 
-def render_explain(exps: List["Explanation"], st: Style, show_all: bool = False) -> str:
+def render_explain(exps: List["Explanation"], st: Style, show_all: bool = False, lines: bool = True) -> str:
     if not exps:
         return "No known PyTorch error recognised in the input.\n"
-    out = render_explanation(exps[0], st)
+    out = render_explanation(exps[0], st, lines=lines)
     rest = exps[1:]
     if rest:
         out.append("")
         if show_all:
             for e in rest:
                 out.append("")
-                out.extend(render_explanation(e, st))
+                out.extend(render_explanation(e, st, lines=lines))
         else:
             out.append("Also found (use --all for details):")
             for e in rest:
-                out.append("  - %s [%s] line %d%s" % (e.match.entry.title, e.match.entry.id, e.match.line,
-                                                      " (%d times)" % e.match.count if e.match.count > 1 else ""))
+                where = " line %d%s" % (e.match.line, " (%d times)" % e.match.count if e.match.count > 1 else "")
+                out.append("  - %s [%s]%s" % (e.match.entry.title, e.match.entry.id, where if lines else ""))
     return "\n".join(out).rstrip() + "\n"
 
 

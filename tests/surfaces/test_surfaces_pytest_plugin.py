@@ -1,0 +1,140 @@
+"""The pytest plugin for real: `python -m pytest` in a temp dir, with and without the plugin,
+with xdist (-n 2) and -p no:cacheprovider; outcomes never change."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+
+from conftest import needs_torch
+
+TESTS = '''
+import pytest
+
+def test_env_error():
+    raise RuntimeError("operator torchvision::nms does not exist")
+
+def test_plain_assertion():
+    assert 1 + 1 == 3
+
+def test_fine():
+    assert True
+
+def test_known_text_in_code_is_not_an_error():
+    # the error's words in the test's own source, not in any exception
+    with pytest.raises(ValueError):
+        raise ValueError("x")  # "CUDA out of memory. Tried to allocate 2.00 GiB"
+    assert False, "plain failure"
+
+@pytest.fixture
+def broken_setup():
+    raise ImportError("libcudnn.so.9: cannot open shared object file: No such file or directory")
+
+def test_setup_error(broken_setup):
+    pass
+'''
+
+
+def pytest_in(tmp_path, *args, files=None, timeout=300):
+    (tmp_path / "test_mod.py").write_text(TESTS)
+    for name, body in (files or {}).items():
+        (tmp_path / name).write_text(textwrap.dedent(body))
+    env = dict(os.environ)
+    env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTEST_XDIST_WORKER", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", *args], cwd=str(tmp_path),
+                          capture_output=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+
+
+def summary(out: str) -> str:
+    return re.findall(r"^=*\s*(\d+ (?:failed|passed|error).*?) in [\d.]+s", out, re.M)[-1]
+
+
+def sections(out: str):
+    """nodeid -> the body of its torchdoctor section (from the failure/error reports)."""
+    found = {}
+    parts = re.split(r"\n_{3,} (?:ERROR at setup of )?(\S+) _{3,}\n", out)
+    for name, body in zip(parts[1::2], parts[2::2]):
+        m = re.search(r"-{3,} torchdoctor -{3,}\n(.*?)(?=\n_{3,} |\n={3,} |\Z)", body, re.S)
+        if m:
+            found[name] = m.group(1)
+    return found
+
+
+def test_inert_unless_asked_and_outcomes_unchanged(tmp_path):
+    off = pytest_in(tmp_path, "-q", "-p", "no:torchdoctor")
+    idle = pytest_in(tmp_path, "-q")
+    on = pytest_in(tmp_path, "-q", "--torchdoctor")
+    assert "torchdoctor" not in idle.stdout.decode()
+    assert off.returncode == idle.returncode == on.returncode == 1
+    assert summary(off.stdout.decode()) == summary(idle.stdout.decode()) == summary(on.stdout.decode()) \
+        == "3 failed, 1 passed, 1 error"
+    got = sections(on.stdout.decode())
+    assert set(got) == {"test_env_error", "test_setup_error"}  # not the plain assertions
+    assert "[torchvision-operator-does-not-exist, torchvision-mismatch]" in got["test_env_error"]
+    assert "matched: RuntimeError: operator torchvision::nms does not exist" in got["test_env_error"]
+    assert "libcudnn" in got["test_setup_error"]
+    assert "torchdoctor: 2 failure(s) are known environment errors" in on.stdout.decode()
+
+
+@needs_torch
+def test_header_and_a_real_cpu_build_error(tmp_path):
+    files = {"test_torch.py": """
+        import torch
+
+        def test_cuda():
+            torch.backends.cudnn.benchmark = True
+            torch.zeros(2).cuda()
+    """}
+    r = pytest_in(tmp_path, "--torchdoctor", files=files)
+    out = r.stdout.decode()
+    assert r.returncode == 1
+    header = [ln for ln in out.splitlines() if ln.startswith("torchdoctor: torch ")]
+    assert len(header) == 1 and "(CPU-only build), CUDA not available" in header[0]
+    assert summary(out) == "4 failed, 1 passed, 1 error"
+    got = sections(out)
+    assert set(got) == {"test_env_error", "test_setup_error", "test_cuda"}
+    assert "[torch-not-compiled-with-cuda, cpu-only-build]" in got["test_cuda"]
+    assert "cudnn.benchmark on" in got["test_cuda"]  # the live torch settings of the test process
+
+
+def test_xdist_and_no_cacheprovider_with_a_report(tmp_path):
+    report = tmp_path / "session.json"
+    r = pytest_in(tmp_path, "-q", "-n", "2", "-p", "no:cacheprovider", "--torchdoctor-report", str(report))
+    out = r.stdout.decode()
+    assert r.returncode == 1 and not (tmp_path / ".pytest_cache").exists()
+    assert summary(out) == "3 failed, 1 passed, 1 error"
+    assert set(sections(out)) == {"test_env_error", "test_setup_error"}  # diagnosed in the workers
+    d = json.loads(report.read_text())
+    sess = d["facts"]["pytest"]
+    assert {t["nodeid"] for t in sess["diagnosed"]} == {"test_mod.py::test_env_error", "test_mod.py::test_setup_error"}
+    assert sess["counts"] == {"failed": 3, "passed": 1, "error": 1} and sess["exit_status"] == 1
+    assert d["facts"]["redaction"]["enabled"] is True
+    assert "torchdoctor: wrote %s (redacted)" % report in out
+
+
+def test_ini_switch_and_markdown_report(tmp_path):
+    md = tmp_path / "s.md"
+    r = pytest_in(tmp_path, "-q", "--torchdoctor-report", str(md), files={"pytest.ini": "[pytest]\ntorchdoctor = false\n"})
+    assert r.returncode == 1  # the report option alone turns it on
+    assert set(sections(r.stdout.decode())) == {"test_env_error", "test_setup_error"}
+    text = md.read_text()
+    assert "### The test session" in text and "test_mod.py::test_env_error" in text
+    r = pytest_in(tmp_path, "-q", files={"pytest.ini": "[pytest]\ntorchdoctor = true\n"})
+    assert set(sections(r.stdout.decode())) == {"test_env_error", "test_setup_error"}
+
+
+def test_a_failing_diagnosis_changes_no_outcome(tmp_path):
+    conftest = """
+        import torchdoctor.surfaces.live as live
+        def boom():
+            raise RuntimeError("live facts broken on purpose")
+        live.live_facts = boom
+    """
+    r = pytest_in(tmp_path, "-q", "--torchdoctor", files={"conftest.py": conftest})
+    out = r.stdout.decode()
+    assert r.returncode == 1 and summary(out) == "3 failed, 1 passed, 1 error"
+    assert "torchdoctor: the diagnosis failed (RuntimeError: live facts broken on purpose)" in sections(out)["test_env_error"]

@@ -1,0 +1,156 @@
+"""The pytest plugin (entry point `pytest11: torchdoctor`), inert unless asked:
+`pytest --torchdoctor`, or `torchdoctor = true` in the ini file, or
+`--torchdoctor-report FILE`.
+
+Then the session header gets one line about the environment (a child probe of this
+interpreter: torch and its variant, CUDA/MPS/cuDNN, GPUs), and each failed or errored test
+whose exception is a known environment error gets a "torchdoctor" report section with the
+diagnosis, tailored to the live torch of the process that ran it. Plain assertion failures
+get nothing. Outcomes are never touched. With xdist the diagnosis travels inside the report
+(an attribute pytest serialises with it), so the controller sees it and writes the report.
+"""
+
+import sys
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+SECTION = "torchdoctor"
+ATTR = "torchdoctor_matches"
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("torchdoctor", "torchdoctor: diagnose environment errors in failed tests")
+    group.addoption("--torchdoctor", action="store_true", default=False,
+                    help="Add the environment to the header and the diagnosis of known PyTorch environment "
+                         "errors to failed tests.")
+    group.addoption("--torchdoctor-report", metavar="FILE", default=None,
+                    help="Write one redacted report of the session (Markdown, or JSON for *.json); implies "
+                         "--torchdoctor.")
+    parser.addini("torchdoctor", type="bool", default=False, help="Turn the torchdoctor plugin on (as --torchdoctor).")
+
+
+def enabled(config) -> bool:
+    try:
+        if config.getoption("torchdoctor") or config.getoption("torchdoctor_report"):
+            return True
+        return bool(config.getini("torchdoctor"))
+    except (ValueError, AttributeError):
+        return False
+
+
+def pytest_configure(config):
+    if enabled(config) and not config.pluginmanager.has_plugin("torchdoctor-session"):
+        config.pluginmanager.register(Session(config), "torchdoctor-session")
+
+
+def failure_text(excinfo=None, longrepr_text: str = "") -> str:
+    """What the matcher reads: the exception chain as Python prints it when the exception
+    object is at hand; otherwise the `E   ` lines of pytest's report (a collection error)."""
+    if excinfo is not None and getattr(excinfo, "value", None) is not None:
+        from .hook import exception_text
+        return exception_text(excinfo.value)
+    e_lines = [ln[4:] if ln.startswith("E   ") else ln[1:].lstrip() for ln in longrepr_text.splitlines()
+               if ln.startswith("E ")]
+    return "\n".join(e_lines) if e_lines else longrepr_text
+
+
+def diagnose_text(text: str):
+    from ..diagnose import explain_matches
+    from ..explain.matcher import match_text
+    matches = match_text(text)
+    if not matches:
+        return [], None
+    from .live import live_facts
+    facts = live_facts()
+    return explain_matches(matches[:3], facts), facts
+
+
+class Session:
+    def __init__(self, config):
+        self.config = config
+        self.worker = hasattr(config, "workerinput")
+        self.diagnosed: List[Dict[str, Any]] = []
+        self.counts: Dict[str, int] = {}
+        self.report_path: Optional[str] = config.getoption("torchdoctor_report")
+        self.wrote: Optional[str] = None
+
+    # -- header ---------------------------------------------------------------------------
+    def pytest_report_header(self, config):
+        try:
+            from ..probe import gather
+            from ..render.brief import env_line
+            facts = gather(python=sys.executable, timeout=60)
+            return "torchdoctor: " + env_line(facts)
+        except Exception as e:  # noqa: BLE001
+            return "torchdoctor: environment unknown (%s: %s)" % (type(e).__name__, e)
+
+    # -- each test -------------------------------------------------------------------------
+    def _attach(self, rep, text: str) -> None:
+        try:
+            exps, facts = diagnose_text(text)
+            if not exps:
+                return
+            from ..render.brief import live_line
+            from ..render.style import Style
+            from ..render.text import render_explain
+            body = render_explain(exps, Style(color=False), lines=False)
+            live = live_line(facts)
+            rep.sections.append((SECTION, body + (live + "\n" if live else "")))
+            setattr(rep, ATTR, [x.to_dict() for x in exps])
+        except Exception as e:  # noqa: BLE001 - a failing diagnosis never fails a test
+            rep.sections.append((SECTION, "torchdoctor: the diagnosis failed (%s: %s)\n" % (type(e).__name__, e)))
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        try:
+            rep = outcome.get_result()
+        except Exception:  # noqa: BLE001
+            return
+        if rep.failed and call.excinfo is not None and not hasattr(rep, "wasxfail"):
+            self._attach(rep, failure_text(call.excinfo))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collectreport(self, report):
+        if report.failed and not getattr(report, ATTR, None):
+            self._attach(report, failure_text(None, getattr(report, "longreprtext", "") or ""))
+            self._record(report, "collect")
+
+    def pytest_runtest_logreport(self, report):
+        if report.when == "call" or (report.when in ("setup", "teardown") and not report.passed):
+            key = "error" if report.when != "call" and report.failed else report.outcome
+            self.counts[key] = self.counts.get(key, 0) + 1
+        self._record(report, report.when)
+
+    def _record(self, report, when: str) -> None:
+        found = getattr(report, ATTR, None)
+        if found and not self.worker:
+            self.diagnosed.append({"nodeid": report.nodeid, "when": when, "matches": found})
+
+    # -- the end -------------------------------------------------------------------------------
+    def pytest_sessionfinish(self, session, exitstatus):
+        if self.worker or not self.report_path:
+            return
+        try:
+            from . import attachment
+            data = {"args": [str(a) for a in self.config.invocation_params.args], "exit_status": int(exitstatus),
+                    "counts": dict(self.counts), "diagnosed": self.diagnosed}
+            rep = attachment.build("pytest", data, python=sys.executable)
+            attachment.write(self.report_path, attachment.render(rep, attachment.fmt_for(self.report_path), "pytest"))
+            self.wrote = self.report_path
+        except Exception as e:  # noqa: BLE001
+            self.wrote = None
+            self.error = "%s: %s" % (type(e).__name__, e)
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if self.worker:
+            return
+        tr = terminalreporter
+        if self.diagnosed:
+            ids = sorted({m["id"] for d in self.diagnosed for m in d["matches"]})
+            tr.write_line("torchdoctor: %d failure(s) are known environment errors: %s" % (len(self.diagnosed), ", ".join(ids)))
+        if self.wrote:
+            tr.write_line("torchdoctor: wrote %s (redacted)" % self.wrote)
+        elif self.report_path and getattr(self, "error", None):
+            tr.write_line("torchdoctor: could not write %s (%s)" % (self.report_path, self.error))
