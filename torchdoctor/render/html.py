@@ -49,13 +49,33 @@ def _fix(summary: str, commands: List[str]) -> str:
     return head + _commands(commands)
 
 
+def _verify(verify) -> str:
+    """verify: a Verify, its dict, or None."""
+    if not verify:
+        return ""
+    cmd = verify["command"] if isinstance(verify, dict) else verify.command
+    expect = verify["expect"] if isinstance(verify, dict) else verify.expect
+    return ("<div style=\"margin:4px 0\"><b>Verify:</b> <span style=\"opacity:0.8\">(expect: %s)</span></div>%s"
+            % (e(expect), _commands([cmd])))
+
+
+def _evidence(evidence: List[str], confidence: str) -> str:
+    if not evidence:
+        return ""
+    note = "" if confidence == "high" else " (confidence: %s)" % e(confidence)
+    return ("<details><summary>Evidence%s</summary><ul>%s</ul></details>"
+            % (note, "".join("<li>%s</li>" % e(x) for x in evidence)))
+
+
 def render_finding(f) -> str:
     colour = COLOURS.get(f.severity, COLOURS["info"])
+    title = ("Possibly: " if f.confidence != "high" else "") + f.title
     return ("<div class=\"torchdoctor-finding\" data-severity=\"%s\" style=\"%s\">"
             "<div><b style=\"color:%s\">%s</b> <b>%s</b></div>"
-            "<div style=\"opacity:0.7\"><code>%s</code> &middot; %s</div>%s%s%s</div>") % (
-        e(f.severity), BOX % colour, colour, e(f.severity.upper()), e(f.title), e(f.id), e(f.category),
-        _para(f.detail) if f.detail else "", _fix(f.fix.summary, f.fix.commands), _links(f.links))
+            "<div style=\"opacity:0.7\"><code>%s</code> &middot; %s</div>%s%s%s%s%s</div>") % (
+        e(f.severity), BOX % colour, colour, e(f.severity.upper()), e(title), e(f.id), e(f.category),
+        _para(f.detail) if f.detail else "", _fix(f.fix.summary, f.fix.commands), _verify(f.verify),
+        _evidence(f.evidence, f.confidence), _links(f.links))
 
 
 def render_check_html(report: Report) -> str:
@@ -85,13 +105,15 @@ def render_match_html(d: Dict[str, Any], lines: bool = True) -> str:
     notes = d.get("facts_used") or []
     why = ("<details><summary>Why we think so</summary><ul>%s</ul></details>"
            % "".join("<li>%s</li>" % e(n) for n in notes)) if notes else ""
+    title = ("Possibly: " if d.get("confidence", "high") != "high" else "") + d.get("title", "")
+    colour = COLOURS.get(d.get("severity") or "error", COLOURS["error"])
     return ("<div class=\"torchdoctor-match\" style=\"%s\"><div><b>%s</b></div>"
             "<div style=\"opacity:0.7\"><code>%s</code> &middot; %s%s</div>"
             "<pre style=\"%s\"><code>%s</code></pre>"
-            "<details><summary>Cause</summary>%s</details>%s%s%s</div>") % (
-        BOX % COLOURS["error"], e(d.get("title", "")), e(d.get("id", "")), e(d.get("category", "")), where,
+            "<details><summary>Cause</summary>%s</details>%s%s%s%s</div>") % (
+        BOX % colour, e(title), e(d.get("id", "")), e(d.get("category", "")), where,
         PRE, e(d.get("matched_text", "")), _para(d.get("cause", "")), _fix(fix.get("summary", ""), fix.get("commands", [])),
-        why, _links(d.get("links") or []))
+        _verify(d.get("verify")), why, _links(d.get("links") or []))
 
 
 def render_explain_html(matches: List[Dict[str, Any]], live: Optional[str] = None, lines: bool = True) -> str:
