@@ -25,7 +25,10 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from regex_shape import repeats
+from torchdoctor.explain import logscan as LS
 from torchdoctor.explain import matcher as M
+from torchdoctor.explain import normalize as N
+from torchdoctor.explain import prefilter as P
 from torchdoctor.kb.errors import _sre_c, load_entries
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,7 +90,7 @@ def reference_scan(data: bytes):
     if lines and lines[-1] == b"":
         lines.pop()
     for i, raw in enumerate(lines):
-        line = M.normalize(raw.decode("utf-8", "replace"))
+        line = N.normalize(raw.decode("utf-8", "replace"))
         col.context.feed(line)
         col.context.feed_chunk(raw.replace(b"\r", b""))
         hits = INDEX.match_line(line)
@@ -102,7 +105,7 @@ def reference_scan(data: bytes):
        st.text(alphabet="abxyz'( \n", max_size=400), st.text(alphabet="abxyz'( \n", max_size=200))
 def test_prefilter_finds_exactly_the_lines_with_an_anchor(anchors, text, sample):
     buf = text.encode()
-    pre = M.Prefilter(anchors, sample.encode())
+    pre = P.Prefilter(anchors, sample.encode())
     want, pos = [], 0
     for line in text.split("\n"):
         if any(a in line for a in anchors):
@@ -116,20 +119,20 @@ def test_prefilter_finds_exactly_the_lines_with_an_anchor(anchors, text, sample)
 def test_prefilter_survives_a_flood_of_its_rare_byte():
     # Fitted to a sample without 'K', then fed nothing but 'K': the visit
     # budget trips, the chunk is re-planned, and the result stays exact.
-    pre = M.Prefilter(["Killed", "KeyError: 'x'"], b"plain text " * 100)
+    pre = P.Prefilter(["Killed", "KeyError: 'x'"], b"plain text " * 100)
     assert pre.line_starts(b"K" * 2000000, budget=True) is None
     data = b"epoch 1 loss 0.5\n" * 70000 + b"K" * 3000000 + b"\nDataLoader worker (pid(s) 123) exited unexpectedly\n"
-    assert key(M.scan_stream(io.BytesIO(data), chunk_size=1 << 20)) == key(reference_scan(data))
+    assert key(LS.scan_stream(io.BytesIO(data), chunk_size=1 << 20)) == key(reference_scan(data))
 
 
 # ------------------------------------------------------- stream == per line --
 @FUZZ
-@given(log_bytes(), st.sampled_from([1, 7, 64, 4096, M.CHUNK]))
+@given(log_bytes(), st.sampled_from([1, 7, 64, 4096, LS.CHUNK]))
 @example(b"Torch not \x1b[1mcompiled with CUDA enabled\n", 8)
 @example(b"RuntimeError: Torch not compiled with CUDA enabled\r\r\n\xc3\x1b[0m\xa9 Torch not compiled with CUDA enabled", 5)
 @example(b"\xfe\xff\n\tWeightsUnpickler error: Unsupported global: GLOBAL numpy.core.multiarray._reconstruct", 1)
 def test_scan_stream_equals_matching_every_line(data, chunk):
-    assert key(M.scan_stream(io.BytesIO(data), chunk_size=chunk)) == key(reference_scan(data))
+    assert key(LS.scan_stream(io.BytesIO(data), chunk_size=chunk)) == key(reference_scan(data))
 
 
 @FUZZ
@@ -139,7 +142,7 @@ def test_utf16_logs_match_like_utf8(data):
         data = data[3:]
     text = data.decode("utf-8", "replace")
     utf16 = text.encode("utf-16")  # with a BOM, as PowerShell writes it
-    got = M.scan_stream(io.BytesIO(utf16), chunk_size=64)
+    got = LS.scan_stream(io.BytesIO(utf16), chunk_size=64)
     assert key(got) == key(reference_scan(text.encode("utf-8", "surrogatepass")))
 
 
@@ -161,7 +164,7 @@ def wrapped_text(draw):
 def reference_match_text(text):
     """match_text as first written: every line, then every joined pair."""
     col = M.Collector(INDEX)
-    lines = [M.normalize(ln) for ln in text.splitlines()]
+    lines = [N.normalize(ln) for ln in text.splitlines()]
     col.context.feed_text("\n".join(lines))
     for i, line in enumerate(lines):
         hits = INDEX.match_line(line)
@@ -200,7 +203,7 @@ def test_match_text_takes_any_text(text):
 
 
 # ------------------------------------------------------ linear by structure --
-@pytest.mark.parametrize("rx", [M._ANSI, M._ANSI_BYTES, M._PROMPT], ids=["ansi", "ansi-bytes", "prompt"])
+@pytest.mark.parametrize("rx", [N.ANSI, N.ANSI_BYTES, N.PROMPT], ids=["ansi", "ansi-bytes", "prompt"])
 def test_matcher_regexes_cannot_backtrack_badly(rx):
     pattern = rx.pattern.decode("latin-1") if isinstance(rx.pattern, bytes) else rx.pattern
     for hi, nested, sub in repeats(pattern):

@@ -20,7 +20,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from test_robustness_input import FUZZ, key, log_bytes, reference_scan, wrapped_text
+from torchdoctor.explain import logscan as LS
 from torchdoctor.explain import matcher as M
+from torchdoctor.explain import normalize as N
 from torchdoctor.explain import prefilter as P
 from torchdoctor.kb.errors import load_entries
 
@@ -48,9 +50,9 @@ def eval_texts():
     return out
 
 
-def both_scans(data: bytes, chunk: int = M.CHUNK):
-    pure = M.scan_stream(io.BytesIO(data), PURE, chunk_size=chunk)
-    native = M.scan_stream(io.BytesIO(data), NATIVE, chunk_size=chunk)
+def both_scans(data: bytes, chunk: int = LS.CHUNK):
+    pure = LS.scan_stream(io.BytesIO(data), PURE, chunk_size=chunk)
+    native = LS.scan_stream(io.BytesIO(data), NATIVE, chunk_size=chunk)
     return key(pure), key(native)
 
 
@@ -83,7 +85,7 @@ def each_text_same_lines(texts):
     blob = "\n".join(texts).encode("utf-8", "surrogatepass")
     pure, native = PURE.prefilter(blob), NATIVE.prefilter(blob)
     for text in texts:
-        for variant in (text, "\n".join(M.normalize(ln) for ln in text.splitlines())):
+        for variant in (text, "\n".join(N.normalize(ln) for ln in text.splitlines())):
             data = variant.encode("utf-8", "surrogatepass")
             assert pure.line_starts(data) == native.line_starts(data), text[:300]
 
@@ -93,7 +95,7 @@ def test_kb_examples_through_both_engines():
     texts = [t for _, t in examples()]
     each_text_same_lines(texts)
     log = ("\n".join(texts) + "\n").encode("utf-8", "surrogatepass")
-    for chunk in (64, 4096, M.CHUNK):
+    for chunk in (64, 4096, LS.CHUNK):
         pure, native = both_scans(log, chunk)
         assert pure == native
     assert len(pure) > len(ENTRIES) // 2
@@ -106,7 +108,7 @@ def test_eval_sets_through_both_engines():
     texts = [t for _, t in eval_texts()]
     each_text_same_lines(texts)
     log = "\n".join(texts).encode("utf-8", "surrogatepass")
-    for chunk in (64, M.CHUNK):
+    for chunk in (64, LS.CHUNK):
         pure, native = both_scans(log, chunk)
         assert pure == native and pure  # the eval sets are full of known errors
     for text in texts[::25]:  # a sample of single pastes, prefiltered
@@ -115,7 +117,7 @@ def test_eval_sets_through_both_engines():
 
 @needs_native
 @FUZZ
-@given(log_bytes(), st.sampled_from([1, 7, 4096, M.CHUNK]))
+@given(log_bytes(), st.sampled_from([1, 7, 4096, LS.CHUNK]))
 def test_mangled_logs_through_both_engines(data, chunk):
     pure, native = both_scans(data, chunk)
     assert pure == native == key(reference_scan(data))
@@ -128,21 +130,21 @@ def test_few_coloured_lines_in_a_big_chunk_equal_matching_every_line(data, at):
     # coloured lines one by one (ESC_SPARSE) instead of the whole chunk.
     plain = b"epoch 1 step 20 loss 0.25 lr 1e-4\r\n" * 4000
     log = plain[:at * 35] + data + b"\n" + plain[at * 35:]
-    coloured = M._coloured_lines(log)
+    coloured = LS._coloured_lines(log)
     assert coloured is False or isinstance(coloured, list)
     want = key(reference_scan(log))
     for index in (PURE, NATIVE) if HAVE_NATIVE else (PURE,):
-        assert key(M.scan_stream(io.BytesIO(log), index)) == want
+        assert key(LS.scan_stream(io.BytesIO(log), index)) == want
 
 
 def test_the_coloured_line_paths_are_both_taken():
     few = b"plain line\n" * 1000 + b"Torch not \x1b[1mcompiled with CUDA enabled\n"
-    assert M._coloured_lines(few) == [(11000, len(few) - 1)]
+    assert LS._coloured_lines(few) == [(11000, len(few) - 1)]
     many = b"\x1b[32mok\x1b[0m\n" * 1000
-    assert M._coloured_lines(many) is False
+    assert LS._coloured_lines(many) is False
     for data in (few, few.replace(b"\n", b"\r\n"), many + few):
-        assert key(M.scan_stream(io.BytesIO(data), PURE)) == key(reference_scan(data))
-        assert [m[0] for m in key(M.scan_stream(io.BytesIO(data), PURE))] == ["torch-not-compiled-with-cuda"]
+        assert key(LS.scan_stream(io.BytesIO(data), PURE)) == key(reference_scan(data))
+        assert [m[0] for m in key(LS.scan_stream(io.BytesIO(data), PURE))] == ["torch-not-compiled-with-cuda"]
 
 
 @needs_native
@@ -219,7 +221,7 @@ def test_without_the_native_package_the_pure_engine_is_used(monkeypatch):
         P.engine("native")
     index = M.Index(ENTRIES)
     data = b"x\n" * 10 + b"RuntimeError: Torch not compiled with CUDA enabled\n"
-    assert [m.id for m in M.scan_stream(io.BytesIO(data), index)] == ["torch-not-compiled-with-cuda"]
+    assert [m.id for m in LS.scan_stream(io.BytesIO(data), index)] == ["torch-not-compiled-with-cuda"]
     assert index.engine == "pure"
 
 
@@ -240,10 +242,10 @@ def test_a_native_package_too_old_or_broken_falls_back_to_pure(monkeypatch):
     monkeypatch.setitem(sys.modules, "ahocorasick_rs", broken)
     assert P.engine() == "native"
     index = M.Index(ENTRIES)
-    assert [m.id for m in M.scan_stream(io.BytesIO(data), index)] == ["torch-not-compiled-with-cuda"]
+    assert [m.id for m in LS.scan_stream(io.BytesIO(data), index)] == ["torch-not-compiled-with-cuda"]
     assert index.engine == "pure"
     with pytest.raises(RuntimeError):  # asked for by name: no silent fallback
-        M.scan_stream(io.BytesIO(data), M.Index(ENTRIES, engine="native"))
+        LS.scan_stream(io.BytesIO(data), M.Index(ENTRIES, engine="native"))
 
 
 @needs_native
@@ -251,7 +253,7 @@ def test_native_engine_is_the_default_where_installed(monkeypatch):
     monkeypatch.delenv(P.ENGINE_VAR, raising=False)
     index = M.Index(ENTRIES)
     data = b"x\n" * 10 + b"RuntimeError: Torch not compiled with CUDA enabled\n"
-    assert [m.id for m in M.scan_stream(io.BytesIO(data), index)] == ["torch-not-compiled-with-cuda"]
+    assert [m.id for m in LS.scan_stream(io.BytesIO(data), index)] == ["torch-not-compiled-with-cuda"]
     assert index.engine == "native" and isinstance(index.prefilter(data), P.NativePrefilter)
 
 

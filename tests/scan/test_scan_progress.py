@@ -153,7 +153,7 @@ def test_scan_log_returns_what_was_found_before_ctrl_c():
 
 
 def test_scan_log_to_the_end_is_the_log_scan():
-    from torchdoctor.explain.matcher import scan_stream
+    from torchdoctor.explain.logscan import scan_stream
     data = FILLER * 5000 + ERROR + FILLER * 10
     err = FakeTTY(tty=False)
     matches, interrupted = PG.scan_log(io.BytesIO(data), None, stderr=err)
@@ -165,15 +165,15 @@ def test_scan_log_to_the_end_is_the_log_scan():
 # ------------------------------------------------------- the CLI, for real --
 CHILD = r'''
 import sys, time
-from torchdoctor.explain import matcher, progress
+from torchdoctor.explain import logscan, progress
 progress.PROGRESS_MIN_BYTES = int(sys.argv[1])
 pause = float(sys.argv[2])
 if pause:  # a slow disk
-    feed = matcher.LogScan.feed
+    feed = logscan.LogScan.feed
     def slow_feed(self, data):
         time.sleep(pause)
         feed(self, data)
-    matcher.LogScan.feed = slow_feed
+    logscan.LogScan.feed = slow_feed
 from torchdoctor.cli import main
 main(sys.argv[3:])
 '''

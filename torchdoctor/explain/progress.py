@@ -14,7 +14,8 @@ import sys
 import time
 from typing import IO, List, Optional, Tuple
 
-from .matcher import CHUNK, LogScan, Match
+from .logscan import CHUNK, LogScan
+from .matcher import Match
 
 PROGRESS_MIN_BYTES = 256 * 1024 * 1024  # a file at least this big shows progress at once
 PROGRESS_AFTER_S = 2.0  # any input still being read after this long shows it too

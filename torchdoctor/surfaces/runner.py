@@ -8,7 +8,7 @@
   process group; when we hold the terminal, that group is made the terminal's foreground
   (as a shell does), so Ctrl-C / Ctrl-Z reach it directly and it can read the terminal;
   SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2 sent to us are forwarded to its group.
-* Every byte is scanned with matcher.LogScan (bounded memory) and the last TAIL bytes are
+* Every byte is scanned with logscan.LogScan (bounded memory) and the last TAIL bytes are
   kept as evidence; the output itself is never held.
 * If scanning fails, the output still passes through and the failure is recorded.
 """
@@ -251,7 +251,7 @@ class Runner:
         if self.scan and self.result.scan_error is None:
             try:
                 if ch.scanner is None:
-                    from ..explain.matcher import LogScan
+                    from ..explain.logscan import LogScan
                     ch.scanner = LogScan()
                 ch.scanner.feed(data)
             except Exception as e:  # noqa: BLE001 - the output matters more than the scan
@@ -330,7 +330,7 @@ class Runner:
         if not self.scan:
             return
         try:
-            from ..explain.matcher import LogScan
+            from ..explain.logscan import LogScan
             for ch in self.channels:
                 ch.scanner = LogScan()
         except Exception as e:  # noqa: BLE001

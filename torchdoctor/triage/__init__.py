@@ -164,7 +164,8 @@ def _explain(text, facts: Optional[Facts], raw: Optional[bytes] = None):
     to SMALL_INPUT bytes, past it with the stream scanner (`explain --file`'s path:
     linear, flat memory; it does not rejoin lines a paste wrapped)."""
     from ..diagnose import explain_matches
-    from ..explain.matcher import SMALL_INPUT, match_text, scan_stream
+    from ..explain.logscan import scan_stream
+    from ..explain.matcher import SMALL_INPUT, match_text
     if (len(raw) if raw is not None else len(text)) <= SMALL_INPUT:
         return explain_matches(match_text(text), facts)
     import io
