@@ -169,3 +169,69 @@ def test_floor_applies_to_the_log_scan_too():
     idx = M.Index([_entry("boosted", r"zap\b", priority=3), _entry("plain", r"zap zap zap zap zap")])
     assert LS.scan_stream(io.BytesIO(b"zap\n"), idx) == []
     assert [m.id for m in LS.scan_stream(io.BytesIO(b"zap zap zap zap zap\n"), idx)] == ["plain"]
+
+
+# ------------------------------------------- loading only the files the text selects --
+def _corpus():
+    import glob
+    import json
+    import os
+    from conftest import ROOT
+    here = os.path.join(ROOT, "tests", "eval")
+    for path in sorted(glob.glob(os.path.join(here, "*.jsonl"))):
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    yield json.loads(line)["text"]
+    from torchdoctor.kb.errors import load_entries
+    for e in load_entries():
+        for ex in e.examples:
+            yield ex["text"]
+
+
+def _key(found):
+    return [(m.id, m.line, m.text, m.count, round(m.score, 6), sorted(m.groups.items())) for m in found]
+
+
+def test_a_text_loads_only_the_kb_files_its_anchors_select():
+    from torchdoctor.kb import errors as K
+    line = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+    files = K.files_for(line)
+    assert files and len(files) < len(K._kb_files()) and "cuda.json" in files
+    assert M._index_for([line]).entries != list(K.load_entries())
+    assert K.files_for("KeyError: 'learning_rate'") == ()
+
+
+def test_selected_index_gives_what_the_whole_kb_gives_on_every_eval_text_and_example():
+    whole = M.default_index()
+    texts = list(_corpus())
+    assert len(texts) > 2000
+    differ = [t[:80] for t in texts if _key(match_text(t)) != _key(match_text(t, whole))]
+    assert not differ, differ[:5]
+
+
+def test_retyped_and_wrapped_texts_still_load_the_file_that_matches():
+    whole = M.default_index()
+    for text in ("ASSERTIONERROR: TORCH NOT COMPILED WITH CUDA ENABLED",  # retyped: only the folded match
+                 "AssertionError: Torch not compiled with\n   CUDA enabled"):  # wrapped at the anchor
+        assert _key(match_text(text)) == _key(match_text(text, whole)) != []
+
+
+def test_a_stale_entry_index_means_the_whole_kb(monkeypatch):
+    from torchdoctor.kb import errors as K
+    monkeypatch.setattr(K, "entry_index", lambda: None)
+    assert M._index_for(["anything"]) is M.default_index()
+    assert K.get_entry("torch-not-compiled-with-cuda").id == "torch-not-compiled-with-cuda"
+
+
+def test_the_entry_index_is_fresh_and_rejects_a_kb_file_it_does_not_know(tmp_path, monkeypatch):
+    import json
+    from torchdoctor.kb import errors as K
+    with open(K.ENTRY_INDEX, encoding="utf-8") as fh:
+        assert json.load(fh) == K.derived_entry_index(), "run: python -m torchdoctor.kb.errors"
+    K.entry_index.cache_clear()
+    monkeypatch.setattr(K, "_kb_files", lambda: ["cuda.json", "new.json"])
+    try:
+        assert K.entry_index() is None
+    finally:
+        K.entry_index.cache_clear()

@@ -9,7 +9,6 @@ environment, else the first python3/python on PATH that is not the doctor's own.
 
 import importlib.util
 import os
-import shutil
 import sys
 from dataclasses import dataclass
 from typing import Optional
@@ -57,6 +56,7 @@ def resolve(python: Optional[str], environ=None) -> Choice:
     else this one when it has torch, else the one the user is working in."""
     if python:
         if not os.path.exists(python) and os.sep not in python:
+            import shutil  # bz2, lzma, zlib: not for the common case
             python = shutil.which(python) or python
         return Choice(python)
     if own_has_torch():
@@ -68,6 +68,7 @@ def resolve(python: Optional[str], environ=None) -> Choice:
         exe = _env_python(prefix) if prefix else None
         if exe and not _same_env(exe):
             return Choice(exe, what)
+    import shutil
     for name in ("python3", "python"):
         for folder in (env.get("PATH") or "").split(os.pathsep):
             exe = shutil.which(name, path=folder) if folder else None

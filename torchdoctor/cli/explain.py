@@ -80,9 +80,9 @@ def explain(text, file, as_json, show_all, list_entries, deep, python, no_env, c
     TEXT may also be a known-error id, to show that entry.
     """
     from ..kb.errors import get_entry, load_entries
-    from ..render import text as T
     if list_entries:
         entries = load_entries()
+        from ..render import text as T
         if as_json:
             echo(json.dumps({"schema_version": 1, "entries": [
                 {"id": e.id, "category": e.category, "title": e.title} for e in entries]}, indent=2) + "\n")
@@ -95,6 +95,7 @@ def explain(text, file, as_json, show_all, list_entries, deep, python, no_env, c
         raise InputError("nothing to explain: pass the error text, --file LOG, or pipe it into `torchdoctor explain -`")
     if len(text) == 1 and get_entry(text[0].strip()) is not None:
         e = get_entry(text[0].strip())
+        from ..render import text as T
         echo(json.dumps({"schema_version": 1, "entry": e.raw}, indent=2) + "\n" if as_json else T.render_entry(e, style(color)))
         return
     kind, payload = _read_input(text, file, sys.stdin.buffer)
@@ -121,5 +122,6 @@ def explain(text, file, as_json, show_all, list_entries, deep, python, no_env, c
     if as_json:
         echo(json.dumps({"schema_version": 1, "matches": [e.to_dict() for e in exps]}, indent=2) + "\n")
     else:
+        from ..render import text as T
         echo(T.render_explain(exps, style(color), show_all=show_all))
     sys.exit(130 if interrupted else 0 if exps else 1)

@@ -13,12 +13,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from ..kb.errors import Entry, Pattern, foreign_frameworks, load_entries
+from ..kb.errors import Entry, Pattern, entries_of, files_for, foreign_frameworks, load_entries
 from . import prefilter as _pre
 from .normalize import normalize
 from .prefilter import EveryLine, NativePrefilter, Prefilter
 
 SMALL_INPUT = 1024 * 1024
+# match_text on a text up to this size loads only the KB files with an anchor in it (a
+# cold start spends more on loading the whole KB than on matching); above it, every file.
+SELECT_MAX = 64 * 1024
 DIRECT_LINES = 400  # match_text: above this many lines, prefilter first
 
 # Short literals that nearly every known error line contains. An anchor with
@@ -253,14 +256,34 @@ def rank(matches: List[Match]) -> List[Match]:
     return sorted(matches, key=lambda m: (-m.score, m.line, m.id))
 
 
+@lru_cache(maxsize=16)
+def _selected_index(files: Tuple[str, ...]) -> Index:
+    return Index(entries_of(files))
+
+
+def _index_for(lines: List[str]) -> Index:
+    """An Index of the entries that can match these lines: those of the KB files with an
+    anchor in a line or in a joined neighbour pair (what match_text tries). The result is
+    the same as with every entry; only what is loaded differs."""
+    if sum(len(ln) + 1 for ln in lines) > SELECT_MAX:
+        return default_index()
+    joined = []
+    for i in range(len(lines) - 1):
+        a, b = lines[i].rstrip(), lines[i + 1].strip()
+        if a and b:
+            joined.extend((a + " " + b, a + b))
+    files = files_for("\n".join(lines + joined))
+    return default_index() if files is None else _selected_index(files)
+
+
 def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
     """Matches in an in-memory text, best first."""
-    index = index or default_index()
-    col = Collector(index)
     if "\\n" in text and text.count("\n") < 3:
         # One logged string holding a whole traceback ("...\\nRuntimeError: ...").
         text = text.replace("\\r\\n", "\n").replace("\\n", "\n")
     lines = [normalize(ln) for ln in text.splitlines()]
+    index = index or _index_for(lines)
+    col = Collector(index)
     col.context.feed_text("\n".join(lines))
     if len(lines) <= DIRECT_LINES or index.every_line:
         singles: Iterable[int] = range(len(lines))

@@ -127,6 +127,7 @@ def literal_anchor(pattern: str) -> str:
     return best
 
 
+@lru_cache(maxsize=1)
 def _anchor_cache() -> Dict[str, str]:
     try:
         with open(ANCHOR_CACHE, encoding="utf-8") as fh:
@@ -150,30 +151,87 @@ def _entry(raw: Dict[str, Any], fname: str, anchors: Dict[str, str]) -> Entry:
     )
 
 
+def _kb_files() -> List[str]:
+    return sorted(f for f in os.listdir(ERRORS_DIR) if f.endswith(".json"))
+
+
+def _raw_file(fname: str):
+    with open(os.path.join(ERRORS_DIR, fname), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
 def _raw_entries():
     """(file name, entry as written) for every entry of kb/errors/*.json, in file order."""
-    for fname in sorted(os.listdir(ERRORS_DIR)):
-        if fname.endswith(".json"):
-            with open(os.path.join(ERRORS_DIR, fname), encoding="utf-8") as fh:
-                data = json.load(fh)
-            for raw in data:
-                yield fname, raw
+    for fname in _kb_files():
+        for raw in _raw_file(fname):
+            yield fname, raw
+
+
+@lru_cache(maxsize=None)
+def _file_entries(fname: str) -> Tuple[Entry, ...]:
+    anchors = _anchor_cache()
+    return tuple(_entry(raw, fname, anchors) for raw in _raw_file(fname))
 
 
 @lru_cache(maxsize=1)
 def load_entries() -> Tuple[Entry, ...]:
     entries: List[Entry] = []
     seen = set()
-    anchors = _anchor_cache()
-    for fname, raw in _raw_entries():
-        e = _entry(raw, fname, anchors)
-        if e.id in seen:
-            raise ValueError("duplicate known-error id %r in %s" % (e.id, fname))
-        seen.add(e.id)
-        entries.append(e)
+    for fname in _kb_files():
+        for e in _file_entries(fname):
+            if e.id in seen:
+                raise ValueError("duplicate known-error id %r in %s" % (e.id, fname))
+            seen.add(e.id)
+            entries.append(e)
     # By id, not by file: which file of kb/errors/ an entry sits in is for its readers only,
     # and must not change what `explain --list` shows or how anything ranks.
     return tuple(sorted(entries, key=lambda e: e.id))
+
+
+# What lets explain load only the files an input can match (issue 17.2: the whole KB costs
+# more of a cold start than the match): each file's anchors, and which file holds each id.
+# Written with the anchor cache; a stale or missing one means loading everything.
+ENTRY_INDEX = os.path.join(HERE, "data", "entry_index.json")
+
+
+@lru_cache(maxsize=1)
+def entry_index() -> Optional[Dict[str, Any]]:
+    try:
+        with open(ENTRY_INDEX, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or set(data.get("anchors", ())) != set(_kb_files()):
+        return None  # a file added or removed since: the index cannot be trusted
+    return data
+
+
+def derived_entry_index() -> Dict[str, Any]:
+    """What entry_index() must hold, derived now."""
+    anchors: Dict[str, set] = {}
+    ids: Dict[str, str] = {}
+    for fname, raw in _raw_entries():
+        lits = anchors.setdefault(fname, set())
+        lits.update(literal_anchor(p) for p in raw.get("patterns", []))
+        ids[raw.get("id")] = fname
+    return {"anchors": {f: sorted(a) for f, a in sorted(anchors.items())}, "ids": dict(sorted(ids.items()))}
+
+
+def files_for(text: str) -> Optional[Tuple[str, ...]]:
+    """The files of kb/errors/ with an anchor in `text`, compared lower-cased (which also
+    covers case-folded matching): their entries are a superset of what can match in it.
+    None: no usable index, so the caller takes every entry. An anchorless pattern (''
+    is in every text) keeps its file always."""
+    index = entry_index()
+    if index is None:
+        return None
+    low = text.lower()
+    return tuple(f for f, lits in index["anchors"].items() if any(a in text or a.lower() in low for a in lits))
+
+
+def entries_of(files: Tuple[str, ...]) -> Tuple[Entry, ...]:
+    """The entries of these files of kb/errors/, in load_entries() order (by id)."""
+    return tuple(sorted((e for f in files for e in _file_entries(f)), key=lambda e: e.id))
 
 
 FOREIGN_FILE = os.path.join(HERE, "data", "foreign.json")
@@ -188,6 +246,14 @@ def foreign_frameworks() -> Dict[str, Any]:
 
 
 def get_entry(entry_id: str) -> Optional[Entry]:
+    index = entry_index()
+    fname = index["ids"].get(entry_id) if index is not None else None
+    if fname is not None:  # one file read, not the whole KB
+        for e in _file_entries(fname):
+            if e.id == entry_id:
+                return e
+    elif index is not None:
+        return None
     for e in load_entries():
         if e.id == entry_id:
             return e
@@ -200,8 +266,9 @@ def derived_anchors() -> Dict[str, str]:
     return dict(sorted(out.items()))
 
 
-if __name__ == "__main__":  # python -m torchdoctor.kb.errors: refresh the anchor cache
-    with open(ANCHOR_CACHE, "w", encoding="utf-8") as fh:
-        json.dump(derived_anchors(), fh, indent=0, ensure_ascii=False)
-        fh.write("\n")
-    print("wrote %s" % ANCHOR_CACHE)
+if __name__ == "__main__":  # python -m torchdoctor.kb.errors: refresh the anchor cache and index
+    for path, data in ((ANCHOR_CACHE, derived_anchors()), (ENTRY_INDEX, derived_entry_index())):
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=0, ensure_ascii=False)
+            fh.write("\n")
+        print("wrote %s" % path)
