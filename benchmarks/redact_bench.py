@@ -1,7 +1,10 @@
-"""Redaction cost on a report with many env vars, against another revision of redact.py.
+"""Redaction cost on a report with many env vars, against another revision of torchdoctor/redact/.
 
-    git show main:torchdoctor/redact.py > /tmp/redact_main.py
-    python benchmarks/redact_bench.py --baseline /tmp/redact_main.py --vars 2000
+    mkdir -p /tmp/redact_main && git archive main torchdoctor | tar -x -C /tmp/redact_main
+    python benchmarks/redact_bench.py --baseline /tmp/redact_main/torchdoctor/redact --vars 2000
+
+(A revision from before redact/ was a package: --baseline /tmp/redact_main/torchdoctor/redact.py.
+The baseline is read inside its own tree, which holds the kb/data/secrets.json it loads.)
 
 Builds one report (real-shaped env values: library path lists, device lists, NCCL
 and allocator settings, URLs, a few secrets; a probe stderr tail; findings), then
@@ -52,15 +55,22 @@ def build(n_vars):
 
 
 def load(path):
-    spec = importlib.util.spec_from_file_location("torchdoctor._redact_baseline", path)
+    """The baseline: a redact/ package folder, or the single redact.py of an older revision."""
+    name = "torchdoctor._redact_baseline"
+    if os.path.isdir(path):
+        spec = importlib.util.spec_from_file_location(name, os.path.join(path, "__init__.py"),
+                                                      submodule_search_locations=[path])
+    else:
+        spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod  # a package's own relative imports look it up there
     spec.loader.exec_module(mod)
     return mod
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--baseline", help="another revision's torchdoctor/redact.py")
+    ap.add_argument("--baseline", help="another revision's torchdoctor/redact/ (or redact.py, before it was a package)")
     ap.add_argument("--vars", type=int, default=2000, help="env vars in the report (default 2000)")
     ap.add_argument("--repeat", type=int, default=7)
     args = ap.parse_args()

@@ -120,7 +120,8 @@ def _collect_env_output():
 
 def test_report_carries_every_collect_env_field(markdown_report):
     """Field by field against the real torch.utils.collect_env of the same interpreter."""
-    from torchdoctor.triage.collect_env import LABELS, parse, split_fields
+    from torchdoctor.triage.collect_env import parse
+    from torchdoctor.triage.fields import LABELS, split_fields
     theirs_text = _collect_env_output()
     block = markdown_report.split("<summary>collect\\_env fields", 1)[1].split("```text\n", 1)[1].split("\n```", 1)[0]
     theirs, _, _, _ = split_fields(theirs_text)

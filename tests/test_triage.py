@@ -11,7 +11,8 @@ import pytest
 
 from torchdoctor.facts import ABSENT, PRESENT, UNKNOWN, Facts
 from torchdoctor.triage import TriageError, triage_bytes, triage_text
-from torchdoctor.triage.collect_env import capability_of, cudnn_int, parse
+from torchdoctor.triage.collect_env import parse
+from torchdoctor.triage.values import capability_of, cudnn_int
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -15,7 +15,8 @@ from redact_corpus import LOOKALIKES, SECRETS
 from torchdoctor.cli.reports import render_report
 from torchdoctor.facts import Facts
 from torchdoctor.findings import Finding, Fix
-from torchdoctor.redact import TOKEN_RE, TOKEN_RULES, Redactor, redact_report, token_rule
+from torchdoctor.redact import Redactor, redact_report
+from torchdoctor.redact.tokens import TOKEN_RE, TOKEN_RULES, token_rule
 from torchdoctor.report import Report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -4,7 +4,8 @@ else of the value stays, list separators included."""
 
 import pytest
 
-from torchdoctor.redact import Redactor, key_words, secret_key_name
+from torchdoctor.redact import Redactor
+from torchdoctor.redact.pairs import key_words, secret_key_name
 
 S = "<secret>"
 SIG = "9f1c" * 16  # 64 hex, the shape of X-Amz-Signature

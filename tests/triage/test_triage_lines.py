@@ -15,6 +15,7 @@ from torchdoctor.reportio import decode
 from torchdoctor.triage import TriageError, triage_bytes, triage_text
 from torchdoctor.triage import collect_env as CE
 from torchdoctor.triage import lines as L
+from torchdoctor.triage.fields import ANSI, clean
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "collect_env")
@@ -108,11 +109,11 @@ def test_capability_lines_keep_order_and_pairs():
     old = L.BIG, L.PIECE
     try:
         L.BIG = float("inf")
-        slow = L.capability_lines(text, CE._clean, CE._ANSI)
+        slow = L.capability_lines(text, clean, ANSI)
         useful = [ln for ln in slow if "capabilit" in ln]
         for piece in (1, 5, 40, 1 << 20):
             L.BIG, L.PIECE = 0, piece
-            fast = L.capability_lines(text, CE._clean, CE._ANSI)
+            fast = L.capability_lines(text, clean, ANSI)
             assert [ln for ln in fast if "capabilit" in ln] == useful, piece
     finally:
         L.BIG, L.PIECE = old

@@ -250,7 +250,8 @@ def triage_text(text: str, name: str = "input", _raw: Optional[bytes] = None) ->
 
 def _from_paste(text, name: str, notes: List[str], raw: Optional[bytes]) -> TriageResult:
     """A collect_env paste, a checklist, or error text alone (`text`: str or lines.BytesPaste)."""
-    from .collect_env import CHECKLIST_ONLY, parse
+    from .collect_env import parse
+    from .fields import CHECKLIST_ONLY
     parsed = parse(text)
     if parsed.recognised:
         facts = Facts(parsed.facts)

@@ -6,7 +6,7 @@ or no block at all. Cleaning and matching every line in Python cost 14 s and 400
 regex pass over the text, so the Python loop runs over those lines alone:
 
 * a line that can open a collect_env field: "Label: value" with one of the known labels
-  after the prefixes `_clean` removes (quotes, bullets, backticks, whitespace); lines
+  after the prefixes `fields.clean` removes (quotes, bullets, backticks, whitespace); lines
   after an open field are read one by one until it closes, as before (`iter_lines`);
 * a line that can hold one of torch's capability warnings, which all contain the word
   "capabilit" (`capability_lines`: those lines and their neighbours, for wrapped ones).
@@ -29,7 +29,7 @@ _SEP_CHARS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 def normalised(text: str, ansi: "re.Pattern") -> str:
     """`text` with every line break as "\\n" (its "\\n"-separated lines are then
-    text.splitlines()), and after that the ANSI sequences `_clean` removes taken out (none
+    text.splitlines()), and after that the ANSI sequences `fields.clean` removes taken out (none
     holds a line break; removed first, one between a CR and an LF would join them)."""
     if any(c in text for c in _SEP_CHARS):  # each `in` is a fast scan; one class search is not
         text = _SEPS.sub("\n", text)
@@ -57,7 +57,7 @@ def label_line_pattern(labels) -> "re.Pattern":
     """A line that can start a field: after a prefix of whitespace, quote marks, bullets
     and backticks, one of `labels` (words separated by any blanks, any case), then blanks,
     perhaps a parenthesis, and a colon on the same line. A superset of what
-    collect_env's `_LABEL` accepts for a known label; every repeat is over one class, and
+    `fields._LABEL` accepts for a known label; every repeat is over one class, and
     the labels are grouped by first letter so a line that starts otherwise fails at once.
 
     It is searched as "\n" + pattern (the first line apart): the engine then only tries
@@ -192,7 +192,7 @@ def iter_lines(text: "Paste", idle: Callable[[], bool], starts: "re.Pattern",
 
 def capability_lines(text: "Paste", clean: Callable[[str], str], ansi: "re.Pattern",
                      word: str = "capabilit") -> List[str]:
-    """What collect_env's `_warnings` scans: every cleaned line, then every pair of
+    """What `gpu_fields.facts_from_warnings` scans: every cleaned line, then every pair of
     non-empty neighbours joined by a space, in that order; for a big text only the lines
     that contain `word` and the pairs that touch one (a pair joined with a space cannot
     form a word the two lines do not hold)."""

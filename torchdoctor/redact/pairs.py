@@ -1,0 +1,118 @@
+"""Secrets by name and by structure: which env var, fact or pair key names a secret, and the
+patterns of URL userinfo, Bearer/Basic credentials, key=value pairs (JSON, query strings,
+connection strings, path components), flags with their value, and mysql-style -pPASSWORD."""
+
+import re
+from typing import List
+
+from .placeholders import SECRET
+
+# Keys (env var names, fact names) whose whole value is a secret.
+SECRET_NAME = re.compile(
+    r"(?i)(?:^|[_\-.])(?:TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASSPHRASE|PASS|PWD_SECRET|"
+    r"CREDENTIAL|CREDENTIALS|CREDS|APIKEY|API_KEY|ACCESS_KEY|PRIVATE_KEY|KEY|AUTH|AUTHORIZATION|COOKIE|"
+    r"SESSION|SIGNATURE|DSN|WEBHOOK)(?:$|[_\-.])")
+# ... except these, which look like it but are not secrets.
+NOT_SECRET_NAME = re.compile(r"(?i)^(?:PWD|OLDPWD|KEY_?FILE_?PATH|SSH_AUTH_SOCK|TORCH_KEYS?)$")
+SERIAL_NAME = re.compile(r"(?i)(?:^|_)(?:serial|serial_number|board_id)$")
+UUID_NAME = re.compile(r"(?i)(?:^|_)uuid$")
+
+
+# -- secrets by structure ---------------------------------------------------------------------
+# URL userinfo: everything between "scheme://" and the LAST "@" of the authority (a password may
+# hold "@"; the authority ends at the first / ? # or space, so "https://h/@scope/pkg" is a path).
+URL_CRED_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://)([^/?#\s\"'<>`]*)@")
+# Bearer/Basic (and "token") credentials: the word, white space, the credential.
+BEARER_RE = re.compile(r"(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9._~+/\-]{16,}=*)")
+
+# NAME=value, NAME: value, "NAME": "value" (JSON), ?NAME=value& (query), ;NAME=value; (connection
+# strings). Whether NAME says secret is decided in Python (secret_key_name), so a pair that is
+# no secret costs one match and changes nothing. The value ends at a list separator (space , ; &),
+# and at a ":" that starts the next element of a path list (":/usr/lib").
+_VALUE_END = r"\s\"'<>;,&|`(){}\[\]"
+PAIR_RE = re.compile(
+    r"(?<![A-Za-z0-9_./\\])(?P<q>[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})(?P=q)"
+    r"(?P<sep>[ \t]{0,3}[=:][ \t]{0,3})"
+    r"(?P<value>\"(?:[^\"\\\n]|\\.){0,4096}\"|'[^'\n]{0,4096}'"
+    r"|(?:<secret>|[^%s:/\\?#=])(?:[^%s:]|:(?![/\\~.$])){0,8191})" % (_VALUE_END, _VALUE_END))
+# /NAME=value/: a path component (the value ends at the next / or \).
+PATH_PAIR_RE = re.compile(r"(?<=[/\\])(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})(?P<sep>=)(?P<value>[^%s:/\\=]{1,4096})"
+                          % _VALUE_END)
+# --password VALUE, -token VALUE, and NAME VALUE where the value holds a digit (netrc's
+# "password hunter2"). The value is in a lookahead, so it can still be the next name.
+SPACE_PAIR_RE = re.compile(
+    r"(?<![A-Za-z0-9_.\-])(?P<dash>--|-)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})"
+    r"(?=[ \t]{1,8}(?P<value>[^%s=\-][^%s]{0,4095}))" % (_VALUE_END, _VALUE_END))
+# Cheap test before the pair passes: a key that says secret holds one of these (lower case).
+SECRET_HINTS = ("tok", "secret", "pass", "pw", "cred", "sig", "key", "auth", "cookie", "sas", "dsn", "pat")
+# mysql -pPASSWORD (the value glued to -p), only in a text that runs such a client.
+DASH_P_RE = re.compile(r"(?<![\w\-])-p(?P<value>[^\s\"'`;|&]{1,4096})")
+DASH_P_CONTEXT = re.compile(r"(?i)(?<![\w\-])(?:mysql\w{0,20}|mariadb[\w\-]{0,20}|sshpass|7za?|unrar|rar|zip)"
+                            r"(?![\w\-])|(?<![\w\-])-u ?[A-Za-z_$]")
+NOT_DASH_P = re.compile(r"(?:thread|threads|ipe|ie|g|edantic|rint|aram|lugin|rofile|ass-exit-codes|arallel|ort)\b")
+
+# Words of a key name. A key is secret when a long secret word stands anywhere in it (unless the
+# name ends in a word that makes it about the secret: token_type, password_file, secret_name),
+# when a short one is its last word (hf_auth, db_pass, sig), or when it ends in "key".
+LONG_SECRET_WORDS = ("token", "secret", "password", "passwd", "passphrase", "credential", "credentials", "signature",
+                     "apikey", "accesskey", "secretkey", "accountkey", "privatekey", "masterkey", "cookie")
+SHORT_SECRET_WORDS = {"tok", "sig", "pw", "pwd", "pass", "auth", "sas", "key", "keys", "creds", "cred", "dsn",
+                      "authorization", "pat"}
+NOT_SECRET_LAST = {"file", "files", "path", "paths", "dir", "directory", "name", "names", "id", "ids", "type", "types",
+                   "len", "length", "size", "count", "num", "limit", "url", "uri", "endpoint", "env", "var", "mode",
+                   "format", "header", "prefix", "suffix", "location", "policy", "expiry", "expires", "expiration",
+                   "ttl", "algorithm", "algo", "version", "provider", "method", "scope", "kind", "host", "port",
+                   "user", "username", "cache", "timeout", "interval", "enabled", "required", "fingerprint",
+                   "budget", "index", "idx", "rate", "ratio", "dim", "dims", "parallelism", "regex", "pattern",
+                   "field", "source", "store", "helper", "command", "cmd", "program", "manager", "service",
+                   "server", "lifetime", "level", "min", "max", "flag", "flags", "option", "options", "sock",
+                   "socket", "agent", "words", "ms", "sec", "secs", "seconds", "stdin", "stdout", "prompt"}
+WORD_SPLIT_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Values a secret-named key holds that are no secret: switches, references, placeholders.
+NOT_SECRET_VALUE_RE = re.compile(r"(?i)(?:true|false|none|null|nil|yes|no|on|off|0|1|-1|\*+|x+|\.\.\.|bearer|basic|"
+                                 r"token|digest|negotiate|required|optional|auto|default|env|[$%].*|[<\[].*)")
+
+
+# Unquoted values that are code, not secrets: a dotted name (tokenizer.eos_token), gdb's
+# "sig=sig@entry=6".
+GDB_ENTRY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,100}@entry=")
+
+
+def is_code_value(value: str) -> bool:
+    """Whether an unquoted value is code (a dotted name, gdb's sig@entry=), not a secret."""
+    parts = value.split(".")
+    return (len(parts) > 1 and all(p.isidentifier() for p in parts)) or bool(GDB_ENTRY_RE.match(value))
+
+
+# A number or a dotted name under a token-ish key is an id or code (llama.cpp's "EOG token =
+# 248065", Hydra's "full_key: train.lr"); under a password-ish key it is still the password.
+PASSWORD_WORDS = {"password", "passwd", "pwd", "pw", "pass", "passphrase", "pin", "secret"}
+
+
+def key_words(name: str, camel: bool = True) -> List[str]:
+    """hf_auth -> [hf, auth]; SharedAccessSignature -> [shared, access, signature]; X-Amz-Credential too.
+    ``camel=False``: split at - _ . only (a command-line flag, where -pS3cret is a flag glued to its value)."""
+    if not camel:
+        return [w for w in re.split(r"[-_.]+", name.lower()) if w]
+    return [w.lower() for w in WORD_SPLIT_RE.findall(name)]
+
+
+def secret_key_name(name: str, camel: bool = True) -> bool:
+    """Whether a key (of a pair, a JSON object, a query string, a flag) names a secret."""
+    words = key_words(name, camel)
+    if not words:
+        return False
+    last = words[-1]
+    if last in NOT_SECRET_LAST:
+        return "private" in words and "key" in words  # a GCP private_key_id still identifies the key
+    if last in SHORT_SECRET_WORDS:
+        return True
+    return any(w.endswith(LONG_SECRET_WORDS) for w in words)
+
+
+def is_secret_value(value: str) -> bool:
+    """Whether the value of a secret-named key is a secret (not a switch, a reference or a placeholder)."""
+    v = value.strip("\"'")
+    if v.startswith(SECRET):  # a token already hidden; what is glued to it goes with it
+        return v != SECRET
+    return bool(v) and not NOT_SECRET_VALUE_RE.fullmatch(v)

@@ -1,0 +1,11 @@
+"""What each kind of hidden value becomes in a redacted report."""
+
+USER = "<user>"
+HOST = "<host>"
+IP = "<ip>"
+SECRET = "<secret>"
+UUID = "<uuid>"
+GPU_UUID = "GPU-<uuid>"
+SERIAL = "<serial>"
+MAC = "<mac>"
+EMAIL = "<email>"

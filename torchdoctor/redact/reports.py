@@ -1,0 +1,127 @@
+"""A whole Report: its redacted copy, the --no-redact mark, the one-line summary of what went,
+and this machine's user and host names."""
+
+import copy
+import os
+import re
+from typing import Any, Iterable, List, Tuple
+
+from ..facts import Facts
+from ..findings import Finding, Fix
+from ..report import Report
+from .placeholders import HOST
+from .redactor import Redactor
+
+
+def _strings(node: Any) -> Iterable[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for k, v in node.items():
+            if isinstance(k, str):
+                yield k
+            yield from _strings(v)
+    elif isinstance(node, list):
+        for x in node:
+            yield from _strings(x)
+
+
+def redact_report(report: Report, extra_users: Iterable[str] = (), extra_hosts: Iterable[str] = ()) -> Report:
+    """A redacted copy of ``report``; the original is not touched.
+
+    ``extra_users``/``extra_hosts``: names the caller knows (the local user and
+    host, $HOME's last part) in addition to those found in the facts.
+    """
+    data = copy.deepcopy(report.facts.to_dict())
+    r = Redactor()
+    for u in extra_users:
+        r.learn_user(u)
+    for h in extra_hosts:
+        r.learn_host(h)
+    os_ = data.get("os") if isinstance(data.get("os"), dict) else {}
+    r.learn_host(os_.get("hostname"))
+    env = data.get("env") if isinstance(data.get("env"), dict) else {}
+    for k in ("USER", "USERNAME", "LOGNAME"):
+        r.learn_user(env.get(k))
+    for k in ("MASTER_ADDR",):  # the rendezvous host of a distributed job: a host name unless an address
+        v = env.get(k)
+        if isinstance(v, str) and "<" not in v and not re.fullmatch(r"[\d.:\[\]a-fA-F]*", v.strip()):
+            r.learn_host(v)
+    for k in ("HOME", "USERPROFILE"):
+        if isinstance(env.get(k), str):
+            r.learn_user(re.split(r"[\\/]", env[k].rstrip("\\/"))[-1])
+    for s in _strings(data):
+        r.learn_from_text(s)
+    for f in report.findings:
+        for s in [f.title, f.detail, f.fix.summary] + list(f.fix.commands) + list(f.links):
+            r.learn_from_text(s)
+
+    prior = data.pop("redaction", None)
+    out = r.value(data)
+    if isinstance(out.get("os"), dict) and isinstance(out["os"].get("hostname"), str) and out["os"]["hostname"]:
+        if out["os"]["hostname"] != HOST:
+            r.tally("hostname")
+        out["os"]["hostname"] = HOST
+    findings = [Finding(id=f.id, category=f.category, severity=f.severity, title=r.text(f.title),
+                        detail=r.text(f.detail),
+                        fix=Fix(summary=r.text(f.fix.summary), commands=[r.text(c) for c in f.fix.commands]),
+                        links=[r.text(x) for x in f.links], check=f.check)
+                for f in report.findings]
+    counts = dict(prior.get("counts", {})) if isinstance(prior, dict) and prior.get("enabled") else {}
+    for k, n in r.counts.items():
+        counts[k] = counts.get(k, 0) + n
+    out["redaction"] = {"enabled": True, "counts": dict(sorted(counts.items())),
+                        "kinds": ["secrets (by name and by value)", "user names and home directories",
+                                  "host names", "IP addresses", "GPU UUIDs and serials", "MAC and e-mail addresses"]}
+    return Report(Facts(out), findings)
+
+
+def mark_unredacted(report: Report) -> Report:
+    """``--no-redact``: the report says so, so nobody assumes it is safe to post."""
+    data = copy.deepcopy(report.facts.to_dict())
+    data["redaction"] = {"enabled": False,
+                         "note": "redaction turned off with --no-redact: user names, host names, addresses, "
+                                 "tokens and other secrets may be in this report"}
+    return Report(Facts(data), list(report.findings))
+
+
+def redaction_summary(facts: Facts) -> str:
+    """One sentence for the top of a report."""
+    red = facts.value("redaction")
+    if not isinstance(red, dict):
+        return "Redaction: unknown (this report does not say)."
+    if not red.get("enabled"):
+        return "NOT REDACTED (--no-redact): this report may contain user names, host names, addresses and secrets."
+    counts = red.get("counts") or {}
+    if not counts:
+        return "Redacted: nothing identifying or secret was found."
+    names = {"secret": "secret", "user": "user name", "home_path": "home path", "hostname": "host name",
+             "ip": "IP address", "gpu_uuid": "GPU UUID", "uuid": "UUID", "serial": "serial number", "mac": "MAC address",
+             "email": "e-mail address"}
+    parts = ["%d %s%s" % (n, names.get(k, k), "" if n == 1 else ("es" if names.get(k, k).endswith("ss") else "s"))
+             for k, n in sorted(counts.items())]
+    return "Redacted: " + ", ".join(parts) + "."
+
+
+def local_names() -> Tuple[List[str], List[str]]:
+    """This machine's user and host names, to hide wherever they appear."""
+    import getpass
+    import platform
+    import socket
+    users, hosts = [], []
+    for fn in (getpass.getuser, lambda: os.path.basename(os.path.expanduser("~").rstrip("\\/")),
+               lambda: os.environ.get("USER"), lambda: os.environ.get("USERNAME")):
+        try:
+            v = fn()
+        except Exception:  # noqa: BLE001 - no user name is fine
+            v = None
+        if v:
+            users.append(v)
+    for fn in (socket.gethostname, platform.node):
+        try:
+            v = fn()
+        except Exception:  # noqa: BLE001
+            v = None
+        if v:
+            hosts.append(v)
+    return users, hosts
