@@ -5,7 +5,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 from conftest import ROOT, make_facts
 
 from torchdoctor.advice import reinstall_same_build
