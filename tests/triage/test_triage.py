@@ -14,8 +14,8 @@ from torchdoctor.triage import TriageError, triage_bytes, triage_text
 from torchdoctor.triage.collect_env import capability_of, cudnn_int, parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-FIXTURES = os.path.join(HERE, "fixtures", "collect_env")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "collect_env")
 
 
 def fixture(name):
