@@ -137,7 +137,7 @@ def test_tune_from_a_poisoned_saved_result(tmp_path):
 
 
 def test_dist_renderers():
-    sys.path.insert(0, os.path.join(TESTS, "dist"))
+    sys.path.insert(0, os.path.join(TESTS, "dist", "conditions"))
     from test_dist_conditions import _exited, _mismatch
     from torchdoctor.dist import conditions as C
     from torchdoctor.dist import render as R

@@ -1,6 +1,6 @@
 """Which lines of a byte buffer contain an anchor: the first pass of a log scan.
 
-Two engines give the same answer (tests/scan/test_scan_engines.py holds them to it):
+Two engines give the same answer (tests/explain/test_explain_prefilter_engines.py holds them to it):
 
 * ``NativePrefilter``: one pass of an Aho-Corasick DFA over the buffer, from the
   optional ``ahocorasick-rs`` package (``pip install torchdoctor[fast]``), the

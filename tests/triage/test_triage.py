@@ -15,8 +15,8 @@ from torchdoctor.triage.collect_env import parse
 from torchdoctor.triage.values import capability_of, cudnn_int
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-FIXTURES = os.path.join(HERE, "fixtures", "collect_env")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "collect_env")
 
 
 def fixture(name):

@@ -17,7 +17,7 @@ from torchdoctor.redact import Redactor, mark_unredacted, redact_report, redacti
 from torchdoctor.report import Report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # Real-looking, never real. Each must vanish from every output.
 GH_TOKEN = "ghp_" + "R8x2LmQ9vTz4KpW7nYb3Jc6Hd1Fs5Ga0Ue8Xo"

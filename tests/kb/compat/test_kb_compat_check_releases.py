@@ -16,7 +16,7 @@ import pytest
 
 from torchdoctor.kb import compat_rows
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 SCRIPT = os.path.join(ROOT, "tools", "check_releases.py")
 
 

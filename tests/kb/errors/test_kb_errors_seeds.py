@@ -3,7 +3,7 @@
 The texts below are test inputs written for this suite (the bare messages and
 realistic traceback forms), not claimed as real examples: the real, sourced
 examples live on the entries in torchdoctor/kb/errors/*.json and are checked by
-tests/test_kb_errors.py. Each seed must rank the expected entry first, with the
+tests/kb/errors/test_kb_errors_entries.py. Each seed must rank the expected entry first, with the
 expected category.
 """
 
