@@ -64,7 +64,7 @@ GNU_TIME = _gnu_time()
 TARGETS = {
     "check_vs_import": 1.25,
     "check_vs_collect_env": 1.0,
-    "explain_cold_ms": 150.0,
+    "explain_cold_ms": 100.0,  # issue 17.2: at most 100 ms with the environment facts
     "scan_vs_grep_f": 1.5,  # the native engine against grep -F -f
     "pure_vs_grep_f": 4.0,  # the standard-library engine
 }
@@ -225,7 +225,7 @@ def fmt_ms(x):
 
 
 # --------------------------------------------------------------- sections --
-def cold_start(target_py, doctor_py, env, cwd, tmp, runs, warmup):
+def cold_start(target_py, doctor_py, env, cwd, tmp, runs, warmup, compare=None):
     td = [doctor_py, "-m", "torchdoctor"]
     commands = [
         ("python -c pass", [target_py, "-c", "pass"]),
@@ -239,9 +239,14 @@ def cold_start(target_py, doctor_py, env, cwd, tmp, runs, warmup):
     ]
     if doctor_py != target_py:
         commands.insert(1, ("doctor python -c pass", [doctor_py, "-c", "pass"]))
+    if compare:  # another revision's explain, in the same interleaved rounds
+        rev = os.path.basename(compare.rstrip(os.sep))
+        cenv = dict(env, PYTHONPATH=compare)
+        commands += [("explain --no-env TEXT (%s)" % rev, td + ["explain", "--no-env", ERROR_TEXT], cenv),
+                     ("explain TEXT (%s)" % rev, td + ["explain", ERROR_TEXT], cenv)]
 
     def expect(name, rc, out, err):
-        if name.startswith("torchdoctor check") or name == "torchdoctor explain (no match)":
+        if name.startswith("torchdoctor check") or name.startswith("torchdoctor explain (no match)"):
             return rc in (0, 1)
         return rc == 0
     return bench(commands, runs, warmup, env, cwd, tmp, expect)
@@ -410,7 +415,8 @@ def main(argv=None):
     ap.add_argument("--skip", action="append", default=[], choices=["cold", "scan", "hostile"])
     ap.add_argument("--json", metavar="PATH", help="also write the raw numbers here")
     ap.add_argument("--compare-with", metavar="DIR",
-                    help="a checkout of another revision: its explain --file is timed beside this one's")
+                    help="a checkout of another revision: its explain cold starts and explain --file are timed "
+                         "beside this one's")
     args = ap.parse_args(argv)
 
     os.makedirs(WORK, exist_ok=True)
@@ -451,7 +457,8 @@ def main(argv=None):
     try:
         if "cold" not in args.skip:
             sys.stderr.write("cold starts (%d rounds + 1 warm-up) " % args.runs)
-            res = cold_start(target, doctor, env, cwd, tmp, args.runs, 1)
+            compare = os.path.abspath(args.compare_with) if args.compare_with else None
+            res = cold_start(target, doctor, env, cwd, tmp, args.runs, 1, compare)
             fields = reported_fields(target, doctor, env, cwd)
             base = res["python -c pass"].median
             imp = res["python -c 'import torch'"].median
@@ -461,7 +468,7 @@ def main(argv=None):
                 ratio = ""
                 if name.startswith("torchdoctor check"):
                     ratio = "%.2fx import, %.2fx collect_env" % (r.median / imp, r.median / ce)
-                elif name.startswith("torchdoctor explain"):
+                elif "explain" in name:
                     ratio = "+%s ms over python -c pass" % fmt_ms(r.median - base)
                 rows.append((name, fmt_s(r.median), fmt_s(r.best), fmt_s(r.cpu_median), "%.0f" % r.rss_mb, ratio))
             print("## Cold start (median of %d, seconds)\n" % args.runs)
@@ -478,9 +485,11 @@ def main(argv=None):
                  verdict(chk / imp <= TARGETS["check_vs_import"])),
                 ("check / collect_env", "%.2f" % (chk / ce), "< 1 (and reports more)",
                  verdict(chk < ce and fields["check_facts"] > fields["collect_env_fields"])),
-                ("explain --no-env cold, ms", fmt_ms(exp), "< 150", verdict(exp * 1000 < TARGETS["explain_cold_ms"])),
-                ("explain (with env facts) cold, ms", fmt_ms(res["torchdoctor explain TEXT"].median), "< 150",
-                 verdict(res["torchdoctor explain TEXT"].median * 1000 < TARGETS["explain_cold_ms"])),
+                ("explain --no-env cold, ms", fmt_ms(exp), "<= %.0f" % TARGETS["explain_cold_ms"],
+                 verdict(exp * 1000 <= TARGETS["explain_cold_ms"])),
+                ("explain (with env facts) cold, ms", fmt_ms(res["torchdoctor explain TEXT"].median),
+                 "<= %.0f" % TARGETS["explain_cold_ms"],
+                 verdict(res["torchdoctor explain TEXT"].median * 1000 <= TARGETS["explain_cold_ms"])),
             ]
             report["cold"] = {k: {"median": v.median, "best": v.best, "cpu": v.cpu_median, "rss_mb": v.rss_mb,
                                   "argv": v.argv} for k, v in res.items()}

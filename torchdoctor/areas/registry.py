@@ -20,8 +20,6 @@ entry's generic fix (the caller records the error).
 """
 
 import importlib
-import pkgutil
-import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -148,6 +146,7 @@ def load_all() -> None:
     global _loaded
     if _loaded:
         return
+    import pkgutil  # here, not at the top: explain loads one area, and a module needs none
     pkg = importlib.import_module(PACKAGE)
     for mod in pkgutil.walk_packages(pkg.__path__, PACKAGE + "."):
         if not mod.name.rsplit(".", 1)[-1].startswith("_") and mod.name != __name__:
@@ -160,6 +159,7 @@ def load_area(name: str) -> None:
     mod = importlib.import_module("%s.%s" % (PACKAGE, name))
     path = getattr(mod, "__path__", None)
     if path:  # a package: its modules register the hooks
+        import pkgutil
         for sub in pkgutil.iter_modules(path, mod.__name__ + "."):
             importlib.import_module(sub.name)
 
@@ -202,6 +202,7 @@ def run_check(chk: Check, facts: Facts) -> List[Finding]:
         out = _as_list(chk.func(facts))
     except Exception as e:  # noqa: BLE001 - a crashed check is a result, not a crash
         facts.stop_recording()
+        import traceback  # only for a crashed check
         tb = traceback.extract_tb(e.__traceback__)
         where = "%s:%d" % (tb[-1].filename.rsplit("/", 1)[-1], tb[-1].lineno) if tb else "?"
         return [Finding(

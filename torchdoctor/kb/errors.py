@@ -33,7 +33,6 @@ except ImportError:  # pragma: no cover - 3.9/3.10
     import sre_constants as _sre_c  # type: ignore[no-redef]
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
-from ._anchor import fast_anchor  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ERRORS_DIR = os.path.join(HERE, "errors")
@@ -94,6 +93,8 @@ def literal_anchor(pattern: str) -> str:
     Only the top-level sequence counts: anything inside a group, a branch, a
     class or under a quantifier that allows zero repetitions may be absent.
     """
+    # Imported here: with a fresh anchor cache (kb/data/anchors.json) explain never derives one.
+    from ._anchor import fast_anchor
     fast = fast_anchor(pattern)  # the same answer without sre's parser, when sure
     if fast is not None:
         return fast

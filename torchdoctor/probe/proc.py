@@ -100,15 +100,28 @@ def _wait(p: "subprocess.Popen", timeout: float) -> int:
     return p.wait(timeout=timeout)
 
 
+def _scratch_file():
+    """An anonymous file for a child's output (a file, not a pipe: a grandchild that keeps
+    a pipe open cannot make us wait; only the last TAIL_BYTES are read back). On Linux a
+    memfd, which spares `explain` the import of tempfile and random (~2 ms)."""
+    memfd_create = getattr(os, "memfd_create", None)
+    if memfd_create is not None:
+        try:
+            return os.fdopen(memfd_create("torchdoctor-child-output", getattr(os, "MFD_CLOEXEC", 1)), "w+b")
+        except OSError:
+            pass
+    import tempfile
+    return tempfile.TemporaryFile()
+
+
 def run(argv: List[str], timeout: float, env: Optional[Mapping[str, str]] = None,
         cwd: Optional[str] = None) -> ProcResult:
     # Imported here: `explain` loads this module for its cheap facts and, on a machine
     # without nvidia-smi, never starts a process (subprocess + tempfile cost ~7 ms).
     import subprocess
-    import tempfile
     res = ProcResult(argv=list(argv))
     t0 = time.monotonic()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with _scratch_file() as out, _scratch_file() as err:
         try:
             kw = {"start_new_session": True} if os.name == "posix" else {
                 "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
