@@ -254,3 +254,41 @@ def test_common_word_host_and_user_names_do_not_eat_the_report():
     assert red.facts.value("os.distro") == "Ubuntu 22.04.4 LTS"
     assert red.facts.value("python.executable") == "/root/venv/bin/python"
     assert red.facts.value("driver.gpus.0.name") == "NVIDIA DGX Spark"
+
+
+# Every text a finding carries is redacted, and what is not text (its id, severity, confidence,
+# the check's id) survives: a report once lost each finding's evidence, confidence and verify.
+NOT_TEXT = {"id": "cpu-only-build", "category": "cpu-only-build", "severity": "error",
+            "check": "cpu-only-build", "confidence": "possible"}
+
+
+def _finding_with_a_secret_in_every_text(secret):
+    import dataclasses
+    import typing
+    from torchdoctor.findings import Verify
+    kw = {}
+    for f in dataclasses.fields(Finding):
+        hint = typing.get_type_hints(Finding)[f.name]
+        if f.name in NOT_TEXT:
+            kw[f.name] = NOT_TEXT[f.name]
+        elif hint is str:
+            kw[f.name] = "see %s here" % secret
+        elif hint == typing.List[str]:
+            kw[f.name] = ["first %s" % secret, "second %s" % secret]
+        elif hint is Fix:
+            kw[f.name] = Fix(summary="use %s" % secret, commands=["export T=%s" % secret])
+        elif hint == typing.Optional[Verify]:
+            kw[f.name] = Verify(command="echo %s" % secret, expect="prints %s" % secret)
+        else:
+            raise AssertionError("Finding.%s (%s) is new: teach redact_report and this test about it" % (f.name, hint))
+    return Finding(**kw)
+
+
+def test_every_text_of_a_finding_is_redacted_and_the_rest_kept():
+    secret = "ghp_" + "A1b2C3d4" * 4 + "E5f6"
+    finding = _finding_with_a_secret_in_every_text(secret)
+    out = redact_report(Report(Facts({"schema_version": 1}), [finding])).findings[0]
+    dumped = json.dumps(out.to_dict())
+    assert secret not in dumped
+    assert {k: getattr(out, k) for k in NOT_TEXT} == NOT_TEXT
+    assert len(out.evidence) == 2 and out.verify is not None and out.verify.command.startswith("echo ")

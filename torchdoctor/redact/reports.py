@@ -2,12 +2,13 @@
 and this machine's user and host names."""
 
 import copy
+import dataclasses
 import os
 import re
 from typing import Any, Iterable, List, Tuple
 
 from ..facts import Facts
-from ..findings import Finding, Fix
+from ..findings import Finding, Fix, Verify
 from ..report import Report
 from .placeholders import HOST
 from .redactor import Redactor
@@ -53,7 +54,7 @@ def redact_report(report: Report, extra_users: Iterable[str] = (), extra_hosts: 
     for s in _strings(data):
         r.learn_from_text(s)
     for f in report.findings:
-        for s in [f.title, f.detail, f.fix.summary] + list(f.fix.commands) + list(f.links):
+        for s in _finding_texts(f):
             r.learn_from_text(s)
 
     prior = data.pop("redaction", None)
@@ -62,11 +63,7 @@ def redact_report(report: Report, extra_users: Iterable[str] = (), extra_hosts: 
         if out["os"]["hostname"] != HOST:
             r.tally("hostname")
         out["os"]["hostname"] = HOST
-    findings = [Finding(id=f.id, category=f.category, severity=f.severity, title=r.text(f.title),
-                        detail=r.text(f.detail),
-                        fix=Fix(summary=r.text(f.fix.summary), commands=[r.text(c) for c in f.fix.commands]),
-                        links=[r.text(x) for x in f.links], check=f.check)
-                for f in report.findings]
+    findings = [_redacted_finding(f, r) for f in report.findings]
     counts = dict(prior.get("counts", {})) if isinstance(prior, dict) and prior.get("enabled") else {}
     for k, n in r.counts.items():
         counts[k] = counts.get(k, 0) + n
@@ -74,6 +71,21 @@ def redact_report(report: Report, extra_users: Iterable[str] = (), extra_hosts: 
                         "kinds": ["secrets (by name and by value)", "user names and home directories",
                                   "host names", "IP addresses", "GPU UUIDs and serials", "MAC and e-mail addresses"]}
     return Report(Facts(out), findings)
+
+
+def _finding_texts(f: Finding) -> List[str]:
+    verify = [f.verify.command, f.verify.expect] if f.verify else []
+    return [f.title, f.detail, f.fix.summary] + list(f.fix.commands) + list(f.links) + list(f.evidence) + verify
+
+
+def _redacted_finding(f: Finding, r: Redactor) -> Finding:
+    """The finding with every text redacted; what is not text (id, severity, confidence,
+    the check's id) kept as it is."""
+    return dataclasses.replace(
+        f, title=r.text(f.title), detail=r.text(f.detail),
+        fix=Fix(summary=r.text(f.fix.summary), commands=[r.text(c) for c in f.fix.commands]),
+        links=[r.text(x) for x in f.links], evidence=[r.text(x) for x in f.evidence],
+        verify=Verify(r.text(f.verify.command), r.text(f.verify.expect)) if f.verify else None)
 
 
 def mark_unredacted(report: Report) -> Report:
