@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 from .explain.matcher import Match, match_text
 from .facts import Facts
-from .findings import ERROR, HIGH, Finding, Fix, Verify
+from .findings import ERROR, HIGH, NOTHING_TO_VERIFY, Finding, Fix, Verify
 from .report import Report
 
 
@@ -121,7 +121,10 @@ def explain_match(m: Match, facts: Optional[Facts]) -> Explanation:
     from .advice.commands import runnable_here
     if facts is not None:
         x.fix.commands = runnable_here(x.fix.commands, facts)
-    x.verify = _verify(m, facts, runnable_here)
+    if x.verify is NOTHING_TO_VERIFY:  # the hook's fix says nothing needs fixing here
+        x.verify = None
+    elif x.verify is None:
+        x.verify = _verify(m, facts, runnable_here)
     return x
 
 
@@ -162,6 +165,7 @@ def _tailor(m: Match, facts: Optional[Facts]) -> Explanation:
     if t.commands is not None:
         base.fix.commands = list(t.commands)
     base.notes = list(t.notes)
+    base.verify = t.verify
     base.tailored = True
     return base
 

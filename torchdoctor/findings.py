@@ -45,6 +45,12 @@ class Verify:
         return cls(command=str(d["command"]), expect=str(d.get("expect", "")))
 
 
+# What a check or a tailoring hook gives as its verification when its fix says nothing needs
+# fixing on this machine now (no GPU here: the CPU build is the right one): the condition's
+# usual verification would expect what cannot happen here. Compared by identity; never rendered.
+NOTHING_TO_VERIFY = Verify("", "")
+
+
 @dataclass
 class Finding:
     id: str

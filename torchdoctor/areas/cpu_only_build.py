@@ -9,7 +9,7 @@ from ..facts import Facts
 from ..facts import derived as F
 from ..kb import compat
 from ..facts import UNKNOWN
-from .registry import ERROR, INFO, Remedy, Tailored, check, finding, hook, installed_torch_note
+from .registry import ERROR, INFO, Remedy, Tailored, check, finding, hook, installed_torch_note, remedy_verify
 
 
 
@@ -47,7 +47,7 @@ def cpu_only_remedy(facts: Facts) -> Optional[Remedy]:
         cmds = install_advice(facts, version=F.torch_base_version(facts), variant=pick).commands if pick else []
         return Remedy("For GPU work: install the NVIDIA driver, then %s." % later, cmds)
     return Remedy("No NVIDIA GPU or driver is visible here, so the CPU build is the right one for this machine: run "
-                  "on the CPU (device='cpu'). Once it has an NVIDIA GPU and driver, install %s." % later)
+                  "on the CPU (device='cpu'). Once it has an NVIDIA GPU and driver, install %s." % later, settled=True)
 
 
 @check("cpu-only-build", category="cpu-only-build", severity=ERROR,
@@ -67,7 +67,7 @@ def cpu_only_build(facts):
             detail="torch.version.cuda is None, so torch.cuda.is_available() is False and every .cuda() call fails with "
                    "'Torch not compiled with CUDA enabled'. GPU(s): %s; driver %s (supports CUDA up to %s)."
                    % (F.gpu_names(facts) or "present", F.driver_version(facts) or "?", F.driver_cuda(facts) or "?"),
-            fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL])
+            fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL], verify=remedy_verify(remedy, facts))
     if not nvcc:
         return None
     pci = F.pci_gpus(facts)
@@ -81,13 +81,13 @@ def cpu_only_build(facts):
             detail="%s, but no NVIDIA driver or GPU is visible, so the CPU build of torch is the right one for "
                    "this machine now. pip wheels do not use the toolkit (they bundle their CUDA runtime); only "
                    "the NVIDIA driver is needed for GPU work." % toolkit,
-            fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL])
+            fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL], verify=remedy_verify(remedy, facts))
     return finding(
         "CPU-only torch %s beside CUDA toolkit %s" % (version, nvcc), severity=ERROR,
         detail="%s, which suggests this machine is meant for GPU work, but torch %s has no CUDA support; an "
                "NVIDIA GPU is on the PCI bus (%d device(s)) but no driver is loaded. The toolkit is not needed by "
                "pip wheels (they bundle their CUDA runtime); only the NVIDIA driver is." % (toolkit, version, len(pci)),
-        fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL])
+        fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL], verify=remedy_verify(remedy, facts))
 
 
 @hook("cpu-only-build")
@@ -95,8 +95,7 @@ def tailor_cpu_only_build(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts)
     driver = F.driver_version(facts)
     if F.os_name(facts) != "macos":
-        notes.append(F.driver_desc(facts) if driver else
-                     "no NVIDIA driver found (%s)" % facts.reason("driver.driver_version"))
+        notes.append(F.driver_desc(facts) if driver else F.no_driver_desc(facts))
     if F.is_cuda_build(facts) and F.os_name(facts) != "macos":
         return Tailored(cause="Yet the installed torch (%s) *is* a CUDA build: the process that failed probably ran another "
                               "interpreter or environment. Compare `which python` with %s."
@@ -104,4 +103,5 @@ def tailor_cpu_only_build(match, facts: Facts) -> Optional[Tailored]:
     remedy = cpu_only_remedy(facts)
     if remedy is None:
         return Tailored(notes=notes)
-    return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
+    return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes,
+                    verify=remedy_verify(remedy, facts))

@@ -27,7 +27,7 @@ from ..advice.commands import runnable_here
 from ..explain.matcher import best_match
 from ..facts import UNKNOWN, Facts
 from ..facts import derived as F
-from ..findings import ERROR, INFO, WARNING, Finding, Fix, Verify, sort_findings
+from ..findings import ERROR, INFO, NOTHING_TO_VERIFY, WARNING, Finding, Fix, Verify, sort_findings
 
 __all__ = ["check", "hook", "finding", "Tailored", "Remedy", "run_checks", "all_checks", "ERROR", "WARNING", "INFO"]
 
@@ -58,6 +58,7 @@ class Tailored:
     commands: Optional[List[str]] = None
     cause: Optional[str] = None  # appended to the entry's cause
     notes: List[str] = field(default_factory=list)  # the facts used, for "why we think so"
+    verify: Optional[Verify] = None  # None: the condition's own (see remedy_verify)
 
 
 @dataclass
@@ -66,6 +67,24 @@ class Remedy:
     check and its tailoring hook both render, so the two cannot drift."""
     summary: str
     commands: List[str] = field(default_factory=list)
+    # How to see this fix worked when it is not the condition's usual verification:
+    # (command, what it prints). settled: nothing needs fixing on this machine now, so
+    # nothing to verify.
+    verify: Optional[Tuple[str, str]] = None
+    settled: bool = False
+
+
+def remedy_verify(remedy: Optional[Remedy], facts: Optional[Facts]) -> Optional[Verify]:
+    """The verification a check's finding or a hook's Tailored carries for `remedy`: None
+    means the condition's usual one, NOTHING_TO_VERIFY none at all."""
+    if remedy is None:
+        return None
+    if remedy.settled:
+        return NOTHING_TO_VERIFY
+    if remedy.verify is not None:
+        cmds = runnable_here([remedy.verify[0]], facts)
+        return Verify(cmds[0], remedy.verify[1]) if cmds else NOTHING_TO_VERIFY
+    return None
 
 
 CHECKS: Dict[str, Check] = {}
@@ -110,9 +129,12 @@ def hook(name: str):
 
 def finding(title: str, detail: str = "", fix: str = "", commands: Iterable[str] = (),
             links: Iterable[str] = (), severity: Optional[str] = None, id: Optional[str] = None,
-            category: Optional[str] = None) -> Finding:
+            category: Optional[str] = None, verify: Optional[Verify] = None) -> Finding:
+    """verify: None for the check's own verification (a note gets none), NOTHING_TO_VERIFY
+    for none; remedy_verify(remedy, facts) gives the one that fits a remedy."""
     return Finding(id=id or "", category=category or "", severity=severity or "", title=title,
-                   detail=detail, fix=Fix(summary=fix, commands=list(commands)), links=list(links))
+                   detail=detail, fix=Fix(summary=fix, commands=list(commands)), links=list(links),
+                   verify=verify)
 
 
 def known_error_finding(text: str, title: str, detail: str) -> Optional[Finding]:
@@ -216,7 +238,9 @@ def run_check(chk: Check, facts: Facts) -> List[Finding]:
     for f in out:
         f.fix.commands = runnable_here(f.fix.commands, facts)
         f.evidence = f.evidence or list(evidence)
-        if f.verify is None and (f.severity or chk.severity) != INFO:  # a note needs no fixing
+        if f.verify is NOTHING_TO_VERIFY:
+            f.verify = None
+        elif f.verify is None and (f.severity or chk.severity) != INFO:  # a note needs no fixing
             f.verify = verify_for(chk.id, facts)
         f.id = f.id or chk.id
         f.category = f.category or chk.category

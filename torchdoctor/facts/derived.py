@@ -164,6 +164,13 @@ def driver_desc(facts: Facts) -> Optional[str]:
     return "NVIDIA driver %s (supports CUDA up to %s)" % (drv, driver_cuda(facts) or "?")
 
 
+def no_driver_desc(facts: Facts) -> str:
+    """'no NVIDIA driver found (NVML, nvidia-smi and libcuda all absent)': why no driver
+    version is known, said once (the probe's reason may already start with the same words)."""
+    why = facts.reason("driver.driver_version") or "nothing answered"
+    return why if why.lower().startswith("no nvidia driver") else "no NVIDIA driver found (%s)" % why
+
+
 def has_nvidia_driver(facts: Facts) -> bool:
     return facts.value("driver.present") is True
 

@@ -218,6 +218,46 @@ def test_cuda_visible_devices_check_and_explain_give_one_remedy():
         assert ex.fix.summary in found.detail, value
 
 
+# ----------------------------------------------- verify agrees with the fix ---
+# A fix that says "run on the CPU here" must not be verified by CUDA becoming available.
+TOOLKIT = {"nvcc": "13.0", "nvcc_path": "/usr/local/cuda/bin/nvcc"}
+CUDA_CHECK = "torch's CUDA version and True"
+
+
+def test_cuda_build_without_any_gpu_is_verified_by_the_cpu_wheel_not_by_cuda():
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.explain.matcher import match_text
+    facts = make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), driver=NO_DRIVER, os=LINUX,
+                       cuda={"is_available": False}, python=py())
+    f = run("no-gpu-driver", facts)[0]
+    assert f.verify is not None and f.verify.expect == "a +cpu version and None"
+    assert f.verify.command.startswith("/venv/bin/python -c ")
+    ex = explain_match(match_text("RuntimeError: Found no NVIDIA driver on your system.")[0], facts)
+    assert ex.tailored and ex.verify == f.verify
+
+
+def test_a_gpu_without_driver_is_still_verified_by_cuda():
+    d = dict(NO_DRIVER, pci_gpus=[{"slot": "0000:3b:00.0"}])
+    f = run("no-gpu-driver", make_facts(torch=cuda_torch(), driver=d, os=LINUX, cuda={"is_available": False}))[0]
+    assert f.verify is not None and f.verify.expect == CUDA_CHECK
+
+
+def test_cpu_build_with_no_gpu_here_has_nothing_to_verify_in_check_and_explain():
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.explain.matcher import match_text
+    facts = make_facts(torch=cpu_torch(), driver=NO_DRIVER, os=LINUX, python=py(), toolkit=TOOLKIT)
+    assert run("cpu-only-build", facts)[0].verify is None
+    ex = explain_match(match_text("AssertionError: Torch not compiled with CUDA enabled")[0], facts)
+    assert ex.tailored and "CPU build is the right one" in ex.fix.summary
+    assert ex.verify is None
+    assert "no NVIDIA driver found (no NVIDIA driver found" not in " ".join(ex.notes)
+    # With a GPU on the bus the fix is a driver and a CUDA build: CUDA verifies it.
+    gpu = make_facts(torch=cpu_torch(), driver=dict(NO_DRIVER, pci_gpus=[{"slot": "0000:01:00.0"}]), os=LINUX,
+                     python=py(), toolkit=TOOLKIT)
+    assert run("cpu-only-build", gpu)[0].verify.expect == CUDA_CHECK
+    assert explain_match(match_text("AssertionError: Torch not compiled with CUDA enabled")[0], gpu).verify.expect == CUDA_CHECK
+
+
 # ------------------------------------------------------- cuda unavailable ---
 def test_cuda_unavailable_uses_torchs_own_warning():
     w = ["UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "

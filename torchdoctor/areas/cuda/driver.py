@@ -10,7 +10,8 @@ from ...advice import install_advice
 from ...facts import UNKNOWN, Facts
 from ...facts import derived as F
 from ...kb import compat
-from ..registry import Remedy, ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note, known_error_finding
+from ..registry import (ERROR, WARNING, Remedy, Tailored, check, finding, hook, installed_torch_note,
+                        known_error_finding, remedy_verify)
 from ...advice import INSTALL_URL, installable_releases
 from ..cpu_only_build import tailor_cpu_only_build
 from .common import install_commands, other_env_note
@@ -45,10 +46,13 @@ def no_driver_remedy(facts: Facts) -> Remedy:
                       ["lsmod | grep nvidia", "sudo dmesg | grep -i nvrm", "dkms status", "mokutil --sb-state",
                        "sudo ubuntu-drivers install"] if os_ == "linux" else [])
     cmds = install_advice(facts, variant="cpu").commands if F.is_cuda_build(facts) else []
+    # Verified by what the CPU wheel prints, not by CUDA becoming available: it cannot here.
     return Remedy("No NVIDIA driver and no NVIDIA GPU were found here, so CUDA cannot work on this machine: run on the "
                   "CPU (device='cpu', torch.load(..., map_location='cpu')) or on a machine with an NVIDIA GPU%s%s."
                   % (" (with a driver >= %s)" % need if need else "",
-                     "; the CPU wheel below is the same torch without the multi-GB CUDA libraries" if cmds else ""), cmds)
+                     "; the CPU wheel below is the same torch without the multi-GB CUDA libraries" if cmds else ""), cmds,
+                  verify=('python -c "import torch; print(torch.__version__, torch.version.cuda)"',
+                          "a +cpu version and None") if cmds else None, settled=not cmds)
 
 
 @check("no-gpu-driver", category="no-gpu-driver", severity=ERROR, requires=('driver.driver_version',),
@@ -72,14 +76,14 @@ def no_gpu_driver(facts):
             detail="torch %s is built for CUDA %s and %d NVIDIA device(s) sit on the PCI bus (%s), but no driver answers "
                    "(%s), so torch.cuda.is_available() is False." % (version, cuda, len(pci),
                                                                      ", ".join(d["slot"] for d in pci[:4]), tried),
-            fix=remedy.summary, commands=remedy.commands, links=[DRIVER_URL])
+            fix=remedy.summary, commands=remedy.commands, links=[DRIVER_URL], verify=remedy_verify(remedy, facts))
     return finding(
         "CUDA build of torch, but no NVIDIA driver: torch will only use the CPU",
         severity=WARNING,
         detail="torch %s is built for CUDA %s, but this machine has no NVIDIA driver (%s) and no NVIDIA GPU on the PCI bus, "
                "so torch.cuda.is_available() is False. In a container this usually means it was started without GPU access "
                "(`docker run --gpus all`, the NVIDIA container toolkit)." % (version, cuda, tried or "none found"),
-        fix=remedy.summary, commands=remedy.commands, links=[DRIVER_URL, INSTALL_URL])
+        fix=remedy.summary, commands=remedy.commands, links=[DRIVER_URL, INSTALL_URL], verify=remedy_verify(remedy, facts))
 
 
 @check("driver-too-old", category="driver-too-old", severity=ERROR,
@@ -255,12 +259,12 @@ def tailor_no_gpu_driver(match, facts: Facts) -> Optional[Tailored]:
                     "GPU access: a container started without `--gpus all` (NVIDIA Container Toolkit), another host, or a "
                     "job that was not allocated a GPU." % (F.driver_version(facts), gpus),
             commands=["nvidia-smi", "docker run --rm --gpus all <image> nvidia-smi"], notes=notes)
-    notes.append("no NVIDIA driver found (%s)" % facts.reason("driver.driver_version"))
+    notes.append(F.no_driver_desc(facts))
     pci = F.pci_gpus(facts)
     if pci:
         notes.append("%d NVIDIA device(s) on the PCI bus: %s" % (len(pci), ", ".join(d.get("slot", "?") for d in pci[:4])))
     remedy = no_driver_remedy(facts)
-    return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
+    return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes, verify=remedy_verify(remedy, facts))
 
 
 @hook("driver-too-old")
