@@ -93,6 +93,11 @@ def test_list_checks():
     assert rc == 0
     for cid in ("cpu-only-build", "no-gpu-driver", "driver-too-old", "arch-unsupported", "gpu-hidden", "torch-shadowed"):
         assert cid in out
+    # one column per field, however long the longest id (expandable-segments-unsupported)
+    rows = [ln for ln in out.splitlines() if ln.strip()]
+    import re
+    starts = {re.match(r"\S+ +(error|warning|info) ", ln).start(1) for ln in rows}
+    assert len(starts) == 1, starts
 
 
 def test_check_from_saved_report_uses_the_report_not_this_machine(tmp_path, check_json):

@@ -105,6 +105,8 @@ def test_sizes():
 def test_ranges_and_letters():
     assert J.ranges([0, 1, 2, 3, 4, 6, 7]) == "0-4,6-7"
     assert J.ranges([5]) == "5" and J.ranges([]) == ""
+    assert J.ranks_text([2]) == "rank 2" and J.ranks_text([2, 2]) == "rank 2"
+    assert J.ranks_text([0, 1, 3]) == "ranks 0-1,3"
     assert [J.node_letter(i) for i in (0, 25, 26, 27)] == ["a", "z", "aa", "ab"]
 
 

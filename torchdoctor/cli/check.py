@@ -25,8 +25,10 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
     """Probe torch, its backends, the GPU and driver; print findings with fixes."""
     from ..areas.registry import all_checks, select
     if list_checks:
-        for c in all_checks():
-            echo("%-28s %-8s %-24s %s\n" % (c.id, c.severity, c.category, c.doc))
+        checks = all_checks()
+        wid, wcat = max(len(c.id) for c in checks), max(len(c.category) for c in checks)
+        for c in checks:
+            echo("%-*s %-8s %-*s %s\n" % (wid, c.id, c.severity, wcat, c.category, c.doc))
         return
     only_ids, skip_ids = split_ids(only), split_ids(skip)
     try:

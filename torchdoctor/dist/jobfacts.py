@@ -39,6 +39,12 @@ def ranges(ranks: Iterable[int]) -> str:
     return ",".join(parts)
 
 
+def ranks_text(ranks: Iterable[int]) -> str:
+    """'rank 2', 'ranks 0-1,3': the word agrees with the count."""
+    rs = set(int(r) for r in ranks)
+    return ("rank %s" if len(rs) == 1 else "ranks %s") % ranges(rs)
+
+
 def rank_record(job: Dict[str, Any], r: int) -> Dict[str, Any]:
     ranks = job.get("ranks") or []
     if 0 <= r < len(ranks) and ranks[r].get("rank") == r:  # the usual layout: ranks[r] is rank r

@@ -76,14 +76,14 @@ def step_note(job: Dict[str, Any], s: Dict[str, Any]) -> str:
                                           ": " + errs[0] if errs else "")
     if status == "timeout":
         late = [int(r) for r, v in per.items() if v.get("status") in ("timeout", "missing")]
-        return "no result within %g s from ranks %s" % (s.get("timeout_s") or 0, J.ranges(late))
+        return "no result within %g s from %s" % (s.get("timeout_s") or 0, J.ranks_text(late))
     if status == "error":
         gone = [int(r) for r, v in per.items() if v.get("status") == "gone"]
         errs = [(int(r), v.get("error")) for r, v in per.items() if v.get("status") == "error"]
-        bits = ["rank(s) %s left" % J.ranges(gone)] if gone else []
+        bits = ["%s left" % J.ranks_text(gone)] if gone else []
         if errs:
             from .conditions.common import short_error
-            bits.append("failed on ranks %s: %s" % (J.ranges(r for r, _ in errs), short_error(errs[0][1] or "", 120)))
+            bits.append("failed on %s: %s" % (J.ranks_text(r for r, _ in errs), short_error(errs[0][1] or "", 120)))
         return "; ".join(bits)
     if status == "wrong":
         return "WRONG values (see findings)"
@@ -181,9 +181,7 @@ def render_text(job: Dict[str, Any], st: Style) -> str:
         locals_ = [J.where(job, r).get("local_rank") for r in node["ranks"]]
         loc = " (local %s)" % J.ranges(x for x in locals_ if x is not None) if any(x is not None for x in locals_) \
             else ""
-        out.append("  node %s  %s  %s %s%s" % (node["label"], node.get("host") or "?",
-                                              "rank" if len(node["ranks"]) == 1 else "ranks", J.ranges(node["ranks"]),
-                                              loc))
+        out.append("  node %s  %s  %s%s" % (node["label"], node.get("host") or "?", J.ranks_text(node["ranks"]), loc))
     out.append("")
     out.append(st.paint("Steps", "title"))
     width = max([len(s.get("name", "")) for s in job.get("steps") or []] + [8])

@@ -145,7 +145,7 @@ class Facts:
             if not found or (isinstance(node, (dict, list)) and state_of(node) == PRESENT):
                 continue  # whole sections and lists are not evidence lines
             text = self.describe(path)
-            if len(text) <= 160:
+            if text.strip() and len(text) <= 160:  # an empty text shows nothing
                 out.append("%s: %s" % (path, text))
             if len(out) >= limit:
                 break
