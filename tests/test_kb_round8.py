@@ -95,3 +95,53 @@ def test_a_cuda_pin_on_macos_is_named_in_the_index_entry():
     m = next(m for m in match_text("ERROR: Could not find a version that satisfies the requirement "
                                    "torch==2.1.2+cu118 (from versions: 2.0.1, 2.1.0, 2.1.2, 2.2.0)"))
     assert m.entry.category == "torch-index-mismatch" and "On macOS" in m.entry.cause
+
+
+# -- the fresh round's kinds -------------------------------------------------------------------------
+def test_a_python_without_its_shared_library():
+    line = "ImportError: libpython3.10.so.1.0: cannot open shared object file: No such file or directory"
+    m = match_text(line)[0]
+    assert m.id == "libpython-shared-library-missing" and m.groups["lib"] == "libpython3.10.so.1.0"
+
+
+def test_the_old_out_of_memory_code_quoted_alone():
+    assert top("RuntimeError: cuda runtime error (2)") == "cuda-out-of-memory"
+    assert top("RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCCachingAllocator.cpp:510") == \
+        "cuda-out-of-memory"
+    assert top("RuntimeError: cuda runtime error (20)") != "cuda-out-of-memory"
+
+
+def test_ptxas_exe_that_cannot_start_or_rejects_the_kernel():
+    cmd = ("subprocess.CalledProcessError: Command '['C:\\\\triton\\\\backends\\\\nvidia\\\\bin\\\\ptxas.exe', '--version']' "
+           "returned non-zero exit status %s.")
+    for status in ("3221225794", "3221225781", "4294967295"):
+        m = match_text(cmd % status)[0]
+        assert m.id == "triton-windows-ptxas-exit-status" and m.groups["status"] == status
+    # Linux ptxas has no .exe: left to the other ptxas entries
+    assert "triton-windows-ptxas-exit-status" not in ids(
+        "subprocess.CalledProcessError: Command '['/usr/bin/ptxas', '--version']' returned non-zero exit status 1.")
+
+
+SHADOW_TOP = ("Traceback (most recent call last):\n  File \"queue.py\", line 2, in <module>\n    import torch\n"
+              "  File \"/opt/env/lib/python3.11/site-packages/torch/__init__.py\", line 1, in <module>")
+
+
+def test_a_script_named_like_a_standard_module():
+    assert top(SHADOW_TOP) == "script-shadows-stdlib-module"
+    nested = ("    import random\n  File \"/home/u/proj/random.py\", line 3, in <module>\n    import torch\n"
+              "  File \"/home/u/venv/lib/python3.11/site-packages/torch/__init__.py\", line 5, in <module>")
+    assert top(nested) == "script-shadows-stdlib-module"
+    # the standard library's own file, and torch's own random.py, are not shadowing
+    real = nested.replace("/home/u/proj/random.py", "/usr/lib/python3.11/random.py")
+    assert "script-shadows-stdlib-module" not in ids(real)
+    win = nested.replace("/home/u/proj/random.py", "C:\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\random.py")
+    assert "script-shadows-stdlib-module" not in ids(win)
+    # without torch in the text it is not a torch diagnosis
+    assert "script-shadows-stdlib-module" not in ids(SHADOW_TOP.split("  File \"/opt")[0] + "NameError: name 'x' is not defined")
+
+
+def test_paddle_windows_paths_are_another_framework():
+    line = ("OSError: (External) CUDNN error(4), CUDNN_STATUS_INTERNAL_ERROR. (at C:\\home\\workspace\\Paddle\\paddle"
+            "\\phi\\kernels\\gpudnn\\conv_kernel.cu:409)")
+    assert match_text(line) == []
+    assert match_text(line + "\nimport torch") != []  # torch named: no longer another framework's output
