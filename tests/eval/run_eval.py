@@ -74,6 +74,17 @@ score of each, before its misses drove any KB change (the honest estimate):
                           CuPy/JAX/numba GPU errors, darknet's no-kernel-image, Python's own
                           _sqlite3/_ctypes DLLs): first run 6 false positives (4 cv2 'numpy.core.
                           multiarray failed to import', 2 darknet; markers added since)
+  blind8_fresh.jsonl      37 texts from less-travelled sources (small repositories' issues, Chinese and
+                          Japanese blog pages), 29 categories, collected after the round-7 KB changes and
+                          the fixes for blind2_pages/blind3_recent/blind5_pip_index: first run 33/37 =
+                          89.2% top-1, 4 abstentions, no wrong diagnosis, 2 right answers marked "possible"
+                          (misses: libpython3.7m.so.1.0 missing, a bare 'cuda runtime error (2)', a
+                          select.py shadowing the standard library, triton-windows' ptxas.exe exiting
+                          with 3221225794)
+  unrelated9.jsonl        13 hard negatives (user shape/state_dict/autograd errors, TensorFlow DLLs,
+                          PaddlePaddle cuDNN errors with Windows paths, JAX OOM, ONNX Runtime from C#):
+                          first run 2 false positives (the two PaddlePaddle texts with Windows paths;
+                          markers added since)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -231,3 +231,28 @@ def mps_macos_feature(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(cause="macOS %s already meets %s, so the process that failed ran elsewhere (another Mac, a VM)."
                               % (mac, need), notes=notes)
     return None
+
+
+@hook("mps-op-backend-unnamed")
+def mps_op_backend_unnamed(match, facts: Facts) -> Optional[Tailored]:
+    """Only the list half of "Could not run 'aten::X' with arguments from the 'B' backend ... is only
+    available for these backends: [...]" was given: the machine says whether B can be MPS at all."""
+    osn = F.os_of(facts)
+    if osn is None:
+        return None
+    op = match_groups(match).get("op") or "this operator"
+    listed = (getattr(match, "text", "") or "").split("backends", 1)[-1]
+    notes = installed_torch_note(facts) + ["OS: %s" % osn]
+    if osn == "macos":
+        return Tailored(cause="This is a Mac, where the backend without a kernel for %s is almost certainly MPS "
+                              "(the Apple GPU)." % op,
+                        summary="Let %s fall back to the CPU: set PYTORCH_ENABLE_MPS_FALLBACK=1 before torch is "
+                                "imported (slower for that operator), or upgrade torch, or run on the CPU." % op,
+                        commands=[F.set_env_cmd(facts, "PYTORCH_ENABLE_MPS_FALLBACK", "1")], notes=notes)
+    no_cuda = "[" in listed and not any(t in listed for t in ("CUDA,", "CUDA]", "CUDA "))
+    return Tailored(cause="This machine runs %s, which has no MPS backend: the backend without a kernel for %s is "
+                          "another one, named in the first half of the message (\"from the '...' backend\")%s."
+                          % (osn.capitalize(), op,
+                             "; the list has no CUDA, so on a GPU this torch has no CUDA kernel for it (a CPU-only "
+                             "build, or an operator with a CPU kernel only)" if no_cuda else ""),
+                    notes=notes)

@@ -1,5 +1,5 @@
 """Tailoring hooks for install / import / native-library errors
-(torchdoctor/explain/hooks/install.py). Each hook gets a real Match from the
+(torchdoctor/areas/install/). Each hook gets a real Match from the
 matcher (so its named groups are the ones the patterns really capture) and
 hand-built Facts; each is tested once where the facts change the fix and once
 where they do not (None: the entry's generic text stands)."""
@@ -9,30 +9,8 @@ import pytest
 from torchdoctor.diagnose import explain_match
 from torchdoctor.explain.matcher import match_text
 from torchdoctor.areas.registry import all_hooks as hooks
-from torchdoctor.facts import Facts, absent
-
-SITE = "/home/u/venv/lib/python3.11/site-packages"
-
-
-def facts(torch=None, py="3.11.7", exe="/home/u/venv/bin/python", bits=64, machine="x86_64",
-          system="Linux", packages=None, **sections):
-    installed = {}
-    if torch:
-        installed["torch"] = {"version": torch, "location": SITE}
-    installed.update(packages or {})
-    data = {"python": {"version": py, "executable": exe, "bits": bits, "machine": machine,
-                       "platform": {"Linux": "linux", "Windows": "win32", "Darwin": "darwin"}.get(system, "linux"),
-                       "prefix": "/home/u/venv", "conda": False, "sys_path": ["", SITE]},
-            "os": {"system": system, "machine": machine},
-            "packages": {"installed": installed},
-            "driver": {"present": False, "driver_version": absent("no driver")}}
-    for k, v in sections.items():
-        if isinstance(v, dict) and isinstance(data.get(k), dict):
-            data[k].update(v)
-        else:
-            data[k] = v
-    return Facts(data)
-
+from hook_facts import SITE, facts  # noqa: F401 - other tests take them from here too
+from torchdoctor.facts import Facts
 
 def match_for(text, entry_id):
     found = [m for m in match_text(text) if m.id == entry_id]

@@ -3,18 +3,12 @@
 are built for the test, in the formats pip, GNU make, OpenCV and darknet print; none is an
 evaluation text."""
 
-import os
-import sys
-
 import pytest
 
 from torchdoctor.explain.matcher import match_text
 from torchdoctor.areas.registry import all_hooks as hooks
 
-# The Facts builder of the install hooks' tests (tests/areas/install/), whichever folder pytest reads first.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                                "areas", "install"))
-from test_areas_install_hooks import facts
+from hook_facts import facts
 
 
 def top(text):
