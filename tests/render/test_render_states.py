@@ -83,3 +83,11 @@ def test_diff_of_a_report_and_a_paste_does_not_call_unlisted_packages_uninstalle
     assert ("packages", "transformers") in {(c.area, c.key) for c in d.not_comparable}
     # ...but it does list every torch* package: a missing torchaudio is a real difference
     assert ("packages", "torchaudio") in changed
+
+
+def test_commands_are_shell_lines_and_notebook_cells_stay_cells():
+    from torchdoctor.render.style import Style
+    st = Style(color=False)
+    assert st.command("python -m pip install torch") == "$ python -m pip install torch"
+    assert st.command("%pip install torch") == "%pip install torch"  # a '$' would not run in a cell
+    assert st.command("!nvidia-smi") == "!nvidia-smi"

@@ -163,7 +163,7 @@ def render_finding_text(f: Finding, st: Style) -> List[str]:
     if f.fix.summary or f.fix.commands:
         out.append("  Fix: " + f.fix.summary)
         for c in f.fix.commands:
-            out.append("    " + st.paint("$ " + c, "cmd"))
+            out.append("    " + st.command(c))
     for link in f.links:
         out.append("  See: " + link)
     return out

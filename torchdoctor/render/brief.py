@@ -108,7 +108,7 @@ def render_signal(sig: Dict[str, Any], st: Style) -> List[str]:
         for s in sig["steps"]:
             out.append("    " + s["what"])
             for c in s.get("commands", []):
-                out.append("      " + st.paint("$ " + c, "cmd"))
+                out.append("      " + st.command(c))
     for link in sig.get("links", []):
         out.append("  See: " + link)
     return out

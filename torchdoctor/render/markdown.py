@@ -158,9 +158,7 @@ def render_finding(f: Finding) -> List[str]:
         out.append(fence("\n".join(f.fix.commands), "sh"))
         out.append("")
     if f.verify:
-        out.append("**Verify:** `%s`%s" % (f.verify.command.replace("`", "'"),
-                                          " \u2192 %s" % esc(f.verify.expect) if f.verify.expect else ""))
-        out.append("")
+        out += [_verify_line(f.verify.command, f.verify.expect), ""]
     if f.evidence:
         out.append("<sub>Evidence: %s%s</sub>" % ("; ".join(esc(x) for x in f.evidence),
                                                   "" if f.confidence == "high" else " \u00b7 confidence: %s" % esc(f.confidence)))
@@ -169,6 +167,10 @@ def render_finding(f: Finding) -> List[str]:
         out.append("See: " + ", ".join("<%s>" % x if x.startswith("http") else esc(x) for x in f.links))
         out.append("")
     return out
+
+
+def _verify_line(command: str, expect: str) -> str:
+    return "**Verify:** `%s`%s" % (command.replace("`", "'"), " \u2192 %s" % esc(expect) if expect else "")
 
 
 def _details(title: str, body: List[str]) -> List[str]:
@@ -183,7 +185,8 @@ def render_match(d: Dict[str, Any], heading: str = "####", lines: bool = True) -
     """One known error, from an explanation's to_dict() (what a redacted report carries);
     `lines=False` when the text was a traceback the doctor formatted (no line numbers)."""
     where = "line %s" % d.get("line") + (", %s times" % d["count"] if (d.get("count") or 1) > 1 else "")
-    out = ["%s %s" % (heading, esc(d.get("title", ""))), "",
+    possibly = "Possibly: " if d.get("confidence", "high") != "high" else ""  # as text and HTML say it
+    out = ["%s %s%s" % (heading, possibly, esc(d.get("title", ""))), "",
            "`%s` \u00b7 %s%s" % (d.get("id", ""), esc(d.get("category", "")), " \u00b7 matched " + where if lines else ""), ""]
     if d.get("matched_text"):
         out += [fence(str(d["matched_text"]), "text"), ""]
@@ -194,6 +197,9 @@ def render_match(d: Dict[str, Any], heading: str = "####", lines: bool = True) -
         out += ["**Fix:** " + esc(fix["summary"]), ""]
     if fix.get("commands"):
         out += [fence("\n".join(fix["commands"]), "sh"), ""]
+    verify = d.get("verify") or {}
+    if verify.get("command"):
+        out += [_verify_line(str(verify["command"]), str(verify.get("expect") or "")), ""]
     if d.get("facts_used"):
         out += ["Why: " + "; ".join(esc(x) for x in d["facts_used"]), ""]
     if d.get("links"):

@@ -35,5 +35,10 @@ class Style:
             return text
         return "\x1b[%sm%s\x1b[0m" % (code, text)
 
+    def command(self, cmd: str) -> str:
+        """A command to run: '$ cmd' for a shell; a notebook cell's %pip or !cmd as it is
+        typed into the cell (a '$' in front would not run there)."""
+        return self.paint(cmd if cmd.startswith(("%", "!")) else "$ " + cmd, "cmd")
+
     def mark(self, kind: str) -> str:
         return self.paint(self.marks.get(kind, "?"), kind)

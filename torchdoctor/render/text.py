@@ -28,7 +28,7 @@ def render_finding(f: Finding, st: Style) -> List[str]:
     if f.fix.summary or f.fix.commands:
         out.append("  Fix: " + f.fix.summary if f.fix.summary else "  Fix:")
         for c in f.fix.commands:
-            out.append("    " + st.paint("$ " + c, "cmd"))
+            out.append("    " + st.command(c))
     out.extend(_verify_lines(f.verify, st))
     if f.evidence:
         out.append(st.paint(_evidence_line(f.evidence, f.confidence), "dim"))
@@ -40,7 +40,7 @@ def render_finding(f: Finding, st: Style) -> List[str]:
 def _verify_lines(verify, st: Style) -> List[str]:
     if not verify:
         return []
-    return ["  Verify: " + st.paint("$ " + verify.command, "cmd") + ("  (expect: %s)" % verify.expect if verify.expect else "")]
+    return ["  Verify: " + st.command(verify.command) + ("  (expect: %s)" % verify.expect if verify.expect else "")]
 
 
 EVIDENCE_WIDTH = 300
@@ -101,7 +101,7 @@ def render_explanation(e: "Explanation", st: Style, full: bool = True, lines: bo
                for p in safe.visible(e.cause).split("\n\n"))
     out.append("  Fix: " + safe.visible(e.fix.summary))
     for c in e.fix.commands:
-        out.append("    " + st.paint("$ " + safe.line(c), "cmd"))
+        out.append("    " + st.command(safe.line(c)))
     out.extend(_verify_lines(safe.clean(e.verify), st))
     if e.notes:
         out.append("  Why we think so: the line above, and on this machine:")
