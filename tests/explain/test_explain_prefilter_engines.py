@@ -169,6 +169,29 @@ def test_native_prefilter_finds_exactly_the_lines_with_an_anchor(anchors, text):
     assert P.Prefilter(anchors, buf).line_starts(buf) == want
 
 
+@needs_native
+@FUZZ
+@given(st.lists(st.binary(min_size=1, max_size=5), min_size=1, max_size=4),
+       st.lists(st.binary(min_size=1, max_size=5), max_size=6), st.binary(max_size=300))
+def test_native_markers_say_what_searching_each_marker_says(own, foreign, chunk):
+    # Overlapping markers too: a foreign marker containing an own one must not hide it.
+    want = (any(m in chunk for m in own), any(m in chunk for m in foreign))
+    assert P.NativeMarkers(own, foreign).search(chunk) == want
+
+
+@needs_native
+def test_the_framework_verdict_is_the_same_with_both_engines():
+    for text in (b"2024 tensorflow/core/platform/cpu_feature_guard.cc:182] ... CUDA error: out of memory\n",
+                 b"import torch\ntensorflow/core/x.cc] CUDA error: out of memory\n",
+                 b"RuntimeError: CUDA error: out of memory\n"):
+        got = []
+        for index in (PURE, NATIVE):
+            ctx = M.Context(index)
+            ctx.feed_chunk(text)
+            got.append((ctx.own, ctx.foreign))
+        assert got[0] == got[1], (text, got)
+
+
 def hostile(kind, mb):
     size = int(mb * 1024 * 1024)
     if kind == "one-line":

@@ -105,6 +105,24 @@ class NativePrefilter:
         return starts
 
 
+class NativeMarkers:
+    """Whether a chunk holds torch's own markers, and other frameworks' (kb/data/foreign.json),
+    in one pass of an automaton (overlapping matches: a foreign marker that contains an own
+    one cannot hide it)."""
+
+    def __init__(self, own: Iterable[bytes], foreign: Iterable[bytes]):
+        ar = _native_module()
+        if ar is None:
+            raise ImportError("ahocorasick-rs is not installed")
+        own, foreign = list(own), list(foreign)
+        self.n_own = len(own)
+        self._ac = ar.BytesAhoCorasick(own + foreign, implementation=ar.Implementation.DFA)
+
+    def search(self, chunk: bytes):
+        found = {i < self.n_own for i, _, _ in self._ac.find_matches_as_indexes(chunk, overlapping=True)}
+        return True in found, False in found
+
+
 class Prefilter:
     """Finds the lines of a byte buffer that contain at least one anchor,
     with the standard library only.
