@@ -278,17 +278,21 @@ def _selected_index(files: Tuple[str, ...]) -> Index:
     return Index(entries_of(files))
 
 
+def joins(lines: List[str], i: int) -> Tuple[str, ...]:
+    """Line i and line i+1 joined as a wrapped message may have been split: with a space
+    and without; none when either is blank. The one definition match_text tries and the
+    KB-file selection looks at, so the two cannot drift apart."""
+    a, b = lines[i].rstrip(), lines[i + 1].strip()
+    return (a + " " + b, a + b) if a and b else ()
+
+
 def _index_for(lines: List[str]) -> Index:
     """An Index of the entries that can match these lines: those of the KB files with an
     anchor in a line or in a joined neighbour pair (what match_text tries). The result is
     the same as with every entry; only what is loaded differs."""
     if sum(len(ln) + 1 for ln in lines) > SELECT_MAX:
         return default_index()
-    joined = []
-    for i in range(len(lines) - 1):
-        a, b = lines[i].rstrip(), lines[i + 1].strip()
-        if a and b:
-            joined.extend((a + " " + b, a + b))
+    joined = [j for i in range(len(lines) - 1) for j in joins(lines, i)]
     files = files_for("\n".join(lines + joined))
     return default_index() if files is None else _selected_index(files)
 
@@ -314,10 +318,7 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
     # Wrapped messages: try each pair of neighbours joined, for entries that
     # neither line found on its own.
     for i in pairs:
-        a, b = lines[i].rstrip(), lines[i + 1].strip()
-        if not a or not b:
-            continue
-        for joined in (a + " " + b, a + b):
+        for joined in joins(lines, i):
             hits = index.match_line(joined, skip=col.found)
             if hits:
                 col.add(i + 1, joined, hits)
