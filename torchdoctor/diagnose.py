@@ -124,17 +124,17 @@ def explain_match(m: Match, facts: Optional[Facts]) -> Explanation:
     if x.verify is NOTHING_TO_VERIFY:  # the hook's fix says nothing needs fixing here
         x.verify = None
     elif x.verify is None:
-        x.verify = _verify(m, facts, runnable_here)
+        x.verify = _verify(m, facts)
     return x
 
 
-def _verify(m: Match, facts: Optional[Facts], runnable_here) -> Optional[Verify]:
+def _verify(m: Match, facts: Optional[Facts]) -> Optional[Verify]:
     """How to see the fix worked: the entry's own, else that of the condition its hook is
     named after (a hook and its check share the condition's name)."""
     own = Verify.from_dict(m.entry.raw.get("verify"))
     if own is not None:
-        cmds = runnable_here([own.command], facts)
-        return Verify(cmds[0], own.expect) if cmds else None
+        from .advice.commands import runnable_verify
+        return runnable_verify(own, facts)
     if m.entry.tailor and facts is not None:
         from .areas.registry import verify_for
         return verify_for(m.entry.tailor, facts)

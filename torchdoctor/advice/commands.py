@@ -7,6 +7,7 @@ import re
 from typing import List, Optional
 
 from ..facts import Facts
+from ..findings import Verify
 from ..facts import derived as F
 from ..kb import compat
 
@@ -102,6 +103,13 @@ def index_args(tag: Optional[str]) -> str:
 
 _BARE_PYTHON = ("python ", "python3 ")
 _BARE_PIP = ("pip ", "pip3 ")
+
+
+def runnable_verify(verify: Verify, facts: Optional[Facts]) -> Optional[Verify]:
+    """A verification as this machine runs it (its command through runnable_here); None
+    when the command cannot run here."""
+    cmds = runnable_here([verify.command], facts)
+    return Verify(cmds[0], verify.expect) if cmds else None
 
 
 def runnable_here(commands: List[str], facts: Optional[Facts]) -> List[str]:

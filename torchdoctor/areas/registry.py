@@ -23,7 +23,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from ..advice.commands import runnable_here
+from ..advice.commands import runnable_here, runnable_verify
 from ..explain.matcher import best_match
 from ..facts import UNKNOWN, Facts
 from ..facts import derived as F
@@ -82,8 +82,7 @@ def remedy_verify(remedy: Optional[Remedy], facts: Optional[Facts]) -> Optional[
     if remedy.settled:
         return NOTHING_TO_VERIFY
     if remedy.verify is not None:
-        cmds = runnable_here([remedy.verify[0]], facts)
-        return Verify(cmds[0], remedy.verify[1]) if cmds else NOTHING_TO_VERIFY
+        return runnable_verify(Verify(*remedy.verify), facts) or NOTHING_TO_VERIFY
     return None
 
 
@@ -114,8 +113,7 @@ def verify_for(condition: str, facts: Optional[Facts]) -> Optional[Verify]:
     chk = CHECKS.get(condition)
     if chk is None or chk.verify is None:
         return None
-    cmds = runnable_here([chk.verify.command], facts)
-    return Verify(cmds[0], chk.verify.expect) if cmds else None
+    return runnable_verify(chk.verify, facts)
 
 
 def hook(name: str):
