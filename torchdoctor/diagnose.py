@@ -6,25 +6,28 @@ The CLI verbs and the Python API are thin over these functions; nothing else run
 or tailors a match.
 """
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from .records import field, record
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from .explain.matcher import Match, match_text
 from .facts import Facts
 from .findings import ERROR, HIGH, NOTHING_TO_VERIFY, Finding, Fix, Verify
-from .report import Report
+
+if TYPE_CHECKING:  # explain needs no Report: imported where one is made
+    from .report import Report
 
 
 # -- facts -> findings ---------------------------------------------------------------
-def diagnose(facts: Facts, only=None, skip=None) -> Report:
+def diagnose(facts: Facts, only=None, skip=None) -> "Report":
     from .areas.registry import run_checks
+    from .report import Report
     skipped: List[Dict[str, Any]] = []
     findings = run_checks(facts, only=only, skip=skip, skipped=skipped)
     return Report(facts, findings, skipped)
 
 
 def examine(python: Optional[str] = None, timeout: float = 60.0, in_process: bool = False,
-            only=None, skip=None, extras: bool = False, redact: Optional[bool] = None) -> Report:
+            only=None, skip=None, extras: bool = False, redact: Optional[bool] = None) -> "Report":
     """Gather the facts of `python` (default: this interpreter) and diagnose them.
 
     extras: add what only a bug report carries (build tools, system libraries); redact:
@@ -49,7 +52,7 @@ def examine(python: Optional[str] = None, timeout: float = 60.0, in_process: boo
 
 
 # -- error text -> explanations ---------------------------------------------------------
-@dataclass
+@record
 class Explanation:
     match: Match
     cause: str

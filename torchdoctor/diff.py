@@ -7,7 +7,7 @@ path that one side does not know (a paste that lacks it) is listed as *not
 comparable*, not as a difference.
 """
 
-from dataclasses import dataclass, field
+from .records import field, record
 from typing import Any, Dict, List, Optional, Tuple
 
 from .facts import ABSENT, FAILED, PRESENT, UNKNOWN, Facts
@@ -50,7 +50,7 @@ SKIP_ALL = ("probe", "collected_at", "tool", "source", "redaction", "python.sys_
             "torch_location.cwd", "torch_import.duration_s", "memory.available_bytes", "cpu.lscpu")
 
 
-@dataclass
+@record
 class Change:
     area: str
     key: str
@@ -61,7 +61,7 @@ class Change:
         return {"area": self.area, "key": self.key, "a": self.a, "b": self.b}
 
 
-@dataclass
+@record
 class Diff:
     a: TriageResult
     b: TriageResult

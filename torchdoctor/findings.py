@@ -2,7 +2,7 @@
 structured shape for every renderer: what is wrong, why, the facts observed, how sure, what
 to run, and how to see that it worked."""
 
-from dataclasses import asdict, dataclass, field
+from .records import asdict, field, record
 from typing import Any, Dict, List, Optional
 
 ERROR = "error"
@@ -21,7 +21,7 @@ def severity_rank(sev: str) -> int:
     return _RANK.get(sev, 0)
 
 
-@dataclass
+@record
 class Fix:
     summary: str = ""
     commands: List[str] = field(default_factory=list)
@@ -32,7 +32,7 @@ class Fix:
         return cls(summary=str(d.get("summary", "")), commands=[str(c) for c in d.get("commands") or []])
 
 
-@dataclass
+@record
 class Verify:
     """A command that shows the fix worked, and what it prints then."""
     command: str
@@ -51,7 +51,7 @@ class Verify:
 NOTHING_TO_VERIFY = Verify("", "")
 
 
-@dataclass
+@record
 class Finding:
     id: str
     category: str

@@ -10,11 +10,11 @@ environment, else the first python3/python on PATH that is not the doctor's own.
 import importlib.util
 import os
 import sys
-from dataclasses import dataclass
+from .records import record
 from typing import Optional
 
 
-@dataclass
+@record
 class Choice:
     python: str
     why: Optional[str] = None  # None: the user named it, or the doctor's own has torch

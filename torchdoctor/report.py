@@ -1,13 +1,13 @@
 """A finished diagnosis: facts plus findings, the unit every renderer takes."""
 
-from dataclasses import dataclass, field
+from .records import field, record
 from typing import Any, Dict, List
 
 from .facts import SCHEMA_VERSION, Facts
 from .findings import Finding, severity_rank
 
 
-@dataclass
+@record
 class Report:
     facts: Facts
     findings: List[Finding] = field(default_factory=list)

@@ -85,6 +85,18 @@ score of each, before its misses drove any KB change (the honest estimate):
                           PaddlePaddle cuDNN errors with Windows paths, JAX OOM, ONNX Runtime from C#):
                           first run 2 false positives (the two PaddlePaddle texts with Windows paths;
                           markers added since)
+  blind9_fresh.jsonl      42 texts from issues of small repositories (research code, downstream apps,
+                          plugins; 13 with Chinese, one each Spanish, French, Portuguese), collected by
+                          two helpers who never saw the KB, after round 8: first run 36/42 = 85.7% top-1,
+                          1 abstention (misses: a +cu116 pin ending in a Chinese full stop, a nonexistent
+                          cu131 index, a pip log from the Aliyun mirror with no error in it (a CPU wheel on Windows), triton-windows without the
+                          embedded Python's headers labelled torch-compile-windows, and two rows whose
+                          labels differed from every other set's, relabelled with label_was: Error 803,
+                          a torch\\lib cuDNN DLL's WinError 127). Two texts that were KB examples dropped.
+  unrelated10.jsonl       12 hard negatives (DL4J's MKL error, darknet's cuDNN DLL, CTranslate2, KoboldCpp,
+                          QGIS, JAX, a TensorFlow page file): first run 4 false positives (darknet and DL4J
+                          markers added since; CTranslate2's bare cuDNN DLL line and DeepFaceLab's
+                          WinError 1455 are torch's messages word for word and the conditions are real)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -263,11 +263,12 @@ NOT_TEXT = {"id": "cpu-only-build", "category": "cpu-only-build", "severity": "e
 
 
 def _finding_with_a_secret_in_every_text(secret):
-    import dataclasses
     import typing
+
+    from torchdoctor import records
     from torchdoctor.findings import Verify
     kw = {}
-    for f in dataclasses.fields(Finding):
+    for f in records.fields(Finding):
         hint = typing.get_type_hints(Finding)[f.name]
         if f.name in NOT_TEXT:
             kw[f.name] = NOT_TEXT[f.name]

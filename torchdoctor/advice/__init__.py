@@ -10,7 +10,7 @@ x86_64 macOS Python, or a CUDA/ROCm variant the release never shipped gives no
 commands, and ``why`` says so.
 """
 
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import List, Optional
 
 from .. import versions as V
@@ -23,7 +23,7 @@ JETSON_URL = "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-je
 INSTALL_URL = "https://pytorch.org/get-started/locally/"
 
 
-@dataclass
+@record
 class InstallAdvice:
     torch_version: Optional[str]
     variant: Optional[str]  # "cu130", "cpu", "rocm6.1" or None (macOS: no index; or nothing fits)

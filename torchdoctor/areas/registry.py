@@ -20,7 +20,7 @@ entry's generic fix (the caller records the error).
 """
 
 import importlib
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from ..advice.commands import runnable_here, runnable_verify
@@ -34,7 +34,7 @@ __all__ = ["check", "hook", "finding", "Tailored", "Remedy", "run_checks", "all_
 PACKAGE = __name__.rsplit(".", 1)[0]  # torchdoctor.areas
 
 
-@dataclass
+@record
 class Check:
     id: str
     category: str
@@ -52,7 +52,7 @@ class Check:
         return (self.func.__doc__ or "").strip().split("\n")[0]
 
 
-@dataclass
+@record
 class Tailored:
     summary: Optional[str] = None
     commands: Optional[List[str]] = None
@@ -61,7 +61,7 @@ class Tailored:
     verify: Optional[Verify] = None  # None: the condition's own (see remedy_verify)
 
 
-@dataclass
+@record
 class Remedy:
     """What to do about one condition on this machine: the shared answer that a condition's
     check and its tailoring hook both render, so the two cannot drift."""

@@ -6,7 +6,8 @@ import sys
 
 import click
 
-from .common import FAIL_ON, InputError, chosen_python, echo, exit_code_for, positive, split_ids, style
+from .common import InputError, chosen_python, echo, exit_code_for, split_ids, style
+from .options import FAIL_ON, positive
 
 
 @click.command("check")

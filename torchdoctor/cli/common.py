@@ -1,5 +1,8 @@
-"""What every verb shares: the usage error, exit codes, --fail-on, output and colour,
-and which interpreter a verb diagnoses when --python is not given.
+"""What every verb shares: the usage error, exit codes, output and colour, and which
+interpreter a verb diagnoses when --python is not given.
+
+Nothing here imports click at import time: `explain`'s fast path (cli/explain_fast.py)
+runs on these without click. click's option types live in cli/options.py.
 
 Exit codes (all verbs): 0 healthy / recognised, 1 findings at --fail-on or nothing
 recognised, 2 usage or input error (one line on stderr, no traceback).
@@ -8,19 +11,29 @@ recognised, 2 usage or input error (one line on stderr, no traceback).
 import sys
 from typing import List, Optional
 
-import click
+from . import streams
 
 EXIT_INPUT = 2
 
 
-class InputError(click.ClickException):
-    """Bad input or usage: a one-line message and exit status 2."""
+class InputError(Exception):
+    """Bad input or usage: a one-line message and exit status 2.
+
+    Not a click exception, so that code without click can raise and show it; the click
+    group turns it into one where a verb runs (cli/group.py)."""
 
     exit_code = EXIT_INPUT
 
-    def show(self, file=None):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def format_message(self) -> str:
+        return self.message
+
+    def show(self, file=None) -> None:
         from ..render.safe import line  # the message may quote a file name or a value from it
-        click.echo("torchdoctor: error: %s" % line(self.format_message()), err=True)
+        streams.say("torchdoctor: error: %s" % line(self.message))
 
 
 def split_ids(values) -> List[str]:
@@ -34,6 +47,7 @@ def echo(text: str) -> None:
     # The verb's Style already chose colour (TTY, NO_COLOR, --color/--no-color) and
     # render.safe neutralised every control in the data, so click must not strip
     # codes on its own (that made --color a no-op on pipes, `| less -R`).
+    import click
     click.echo(text, nl=False, color=True)
 
 
@@ -42,16 +56,13 @@ def style(color: Optional[bool]):
     return Style.for_stream(sys.stdout, color=color)
 
 
-FAIL_ON = click.Choice(["error", "warning", "info", "never"])
-
-
 def chosen_python(python: Optional[str]) -> str:
     """--python, or the interpreter the user works in (said on stderr when it is not ours)."""
     from ..interpreter import resolve
     choice = resolve(python)
     if choice.note():
         from ..render.safe import line  # it names paths from $VIRTUAL_ENV / $CONDA_PREFIX / PATH
-        click.echo("torchdoctor: %s" % line(choice.note()), err=True)
+        streams.say("torchdoctor: %s" % line(choice.note()))
     return choice.python
 
 
@@ -60,9 +71,3 @@ def exit_code_for(report, fail_on: str) -> int:
     if fail_on == "never":
         return 0
     return 1 if report.worst() >= severity_rank(fail_on) else 0
-
-
-def positive(ctx, param, value):
-    if value is not None and value <= 0:
-        raise click.BadParameter("must be a positive number of seconds")
-    return value

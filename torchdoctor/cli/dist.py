@@ -8,8 +8,7 @@ import sys
 import click
 
 from .common import InputError
-
-FAIL_ON = click.Choice(["error", "warning", "info", "never"])
+from .options import FAIL_ON
 
 
 def _positive(ctx, param, value):

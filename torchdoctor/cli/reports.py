@@ -10,7 +10,8 @@ from typing import List, Optional, Tuple
 
 import click
 
-from .common import FAIL_ON, InputError, chosen_python, echo, exit_code_for, positive, style
+from .common import InputError, chosen_python, echo, exit_code_for, style
+from .options import FAIL_ON, positive
 
 
 def _clipboard_commands() -> List[Tuple[List[str], str]]:

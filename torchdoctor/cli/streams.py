@@ -32,6 +32,14 @@ class OutputGone(BrokenPipeError):
 
 
 OUTPUT_ERRORS = (OutputFailed, OutputGone)
+
+
+class StdoutFailed(Exception):
+    """A failed stdout write carried past click, which would turn EPIPE into exit 1."""
+
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
 ESCAPE_ERRORS = "torchdoctor-escape"
 _replaced = []  # the encodings that had to escape characters (one note on stderr at the end)
 

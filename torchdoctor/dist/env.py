@@ -14,7 +14,7 @@ The env:// variables win over SLURM's: torchrun inside an allocation sets both.
 """
 
 import re
-from dataclasses import asdict, dataclass
+from ..records import asdict, record
 from typing import Any, Dict, List, Mapping, Optional
 
 LAUNCH_VARS = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR",
@@ -24,7 +24,7 @@ LAUNCH_VARS = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RA
                "SLURM_STEP_ID")
 
 
-@dataclass
+@record
 class JobEnv:
     launcher: str                      # "torchrun", "env" (RANK/WORLD_SIZE only) or "slurm"
     rank: int

@@ -9,7 +9,7 @@ Every pattern's literal anchor is checked before its regex runs, and regexes
 compile lazily on the first line that contains their anchor.
 """
 import re
-from dataclasses import dataclass, field
+from ..records import field, record
 from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Tuple
 
@@ -32,7 +32,7 @@ GENERIC_TRIGGERS = ("rror", "ERROR", "arning", "xception", "ailed", "FAIL", "not
                     "mismatch")
 
 
-@dataclass
+@record
 class Match:
     entry: Entry
     line: int  # 1-based line of the first occurrence

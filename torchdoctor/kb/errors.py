@@ -22,7 +22,7 @@ literal run) so a log scan only runs regexes on lines that contain one.
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from ..records import field, record
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -44,7 +44,7 @@ ANCHOR_CACHE = os.path.join(HERE, "data", "anchors.json")
 REQUIRED = ("id", "category", "title", "patterns", "cause", "fix", "sources", "examples")
 
 
-@dataclass
+@record
 class Pattern:
     source: str
     anchor: str  # literal text every match contains ('' when none could be derived)
@@ -65,7 +65,7 @@ class Pattern:
         return self._folded
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Entry:
     id: str
     category: str

@@ -7,7 +7,7 @@ target, as --torch). The command line wins over the file. TOML is read with toml
 """
 
 import os
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import List, Optional
 
 from . import rules as R
@@ -15,7 +15,7 @@ from . import rules as R
 KEYS = ("select", "ignore", "extend-select", "exclude", "torch")
 
 
-@dataclass
+@record
 class Config:
     path: Optional[str] = None
     select: Optional[List[str]] = None

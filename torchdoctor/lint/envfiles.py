@@ -12,7 +12,7 @@ TD4xx rules over a Group in envrules.
 
 import fnmatch
 import os
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import Dict, List, Optional, Tuple
 
 COMPANIONS = ("torchvision", "torchaudio")
@@ -37,7 +37,7 @@ def kind_of(name: str) -> Optional[str]:
     return None
 
 
-@dataclass
+@record
 class Pin:
     name: str           # torch | torchvision | torchaudio | python | pytorch-cuda
     spec: str           # PEP 440 specifier set ("" = unpinned)
@@ -48,7 +48,7 @@ class Pin:
     where: str = ""
 
 
-@dataclass
+@record
 class Group:
     path: str
     kind: str

@@ -10,7 +10,7 @@ import re
 import sys
 import tokenize
 import io
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from . import envfiles as E
@@ -22,7 +22,7 @@ _MAGIC = re.compile(r"^\s*[%!]")
 _CELL_PIP = re.compile(r"^\s*(?:!|%)\s*(pip|conda|mamba)\s+install\b(.*)$")
 
 
-@dataclass
+@record
 class Settings:
     targets: List[Tuple[int, int]]
     cuda: Optional[bool]
@@ -30,7 +30,7 @@ class Settings:
     want_fixes: bool = False
 
 
-@dataclass
+@record
 class Finding:
     path: str
     line: int
@@ -48,7 +48,7 @@ class Finding:
         return (self.path, self.cell or 0, self.line, self.col, self.code)
 
 
-@dataclass
+@record
 class FileResult:
     path: str
     findings: List[Finding] = field(default_factory=list)

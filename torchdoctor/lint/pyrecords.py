@@ -6,13 +6,13 @@ and guard), a Func (a function and its events); and the reading of literal value
 
 import ast
 import re
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import Any, Dict, List, Optional, Tuple
 
 _DET_CONTEXT = re.compile(r"(?i)seed|determinis|reproduc")
 
 
-@dataclass
+@record
 class Hit:
     code: str
     line: int
@@ -25,7 +25,7 @@ class Hit:
     needs_absent: Optional[str] = None   # dropped if any scanned file mentions this text
 
 
-@dataclass
+@record
 class Event:
     kind: str          # store | call | load
     path: str
@@ -37,7 +37,7 @@ class Event:
     guarded: bool
 
 
-@dataclass
+@record
 class Func:
     name: str
     doc: str

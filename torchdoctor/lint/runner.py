@@ -3,7 +3,7 @@ files in this process: they are few and cheap), apply the project-wide filters."
 
 import gc
 import os
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import List, Optional, Tuple
 
 from . import envfiles as E
@@ -15,7 +15,7 @@ MAX_WORKERS = 8          # more processes than this buys nothing on a few thousa
 PARALLEL_MIN_FILES = 48  # below this, starting processes costs more than it saves
 
 
-@dataclass
+@record
 class Outcome:
     findings: List[Finding] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)

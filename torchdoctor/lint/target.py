@@ -9,7 +9,7 @@ metadata, never by importing torch), and last the newest release the tables know
 import os
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import List, Optional, Tuple
 
 from .. import versions as V
@@ -17,7 +17,7 @@ from ..kb import compat
 from . import rules as R
 
 
-@dataclass
+@record
 class Target:
     versions: List[Tuple[int, int]]   # release lines (major, minor), oldest first
     spec: str                         # what was asked: "2.13.0+cpu", ">=2.1,<2.6"

@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import TYPE_CHECKING, List, Mapping, Optional
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 TAIL_BYTES = 64 * 1024
 
 
-@dataclass
+@record
 class ProcResult:
     argv: List[str]
     returncode: Optional[int] = None

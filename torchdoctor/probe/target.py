@@ -16,7 +16,6 @@ import os
 import re
 import sys
 import time
-import traceback
 import warnings
 
 STAGE_KEY = "stage"
@@ -174,6 +173,11 @@ def _cwd():
 def _path_entries():
     """sys.path entries the import system uses: only strings count (others are ignored)."""
     return [p for p in sys.path if isinstance(p, str)]
+
+
+def _traceback_text(limit):
+    import traceback  # here: explain reads python_facts in-process and never needs it
+    return traceback.format_exc()[-limit:]
 
 
 # --------------------------------------------------------------- python ----
@@ -468,7 +472,7 @@ def _import_with_limit(name, limit):
             result["ok"] = True
         except BaseException as e:  # noqa: BLE001 - SystemExit or a C-level error too
             result.update(ok=False, error_type=type(e).__name__, error=str(e)[:2000],
-                          traceback=traceback.format_exc()[-4000:])
+                          traceback=_traceback_text(4000))
         result["duration_s"] = round(time.time() - t0, 3)
 
     t = threading.Thread(target=run, name="torchdoctor-import-" + name)
@@ -768,7 +772,7 @@ def collect(out_path=None, torch_module=None, with_cuda=True):
                 imp["ok"] = False
                 imp["error_type"] = type(e).__name__
                 imp["error"] = str(e)[:4000]
-                imp["traceback"] = traceback.format_exc()[-8000:]
+                imp["traceback"] = _traceback_text(8000)
                 torch = None
         imp["duration_s"] = round(time.time() - t0, 3)
         imp["warnings"] = _warning_texts(rec)

@@ -3,7 +3,7 @@ value, with a count of what went, by kind."""
 
 import ipaddress
 import re
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import Any, Dict, List, Optional, Set
 
 from .identifiers import (COMMON_WORDS, EMAIL_RE, GPU_UUID_RE, HOME_PATH_RES, HOST_WORDS, IPV4_RE, IPV4_SUBNET_RE,
@@ -15,7 +15,7 @@ from .placeholders import EMAIL, GPU_UUID, HOST, IP, MAC, SECRET, SERIAL, USER, 
 from .tokens import TOKEN_RE, token_rule
 
 
-@dataclass
+@record
 class Redactor:
     """Redacts strings; remembers how many values of each kind it replaced."""
 

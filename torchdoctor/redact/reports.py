@@ -2,11 +2,11 @@
 and this machine's user and host names."""
 
 import copy
-import dataclasses
 import os
 import re
 from typing import Any, Iterable, List, Tuple
 
+from .. import records
 from ..facts import Facts
 from ..findings import Finding, Fix, Verify
 from ..report import Report
@@ -81,7 +81,7 @@ def _finding_texts(f: Finding) -> List[str]:
 def _redacted_finding(f: Finding, r: Redactor) -> Finding:
     """The finding with every text redacted; what is not text (id, severity, confidence,
     the check's id) kept as it is."""
-    return dataclasses.replace(
+    return records.replace(
         f, title=r.text(f.title), detail=r.text(f.detail),
         fix=Fix(summary=r.text(f.fix.summary), commands=[r.text(c) for c in f.fix.commands]),
         links=[r.text(x) for x in f.links], evidence=[r.text(x) for x in f.evidence],

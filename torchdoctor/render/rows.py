@@ -5,7 +5,7 @@ Marks: ok, bad, warn, na (absent / not applicable), info, unknown. A row that a
 finding is about (by category) takes the finding's severity.
 """
 
-from dataclasses import dataclass
+from ..records import record
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..facts import derived as F
@@ -13,7 +13,7 @@ from ..facts import ABSENT, FAILED, PRESENT, UNKNOWN, Facts
 from ..findings import Finding
 
 
-@dataclass
+@record
 class Row:
     label: str
     value: str

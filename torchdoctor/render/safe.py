@@ -27,10 +27,11 @@ data is left as it is (Windows paths), so ``\\x1b`` in the output may also be th
 four characters in the data: either way nothing reaches the terminal raw.
 """
 
-import dataclasses
 import re
 import unicodedata
 from typing import Any
+
+from .. import records
 
 # Everything that is not printable ASCII is a candidate; the category decides.
 _CANDIDATE = re.compile(r"[^\t\n\x20-\x7e]")
@@ -90,7 +91,7 @@ TOO_DEEP = "<nested more than %d levels: not shown>" % MAX_DEPTH
 
 def clean(obj: Any, _depth: int = 0) -> Any:
     """A copy of `obj` with `visible()` applied to every string in it: dict keys and
-    values, list and tuple items, the fields of dataclasses, and the facts tree of a
+    values, list and tuple items, the fields of records, and the facts tree of a
     `Facts`. Other objects (numbers, None, compiled patterns) are returned as they are.
     What nests deeper than MAX_DEPTH is replaced by TOO_DEEP (no recursion limit hit)."""
     if isinstance(obj, str):
@@ -105,9 +106,9 @@ def clean(obj: Any, _depth: int = 0) -> Any:
     if isinstance(obj, tuple):
         items = [clean(x, d) for x in obj]
         return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        changes = {f.name: clean(getattr(obj, f.name), d) for f in dataclasses.fields(obj) if f.init}
-        return dataclasses.replace(obj, **changes)
+    if records.is_record(obj) and not isinstance(obj, type):
+        changes = {f.name: clean(getattr(obj, f.name), d) for f in records.fields(obj) if f.init}
+        return records.replace(obj, **changes)
     from ..facts import Facts
     if isinstance(obj, Facts):
         return Facts(clean(obj.to_dict(), d))

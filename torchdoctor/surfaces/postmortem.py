@@ -4,7 +4,7 @@ contract) plus the explanations for the text renderer."""
 
 import re
 import sys
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import Any, Dict, List, Optional
 
 from .runner import Result
@@ -14,7 +14,7 @@ TAIL_LINES = 200
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 
-@dataclass
+@record
 class Postmortem:
     result: Result
     python: Optional[str] = None

@@ -17,7 +17,7 @@ import errno
 import os
 import signal
 import time
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import Any, Dict, List, Optional
 
 from . import terminal
@@ -33,7 +33,7 @@ GRACE_S = 0.2  # after the program exits, how long a grandchild holding its outp
 MAX_AFTER_S = 2.0  # ... and how long it is read at most
 
 
-@dataclass
+@record
 class Result:
     argv: List[str]
     returncode: int = 0  # as subprocess gives it: -N when killed by signal N

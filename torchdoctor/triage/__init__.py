@@ -17,7 +17,7 @@ The local machine is never looked at: every fact comes from the paste.
 
 import json
 import re
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..facts import SCHEMA_VERSION, UNKNOWN, Facts
@@ -38,7 +38,7 @@ class TriageError(ValueError):
     """The input cannot be triaged; the message is one line for the user."""
 
 
-@dataclass
+@record
 class TriageResult:
     name: str
     kind: str

@@ -27,7 +27,7 @@ warnings), ``library_fields`` (the pip and conda lists); this module puts them t
 """
 
 import re
-from dataclasses import dataclass, field
+from ..records import field, record
 from typing import Any, Dict, List, Tuple
 
 from ..facts import absent
@@ -41,7 +41,7 @@ from .values import as_bool, missing
 SOURCE = "collect_env"
 
 
-@dataclass
+@record
 class Parsed:
     facts: Dict[str, Any]
     found: List[str] = field(default_factory=list)   # SystemEnv fields seen

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from ..records import asdict, field, record
 from typing import Any, Callable, Dict, List, Optional
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
@@ -22,7 +22,7 @@ POLL_S = 0.1
 RESERVE_FRACTION, RESERVE_MIN_S, RESERVE_MAX_S = 0.05, 0.3, 2.0
 
 
-@dataclass
+@record
 class TuneOptions:
     python: Optional[str] = None
     model: Optional[str] = None
