@@ -14,7 +14,7 @@ recognised, 2 usage or input error (one line on stderr, no traceback), 130 inter
 import sys
 
 from . import streams
-from .common import EXIT_INPUT, InputError  # noqa: F401 - the names other modules and tests use
+from .common import EXIT_INPUT, EXIT_INTERRUPTED, InputError, say_interrupted  # noqa: F401 - EXIT_INPUT: part of the module's names, as before
 
 
 def __getattr__(name):
@@ -50,8 +50,8 @@ def main(argv=None):
         e.show()
         code = e.exit_code
     except KeyboardInterrupt:
-        streams.say("torchdoctor: interrupted")
-        code = 130
+        say_interrupted()
+        code = EXIT_INTERRUPTED
     except streams.StdoutFailed as e:
         code = streams.output_failed(e.error)
     except streams.OUTPUT_ERRORS as e:

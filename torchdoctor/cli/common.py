@@ -14,6 +14,7 @@ from typing import List, Optional
 from . import streams
 
 EXIT_INPUT = 2
+EXIT_INTERRUPTED = 130
 
 
 class InputError(Exception):
@@ -28,12 +29,13 @@ class InputError(Exception):
         super().__init__(message)
         self.message = message
 
-    def format_message(self) -> str:
-        return self.message
-
     def show(self, file=None) -> None:
         from ..render.safe import line  # the message may quote a file name or a value from it
         streams.say("torchdoctor: error: %s" % line(self.message))
+
+
+def say_interrupted() -> None:
+    streams.say("torchdoctor: interrupted")
 
 
 def split_ids(values) -> List[str]:

@@ -6,7 +6,7 @@ import json
 import sys
 from typing import Optional, Tuple
 
-from .common import InputError, chosen_python, style
+from .common import EXIT_INTERRUPTED, InputError, chosen_python, style
 
 # (flags, parameter, kind, metavar, help), in --help order. kind: "value" takes one
 # argument, "flag" is True when given, "switch" is "--x/--no-x" (True, False, None).
@@ -136,4 +136,4 @@ def explain(text=(), file=None, as_json=False, show_all=False, list_entries=Fals
     else:
         from ..render import text as T
         out = T.render_explain(exps, style(color), show_all=show_all)
-    return out, 130 if interrupted else 0 if exps else 1
+    return out, EXIT_INTERRUPTED if interrupted else 0 if exps else 1

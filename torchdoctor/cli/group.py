@@ -6,7 +6,7 @@ import click
 
 from .. import __version__
 from . import streams
-from .common import EXIT_INPUT, InputError
+from .common import EXIT_INPUT, EXIT_INTERRUPTED, InputError, say_interrupted
 
 # verb -> (module of cli/, its click command). A verb's module is imported when the verb
 # runs (or --help lists them), so `explain` does not pay for lint's, tune's or dist's imports.
@@ -41,13 +41,13 @@ class _Interrupted(click.ClickException):
     """Ctrl-C in a verb: one line and exit 130 (click's own "Aborted!" exits 1, which
     reads as "findings")."""
 
-    exit_code = 130
+    exit_code = EXIT_INTERRUPTED
 
     def __init__(self):
         super().__init__("interrupted")
 
     def show(self, file=None):
-        streams.say("torchdoctor: interrupted")
+        say_interrupted()
 
 
 class _Group(click.Group):

@@ -40,6 +40,8 @@ class StdoutFailed(Exception):
     def __init__(self, error: OSError):
         super().__init__(str(error))
         self.error = error
+
+
 ESCAPE_ERRORS = "torchdoctor-escape"
 _replaced = []  # the encodings that had to escape characters (one note on stderr at the end)
 
