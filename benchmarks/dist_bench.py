@@ -112,8 +112,8 @@ def main():
                  "KiB/summary", "wall s"), rows))
     print()
 
-    from torchdoctor.dist import conditions as C
-    from torchdoctor.dist import jobfacts as J
+    from torchdoctor.verbs.dist import conditions as C
+    from torchdoctor.verbs.dist import jobfacts as J
     one = job["ranks"][0]["summary"]
     srows = []
     for n in [int(x) for x in args.synthetic.split(",") if x]:

@@ -31,8 +31,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from torchdoctor.explain import prefilter as P  # noqa: E402
-from torchdoctor.explain.matcher import Index  # noqa: E402
+from torchdoctor.match import prefilter as P  # noqa: E402
+from torchdoctor.match.matcher import Index  # noqa: E402
 from torchdoctor.kb.errors import load_entries  # noqa: E402
 
 CHUNK = 1 << 20

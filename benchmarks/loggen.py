@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from torchdoctor.explain.normalize import normalize  # noqa: E402  (stdlib-only modules)
+from torchdoctor.match.normalize import normalize  # noqa: E402  (stdlib-only modules)
 from torchdoctor.kb.errors import load_entries  # noqa: E402
 
 BAR = "\u2588"

@@ -22,9 +22,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from torchdoctor import redact as current  # noqa: E402
-from torchdoctor.facts import Facts  # noqa: E402
-from torchdoctor.findings import Finding, Fix  # noqa: E402
-from torchdoctor.report import Report  # noqa: E402
+from torchdoctor.model.facts import Facts  # noqa: E402
+from torchdoctor.model.findings import Finding, Fix  # noqa: E402
+from torchdoctor.model.report import Report  # noqa: E402
 
 VALUES = [
     "/usr/local/cuda-12.1/lib64:/usr/lib/x86_64-linux-gnu:/opt/conda/lib:/opt/hf_token/lib",

@@ -279,7 +279,7 @@ def grep_anchor_args(tmp):
     """Files for grep -F -f and grep -E -f with every literal the scanner looks
     for: the patterns' anchors (kb/data/anchors.json) and the entries' context
     literals."""
-    from torchdoctor.explain.matcher import Index
+    from torchdoctor.match.matcher import Index
     from torchdoctor.kb.errors import load_entries
     anchors = Index(load_entries()).anchors
     fixed, ere = os.path.join(tmp, "anchors.txt"), os.path.join(tmp, "anchors.ere")

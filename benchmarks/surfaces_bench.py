@@ -125,7 +125,7 @@ def bench_import(python, n):
         if len(parts) == 3 and parts[2] == "torchdoctor.auto":
             own = int(parts[1]) / 1000.0
     check = subprocess.run([python, "-c", "import sys, torchdoctor.auto; print(sorted(m for m in ('click', "
-                            "'torchdoctor.kb', 'torchdoctor.explain.matcher', 'torchdoctor.diagnose', 'json', "
+                            "'torchdoctor.kb', 'torchdoctor.match.matcher', 'torchdoctor.diagnose', 'json', "
                             "'subprocess') if m in sys.modules))"], env=env, capture_output=True, text=True).stdout.strip()
     return times, own, check
 

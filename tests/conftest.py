@@ -21,7 +21,7 @@ import sys
 
 import pytest
 
-from torchdoctor.facts import Facts, absent, failed  # noqa: F401 - re-exported for tests
+from torchdoctor.model.facts import Facts, absent, failed  # noqa: F401 - re-exported for tests
 
 
 def make_facts(**sections):

@@ -2,7 +2,7 @@
 otherwise), as explain's cheap facts would read them; keyword sections add or replace parts.
 Shared by the hook tests of tests/areas/ and the KB round tests of tests/kb/errors/."""
 
-from torchdoctor.facts import Facts, absent
+from torchdoctor.model.facts import Facts, absent
 
 SITE = "/home/u/venv/lib/python3.11/site-packages"
 

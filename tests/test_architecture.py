@@ -10,7 +10,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG = os.path.join(ROOT, "torchdoctor")
 # Child scripts that run alone in another interpreter (stdlib only): one file by design.
-STANDALONE = {"torchdoctor/probe/target.py", "torchdoctor/tune/worker.py"}
+STANDALONE = {"torchdoctor/gather/target.py", "torchdoctor/verbs/tune/worker.py"}
 MAX_LINES = 500
 
 
@@ -69,7 +69,7 @@ def _edges(modules=MODULES):
             if not target.startswith("torchdoctor"):
                 continue
             submodules = ["%s.%s" % (target, n) for n in names if "%s.%s" % (target, n) in modules]
-            # `from . import versions` imports the module torchdoctor.versions, not the package
+            # `from . import versions` imports the module torchdoctor.model.versions, not the package
             graph[mod].update(submodules)
             if target in modules and (len(submodules) < len(names) or not names):
                 graph[mod].add(target)
@@ -168,7 +168,7 @@ def test_the_rules_catch_what_they_are_for(tmp_path):
     assert "torchdoctor.sub.b imports _secret from torchdoctor.a" in bad
     assert "torchdoctor.a uses bee._hidden" in bad
     # and on the real package: a submodule importing its package is an edge
-    assert "torchdoctor.facts" in _edges()["torchdoctor.facts.derived"]
+    assert "torchdoctor.model.facts" in _edges()["torchdoctor.model.derived"]
 
 
 # -- tests/ mirrors the package ----------------------------------------------------------------

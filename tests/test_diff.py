@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from torchdoctor.diff import diff_reports, load_any, render_diff_text
-from torchdoctor.facts import Facts
+from torchdoctor.verbs.diff import diff_reports, load_any, render_diff_text
+from torchdoctor.model.facts import Facts
 from torchdoctor.diagnose import diagnose
-from torchdoctor.triage import TriageError
+from torchdoctor.verbs.triage import TriageError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

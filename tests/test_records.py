@@ -1,4 +1,4 @@
-"""torchdoctor.records against dataclasses: the same classes declared both ways behave alike
+"""torchdoctor.model.records against dataclasses: the same classes declared both ways behave alike
 (construction, defaults, fresh default factories, repr, eq, hash, fields, replace, asdict)."""
 
 import dataclasses
@@ -9,7 +9,7 @@ from typing import ClassVar, Dict, List, Optional
 import pytest
 from hypothesis import given, strategies as st
 
-from torchdoctor import records
+from torchdoctor.model import records
 
 
 def both(body):
@@ -80,8 +80,8 @@ def test_nested_records_convert_like_nested_dataclasses():
 
 def test_the_package_no_longer_imports_dataclasses_or_inspect_for_explain():
     code = ("import sys\nfrom torchdoctor.cli import explain_fast\n"
-            "import torchdoctor.diagnose, torchdoctor.explain.envfacts, torchdoctor.areas.registry, "
-            "torchdoctor.render.text, torchdoctor.interpreter, torchdoctor.probe.system\n"
+            "import torchdoctor.diagnose, torchdoctor.gather.light, torchdoctor.areas.registry, "
+            "torchdoctor.render.text, torchdoctor.gather.interpreter, torchdoctor.gather.system\n"
             "print(sorted(m for m in ('dataclasses', 'inspect', 'click') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stderr

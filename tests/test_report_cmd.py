@@ -12,10 +12,10 @@ import textwrap
 import pytest
 
 from conftest import TORCH_PYTHON, needs_torch
-from torchdoctor.facts import Facts
+from torchdoctor.model.facts import Facts
 from torchdoctor.render import collect_env_view as CE
 from torchdoctor.diagnose import diagnose
-from torchdoctor.report import Report
+from torchdoctor.model.report import Report
 from torchdoctor.reportio import facts_from_markdown, facts_from_report, load_report_facts
 
 pytestmark = needs_torch
@@ -120,8 +120,8 @@ def _collect_env_output():
 
 def test_report_carries_every_collect_env_field(markdown_report):
     """Field by field against the real torch.utils.collect_env of the same interpreter."""
-    from torchdoctor.triage.collect_env import parse
-    from torchdoctor.triage.fields import LABELS, split_fields
+    from torchdoctor.gather.paste.collect_env import parse
+    from torchdoctor.gather.paste.fields import LABELS, split_fields
     theirs_text = _collect_env_output()
     block = markdown_report.split("<summary>collect\\_env fields", 1)[1].split("```text\n", 1)[1].split("\n```", 1)[0]
     theirs, _, _, _ = split_fields(theirs_text)
@@ -163,7 +163,7 @@ def _findings(report):
 
 def test_round_trip_facts_json_facts_same_findings(fake_torch_dir, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", fake_torch_dir)
-    from torchdoctor.probe import gather
+    from torchdoctor.gather.probe import gather
     facts = gather(python=TORCH_PYTHON, timeout=60)
     assert facts.value("torch.version") == "2.5.1+cu121", facts.describe("torch_import")
     r1 = diagnose(facts)

@@ -25,10 +25,10 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from regex_shape import repeats
-from torchdoctor.explain import logscan as LS
-from torchdoctor.explain import matcher as M
-from torchdoctor.explain import normalize as N
-from torchdoctor.explain import prefilter as P
+from torchdoctor.match import logscan as LS
+from torchdoctor.match import matcher as M
+from torchdoctor.match import normalize as N
+from torchdoctor.match import prefilter as P
 from torchdoctor.kb.errors import _sre_c, load_entries
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -337,7 +337,7 @@ elif kind == "ansi-flood":
 elif kind == "anchors":
     # every anchor, without the rest of its message: the worst line for
     # patterns with bounded gaps after the anchor
-    from torchdoctor.explain.matcher import default_index
+    from torchdoctor.match.matcher import default_index
     unit = (" ".join(default_index().anchors) + " ").encode()
     data = b"\n".join([(unit * 40)[:60000]] * (size // 60000 + 1))[:size]
 elif kind == "random":

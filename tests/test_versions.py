@@ -1,8 +1,8 @@
-"""torchdoctor.versions: the one version parser."""
+"""torchdoctor.model.versions: the one version parser."""
 
 import pytest
 
-from torchdoctor import versions as V
+from torchdoctor.model import versions as V
 
 ODD = [None, "", "garbage", "x.y.z", True, [], {}, "  "]
 

@@ -46,7 +46,7 @@ from packaging.markers import default_environment  # noqa: E402
 from packaging.requirements import InvalidRequirement, Requirement  # noqa: E402
 from packaging.version import InvalidVersion, Version  # noqa: E402
 
-from torchdoctor import versions  # noqa: E402
+from torchdoctor.model import versions  # noqa: E402
 from torchdoctor.kb import compat_rows  # noqa: E402
 
 PYPI = "https://pypi.org/simple"

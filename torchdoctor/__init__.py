@@ -6,7 +6,7 @@ __all__ = ["check", "explain_text", "install", "uninstall", "__version__"]
 
 def __getattr__(name):
     # Lazy, so `torchdoctor explain` does not pay for the probe's imports at start-up.
-    # (Not `explain`: that name is the torchdoctor.explain subpackage.)
+    # (Not `explain`: that name is the torchdoctor.match subpackage.)
     if name in ("check", "explain_text"):
         from . import api
         return getattr(api, name)

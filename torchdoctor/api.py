@@ -10,7 +10,7 @@ from typing import List, Optional
 
 from .diagnose import Explanation, examine
 from .diagnose import explain_text as _explain_text
-from .report import Report
+from .model.report import Report
 
 
 def check(python: Optional[str] = None, timeout: float = 60.0, in_process: bool = False,

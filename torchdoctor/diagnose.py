@@ -6,21 +6,21 @@ The CLI verbs and the Python API are thin over these functions; nothing else run
 or tailors a match.
 """
 
-from .records import field, record
+from .model.records import field, record
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from .explain.matcher import Match, match_text
-from .facts import Facts
-from .findings import ERROR, HIGH, NOTHING_TO_VERIFY, Finding, Fix, Verify
+from .match.matcher import Match, match_text
+from .model.facts import Facts
+from .model.findings import ERROR, HIGH, NOTHING_TO_VERIFY, Finding, Fix, Verify
 
 if TYPE_CHECKING:  # explain needs no Report: imported where one is made
-    from .report import Report
+    from .model.report import Report
 
 
 # -- facts -> findings ---------------------------------------------------------------
 def diagnose(facts: Facts, only=None, skip=None) -> "Report":
     from .areas.registry import run_checks
-    from .report import Report
+    from .model.report import Report
     skipped: List[Dict[str, Any]] = []
     findings = run_checks(facts, only=only, skip=skip, skipped=skipped)
     return Report(facts, findings, skipped)
@@ -35,11 +35,11 @@ def examine(python: Optional[str] = None, timeout: float = 60.0, in_process: boo
     too), False marks it as not redacted."""
     import sys
 
-    from .probe import gather
+    from .gather.probe import gather
     python = python or sys.executable
     facts = gather(python=python, timeout=timeout, in_process=in_process)
     if extras:
-        from .report_extras import add_extras
+        from .gather.extras import add_extras
         add_extras(facts, python, timeout=min(timeout, 20.0))
     report = diagnose(facts, only=only, skip=skip)
     if redact is None:
@@ -182,6 +182,6 @@ def explain_text(text: str, facts: Optional[Facts] = None, use_env: bool = True)
     (default: the cheap facts of this interpreter; use_env=False for generic fixes)."""
     matches = match_text(text)
     if facts is None and use_env and matches:
-        from .explain.envfacts import light_facts
+        from .gather.light import light_facts
         facts = light_facts()
     return explain_matches(matches, facts if use_env else None)

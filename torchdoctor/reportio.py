@@ -22,7 +22,7 @@ import stat
 import sys
 from typing import IO, Optional
 
-from .facts import SCHEMA_VERSION, Facts
+from .model.facts import SCHEMA_VERSION, Facts
 
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 FIFO_WAIT_S = 10.0  # how long a named pipe with no writer is waited for

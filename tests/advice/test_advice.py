@@ -163,7 +163,7 @@ def test_advice_and_the_driver_hook_pick_the_same_variant_from_the_drivers_cuda(
     """The check side (advice, libcuda says CUDA 12.4) and the explain side (the driver hook,
     which only has torch's "found version 12040") answer the same for the same driver."""
     from torchdoctor.diagnose import explain_match
-    from torchdoctor.explain.matcher import match_text
+    from torchdoctor.match.matcher import match_text
     text = ("RuntimeError: The NVIDIA driver on your system is too old (found version 12040). Please update your GPU "
             "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx")
     m = next(m for m in match_text(text) if m.entry.id == "nvidia-driver-too-old")
@@ -181,7 +181,7 @@ def test_a_same_major_build_torch_calls_too_new_is_not_proposed_again():
     # torch 2.7.1+cu128 itself said "found version 12040": minor-version compatibility says
     # cu128 runs there, the observation says it does not, so the hook stays below CUDA 12.4.
     from torchdoctor.diagnose import explain_match
-    from torchdoctor.explain.matcher import match_text
+    from torchdoctor.match.matcher import match_text
     text = ("RuntimeError: The NVIDIA driver on your system is too old (found version 12040). Please update your GPU "
             "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx")
     m = next(m for m in match_text(text) if m.entry.id == "nvidia-driver-too-old")

@@ -10,7 +10,7 @@ from conftest import ROOT, make_facts
 from torchdoctor.advice import reinstall_same_build
 from torchdoctor.advice.commands import runnable_here
 from torchdoctor.diagnose import explain_matches
-from torchdoctor.explain.matcher import match_text
+from torchdoctor.match.matcher import match_text
 
 PY = {"version": "3.11.7", "executable": "/venv/bin/python", "machine": "x86_64"}
 NO_SMI = {"sources": {"nvidia_smi": {"_absent": "nvidia-smi not on PATH"}}, "present": False}
@@ -103,7 +103,7 @@ def test_doctor_without_torch_diagnoses_the_active_virtualenv(tmp_path):
 
 
 def test_resolve_prefers_venv_then_path_and_never_itself(tmp_path, monkeypatch):
-    from torchdoctor import interpreter
+    from torchdoctor.gather import interpreter
     monkeypatch.setattr(interpreter, "own_has_torch", lambda: False)
     venv_bin = tmp_path / "venv" / "bin"
     other = tmp_path / "other"
@@ -122,6 +122,6 @@ def test_resolve_prefers_venv_then_path_and_never_itself(tmp_path, monkeypatch):
 
 
 def test_resolve_keeps_its_own_interpreter_when_it_has_torch(monkeypatch):
-    from torchdoctor import interpreter
+    from torchdoctor.gather import interpreter
     monkeypatch.setattr(interpreter, "own_has_torch", lambda: True)
     assert interpreter.resolve(None, {"VIRTUAL_ENV": "/elsewhere"}).python == sys.executable

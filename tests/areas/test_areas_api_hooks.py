@@ -6,8 +6,8 @@ torch version the entry's generic fix must come back unchanged."""
 import pytest
 
 from torchdoctor.diagnose import explain_match
-from torchdoctor.explain.matcher import match_text
-from torchdoctor.facts import Facts
+from torchdoctor.match.matcher import match_text
+from torchdoctor.model.facts import Facts
 from torchdoctor.kb.errors import get_entry
 
 

@@ -4,7 +4,7 @@ import pytest
 from conftest import make_facts
 
 from torchdoctor.areas.registry import all_checks, run_checks
-from torchdoctor.facts import absent
+from torchdoctor.model.facts import absent
 
 # The settings checks: those of the config area, and the ones that moved to the area of
 # their condition (cuBLAS determinism, OMP threads of distributed jobs, /dev/shm, OpenMP).
@@ -299,7 +299,7 @@ def test_expandable_segments_on_rocm_use_the_hip_variable():
 
 def test_expandable_segments_check_and_explain_give_one_remedy():
     from torchdoctor.diagnose import explain_match
-    from torchdoctor.explain.matcher import match_text
+    from torchdoctor.match.matcher import match_text
     f = facts_for("2.13.0+cu126", system="Windows", env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})
     (x,) = run(f, "expandable-segments-unsupported")
     line = "UserWarning: expandable_segments not supported on this platform (Triggered internally at C:\\a\\c10/cuda/CUDAAllocatorConfig.h:28.)"

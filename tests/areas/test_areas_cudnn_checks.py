@@ -3,7 +3,7 @@
 from conftest import make_facts
 
 from torchdoctor.areas.registry import run_checks
-from torchdoctor.facts import absent, failed
+from torchdoctor.model.facts import absent, failed
 from torchdoctor.kb import compat
 
 SITE = "/venv/lib/python3.11/site-packages"

@@ -12,7 +12,7 @@ import os
 import pytest
 
 from torchdoctor.areas.registry import all_checks, all_hooks, area_of, run_checks
-from torchdoctor.facts import Facts
+from torchdoctor.model.facts import Facts
 from torchdoctor.kb.errors import load_entries
 
 HERE = os.path.dirname(os.path.abspath(__file__))

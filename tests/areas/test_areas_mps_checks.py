@@ -3,7 +3,7 @@
 from conftest import make_facts
 
 from torchdoctor.areas.registry import run_checks
-from torchdoctor.facts import absent
+from torchdoctor.model.facts import absent
 from torchdoctor.kb import compat
 
 IDS = ["mps-not-built", "mps-unavailable", "backends-mps-missing", "mps-fallback-enabled"]

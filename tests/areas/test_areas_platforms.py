@@ -228,7 +228,7 @@ def test_shadowing_check_and_hook_give_one_remedy():
     """One condition, one remedy: the check (facts) and the explain hook (an error text)
     name the same file and the same commands."""
     from torchdoctor.diagnose import explain_match
-    from torchdoctor.explain.matcher import match_text
+    from torchdoctor.match.matcher import match_text
     cands = {"candidates": [{"path": "/home/me/proj/torch.py", "kind": "module", "sys_path_entry": ""},
                             {"path": "/v/lib/python3.11/site-packages/torch", "kind": "package",
                              "sys_path_entry": "/v/lib/python3.11/site-packages"}]}

@@ -10,11 +10,11 @@ from conftest import make_facts
 # The job fixtures of the conditions' tests (tests/dist/conditions/), whichever folder pytest reads first.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "conditions"))
 from test_dist_conditions import _exited, _mismatch, _wrong, healthy_cpu, make_job, summary
-from torchdoctor.dist import render as R
-from torchdoctor.dist import summary as S
-from torchdoctor.dist.common import Options
+from torchdoctor.verbs.dist import render as R
+from torchdoctor.verbs.dist import summary as S
+from torchdoctor.verbs.dist.common import Options
 from torchdoctor.render.style import Style
-from torchdoctor.facts import absent
+from torchdoctor.model.facts import absent
 
 UUID = "8a1b2c3d-0000-1111-2222-333344445555"
 
@@ -92,7 +92,7 @@ def test_numpy_state_reports_the_import_error(monkeypatch):
 
 # ------------------------------------------------------------------------ render --
 def _finish(job):
-    from torchdoctor.dist import conditions as C
+    from torchdoctor.verbs.dist import conditions as C
     job["findings"] = [f.to_dict() for f in C.diagnose(job)]
     job.setdefault("collected_at", "2026-01-01T00:00:00+0000")
     job.setdefault("tool", {"version": "0.1.0"})

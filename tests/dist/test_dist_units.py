@@ -8,11 +8,11 @@ import re
 import pytest
 
 from conftest import REFERENCE
-from torchdoctor.dist import bandwidth as B
-from torchdoctor.dist import env as E
-from torchdoctor.dist import jobfacts as J
-from torchdoctor.dist import launch as L
-from torchdoctor.dist import topology as T
+from torchdoctor.verbs.dist import bandwidth as B
+from torchdoctor.verbs.dist import env as E
+from torchdoctor.verbs.dist import jobfacts as J
+from torchdoctor.verbs.dist import launch as L
+from torchdoctor.verbs.dist import topology as T
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, "fixtures")

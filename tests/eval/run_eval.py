@@ -110,7 +110,7 @@ Held-out (heldout.jsonl): one JSON object a line,
 Unrelated (unrelated.jsonl): {"text", "source", "note"}; any match at all is a
 false positive. Since issue 17 the matcher drops matches below a confidence floor
 and marks weak ones Match.confidence == "possible" (see EVIDENCE_FLOOR and
-POSSIBLE_BELOW in torchdoctor/explain/matcher.py); the summary counts the top
+POSSIBLE_BELOW in torchdoctor/match/matcher.py); the summary counts the top
 matches marked "possible", which still count as answers (right or wrong) here.
 """
 
@@ -125,7 +125,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from torchdoctor.explain.matcher import match_text  # noqa: E402
+from torchdoctor.match.matcher import match_text  # noqa: E402
 from torchdoctor.kb.errors import load_entries  # noqa: E402
 from torchdoctor.kb.taxonomy import CATEGORIES  # noqa: E402
 

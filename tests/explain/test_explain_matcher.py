@@ -1,8 +1,8 @@
 """The matcher on what people actually paste: retyped case, CJK punctuation,
 escaped quotes, a whole traceback logged as one string."""
 
-from torchdoctor.explain.matcher import match_text
-from torchdoctor.explain.normalize import normalize
+from torchdoctor.match.matcher import match_text
+from torchdoctor.match.normalize import normalize
 
 
 def top(text):
@@ -61,7 +61,7 @@ def test_a_torch_error_beside_another_frameworks_log_is_still_diagnosed():
 
 def test_log_scan_applies_the_same_rule_across_chunks():
     import io
-    from torchdoctor.explain.logscan import scan_stream
+    from torchdoctor.match.logscan import scan_stream
     filler = b"step 1 loss 0.5\n" * 20000  # the marker and the error land in different chunks
     data = TF_LOG.encode()[:200] + b"\n" + filler + TF_LOG.encode()
     assert scan_stream(io.BytesIO(data), chunk_size=4096) == []
@@ -83,7 +83,7 @@ def test_an_entry_with_context_applies_only_beside_it():
 
 def test_context_seen_in_an_earlier_chunk_of_a_log_counts():
     import io
-    from torchdoctor.explain.logscan import scan_stream
+    from torchdoctor.match.logscan import scan_stream
     data = (TORCHAUDIO_FRAME + "step 1 loss 0.5\n" * 5000 + WINERR127 + "\n").encode()
     found = scan_stream(io.BytesIO(data), chunk_size=4096)
     assert found[0].entry.category == "torchaudio-mismatch"
@@ -101,15 +101,15 @@ def test_log_scan_normalises_lines_of_a_crlf_log_as_a_paste_is():
     # The scan strips CRs of a whole chunk first; the rest of normalize() (escaped quotes
     # of a repr()'d message) must still apply to its lines.
     import io
-    from torchdoctor.explain.logscan import scan_stream
+    from torchdoctor.match.logscan import scan_stream
     text = "ModuleNotFoundError: No module named \\'torch.backends.cudnn\\'\r\n"
     want = [m.id for m in match_text(text)]
     assert want and [m.id for m in scan_stream(io.BytesIO(text.encode()))] == want
 
 
 # ------------------------------------------------------ confidence floor ---
-from torchdoctor.explain import logscan as LS  # noqa: E402
-from torchdoctor.explain import matcher as M  # noqa: E402
+from torchdoctor.match import logscan as LS  # noqa: E402
+from torchdoctor.match import matcher as M  # noqa: E402
 from torchdoctor.kb.errors import Entry, Pattern, literal_anchor  # noqa: E402
 
 

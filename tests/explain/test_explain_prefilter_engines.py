@@ -20,10 +20,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from test_robustness_input import FUZZ, key, log_bytes, reference_scan, wrapped_text
-from torchdoctor.explain import logscan as LS
-from torchdoctor.explain import matcher as M
-from torchdoctor.explain import normalize as N
-from torchdoctor.explain import prefilter as P
+from torchdoctor.match import logscan as LS
+from torchdoctor.match import matcher as M
+from torchdoctor.match import normalize as N
+from torchdoctor.match import prefilter as P
 from torchdoctor.kb.errors import load_entries
 
 HERE = os.path.dirname(os.path.abspath(__file__))

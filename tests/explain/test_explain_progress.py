@@ -1,4 +1,4 @@
-"""Progress on a terminal and Ctrl-C during a log scan (torchdoctor/explain/progress.py).
+"""Progress on a terminal and Ctrl-C during a log scan (torchdoctor/verbs/explain_progress.py).
 
 The progress line is tested on a real pseudo-terminal (the stdlib `pty`
 module) with the CLI in a child process; Ctrl-C is a real SIGINT to a child
@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from torchdoctor.explain import progress as PG
+from torchdoctor.verbs import explain_progress as PG
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -153,7 +153,7 @@ def test_scan_log_returns_what_was_found_before_ctrl_c():
 
 
 def test_scan_log_to_the_end_is_the_log_scan():
-    from torchdoctor.explain.logscan import scan_stream
+    from torchdoctor.match.logscan import scan_stream
     data = FILLER * 5000 + ERROR + FILLER * 10
     err = FakeTTY(tty=False)
     matches, interrupted = PG.scan_log(io.BytesIO(data), None, stderr=err)
@@ -165,7 +165,8 @@ def test_scan_log_to_the_end_is_the_log_scan():
 # ------------------------------------------------------- the CLI, for real --
 CHILD = r'''
 import sys, time
-from torchdoctor.explain import logscan, progress
+from torchdoctor.match import logscan
+from torchdoctor.verbs import explain_progress as progress
 progress.PROGRESS_MIN_BYTES = int(sys.argv[1])
 pause = float(sys.argv[2])
 if pause:  # a slow disk

@@ -2,8 +2,8 @@
 
 import textwrap
 
-from torchdoctor.lint import envfiles as E
-from torchdoctor.lint import envreaders, envrules
+from torchdoctor.verbs.lint import envfiles as E
+from torchdoctor.verbs.lint import envreaders, envrules
 
 
 def check(kind, text, name=None, python=None):

@@ -4,9 +4,9 @@ it should (guards, other versions, the patterns real code bases showed)."""
 import ast
 import textwrap
 
-from torchdoctor.lint import pyscan
-from torchdoctor.lint.rules import default_codes
-from torchdoctor.lint.target import from_option
+from torchdoctor.verbs.lint import pyscan
+from torchdoctor.verbs.lint.rules import default_codes
+from torchdoctor.verbs.lint.target import from_option
 
 
 def scan(src, torch="2.13", cuda=None):

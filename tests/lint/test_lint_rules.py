@@ -8,8 +8,8 @@ import pytest
 
 from conftest import REFERENCE, ROOT
 from torchdoctor.kb import compat
-from torchdoctor.lint import output as O
-from torchdoctor.lint import rules as R
+from torchdoctor.verbs.lint import output as O
+from torchdoctor.verbs.lint import rules as R
 
 
 def test_every_version_named_exists_in_the_tables():

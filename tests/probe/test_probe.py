@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from fakes import fake_nvidia_smi, fake_torch
-from torchdoctor.probe import gather
+from torchdoctor.gather.probe import gather
 from torchdoctor.diagnose import diagnose
 
 
@@ -198,7 +198,7 @@ def test_pypi_cuda_torchvision_beside_the_real_cpu_torch(env, tmp_path, monkeypa
 
 
 def test_companion_import_that_hangs_is_cut_off(env, tmp_path, monkeypatch):
-    from torchdoctor.probe import target
+    from torchdoctor.gather import target
     site = tmp_path / "tv"
     _fake_torchvision(site, build="0.28.0+cpu", init="import time\ntime.sleep(60)")
     monkeypatch.setattr(target, "COMPANION_IMPORT_TIMEOUT", 0.5)
@@ -260,7 +260,7 @@ def test_intact_real_torch_has_nothing_missing(env):
 
 
 def test_hashes_catch_a_same_size_change(tmp_path):
-    from torchdoctor.probe import target
+    from torchdoctor.gather import target
     root = _record_torch(tmp_path / "site", missing_lib=False)
     lib = os.path.join(root, "torch", "lib", "libtorch_cpu.so")
     with open(os.path.join(root, "torch-2.13.0+cpu.dist-info", "RECORD")) as fh:

@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 from fakes import fake_bin
-from torchdoctor.probe import LAUNCHER, TARGET_SCRIPT, read_sections, system
+from torchdoctor.gather.probe import LAUNCHER, TARGET_SCRIPT, read_sections
+from torchdoctor.gather import system
 
 OLD_DRIVER_SMI = """\
 case "$1" in

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from torchdoctor.probe import gather
+from torchdoctor.gather.probe import gather
 from torchdoctor.diagnose import diagnose
 
 CUDA_PY = os.environ.get("TORCHDOCTOR_CUDA_PYTHON")

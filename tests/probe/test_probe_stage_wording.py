@@ -12,8 +12,8 @@ import pytest
 
 from fakes import fake_bin, fake_torch
 
-from torchdoctor.probe import STAGES, failure_reason, run_target
-from torchdoctor.probe.proc import ProcResult
+from torchdoctor.gather.probe import STAGES, failure_reason, run_target
+from torchdoctor.gather.proc import ProcResult
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -58,7 +58,7 @@ def test_a_real_interpreter_that_dies_in_import_torch_names_the_stage(tmp_path):
 
 
 def test_every_stage_of_the_probe_has_words():
-    src = open(os.path.join(ROOT, "torchdoctor", "probe", "target.py")).read()
+    src = open(os.path.join(ROOT, "torchdoctor", "gather", "target.py")).read()
     import re
     stages = set(re.findall(r'w\.stage\("(\w+)"\)', src)) | {"python", "torch_location", "packages", "torch",
                                                               "backends", "accelerators"}

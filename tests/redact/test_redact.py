@@ -11,10 +11,10 @@ import sys
 import pytest
 
 from conftest import TORCH_PYTHON, needs_torch
-from torchdoctor.facts import Facts
-from torchdoctor.findings import Finding, Fix
+from torchdoctor.model.facts import Facts
+from torchdoctor.model.findings import Finding, Fix
 from torchdoctor.redact import Redactor, mark_unredacted, redact_report, redaction_summary
-from torchdoctor.report import Report
+from torchdoctor.model.report import Report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -265,8 +265,8 @@ NOT_TEXT = {"id": "cpu-only-build", "category": "cpu-only-build", "severity": "e
 def _finding_with_a_secret_in_every_text(secret):
     import typing
 
-    from torchdoctor import records
-    from torchdoctor.findings import Verify
+    from torchdoctor.model import records
+    from torchdoctor.model.findings import Verify
     kw = {}
     for f in records.fields(Finding):
         hint = typing.get_type_hints(Finding)[f.name]

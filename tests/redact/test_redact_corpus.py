@@ -13,11 +13,11 @@ import pytest
 from conftest import TORCH_PYTHON, make_facts, needs_torch
 from redact_corpus import LOOKALIKES, SECRETS
 from torchdoctor.cli.reports import render_report
-from torchdoctor.facts import Facts
-from torchdoctor.findings import Finding, Fix
+from torchdoctor.model.facts import Facts
+from torchdoctor.model.findings import Finding, Fix
 from torchdoctor.redact import Redactor, redact_report
 from torchdoctor.redact.tokens import TOKEN_RE, TOKEN_RULES, token_rule
-from torchdoctor.report import Report
+from torchdoctor.model.report import Report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FORMATS = ("markdown", "json", "text")

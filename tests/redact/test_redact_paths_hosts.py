@@ -1,10 +1,10 @@
 """Redaction gaps: identities that reached every output format."""
 
 from torchdoctor.cli.reports import render_report
-from torchdoctor.facts import Facts
-from torchdoctor.findings import Finding, Fix
+from torchdoctor.model.facts import Facts
+from torchdoctor.model.findings import Finding, Fix
 from torchdoctor.redact import redact_report
-from torchdoctor.report import Report
+from torchdoctor.model.report import Report
 
 
 def _report(facts, findings=()):

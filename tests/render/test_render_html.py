@@ -1,7 +1,7 @@
 """The notebook HTML shows a finding's and a known error's verify step, evidence and
 confidence, escaped like everything else."""
 
-from torchdoctor.findings import Finding, Fix, Verify
+from torchdoctor.model.findings import Finding, Fix, Verify
 from torchdoctor.render.html import render_finding, render_match_html
 
 

@@ -2,7 +2,7 @@
 not "no"), and a finding marks its rows with its severity whatever else is in its category."""
 
 from conftest import make_facts
-from torchdoctor.findings import Finding
+from torchdoctor.model.findings import Finding
 from torchdoctor.render import rows as R
 
 
@@ -59,8 +59,8 @@ def test_diff_of_a_report_and_a_paste_does_not_call_unlisted_packages_uninstalle
     import copy
     import json
 
-    from torchdoctor.diff import diff_reports, load_any
-    from torchdoctor.facts import Facts
+    from torchdoctor.verbs.diff import diff_reports, load_any
+    from torchdoctor.model.facts import Facts
     from torchdoctor.diagnose import diagnose
     report = {"schema_version": 1, "source": "probe", "torch_import": {"ok": True},
               "torch": {"version": "2.5.1+cu121", "cuda": "12.1"}, "os": {"system": "Linux"},

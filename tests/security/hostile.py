@@ -160,7 +160,7 @@ def write_json(path, doc):
 
 def good_report(tmp_path, name="good.json"):
     from torchdoctor.diagnose import diagnose
-    from torchdoctor.facts import Facts
+    from torchdoctor.model.facts import Facts
     return write_json(os.path.join(str(tmp_path), name), diagnose(Facts(copy.deepcopy(BASE))).to_dict())
 
 
@@ -227,16 +227,16 @@ ERROR_LINES = ["RuntimeError: Torch not compiled with CUDA enabled", "torch.OutO
 def report_renderings(facts_data, findings=None):
     """(name, text) of every renderer that draws a report, from one facts tree."""
     from torchdoctor.cli.reports import render_report
-    from torchdoctor.diff import diff_reports, render_diff_text
-    from torchdoctor.findings import Finding
+    from torchdoctor.verbs.diff import diff_reports, render_diff_text
+    from torchdoctor.model.findings import Finding
     from torchdoctor.render import collect_env_view as CE
     from torchdoctor.render.markdown import render_markdown
     from torchdoctor.render.text import render_check, render_explain, render_finding
     from torchdoctor.diagnose import diagnose, explain_matches
-    from torchdoctor.explain.matcher import match_text
-    from torchdoctor.facts import Facts
+    from torchdoctor.match.matcher import match_text
+    from torchdoctor.model.facts import Facts
     from torchdoctor.render.style import Style
-    from torchdoctor.triage import render_triage_text, triage_text
+    from torchdoctor.verbs.triage import render_triage_text, triage_text
     OWN_SGR = _own_sgr()
     rep = diagnose(Facts(copy.deepcopy(facts_data)))
     for f in findings or ():

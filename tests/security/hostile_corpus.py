@@ -37,7 +37,7 @@ def _json(doc):
 
 def _markdown(facts):
     from torchdoctor.diagnose import diagnose
-    from torchdoctor.facts import Facts
+    from torchdoctor.model.facts import Facts
     from torchdoctor.render.markdown import render_markdown
     return render_markdown(diagnose(Facts(copy.deepcopy(facts)))).encode("utf-8")
 

@@ -137,7 +137,7 @@ def test_fuzz_the_loader_and_every_renderer(tmp_path_factory, data):
     an exception and without a raw control character; triage likewise."""
     from test_security_renderers import report_renderings
     from torchdoctor.reportio import load_report_facts
-    from torchdoctor.triage import TriageError, render_triage_text, triage_bytes
+    from torchdoctor.verbs.triage import TriageError, render_triage_text, triage_bytes
     from torchdoctor.render.style import Style
     path = tmp_path_factory.mktemp("fuzz") / "r.json"
     path.write_bytes(data)

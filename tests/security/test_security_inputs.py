@@ -340,8 +340,8 @@ def test_dist_report_refuses_a_symlink_before_starting_ranks(tmp_path):
 
 
 def test_dist_report_is_written_atomically_through_write_output(tmp_path):
-    from torchdoctor.dist import render as R
-    from torchdoctor.dist.common import Options
+    from torchdoctor.verbs.dist import render as R
+    from torchdoctor.verbs.dist.common import Options
     target, link = _linked(tmp_path, "dist.md")
     job = {"schema_version": 1, "ranks": [], "findings": [], "world_size": 0}
     import io

@@ -21,7 +21,7 @@ import hostile
 from hostile import BASE, PAYLOAD, assert_no_raw, every_hidden_char, evil_facts, poison, report_renderings
 
 from torchdoctor.diagnose import diagnose
-from torchdoctor.facts import Facts
+from torchdoctor.model.facts import Facts
 from torchdoctor.render import safe
 from torchdoctor.render.style import Style
 
@@ -85,14 +85,14 @@ def test_json_renderings_keep_the_values_exactly():
 
 # ------------------------------------------------------------ lint, tune, dist --
 def test_lint_text_and_github(tmp_path):
-    from torchdoctor.lint import output as O
+    from torchdoctor.verbs.lint import output as O
 
     class F:
         path = str(tmp_path / ("m" + PAYLOAD + ".py"))
         line, col, end_line, end_col, cell, code = 1, 1, 1, 5, None, "TD001"
         message = "torch.cuda.amp.autocast(" + PAYLOAD + ") is deprecated"
         fix, replacement = None, None
-    F.code = sorted(__import__("torchdoctor.lint.rules", fromlist=["x"]).all_codes())[0]
+    F.code = sorted(__import__("torchdoctor.verbs.lint.rules", fromlist=["x"]).all_codes())[0]
     summary = {"files": 1, "target": "torch 2.5" + PAYLOAD}
     assert_no_raw(O.text([F()], summary, Style(color=False)), "lint text")
     assert_no_raw(O.github([F()], summary), "lint github")
@@ -101,8 +101,8 @@ def test_lint_text_and_github(tmp_path):
 def _tune_result(payload):
     sys.path.insert(0, os.path.join(TESTS, "tune"))
     from test_tune_analysis import check, finish, plan, result, setting, times
-    from torchdoctor.probe.proc import ProcResult
-    from torchdoctor.tune.runner import TuneOptions
+    from torchdoctor.gather.proc import ProcResult
+    from torchdoctor.verbs.tune.runner import TuneOptions
     model = "m:" + payload
     recs = finish([
         plan(workload=model, settings=[setting("threads=1", "threads", "threads", label="threads=1" + payload)]),
@@ -114,8 +114,8 @@ def _tune_result(payload):
 
 
 def test_tune_renderers():
-    from torchdoctor.tune.html import render_html
-    from torchdoctor.tune.render import render_list, render_markdown, render_text
+    from torchdoctor.verbs.tune.html import render_html
+    from torchdoctor.verbs.tune.render import render_list, render_markdown, render_text
     r = _tune_result(PAYLOAD)
     for name, text in (("tune text", render_text(r, Style(color=False))), ("tune markdown", render_markdown(r)),
                        ("tune html", render_html(r)), ("tune list", render_list(r, Style(color=False)))):
@@ -139,8 +139,8 @@ def test_tune_from_a_poisoned_saved_result(tmp_path):
 def test_dist_renderers():
     sys.path.insert(0, os.path.join(TESTS, "dist", "conditions"))
     from test_dist_conditions import _exited, _mismatch
-    from torchdoctor.dist import conditions as C
-    from torchdoctor.dist import render as R
+    from torchdoctor.verbs.dist import conditions as C
+    from torchdoctor.verbs.dist import render as R
     for job in (_mismatch("env.NCCL_DEBUG", "INFO" + PAYLOAD), _exited()):
         job = poison(job, PAYLOAD)
         job["findings"] = [f.to_dict() for f in C.diagnose(job)]

@@ -54,8 +54,8 @@ def _tune_json():
     import json
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tune"))
     from test_tune_analysis import check, finish, plan, result, setting, times
-    from torchdoctor.probe.proc import ProcResult
-    from torchdoctor.tune.runner import TuneOptions
+    from torchdoctor.gather.proc import ProcResult
+    from torchdoctor.verbs.tune.runner import TuneOptions
     recs = finish([plan(settings=[setting("threads=1", "threads", "threads")]), check("default"), check("threads=1"),
                    times("default", 1e-3), times("threads=1", 5e-4)])
     return json.dumps(result(recs, TuneOptions(), ProcResult(argv=[], returncode=0)))

@@ -25,7 +25,7 @@ def _evil(tmp_path, payload=PAYLOAD, where="append", name="evil.json"):
 
 def _evil_md(tmp_path, payload=PAYLOAD_SHORT):
     from torchdoctor.diagnose import diagnose
-    from torchdoctor.facts import Facts
+    from torchdoctor.model.facts import Facts
     from torchdoctor.render.markdown import render_markdown
     p = tmp_path / "evil.md"
     p.write_text(render_markdown(diagnose(Facts(evil_report(payload)["facts"]))), encoding="utf-8")

@@ -97,8 +97,8 @@ def test_import_costs_no_knowledge_base_and_no_click():
     r = py("""
         import sys
         import torchdoctor.auto
-        heavy = [m for m in ("click", "torchdoctor.kb", "torchdoctor.kb.errors", "torchdoctor.explain.matcher",
-                             "torchdoctor.diagnose", "torchdoctor.probe", "json", "subprocess") if m in sys.modules]
+        heavy = [m for m in ("click", "torchdoctor.kb", "torchdoctor.kb.errors", "torchdoctor.match.matcher",
+                             "torchdoctor.diagnose", "torchdoctor.gather.probe", "json", "subprocess") if m in sys.modules]
         print(heavy)
     """)
     assert r.stdout == b"[]\n", r.stderr
@@ -144,7 +144,7 @@ def test_live_facts_never_initialise_cuda_and_read_settings():
         sys.modules["torch"] = torch
         import os
         os.environ["CUDA_VISIBLE_DEVICES"] = "1"
-        from torchdoctor.surfaces.live import live_facts
+        from torchdoctor.gather.live import live_facts
         from torchdoctor.render.brief import live_line
         f = live_facts()
         print(calls, f.value("cuda.initialized"), f.value("live.cuda_visible_devices"))
@@ -176,7 +176,7 @@ def test_live_facts_read_memory_only_when_cuda_is_up():
             def get_device_capability(self, i): return (9, 0)
         torch.cuda = Cuda()
         sys.modules["torch"] = torch
-        from torchdoctor.surfaces.live import live_facts
+        from torchdoctor.gather.live import live_facts
         from torchdoctor.render.brief import live_line
         f = live_facts()
         print(f.value("live.cuda_memory")[0]["reserved"], f.value("cuda.devices")[0]["name"])

@@ -111,9 +111,9 @@ def test_notebook_in_a_real_kernel(tmp_path, monkeypatch):
 
 
 def test_html_structure_and_escaping():
-    from torchdoctor.findings import Finding, Fix
+    from torchdoctor.model.findings import Finding, Fix
     from torchdoctor.render.html import render_check_html, render_explain_html
-    from torchdoctor.report import Report
+    from torchdoctor.model.report import Report
     evil = "<script>alert('x')</script>"
     f = Finding(id="x-id", category="config", severity="error", title="bad " + evil, detail="d " + evil,
                 fix=Fix(summary="s " + evil, commands=["pip install '%s'" % evil]),

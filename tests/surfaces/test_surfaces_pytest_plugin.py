@@ -129,7 +129,7 @@ def test_ini_switch_and_markdown_report(tmp_path):
 
 def test_a_failing_diagnosis_changes_no_outcome(tmp_path):
     conftest = """
-        import torchdoctor.surfaces.live as live
+        import torchdoctor.gather.live as live
         def boom():
             raise RuntimeError("live facts broken on purpose")
         live.live_facts = boom

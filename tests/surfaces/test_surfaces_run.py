@@ -176,9 +176,9 @@ def test_report_is_redacted_and_holds_the_run(tmp_path):
     t = subprocess.run([sys.executable, "-m", "torchdoctor", "triage", str(js)], capture_output=True, timeout=120)
     assert t.returncode in (0, 1) and b"Traceback" not in t.stderr
     # ... and its Markdown form carries the run, the diagnosis and the tail
-    from torchdoctor.facts import Facts
-    from torchdoctor.findings import Finding
-    from torchdoctor.report import Report
+    from torchdoctor.model.facts import Facts
+    from torchdoctor.model.findings import Finding
+    from torchdoctor.model.report import Report
     from torchdoctor.surfaces import attachment
     rep = Report(Facts.from_dict(d["facts"]), [Finding.from_dict(f) for f in d["findings"]])
     md = attachment.render(rep, "markdown", "run")
@@ -286,7 +286,7 @@ def test_the_diagnosis_failing_loses_nothing(tmp_path):
 
 
 def test_the_interpreter_comes_from_the_command(tmp_path):
-    from torchdoctor.surfaces.command import interpreter_of, shebang_python
+    from torchdoctor.verbs.run.command import interpreter_of, shebang_python
     exe = os.path.join(os.path.dirname(sys.executable), "python")
     assert interpreter_of(["env", "A=1", "-u", "B", exe, "x.py"]) == (exe, "the command is %s" % exe)
     s = tmp_path / "tool"

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import REFERENCE
 from torchdoctor.kb.errors import get_entry
-from torchdoctor.surfaces.signals import explain_death, load, oom_kill_count
+from torchdoctor.verbs.run.signals import explain_death, load, oom_kill_count
 
 
 def test_the_data_is_complete_and_sourced():

@@ -27,7 +27,7 @@ def test_the_hook_reads_a_cuda_build_without_initialising_cuda():
         torch.backends.cudnn.benchmark = True
         torch.backends.cuda.matmul.allow_tf32 = True
         def after():
-            from torchdoctor.surfaces.live import live_facts
+            from torchdoctor.gather.live import live_facts
             f = live_facts()
             sys.stderr.write("AFTER %s %s %s\\n" % (torch.cuda.is_initialized(), f.value("cuda"),
                                                     isinstance(f.value("backends.cudnn.version"), int)))

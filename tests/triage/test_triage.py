@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from torchdoctor.facts import ABSENT, PRESENT, UNKNOWN, Facts
-from torchdoctor.triage import TriageError, triage_bytes, triage_text
-from torchdoctor.triage.collect_env import parse
-from torchdoctor.triage.values import capability_of, cudnn_int
+from torchdoctor.model.facts import ABSENT, PRESENT, UNKNOWN, Facts
+from torchdoctor.verbs.triage import TriageError, triage_bytes, triage_text
+from torchdoctor.gather.paste.collect_env import parse
+from torchdoctor.gather.paste.values import capability_of, cudnn_int
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -136,7 +136,7 @@ def _check(facts: Facts, path, want):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_fixture_facts(name):
-    from torchdoctor.facts import derived as F
+    from torchdoctor.model import derived as F
     exp = EXPECTED[name]
     result = triage_text(fixture(name), name)
     f = result.facts
@@ -349,7 +349,7 @@ def test_cli_missing_file_and_directory(tmp_path):
 
 def test_triage_never_reads_this_machine(monkeypatch):
     """Facts come only from the paste: probing is impossible while triaging."""
-    import torchdoctor.probe as probe
+    import torchdoctor.gather.probe as probe
 
     def boom(*a, **k):
         raise AssertionError("triage must not probe the local machine")

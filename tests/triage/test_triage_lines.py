@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from torchdoctor.reportio import decode
-from torchdoctor.triage import TriageError, triage_bytes, triage_text
-from torchdoctor.triage import collect_env as CE
-from torchdoctor.triage import lines as L
-from torchdoctor.triage.fields import ANSI, clean
+from torchdoctor.verbs.triage import TriageError, triage_bytes, triage_text
+from torchdoctor.gather.paste import collect_env as CE
+from torchdoctor.gather.paste import lines as L
+from torchdoctor.gather.paste.fields import ANSI, clean
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "collect_env")
@@ -155,7 +155,7 @@ def test_a_big_paste_triages_as_its_text_does(name):
     (("\u00a0" * 600000).encode(), "whole"),                      # blank, but not in bytes
 ])
 def test_which_big_pastes_are_read_in_pieces(data, path):
-    from torchdoctor.triage import _big_paste
+    from torchdoctor.verbs.triage import _big_paste
     assert (_big_paste(data, "p") is not None) == (path == "pieces")
 
 

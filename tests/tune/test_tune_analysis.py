@@ -6,12 +6,12 @@ import io
 
 import pytest
 
-from torchdoctor.probe.proc import ProcResult
-from torchdoctor.tune.analysis import assemble
-from torchdoctor.tune.numbers import FASTER, SAME, SLOWER, TOO_FEW, compare, stats
-from torchdoctor.tune.recommend import _ceil_tol
-from torchdoctor.tune.progress import Progress
-from torchdoctor.tune.runner import RecordReader, TuneOptions
+from torchdoctor.gather.proc import ProcResult
+from torchdoctor.verbs.tune.analysis import assemble
+from torchdoctor.verbs.tune.numbers import FASTER, SAME, SLOWER, TOO_FEW, compare, stats
+from torchdoctor.verbs.tune.recommend import _ceil_tol
+from torchdoctor.verbs.tune.progress import Progress
+from torchdoctor.verbs.tune.runner import RecordReader, TuneOptions
 
 
 def st(median, spread=0.02, n=20):

@@ -9,9 +9,9 @@ import pytest
 
 import tune_browser as B
 from test_tune_analysis import check, finish, plan, result, setting, times
-from torchdoctor.probe.proc import ProcResult
-from torchdoctor.tune.html import render_html
-from torchdoctor.tune.runner import TuneOptions
+from torchdoctor.gather.proc import ProcResult
+from torchdoctor.verbs.tune.html import render_html
+from torchdoctor.verbs.tune.runner import TuneOptions
 
 EVIL = '<script>alert("x")</script>'
 BG = (255, 255, 255)
@@ -101,7 +101,7 @@ def test_chromium_screenshot_is_not_blank_and_shows_every_bar(tmp_path):
 
 
 def test_the_markdown_report_escapes_the_model_name_too():
-    from torchdoctor.tune.render import render_markdown
+    from torchdoctor.verbs.tune.render import render_markdown
     r, _ = page()
     md = render_markdown(r)
     assert "<script" not in md and "&lt;script&gt;" in md

@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from conftest import REFERENCE, ROOT
-from torchdoctor.tune import worker
-from torchdoctor.tune.render import knowledge
+from torchdoctor.verbs.tune import worker
+from torchdoctor.verbs.tune.render import knowledge
 
 API = os.path.join(REFERENCE, "backends_api.json")
 
@@ -74,12 +74,12 @@ def test_the_worker_is_python_3_8_and_imports_only_the_standard_library_and_torc
 
 def test_torch_never_loads_in_the_doctors_process_and_cli_start_up_stays_light():
     code = ("import sys, torchdoctor.cli\n"
-            "heavy = [m for m in ('torchdoctor.tune.runner', 'torchdoctor.tune.analysis', 'torchdoctor.tune.numbers',"
-            " 'torchdoctor.tune.recommend', 'torchdoctor.tune.run_findings', 'torchdoctor.tune.worker')"
+            "heavy = [m for m in ('torchdoctor.verbs.tune.runner', 'torchdoctor.verbs.tune.analysis', 'torchdoctor.verbs.tune.numbers',"
+            " 'torchdoctor.verbs.tune.recommend', 'torchdoctor.verbs.tune.run_findings', 'torchdoctor.verbs.tune.worker')"
             " if m in sys.modules]\n"
             "assert not heavy, heavy\n"
-            "from torchdoctor.tune import api\n"
-            "from torchdoctor.tune.runner import TuneOptions\n"
+            "from torchdoctor.verbs.tune import api\n"
+            "from torchdoctor.verbs.tune.runner import TuneOptions\n"
             "r = api.run(TuneOptions(python='/nonexistent/python', budget=5))\n"
             "assert 'torch' not in sys.modules\n"
             "print([f['id'] for f in r['findings']])\n")

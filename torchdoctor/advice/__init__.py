@@ -10,12 +10,12 @@ x86_64 macOS Python, or a CUDA/ROCm variant the release never shipped gives no
 commands, and ``why`` says so.
 """
 
-from ..records import field, record
+from ..model.records import field, record
 from typing import List, Optional
 
-from .. import versions as V
-from ..facts import derived as F
-from ..facts import Facts
+from ..model import versions as V
+from ..model import derived as F
+from ..model.facts import Facts
 from ..kb import compat
 from .commands import on_interpreter
 

@@ -6,9 +6,9 @@ compat.install_command or spells a pip command line.
 import re
 from typing import List, Optional
 
-from ..facts import Facts
-from ..findings import Verify
-from ..facts import derived as F
+from ..model.facts import Facts
+from ..model.findings import Verify
+from ..model import derived as F
 from ..kb import compat
 
 WHL = "https://download.pytorch.org/whl"

@@ -9,8 +9,8 @@ another torch), or *deprecated* (show the replacement).
 from typing import Dict, List, Optional, Tuple
 
 from ..advice import install_advice, newest_installable
-from ..facts import Facts
-from ..facts import derived as F
+from ..model.facts import Facts
+from ..model import derived as F
 from ..kb import compat
 from .registry import Tailored, hook, installed_torch_note
 

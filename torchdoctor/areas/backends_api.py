@@ -6,8 +6,8 @@ the TF32 API, reproducibility flags.
 from typing import List, Optional, Tuple
 
 from ..advice import reinstall_same_build
-from ..facts import ABSENT, Facts
-from ..facts import derived as F
+from ..model.facts import ABSENT, Facts
+from ..model import derived as F
 from ..kb import compat
 from .registry import WARNING, Tailored, check, finding, hook
 import difflib

@@ -4,13 +4,13 @@
 import re
 from typing import Optional, Tuple
 
-from ..facts import Facts
-from ..facts import derived as F
+from ..model.facts import Facts
+from ..model import derived as F
 from ..kb import compat
 from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
 from .companions.common import match_groups, python_minor, torch_meta_version
 from ..advice.commands import pip, torch_near_build
-from .. import versions as V
+from ..model import versions as V
 
 
 

@@ -11,8 +11,8 @@ import difflib
 import re
 from typing import List, Optional, Tuple
 
-from ..facts import Facts
-from ..facts import derived as F
+from ..model.facts import Facts
+from ..model import derived as F
 from ..kb import compat
 from .registry import INFO, WARNING, Remedy, Tailored, check, finding, hook
 

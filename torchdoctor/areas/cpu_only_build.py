@@ -5,10 +5,10 @@
 from typing import Optional
 
 from ..advice import INSTALL_URL, install_advice
-from ..facts import Facts
-from ..facts import derived as F
+from ..model.facts import Facts
+from ..model import derived as F
 from ..kb import compat
-from ..facts import UNKNOWN
+from ..model.facts import UNKNOWN
 from .registry import ERROR, INFO, Remedy, Tailored, check, finding, hook, installed_torch_note, remedy_verify
 
 

@@ -6,8 +6,8 @@ import re
 from typing import List, Optional, Tuple
 
 from ..advice import INSTALL_URL, install_advice
-from ..facts import FAILED, Facts
-from ..facts import derived as F
+from ..model.facts import FAILED, Facts
+from ..model import derived as F
 from ..kb import compat
 from .registry import ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
 from .cuda.arch import tailor_arch_unsupported

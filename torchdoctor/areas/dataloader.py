@@ -3,8 +3,8 @@
 
 from typing import Optional
 
-from ..facts import Facts
-from ..facts import derived as F
+from ..model.facts import Facts
+from ..model import derived as F
 from .registry import WARNING, Tailored, check, finding, hook
 from .companions.common import python_minor
 from .config import MANY_CORES

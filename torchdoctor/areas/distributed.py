@@ -4,8 +4,8 @@
 from typing import Optional
 
 from ..advice import install_advice
-from ..facts import UNKNOWN, Facts
-from ..facts import derived as F
+from ..model.facts import UNKNOWN, Facts
+from ..model import derived as F
 from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
 from .config import MANY_CORES, THREADS_URL, torch_threads
 from .cuda.arch import tailor_arch_unsupported

@@ -4,13 +4,13 @@
 from typing import Optional, Tuple
 
 from ..advice import install_advice
-from ..facts import Facts
-from ..facts import derived as F
+from ..model.facts import Facts
+from ..model import derived as F
 from ..kb import compat
 from .registry import Remedy, ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note
 from ..advice.commands import plain_install
 from .companions.common import macos_version, match_groups
-from .. import versions as V
+from ..model import versions as V
 
 
 

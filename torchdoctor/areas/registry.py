@@ -20,14 +20,14 @@ entry's generic fix (the caller records the error).
 """
 
 import importlib
-from ..records import field, record
+from ..model.records import field, record
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from ..advice.commands import runnable_here, runnable_verify
-from ..explain.matcher import best_match
-from ..facts import UNKNOWN, Facts
-from ..facts import derived as F
-from ..findings import ERROR, INFO, NOTHING_TO_VERIFY, WARNING, Finding, Fix, Verify, sort_findings
+from ..match.matcher import best_match
+from ..model.facts import UNKNOWN, Facts
+from ..model import derived as F
+from ..model.findings import ERROR, INFO, NOTHING_TO_VERIFY, WARNING, Finding, Fix, Verify, sort_findings
 
 __all__ = ["check", "hook", "finding", "Tailored", "Remedy", "run_checks", "all_checks", "ERROR", "WARNING", "INFO"]
 

@@ -5,9 +5,9 @@ kernels for, dtype mismatches, cuBLAS determinism.
 import re
 from typing import Optional
 
-from .. import versions as V
-from ..facts import Facts
-from ..facts import derived as F
+from ..model import versions as V
+from ..model.facts import Facts
+from ..model import derived as F
 from ..kb import compat
 from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
 from .config import CUBLAS_URL, REPRO_URL, fragmentation_remedy, runtime_setting

@@ -3,8 +3,8 @@
 
 from typing import Optional
 
-from ..facts import Facts
-from ..facts import derived as F
+from ..model.facts import Facts
+from ..model import derived as F
 from .registry import Tailored, hook
 from .api import NEWER_APIS, WHICH_TORCH, code_block, has_at_least, present, too_old, version_or_none
 

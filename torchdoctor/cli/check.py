@@ -44,7 +44,7 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
             raise InputError(str(e))
     else:
         python = chosen_python(python)
-        from ..probe import gather
+        from ..gather.probe import gather
         facts = gather(python=python, timeout=timeout)
     from ..diagnose import diagnose
     report = diagnose(facts, only=only_ids or None, skip=skip_ids or None)

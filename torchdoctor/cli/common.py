@@ -60,7 +60,7 @@ def style(color: Optional[bool]):
 
 def chosen_python(python: Optional[str]) -> str:
     """--python, or the interpreter the user works in (said on stderr when it is not ours)."""
-    from ..interpreter import resolve
+    from ..gather.interpreter import resolve
     choice = resolve(python)
     if choice.note():
         from ..render.safe import line  # it names paths from $VIRTUAL_ENV / $CONDA_PREFIX / PATH
@@ -69,7 +69,7 @@ def chosen_python(python: Optional[str]) -> str:
 
 
 def exit_code_for(report, fail_on: str) -> int:
-    from ..findings import severity_rank
+    from ..model.findings import severity_rank
     if fail_on == "never":
         return 0
     return 1 if report.worst() >= severity_rank(fail_on) else 0

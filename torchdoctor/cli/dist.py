@@ -55,9 +55,9 @@ def dist(nproc, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_
     on known values (results verified exactly) and a bandwidth sweep reports algbw and
     busbw as nccl-tests defines them. Rank 0 prints the result for the whole job.
     """
-    from ..dist import bandwidth as B
-    from ..dist import env as E
-    from ..dist.common import Options
+    from ..verbs.dist import bandwidth as B
+    from ..verbs.dist import env as E
+    from ..verbs.dist.common import Options
     if sizes is not None:
         try:
             B.parse_sizes(sizes)
@@ -80,7 +80,7 @@ def dist(nproc, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_
         if nproc is not None:
             raise _usage("--nproc-per-node starts torchrun itself; this process already is rank %d of %d "
                          "(leave the option out under a launcher)" % (job.rank, job.world_size))
-        from ..dist.rank import Rank, leave
+        from ..verbs.dist.rank import Rank, leave
         leave(Rank(job, opts, dict(os.environ)).run())
     if nproc is None:
         raise _usage("not started by a launcher (no RANK/WORLD_SIZE, no srun step): run it under torchrun "
@@ -102,7 +102,7 @@ def dist(nproc, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_
     for flag, on in (("--pairs", pairs), ("--no-collectives", no_collectives), ("--no-bandwidth", no_bandwidth)):
         if on:
             forward.append(flag)
-    from ..dist import launch
+    from ..verbs.dist import launch
     try:
         code = launch.run(nproc, opts, forward)
     except Exception as e:  # noqa: BLE001 - a bug of ours: one line, the traceback only on request

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from . import explain_run
+from ..verbs import explain as explain_run
 from .common import echo
 
 

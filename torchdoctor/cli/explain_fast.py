@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Optional
 
-from . import explain_run
+from ..verbs import explain as explain_run
 
 
 def _table():

@@ -49,12 +49,12 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     input error.
     """
     from .common import InputError
-    from ..lint import config as C
-    from ..lint import output as O
-    from ..lint import target as T
-    from ..lint.lintfile import Settings
-    from ..lint.runner import project_target, run
-    from ..lint.walk import Ignore, discover, exclude_matcher
+    from ..verbs.lint import config as C
+    from ..verbs.lint import output as O
+    from ..verbs.lint import target as T
+    from ..verbs.lint.lintfile import Settings
+    from ..verbs.lint.runner import project_target, run
+    from ..verbs.lint.walk import Ignore, discover, exclude_matcher
 
     if output:  # before any work: a link or a device there is refused now, not after the scan
         from ..reportio import check_output
@@ -65,7 +65,7 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     if list_rules:  # text: aligned columns; json: the rules as data; sarif/github: README's Markdown table
         if fmt == "json":
             import json
-            from ..lint import rules as R
+            from ..verbs.lint import rules as R
             click.echo(json.dumps({"schema_version": 1, "rules": R.rules()}, indent=2))
         else:
             click.echo(O.rules_table(markdown=(fmt != "text")), nl=False)
@@ -77,7 +77,7 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     if fix and show_diff:
         raise InputError("--fix and --diff exclude each other (--diff shows what --fix would write)")
     if fix or show_diff:
-        from ..lint.fix import FixUnavailable, require_libcst
+        from ..verbs.lint.fix import FixUnavailable, require_libcst
         try:
             require_libcst()
         except FixUnavailable as e:
@@ -113,8 +113,8 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     findings = outcome.findings
     fixed = fixed_files = 0
     if fix or show_diff:
-        from ..lint.fix import fix_file
-        from ..lint.lintfile import lint_path
+        from ..verbs.lint.fix import fix_file
+        from ..verbs.lint.lintfile import lint_path
         by_file = {}
         for f in findings:
             if f.fix and f.cell is None:
@@ -164,7 +164,7 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
 
 
 def _render(fmt, findings, summary, stream, color):
-    from ..lint import output as O
+    from ..verbs.lint import output as O
     if fmt == "json":
         _emit(O.as_json(findings, summary), stream)
     elif fmt == "sarif":

@@ -120,7 +120,7 @@ def report_cmd(fmt, output, force, python, timeout, no_redact, copy):
 # ------------------------------------------------------------------- triage --
 def _read_paste(file: Optional[str]) -> Tuple[bytes, str]:
     from ..reportio import display_name, read_head
-    from ..triage import MAX_BYTES
+    from ..verbs.triage import MAX_BYTES
     if file is None:
         if sys.stdin.isatty():
             raise InputError("nothing to triage: give a FILE, or pipe the paste into `torchdoctor triage -`")
@@ -141,7 +141,7 @@ def triage_cmd(file, as_json, fail_on, color):
     """Diagnose what a user pasted: a torchdoctor report (JSON or Markdown) or
     the output of `python -m torch.utils.collect_env` (any torch version), with
     any error text around it. Reads FILE, or standard input."""
-    from ..triage import TriageError, render_triage_text, triage_bytes
+    from ..verbs.triage import TriageError, render_triage_text, triage_bytes
     data, name = _read_paste(file)
     try:
         result = triage_bytes(data, name)
@@ -164,8 +164,8 @@ def diff_cmd(a, b, as_json, show_all):
     """What differs between two reports (torch, CUDA, driver, packages, env
     vars, findings): "works on my machine". A and B may be JSON or Markdown
     reports or collect_env pastes. Exit 0 when they match, 1 when they differ."""
-    from ..diff import diff_reports, load_any, render_diff_text
-    from ..triage import TriageError
+    from ..verbs.diff import diff_reports, load_any, render_diff_text
+    from ..verbs.triage import TriageError
     try:
         ra, rb = load_any(a), load_any(b)
     except TriageError as e:

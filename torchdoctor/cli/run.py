@@ -88,8 +88,8 @@ def run_cmd(report_path, json_to, python, show_all, no_redact, color, cmd):
     if report_path:
         _check_target(report_path, "--report")
     target = _json_target(json_to)
-    from ..surfaces.runner import Runner, StartError
-    from ..surfaces.signals import oom_kill_count
+    from ..verbs.run.runner import Runner, StartError
+    from ..verbs.run.signals import oom_kill_count
     oom_before = oom_kill_count()
     runner = Runner(argv)
     try:
@@ -119,8 +119,8 @@ def _after(result, status, oom_before, python, target, report_path, no_redact, s
     failed = result.returncode != 0
     if not (failed or target or report_path):
         return  # success prints nothing extra
-    from ..surfaces.postmortem import examine_run, report_section
-    from ..surfaces.signals import oom_kill_count
+    from ..verbs.run.postmortem import examine_run, report_section
+    from ..verbs.run.signals import oom_kill_count
     pm = examine_run(result, python, oom_before=oom_before, oom_after=oom_kill_count() if failed else None)
     if failed:
         _render(pm, status, show_all, color)

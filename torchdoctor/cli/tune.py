@@ -107,7 +107,7 @@ def tune(python, model, inputs, input_shapes, mode, device, budget, tolerance, w
     Exit status: 0 measured, 1 the model raised, hung or crashed (a finding says where),
     2 usage or input error.
     """
-    from ..tune import api
+    from ..verbs.tune import api
     try:
         _tune(api, python, model, inputs, input_shapes, mode, device, budget, tolerance, workloads, size,
               list_only, as_json, reports, no_redact, force, from_json, color)
@@ -137,10 +137,10 @@ def _tune(api, python, model, inputs, input_shapes, mode, device, budget, tolera
             if path.endswith(".py") and not os.path.isfile(path):
                 raise InputError("%s %s: no such file %s" % (opt, spec, path))
         if python:
-            from ..interpreter import resolve
+            from ..gather.interpreter import resolve
             python = resolve(python).python
-        from ..tune.progress import Progress
-        from ..tune.runner import TuneOptions
+        from ..verbs.tune.progress import Progress
+        from ..verbs.tune.runner import TuneOptions
         opts = TuneOptions(python=python, model=model, inputs=inputs, input_shapes=input_shapes, mode=mode,
                            device=device, budget=budget, tolerance=tolerance, workloads=list(workloads) or None,
                            size=size, list_only=list_only)
@@ -158,7 +158,7 @@ def _tune(api, python, model, inputs, input_shapes, mode, device, budget, tolera
         api.echo(api.to_json(result))
     else:
         from ..render.style import Style
-        from ..tune.render import render_list, render_text
+        from ..verbs.tune.render import render_list, render_text
         style = Style.for_stream(sys.stdout, color=color)
         api.echo(render_list(result, style) if result["options"].get("list_only") else render_text(result, style))
     sys.exit(api.exit_code(result))

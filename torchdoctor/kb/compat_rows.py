@@ -15,7 +15,7 @@ import json
 import os
 from typing import Any, Dict, Iterable, List, Optional
 
-from .. import versions
+from ..model import versions
 
 DATA_PATH = os.path.join(os.path.dirname(__file__), "data", "compat.json")
 COMPANIONS = ("torchvision", "torchaudio")

@@ -22,7 +22,7 @@ literal run) so a log scan only runs regexes on lines that contain one.
 import json
 import os
 import re
-from ..records import field, record
+from ..model.records import field, record
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Tuple
 

@@ -3,7 +3,7 @@ value, with a count of what went, by kind."""
 
 import ipaddress
 import re
-from ..records import field, record
+from ..model.records import field, record
 from typing import Any, Dict, List, Optional, Set
 
 from .identifiers import (COMMON_WORDS, EMAIL_RE, GPU_UUID_RE, HOME_PATH_RES, HOST_WORDS, IPV4_RE, IPV4_SUBNET_RE,

@@ -6,10 +6,10 @@ import os
 import re
 from typing import Any, Iterable, List, Tuple
 
-from .. import records
-from ..facts import Facts
-from ..findings import Finding, Fix, Verify
-from ..report import Report
+from ..model import records
+from ..model.facts import Facts
+from ..model.findings import Finding, Fix, Verify
+from ..model.report import Report
 from .placeholders import HOST
 from .redactor import Redactor
 

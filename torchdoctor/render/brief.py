@@ -5,8 +5,8 @@ child that died by a signal. The explanations themselves render with render/text
 
 from typing import Any, Dict, List, Optional
 
-from ..facts import Facts
-from ..report import Report
+from ..model.facts import Facts
+from ..model.report import Report
 from .style import Style
 
 

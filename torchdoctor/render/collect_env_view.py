@@ -10,7 +10,7 @@ every one of them.
 import re
 from typing import List, Tuple
 
-from ..facts import ABSENT, FAILED, PRESENT, Facts
+from ..model.facts import ABSENT, FAILED, PRESENT, Facts
 
 # (collect_env label, collect_env SystemEnv field, torchdoctor facts path(s))
 FIELDS = (
@@ -117,7 +117,7 @@ def platform_text(facts: Facts) -> str:
 
 
 def gpu_text(facts: Facts) -> str:
-    from ..facts import derived as F
+    from ..model import derived as F
     gpus = F.driver_gpus(facts) or F.torch_gpus(facts)
     if gpus:
         out = []

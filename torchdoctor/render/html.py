@@ -9,7 +9,7 @@ Inline styles only: notebook front ends drop <style> and <script> in some setups
 import html
 from typing import Any, Dict, List, Optional
 
-from ..report import Report
+from ..model.report import Report
 
 COLOURS = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0"}
 ROW_MARKS = {"ok": "\u2714", "bad": "\u2716", "warn": "!", "na": "\u2013", "info": "", "unknown": "?"}

@@ -4,7 +4,7 @@ plus whatever a verb adds at the top level (triage: ``matches`` and ``triage``).
 import json
 from typing import Any, Dict, Optional
 
-from ..report import Report
+from ..model.report import Report
 
 
 def report_dict(report: Report, extra: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:

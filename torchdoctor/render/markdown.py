@@ -12,10 +12,10 @@ import re
 from typing import Any, Dict, List, Optional
 
 from .. import __version__
-from ..facts import derived as F
-from ..facts import ABSENT, Facts
-from ..findings import Finding
-from ..report import Report
+from ..model import derived as F
+from ..model.facts import ABSENT, Facts
+from ..model.findings import Finding
+from ..model.report import Report
 from . import collect_env_view as CE
 from . import rows as R
 from . import safe

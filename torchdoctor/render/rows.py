@@ -5,12 +5,12 @@ Marks: ok, bad, warn, na (absent / not applicable), info, unknown. A row that a
 finding is about (by category) takes the finding's severity.
 """
 
-from ..records import record
+from ..model.records import record
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from ..facts import derived as F
-from ..facts import ABSENT, FAILED, PRESENT, UNKNOWN, Facts
-from ..findings import Finding
+from ..model import derived as F
+from ..model.facts import ABSENT, FAILED, PRESENT, UNKNOWN, Facts
+from ..model.findings import Finding
 
 
 @record

@@ -31,7 +31,7 @@ import re
 import unicodedata
 from typing import Any
 
-from .. import records
+from ..model import records
 
 # Everything that is not printable ASCII is a candidate; the category decides.
 _CANDIDATE = re.compile(r"[^\t\n\x20-\x7e]")
@@ -109,7 +109,7 @@ def clean(obj: Any, _depth: int = 0) -> Any:
     if records.is_record(obj) and not isinstance(obj, type):
         changes = {f.name: clean(getattr(obj, f.name), d) for f in records.fields(obj) if f.init}
         return records.replace(obj, **changes)
-    from ..facts import Facts
+    from ..model.facts import Facts
     if isinstance(obj, Facts):
         return Facts(clean(obj.to_dict(), d))
     return obj

@@ -3,8 +3,8 @@
 import textwrap
 from typing import TYPE_CHECKING, List, Optional
 
-from ..findings import Finding
-from ..report import Report
+from ..model.findings import Finding
+from ..model.report import Report
 from . import safe
 from .style import Style
 

@@ -6,7 +6,7 @@ both and `triage` / `check --from` read the file back like any report."""
 import os
 from typing import Any, Callable, Dict, List, Optional
 
-from ..report import Report
+from ..model.report import Report
 
 
 def fmt_for(path: str) -> str:

@@ -90,9 +90,9 @@ def diagnose_exception(exc: BaseException, thread=None, file=None) -> bool:
         return False
     _state["busy"] = True
     try:
-        from .live import live_facts
+        from ..gather.live import live_facts
         from ..diagnose import explain_matches
-        from ..explain.matcher import match_text
+        from ..match.matcher import match_text
         from ..render import brief
         from ..render.style import Style
         from ..render.text import render_explain

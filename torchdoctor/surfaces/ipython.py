@@ -137,8 +137,8 @@ def magic(line: str) -> Any:
 
 def check(python: Optional[str] = None, timeout: float = 60.0) -> CheckView:
     from ..diagnose import diagnose
-    from ..probe import gather
-    from .live import overlay
+    from ..gather.probe import gather
+    from ..gather.live import overlay
     facts = gather(python=python or sys.executable, timeout=timeout)
     if not python or python == sys.executable:
         facts = overlay(facts)
@@ -147,9 +147,9 @@ def check(python: Optional[str] = None, timeout: float = 60.0) -> CheckView:
 
 def explain(text: str, lines: bool = True) -> ExplainView:
     from ..diagnose import explain_matches
-    from ..explain.matcher import match_text
+    from ..match.matcher import match_text
     from ..render.brief import live_line
-    from .live import live_facts
+    from ..gather.live import live_facts
     matches = match_text(text)
     facts = live_facts() if matches else None
     return ExplainView(explain_matches(matches, facts), live_line(facts) if facts is not None else None, lines)
@@ -158,7 +158,7 @@ def explain(text: str, lines: bool = True) -> ExplainView:
 def report(fmt: str = "markdown", output: Optional[str] = None, python: Optional[str] = None,
            redact: bool = True) -> ReportView:
     from . import attachment
-    from .live import overlay
+    from ..gather.live import overlay
     live = not python or python == sys.executable
     rep = attachment.build("live", None, python=python, redact=redact,
                            prepare=(lambda r: overlay(r.facts)) if live else None)

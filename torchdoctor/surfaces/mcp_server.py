@@ -28,7 +28,7 @@ INSTRUCTIONS = ("torchdoctor diagnoses PyTorch environments: what is wrong with 
 
 
 def _python(python: Optional[str]) -> str:
-    from ..interpreter import resolve
+    from ..gather.interpreter import resolve
     if python:
         path = resolve(python).python
         if not os.path.isfile(path):
@@ -56,8 +56,8 @@ def check(python: Optional[str] = None, timeout: float = 60.0):
 
 def explain(text: str, python: Optional[str] = None):
     from ..diagnose import explain_matches
-    from ..explain.envfacts import light_facts
-    from ..explain.matcher import match_text
+    from ..gather.light import light_facts
+    from ..match.matcher import match_text
     if not text or not text.strip():
         raise ValueError("the text is empty: pass an error message, a traceback or a log excerpt")
     matches = match_text(text)
@@ -86,7 +86,7 @@ def report(format: str = "markdown", python: Optional[str] = None):
 
 
 def triage(text: str):
-    from ..triage import TriageError, triage_text
+    from ..verbs.triage import TriageError, triage_text
     if not text or not text.strip():
         raise ValueError("the text is empty: pass a torchdoctor report or collect_env output")
     try:

@@ -57,11 +57,11 @@ def failure_text(excinfo=None, longrepr_text: str = "") -> str:
 
 def diagnose_text(text: str):
     from ..diagnose import explain_matches
-    from ..explain.matcher import match_text
+    from ..match.matcher import match_text
     matches = match_text(text)
     if not matches:
         return [], None
-    from .live import live_facts
+    from ..gather.live import live_facts
     facts = live_facts()
     return explain_matches(matches[:3], facts), facts
 
@@ -78,7 +78,7 @@ class Session:
     # -- header ---------------------------------------------------------------------------
     def pytest_report_header(self, config):
         try:
-            from ..probe import gather
+            from ..gather.probe import gather
             from ..render.brief import env_line
             facts = gather(python=sys.executable, timeout=60)
             return "torchdoctor: " + env_line(facts)

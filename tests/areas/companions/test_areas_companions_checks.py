@@ -5,7 +5,7 @@ from conftest import make_facts
 
 from torchdoctor.areas.registry import run_checks
 from torchdoctor.advice.commands import companion_command
-from torchdoctor.facts import absent
+from torchdoctor.model.facts import absent
 from torchdoctor.kb import compat
 
 SITE = "/venv/lib/python3.11/site-packages"
@@ -277,7 +277,7 @@ def test_other_import_warnings_become_notes():
 
 def test_companion_check_and_hook_give_one_command():
     from torchdoctor.diagnose import explain_match
-    from torchdoctor.explain.matcher import match_text
+    from torchdoctor.match.matcher import match_text
     f = env_facts(packages={"torchvision": {"version": "0.28.0", "location": SITE, "build_version": "0.28.0+cu130"}})
     check = run(f, "torchvision-mismatch")[0]
     m = next(m for m in match_text("RuntimeError: operator torchvision::nms does not exist")

@@ -4,8 +4,8 @@ facts (built by hand) in, the exact command out; and the generic fix when facts 
 import pytest
 
 from torchdoctor.diagnose import explain_match
-from torchdoctor.explain.matcher import match_text
-from torchdoctor.facts import Facts
+from torchdoctor.match.matcher import match_text
+from torchdoctor.model.facts import Facts
 from torchdoctor.kb.errors import get_entry
 
 PY = "/envs/work/bin/python"

@@ -6,7 +6,7 @@ import pytest
 from conftest import make_facts
 from fakes import fake_nvidia_smi, fake_torch
 from torchdoctor.areas.registry import all_checks, run_check
-from torchdoctor.probe import gather
+from torchdoctor.gather.probe import gather
 from torchdoctor.diagnose import diagnose
 
 CHECKS = {c.id: c for c in all_checks()}
@@ -207,7 +207,7 @@ def test_cuda_visible_devices_uuids_are_valid_and_words_are_not():
 
 def test_cuda_visible_devices_check_and_explain_give_one_remedy():
     from torchdoctor.diagnose import explain_match
-    from torchdoctor.explain.matcher import match_text
+    from torchdoctor.match.matcher import match_text
     two = driver(gpus=(("A", [8, 0]), ("B", [8, 0])))
     for value in ("7", "-1", ""):
         facts = make_facts(torch=cuda_torch(), driver=two, os=LINUX, env={"CUDA_VISIBLE_DEVICES": value},
@@ -226,7 +226,7 @@ CUDA_CHECK = "torch's CUDA version and True"
 
 def test_cuda_build_without_any_gpu_is_verified_by_the_cpu_wheel_not_by_cuda():
     from torchdoctor.diagnose import explain_match
-    from torchdoctor.explain.matcher import match_text
+    from torchdoctor.match.matcher import match_text
     facts = make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), driver=NO_DRIVER, os=LINUX,
                        cuda={"is_available": False}, python=py())
     f = run("no-gpu-driver", facts)[0]
@@ -244,7 +244,7 @@ def test_a_gpu_without_driver_is_still_verified_by_cuda():
 
 def test_cpu_build_with_no_gpu_here_has_nothing_to_verify_in_check_and_explain():
     from torchdoctor.diagnose import explain_match
-    from torchdoctor.explain.matcher import match_text
+    from torchdoctor.match.matcher import match_text
     facts = make_facts(torch=cpu_torch(), driver=NO_DRIVER, os=LINUX, python=py(), toolkit=TOOLKIT)
     assert run("cpu-only-build", facts)[0].verify is None
     ex = explain_match(match_text("AssertionError: Torch not compiled with CUDA enabled")[0], facts)
@@ -322,7 +322,7 @@ def test_e2e_gpu_hidden(fake_machine, monkeypatch):
 # -- one condition, one remedy: the check and the explain hook answer alike ------------------
 def _hook_fix(text, entry_id, facts):
     from torchdoctor.diagnose import explain_match
-    from torchdoctor.explain.matcher import match_text
+    from torchdoctor.match.matcher import match_text
     m = next(m for m in match_text(text) if m.entry.id == entry_id)
     return explain_match(m, facts).fix
 

@@ -9,8 +9,8 @@ the entry's generic text is kept when the facts add nothing.
 import pytest
 
 from torchdoctor.diagnose import explain_match
-from torchdoctor.explain.matcher import match_text
-from torchdoctor.facts import Facts, absent
+from torchdoctor.match.matcher import match_text
+from torchdoctor.model.facts import Facts, absent
 from torchdoctor.kb.errors import get_entry
 
 

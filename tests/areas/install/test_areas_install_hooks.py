@@ -7,10 +7,10 @@ where they do not (None: the entry's generic text stands)."""
 import pytest
 
 from torchdoctor.diagnose import explain_match
-from torchdoctor.explain.matcher import match_text
+from torchdoctor.match.matcher import match_text
 from torchdoctor.areas.registry import all_hooks as hooks
 from hook_facts import SITE, facts  # noqa: F401 - other tests take them from here too
-from torchdoctor.facts import Facts
+from torchdoctor.model.facts import Facts
 
 def match_for(text, entry_id):
     found = [m for m in match_text(text) if m.id == entry_id]

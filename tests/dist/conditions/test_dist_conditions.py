@@ -4,10 +4,10 @@ import copy
 
 import pytest
 
-from torchdoctor.dist import conditions as C
-from torchdoctor.dist import jobfacts as J
-from torchdoctor.dist.conditions.bandwidth import expected_bound
-from torchdoctor.dist.conditions.collectives import COLLECTIVE_STEPS
+from torchdoctor.verbs.dist import conditions as C
+from torchdoctor.verbs.dist import jobfacts as J
+from torchdoctor.verbs.dist.conditions.bandwidth import expected_bound
+from torchdoctor.verbs.dist.conditions.collectives import COLLECTIVE_STEPS
 
 GIB = 1 << 30
 

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from conftest import REFERENCE
-from torchdoctor import versions as V
+from torchdoctor.model import versions as V
 from torchdoctor.kb import compat as c
 from torchdoctor.kb.compat import tables
 

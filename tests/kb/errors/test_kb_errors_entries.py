@@ -8,7 +8,7 @@ import time
 import pytest
 
 from regex_shape import repeats
-from torchdoctor.explain.matcher import match_text
+from torchdoctor.match.matcher import match_text
 from torchdoctor.kb.errors import _sre_c, load_entries
 from torchdoctor.kb.taxonomy import CATEGORIES
 

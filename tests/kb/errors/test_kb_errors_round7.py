@@ -5,7 +5,7 @@ evaluation text."""
 
 import pytest
 
-from torchdoctor.explain.matcher import match_text
+from torchdoctor.match.matcher import match_text
 from torchdoctor.areas.registry import all_hooks as hooks
 
 from hook_facts import facts

@@ -3,7 +3,7 @@ free-threaded interpreter with a torch built for the regular one, and triton mis
 log shows Windows paths. The lines here are built for the test, in the formats torch, pip and
 the dispatcher print; none is an evaluation text."""
 
-from torchdoctor.explain.matcher import match_text
+from torchdoctor.match.matcher import match_text
 from torchdoctor.areas.registry import all_hooks as hooks
 from hook_facts import facts
 

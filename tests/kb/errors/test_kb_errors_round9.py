@@ -6,7 +6,7 @@ formats pip, TinyCC, MSVC and darknet print; none is an evaluation text."""
 import pytest
 
 from torchdoctor.areas.registry import all_hooks as hooks
-from torchdoctor.explain.matcher import match_text
+from torchdoctor.match.matcher import match_text
 
 from hook_facts import facts
 

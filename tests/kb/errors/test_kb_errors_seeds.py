@@ -10,8 +10,8 @@ expected category.
 import pytest
 
 from torchdoctor.diagnose import explain_match
-from torchdoctor.explain.matcher import match_text
-from torchdoctor.facts import Facts
+from torchdoctor.match.matcher import match_text
+from torchdoctor.model.facts import Facts
 
 
 def first(text):

@@ -3,9 +3,9 @@
 
 from typing import Any, Dict, Optional, Tuple
 
-from ... import versions as V
-from ...facts import Facts
-from ...facts import derived as F
+from ...model import versions as V
+from ...model.facts import Facts
+from ...model import derived as F
 
 
 def torch_meta_version(facts: Facts) -> Optional[str]:

@@ -4,14 +4,14 @@
 from typing import Optional
 
 from ...advice import installable
-from ...facts import Facts
-from ...facts import derived as F
+from ...model.facts import Facts
+from ...model import derived as F
 from ...kb import compat
 from ..registry import Remedy, ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note, known_error_finding
 from .common import entry_id_of, torch_meta_version
 from ...advice import install_advice
 from ...advice.commands import release_variant, pip, torch_near_build
-from ... import versions as V
+from ...model import versions as V
 
 
 

@@ -5,13 +5,13 @@ whether they import, and their errors.
 import re
 from typing import Any, Callable, Optional
 
-from ...facts import Facts
-from ...facts import derived as F
+from ...model.facts import Facts
+from ...model import derived as F
 from ...kb import compat
 from ..registry import ERROR, Tailored, check, finding, hook, installed_torch_note, known_error_finding
 from ...advice.commands import WHL, companion_reinstall, index_args, pip, plain_install, release_variant, torch_index_tag, torch_near_build
 from .common import entry_id_of, match_groups, torch_meta_version
-from ... import versions as V
+from ...model import versions as V
 
 
 

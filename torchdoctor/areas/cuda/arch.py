@@ -5,9 +5,9 @@ import re
 from typing import Dict, Optional, Tuple
 
 from ...advice import install_advice, installable_releases, unavailable_reason
-from ... import versions as V
-from ...facts import Facts
-from ...facts import derived as F
+from ...model import versions as V
+from ...model.facts import Facts
+from ...model import derived as F
 from ...kb import compat
 from ..registry import ERROR, Remedy, Tailored, check, finding, hook, installed_torch_note
 from ...advice import INSTALL_URL

@@ -5,8 +5,8 @@ came from another environment than the one diagnosed.
 from typing import List, Optional
 
 from ...advice import install_advice
-from ...facts import Facts
-from ...facts import derived as F
+from ...model.facts import Facts
+from ...model import derived as F
 
 
 def install_commands(facts: Facts, version: Optional[str], variant: Optional[str]) -> List[str]:

@@ -5,10 +5,10 @@ another libcuda, the fabric manager, CUDA initialisation that fails or hangs.
 import re
 from typing import Any, Optional, Tuple
 
-from ... import versions as V
+from ...model import versions as V
 from ...advice import install_advice
-from ...facts import UNKNOWN, Facts
-from ...facts import derived as F
+from ...model.facts import UNKNOWN, Facts
+from ...model import derived as F
 from ...kb import compat
 from ..registry import (ERROR, WARNING, Remedy, Tailored, check, finding, hook, installed_torch_note,
                         known_error_finding, remedy_verify)

@@ -5,8 +5,8 @@ CUDA unknown errors, checkpoints saved on a GPU and loaded where there is none.
 from typing import Optional, Tuple
 
 from ...advice import install_advice
-from ...facts import UNKNOWN, Facts
-from ...facts import derived as F
+from ...model.facts import UNKNOWN, Facts
+from ...model import derived as F
 from ..registry import ERROR, INFO, WARNING, Remedy, Tailored, check, finding, hook, installed_torch_note
 
 

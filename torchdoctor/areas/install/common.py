@@ -6,8 +6,8 @@ import re
 from typing import List, Optional, Tuple
 
 from ...advice import install_advice
-from ...facts import Facts
-from ...facts import derived as F
+from ...model.facts import Facts
+from ...model import derived as F
 from ...kb import compat
 
 

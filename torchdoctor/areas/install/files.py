@@ -6,8 +6,8 @@ import re
 from typing import Any, Dict, Optional
 
 from ...advice import INSTALL_URL, install_advice, reinstall_same_build
-from ...facts import Facts
-from ...facts import derived as F
+from ...model.facts import Facts
+from ...model import derived as F
 from ..registry import Remedy, ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
 import ntpath
 import posixpath

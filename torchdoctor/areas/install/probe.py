@@ -5,8 +5,8 @@ raises, crashes or hangs, and the crash messages of the knowledge base.
 from typing import Optional
 
 from ...advice import INSTALL_URL, install_advice
-from ...facts import Facts
-from ...facts import derived as F
+from ...model.facts import Facts
+from ...model import derived as F
 from ...kb import compat
 from ..registry import ERROR, Tailored, check, finding, hook, installed_torch_note, known_error_finding
 from .files import explained_by_damage

@@ -6,8 +6,8 @@ import re
 from typing import Optional, Tuple
 
 from ...advice import install_advice
-from ...facts import Facts
-from ...facts import derived as F
+from ...model.facts import Facts
+from ...model import derived as F
 from ...kb import compat
 from ..registry import Remedy, ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
 from ...advice import INSTALL_URL

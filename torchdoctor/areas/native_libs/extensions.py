@@ -4,8 +4,8 @@ xformers, libtorch not found, nvcc against torch's CUDA.
 
 from typing import Optional
 
-from ...facts import Facts
-from ...facts import derived as F
+from ...model.facts import Facts
+from ...model import derived as F
 from ...kb import compat
 from ..registry import Remedy, WARNING, Tailored, check, finding, hook, installed_torch_note
 from ..cpu_only_build import tailor_cpu_only_build

@@ -4,8 +4,8 @@ duplicated, NNPACK, libuv.
 
 from typing import Dict, List, Optional
 
-from ...facts import Facts
-from ...facts import derived as F
+from ...model.facts import Facts
+from ...model import derived as F
 from ...kb import compat
 from ..registry import WARNING, Tailored, check, finding, hook, installed_torch_note
 from ..install.common import cuda_major_of, installed_version, python_note, ver_tuple

@@ -3,8 +3,8 @@
 
 from typing import Optional
 
-from ...facts import Facts
-from ...facts import derived as F
+from ...model.facts import Facts
+from ...model import derived as F
 from ..registry import Tailored, hook, installed_torch_note
 from ..install.common import installed_version, python_note, ver_tuple
 from ...advice.commands import on_interpreter, torch_command

@@ -24,7 +24,7 @@ go through torchdoctor.advice).
 
 from typing import Any, List, Tuple
 
-from ... import versions as V
+from ...model import versions as V
 from .arch import (arch_info, arch_list, cc_supported_by, gpu_family, newest_release_supporting_cc,
                    variants_supporting_cc)
 from .companions import (matching_torchaudio, matching_torchvision, torch_for_torchvision,

@@ -7,7 +7,7 @@ import copy
 import re
 from typing import Any, List, Optional, Tuple
 
-from ... import versions as V
+from ...model import versions as V
 from .cuda import cuda_key, cuda_of_variant, cuda_variants, driver_supports_cuda
 from .releases import known_releases
 from .tables import data, parse_cc, release_row

@@ -5,7 +5,7 @@ and for the stable-ABI wheels the torch ranges they declare.
 import functools
 from typing import Any, Dict, Optional, Tuple
 
-from ... import versions as V
+from ...model import versions as V
 from .tables import data, release_row
 
 

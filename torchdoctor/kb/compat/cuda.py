@@ -7,7 +7,7 @@ import copy
 import re
 from typing import Any, Dict, List, Optional
 
-from ... import versions as V
+from ...model import versions as V
 from .releases import known_releases
 from .tables import data, os_name, release_row
 

@@ -4,7 +4,7 @@ pins (with torch.backends.cudnn.version()'s integer encoding both ways).
 
 from typing import Any, Optional
 
-from ... import versions as V
+from ...model import versions as V
 from .cuda import default_cuda
 from .tables import os_name, release_row
 

@@ -6,7 +6,7 @@ import copy
 import re
 from typing import Any, List, Optional
 
-from ... import versions as V
+from ...model import versions as V
 from .tables import data, release_row
 
 

@@ -6,7 +6,7 @@ Pythons, Inductor on Windows, allocator keys; and the torch.backends API history
 import copy
 from typing import Any, Dict, List, Optional, Tuple
 
-from ... import versions as V
+from ...model import versions as V
 from .tables import data, source
 
 

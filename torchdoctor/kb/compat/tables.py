@@ -9,7 +9,7 @@ import os as _os
 import re
 from typing import Any, Dict, Optional, Tuple
 
-from ... import versions as V
+from ...model import versions as V
 
 DATA_PATH = _os.path.join(_os.path.dirname(_os.path.dirname(__file__)), "data", "compat.json")
 

@@ -1,0 +1,221 @@
+"""Gather facts: the torch probe in a child of the target interpreter, and the
+system/driver probes, all at once (the slowest decides the wall time).
+"""
+
+import json
+import os
+import sys
+import time
+from typing import Any, Dict, List, Optional
+
+from .. import __version__
+from ..model.facts import SCHEMA_VERSION, Facts, failed
+
+# proc and system (subprocess, tempfile, concurrent.futures: 10 ms of imports)
+# load when a probe runs, not when `explain` imports probe.target.
+
+DEFAULT_TIMEOUT = 60.0
+TARGET_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "target.py")
+TOO_OLD_MARK = "torchdoctor-probe: python too old:"
+
+# Runs under any Python, 2.7 included, so a too-old interpreter is reported
+# rather than dying on a SyntaxError in target.py. With -c, sys.path[0] is the
+# current directory, exactly as for the user's own `python -c "import torch"`.
+LAUNCHER = (
+    "import sys\n"
+    "if sys.version_info < (3, 8):\n"
+    "    sys.stderr.write('" + TOO_OLD_MARK + " %s\\n' % sys.version.split()[0]); sys.exit(3)\n"
+    "p = sys.argv[1]\n"
+    # The loader reads and writes __pycache__ (where writable): 10 ms of compile saved.
+    "try:\n"
+    "    from importlib.machinery import SourceFileLoader\n"
+    "    c = SourceFileLoader('__main__', p).get_code('__main__')\n"
+    "except Exception:\n"
+    "    c = compile(open(p).read(), p, 'exec')\n"
+    "exec(c, {'__name__': '__main__', '__file__': p})\n"
+)
+
+# What the probe is doing in each of its stages (target.py's `w.stage(...)` names).
+STAGES = {
+    "python": "reading the interpreter's own facts",
+    "torch_location": "locating torch",
+    "packages": "listing the installed packages",
+    "torch_files": "checking torch's installed files",
+    "import_torch": "running `import torch`",
+    "torch_files_hashes": "hashing torch's shared libraries",
+    "torch": "reading torch's build information",
+    "backends": "querying the torch.backends submodules",
+    "accelerators": "querying torch.xpu / torch.mps",
+    "cuda": "initialising CUDA",
+    "companion_imports": "importing torchvision and torchaudio",
+}
+
+
+def _first_line(*texts: str) -> str:
+    for t in texts:
+        for ln in (t or "").splitlines():
+            if ln.strip():
+                return ln.strip()[:200]
+    return ""
+
+
+def failure_reason(python: str, r, last: Optional[str], timeout: float) -> str:
+    """Why the probe did not finish, in words: the stage it was in, or, when it never
+    reached its first stage, that the target does not behave like a Python interpreter."""
+    if last is None:
+        said = _first_line(r.stderr, r.stdout)
+        said = " (it printed: %s)" % said if said else " (it printed nothing)"
+        head = "%s did not behave like a Python interpreter: " % python
+        if r.timed_out:
+            return head + "it ran for %.0f s without starting the probe%s" % (timeout, said)
+        if r.signal:
+            return head + "it was killed by %s before the probe's first step%s" % (r.signal, said)
+        return head + "it exited with status %s without running the probe%s" % (r.returncode, said)
+    doing = STAGES.get(last, "in its %r stage" % last)
+    if r.timed_out:
+        return "the probe timed out after %.0f s while %s" % (timeout, doing)
+    if r.signal:
+        return "the probe was killed by %s while %s" % (r.signal, doing)
+    if r.returncode == 0:
+        return "the interpreter exited (status 0, without an error) while %s" % doing
+    return "the probe exited with status %s while %s" % (r.returncode, doing)
+
+
+TORCH_SECTIONS = ("python", "torch_location", "packages", "torch_files", "torch_import", "torch", "backends",
+                  "accelerators", "cuda", "companion_imports")
+
+
+def read_sections(path: str):
+    sections: Dict[str, Any] = {}
+    stages: List[str] = []
+    try:
+        with open(path, "r", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by a crash
+                if not isinstance(obj, dict):
+                    continue
+                if "stage" in obj:
+                    stages.append(str(obj["stage"]))
+                elif "section" in obj:
+                    sections[str(obj["section"])] = obj.get("data")
+    except OSError:
+        pass
+    return sections, stages
+
+
+def run_target(python: str, timeout: float, light: bool = False) -> Dict[str, Any]:
+    """Run target.py under `python`; returns {section: data} plus 'probe'. `light`: only
+    the Python and package sections (no torch import), for explain."""
+    import tempfile
+
+    from . import proc
+    fd, out_path = tempfile.mkstemp(prefix="torchdoctor-", suffix=".jsonl")
+    os.close(fd)
+    try:
+        r = proc.run([python, "-c", LAUNCHER, TARGET_SCRIPT, out_path] + (["--light"] if light else []),
+                     timeout=timeout)
+        sections, stages = read_sections(out_path)
+    finally:
+        try:
+            os.unlink(out_path)
+        except OSError:
+            pass
+    last = stages[-1] if stages else None
+    completed = last == "done"
+    info: Dict[str, Any] = {
+        "python": python,
+        "returncode": r.returncode,
+        "signal": r.signal,
+        "timed_out": r.timed_out,
+        "timeout_s": timeout,
+        "duration_s": round(r.duration_s, 3),
+        "last_stage": last,
+        "completed": completed,
+        "stdout_tail": proc.last_lines(r.stdout, 40),
+        "stderr_tail": proc.last_lines(r.stderr, 40),
+    }
+    if r.start_error:
+        info["start_error"] = r.start_error
+    if TOO_OLD_MARK in r.stderr:
+        info["python_too_old"] = r.stderr.split(TOO_OLD_MARK, 1)[1].split()[0]
+    if not completed:
+        if r.start_error:
+            why = "could not run %s: %s" % (python, r.start_error)
+        elif info.get("python_too_old"):
+            why = "%s is Python %s; the probe needs 3.8+" % (python, info["python_too_old"])
+        else:
+            why = failure_reason(python, r, last, timeout)
+        info["error"] = why
+        skip_from_import = "torch_import" in sections and not (sections["torch_import"] or {}).get("ok")
+        for name in (("python", "packages") if light else TORCH_SECTIONS):
+            if name not in sections and not (skip_from_import and name != "torch_import"):
+                sections[name] = failed(why)
+    sections["probe"] = info
+    return sections
+
+
+def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
+           tool_timeout: float = 10.0, in_process: bool = False) -> Facts:
+    """All facts. `in_process`: ask the torch of *this* process (already imported, or
+    imported now) instead of a child, so its live settings are what the checks see."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from . import system
+    python = python or sys.executable
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        f_target = None if in_process else pool.submit(run_target, python, timeout)
+        f_nvml = pool.submit(system.nvml_facts, tool_timeout)
+        f_smi = pool.submit(system.nvidia_smi_facts, tool_timeout)
+        f_tk = pool.submit(system.toolkit_facts, tool_timeout)
+        local = {}
+        for key, fn in (("os", system.os_facts), ("cpu", system.cpu_facts),
+                        ("memory", system.memory_facts), ("env", system.env_facts)):
+            try:
+                local[key] = fn()
+            except Exception as e:  # noqa: BLE001
+                local[key] = failed("%s: %s" % (type(e).__name__, e))
+        # In-process collection stays on the main thread: that is where the caller's
+        # torch lives, and importing torch off the main thread is not something to rely on.
+        target = run_in_process(python, timeout) if in_process else _result(f_target)
+        driver = system.merge_driver(_result(f_nvml), _result(f_smi))
+        toolkit = _result(f_tk)
+    data: Dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "torchdoctor", "version": __version__},
+        "collected_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "source": "probe",
+    }
+    data["probe"] = target.pop("probe")
+    data["probe"]["total_s"] = round(time.monotonic() - t0, 3)
+    data.update(target)
+    data.update(local)
+    data["driver"] = driver
+    data["toolkit"] = toolkit
+    return Facts(data)
+
+
+def run_in_process(python: str, timeout: float) -> Dict[str, Any]:
+    """The torch sections from this very interpreter (the Python API's in-process mode).
+
+    No time limit and no crash protection: the caller's process has already imported
+    torch (or is about to), which is exactly what it asked to inspect."""
+    from . import target
+    t0 = time.monotonic()
+    torch_module = sys.modules.get("torch")
+    sections = dict(target.collect(None, torch_module=torch_module))
+    sections["probe"] = {"python": sys.executable, "in_process": True, "completed": True,
+                         "last_stage": "done", "returncode": 0, "signal": None, "timed_out": False,
+                         "timeout_s": timeout, "duration_s": round(time.monotonic() - t0, 3),
+                         "stdout_tail": "", "stderr_tail": ""}
+    return sections
+
+
+def _result(fut):
+    try:
+        return fut.result()
+    except Exception as e:  # noqa: BLE001
+        return failed("%s: %s" % (type(e).__name__, e))

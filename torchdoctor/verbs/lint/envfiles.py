@@ -1,0 +1,98 @@
+"""Files that declare an environment: requirements*.txt, pyproject.toml, setup.cfg, setup.py,
+environment.yml and Dockerfiles. Each is read into a Group of pins (torch, torchvision,
+torchaudio), index URLs, a declared Python and CUDA base images; the TD4xx rules then ask
+the compatibility tables (torchdoctor.kb.compat) whether that group can be installed.
+
+This module holds what the others share: which file names are environment files
+(kind_of), the Pin and the Group they are read into, and which of them belong to a
+project (find_project_files, python_of, project_torch_pins). Reading them is in
+envreaders (pins out of requirement strings and install commands: envpins), the
+TD4xx rules over a Group in envrules.
+"""
+
+import fnmatch
+import os
+from ...model.records import field, record
+from typing import Dict, List, Optional, Tuple
+
+COMPANIONS = ("torchvision", "torchaudio")
+NAMES = ("torch", "torchvision", "torchaudio")
+
+
+def kind_of(name: str) -> Optional[str]:
+    """The environment-file kind of a file name, or None."""
+    n = name.lower()
+    if n == "pyproject.toml":
+        return "pyproject"
+    if n == "setup.cfg":
+        return "setupcfg"
+    if n == "setup.py":
+        return "setuppy"
+    if n.endswith(".txt") and (n.startswith(("requirements", "constraints")) or n.endswith(("-requirements.txt", "_requirements.txt", ".requirements.txt"))):
+        return "requirements"
+    if fnmatch.fnmatch(n, "environment*.y*ml") or fnmatch.fnmatch(n, "conda*.y*ml"):
+        return "conda"
+    if n in ("dockerfile", "containerfile") or n.startswith(("dockerfile.", "containerfile.")) or n.endswith(".dockerfile"):
+        return "docker"
+    return None
+
+
+@record
+class Pin:
+    name: str           # torch | torchvision | torchaudio | python | pytorch-cuda
+    spec: str           # PEP 440 specifier set ("" = unpinned)
+    line: int
+    col: int = 1
+    local: Optional[str] = None   # "cu121" from torch==2.1.0+cu121
+    text: str = ""
+    where: str = ""
+
+
+@record
+class Group:
+    path: str
+    kind: str
+    pins: List[Pin] = field(default_factory=list)
+    indexes: List[Tuple[str, str, int]] = field(default_factory=list)   # (variant, url, line)
+    python: Optional[Pin] = None
+    images: List[Tuple[str, str, int]] = field(default_factory=list)    # (cuda "12.1", image, line)
+    text: str = ""
+    notes: List[str] = field(default_factory=list)
+
+    def of(self, name: str) -> List[Pin]:
+        return [p for p in self.pins if p.name == name]
+
+
+def project_torch_pins(groups: List[Group]) -> List[Pin]:
+    """The torch pins that declare what the project supports (not Dockerfiles, conda files)."""
+    return [p for g in groups if g.kind in ("pyproject", "setupcfg", "setuppy", "requirements") for p in g.of("torch")]
+
+
+def find_project_files(start: str) -> List[str]:
+    """The declaration files of the project around `start`: the nearest directory, going up,
+    that holds pyproject.toml, setup.cfg, setup.py or requirements*.txt."""
+    d = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    while True:
+        try:
+            names = os.listdir(d)
+        except OSError:
+            names = []
+        if os.path.basename(d) in ("site-packages", "dist-packages"):
+            return []  # an installed package is not a project: its pins are not the target
+        hits = [n for n in names if kind_of(n) in ("pyproject", "setupcfg", "setuppy", "requirements")]
+        if hits:
+            return [os.path.join(d, n) for n in sorted(hits)]
+        parent = os.path.dirname(d)
+        if parent == d or os.path.isdir(os.path.join(d, ".git")):
+            return []
+        d = parent
+
+
+def python_of(groups: List[Group]) -> Dict[str, Pin]:
+    """Declared Python per directory (pyproject, setup.cfg, setup.py): requirement files of
+    that directory inherit it."""
+    out: Dict[str, Pin] = {}
+    for g in groups:
+        if g.python and g.kind in ("pyproject", "setupcfg", "setuppy"):
+            out.setdefault(os.path.dirname(os.path.abspath(g.path)), g.python)
+    return out

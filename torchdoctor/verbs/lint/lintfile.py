@@ -1,0 +1,255 @@
+"""Lint one file: a Python module, a notebook's code cells, or an environment file.
+
+Runs in worker processes: everything here is a pure function of (path, settings) that
+returns a FileResult (picklable), never raises for bad input, and never writes.
+"""
+
+import ast
+import json
+import re
+import sys
+import tokenize
+import io
+from ...model.records import field, record
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+from . import envfiles as E
+from . import envpins, envreaders, envrules
+from . import pyscan
+
+_NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>[A-Za-z]+[0-9]+(?:[,\s]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
+_MAGIC = re.compile(r"^\s*[%!]")
+_CELL_PIP = re.compile(r"^\s*(?:!|%)\s*(pip|conda|mamba)\s+install\b(.*)$")
+
+
+@record
+class Settings:
+    targets: List[Tuple[int, int]]
+    cuda: Optional[bool]
+    select: FrozenSet[str]
+    want_fixes: bool = False
+
+
+@record
+class Finding:
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+    end_line: Optional[int] = None
+    end_col: Optional[int] = None
+    cell: Optional[int] = None
+    fix: Optional[dict] = None
+    replacement: Optional[str] = None
+    needs_absent: Optional[str] = None
+
+    def sort_key(self):
+        return (self.path, self.cell or 0, self.line, self.col, self.code)
+
+
+@record
+class FileResult:
+    path: str
+    findings: List[Finding] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
+    mentions: FrozenSet[str] = frozenset()
+    scanned: bool = True
+
+
+def noqa_map(lines: List[str]) -> Dict[int, Optional[FrozenSet[str]]]:
+    """line -> None (bare `# noqa`: everything) or the codes named."""
+    out: Dict[int, Optional[FrozenSet[str]]] = {}
+    for n, line in enumerate(lines, 1):
+        if "noqa" not in line and "NOQA" not in line:
+            continue
+        m = _NOQA.search(line)
+        if m:
+            codes = m.group("codes")
+            out[n] = None if not codes else frozenset(c.upper() for c in re.split(r"[,\s]+", codes) if c)
+    return out
+
+
+def suppressed(noqa: Dict[int, Optional[FrozenSet[str]]], line: int, code: str) -> bool:
+    if line not in noqa:
+        return False
+    codes = noqa[line]
+    return codes is None or code in codes
+
+
+def _decode(data: bytes) -> str:
+    try:
+        enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        enc = "utf-8"
+    try:
+        return data.decode(enc, "replace")
+    except LookupError:
+        return data.decode("utf-8", "replace")
+
+
+def _read(path: str, res: FileResult) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        res.notes.append("%s: skipped, cannot read it (%s)" % (path, e.strerror or e))
+        res.scanned = False
+        return None
+    if b"\x00" in data[:8192]:
+        res.notes.append("%s: skipped, binary file" % path)
+        res.scanned = False
+        return None
+    return data
+
+
+def _syntax(path: str, e: Exception) -> Finding:
+    line = getattr(e, "lineno", None) or 1
+    col = getattr(e, "offset", None) or 1
+    msg = getattr(e, "msg", None) or str(e)
+    return Finding(path, line, max(int(col), 1), "TD000", "syntax error for Python %d.%d: %s; the file was not checked"
+                   % (sys.version_info[0], sys.version_info[1], msg))
+
+
+def _mentions(text: str) -> FrozenSet[str]:
+    return frozenset(["CUBLAS_WORKSPACE_CONFIG"]) if "CUBLAS_WORKSPACE_CONFIG" in text else frozenset()
+
+
+def _keep(findings: List[Finding], noqa, settings: Settings) -> List[Finding]:
+    return [f for f in findings if f.code in settings.select and not suppressed(noqa, f.line, f.code)]
+
+
+def lint_python(path: str, settings: Settings, data: Optional[bytes] = None) -> FileResult:
+    res = FileResult(path)
+    data = _read(path, res) if data is None else data
+    if data is None:
+        return res
+    text = _decode(data)
+    lines = text.splitlines()
+    noqa = noqa_map(lines)
+    res.mentions = _mentions(text)
+    try:
+        tree = ast.parse(data, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+        res.findings = _keep([_syntax(path, e)], noqa, settings)
+        return res
+    try:
+        hits = pyscan.analyze(tree, data, settings.targets, settings.cuda)
+    except RecursionError:
+        res.notes.append("%s: too deeply nested to analyse; only parsed" % path)
+        hits = []
+    res.findings = _keep([Finding(path, h.line, h.col, h.code, h.message, h.end_line, h.end_col, None,
+                                  h.fix if settings.want_fixes else None, h.replacement, h.needs_absent)
+                          for h in hits], noqa, settings)
+    if path.endswith("setup.py"):
+        group = envreaders.read_setup_py(text, path, tree)
+        res.findings += env_findings(group, settings, noqa)
+    return res
+
+
+def lint_notebook(path: str, settings: Settings) -> FileResult:
+    """Code cells, with their line numbers (cell N, line L). Cells that do not parse are one
+    TD000 each; the others are analysed together, in order (names flow between cells)."""
+    res = FileResult(path)
+    data = _read(path, res)
+    if data is None:
+        return res
+    try:
+        nb = json.loads(data.decode("utf-8", "replace"))
+        cells = nb.get("cells") if isinstance(nb, dict) else None
+        if not isinstance(cells, list):
+            raise ValueError("no 'cells' list")
+    except (ValueError, AttributeError) as e:
+        res.notes.append("%s: skipped, not a notebook (%s)" % (path, str(e).splitlines()[0][:80]))
+        res.scanned = False
+        return res
+    joined: List[str] = []
+    where: List[Tuple[int, int]] = []   # joined line -> (cell, line in cell)
+    noqa: Dict[Tuple[int, int], Optional[FrozenSet[str]]] = {}
+    group = E.Group(path, "notebook")
+    out: List[Finding] = []
+    for ci, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        src = "".join(src) if isinstance(src, list) else str(src)
+        cell_lines = src.splitlines()
+        for ln, text in noqa_map(cell_lines).items():
+            noqa[(ci, ln)] = text
+        # IPython magics and shell escapes are not Python: blank them, read pip installs
+        clean = []
+        for ln, line in enumerate(cell_lines, 1):
+            m = _CELL_PIP.match(line)
+            if m:
+                before = len(group.pins)
+                envpins.shell_installs("%s install %s" % (m.group(1), m.group(2)), ln, path, group)
+                for p in group.pins[before:]:
+                    p.where, p.col = "cell %d" % ci, ci  # the cell, for the location below
+            clean.append("" if _MAGIC.match(line) else line)
+        code = "\n".join(clean) + "\n"
+        try:
+            ast.parse(code)
+        except (SyntaxError, ValueError) as e:
+            f = _syntax(path, e)
+            f.cell = ci
+            out.append(f)
+            continue
+        for ln in range(1, len(clean) + 1):
+            where.append((ci, ln))
+        joined.extend(clean)
+    source = ("\n".join(joined) + "\n").encode("utf-8")
+    res.mentions = _mentions(source.decode("utf-8"))
+    try:
+        hits = pyscan.analyze(ast.parse(source), source, settings.targets, settings.cuda)
+    except (SyntaxError, ValueError, RecursionError):
+        hits = []
+    for h in hits:
+        cell, line = where[h.line - 1] if 0 < h.line <= len(where) else (None, h.line)
+        end_line = where[h.end_line - 1][1] if h.end_line and 0 < h.end_line <= len(where) and where[h.end_line - 1][0] == cell else None
+        out.append(Finding(path, line, h.col, h.code, h.message, end_line, h.end_col if end_line else None, cell,
+                           None, h.replacement, h.needs_absent))
+    for code, line, col, msg in envrules.check_group(group):
+        cell = next((p.col for p in group.pins if p.line == line and p.where.startswith("cell ")), None)
+        out.append(Finding(path, line, 1, code, msg, cell=cell))
+    res.findings = [f for f in out if f.code in settings.select and not (
+        (f.cell, f.line) in noqa and (noqa[(f.cell, f.line)] is None or f.code in noqa[(f.cell, f.line)]))]
+    return res
+
+
+def env_findings(group: E.Group, settings: Settings, noqa, python=None) -> List[Finding]:
+    out = []
+    for code, line, col, msg in envrules.check_group(group, python):
+        out.append(Finding(group.path, line, col, code, msg))
+    return _keep(out, noqa, settings)
+
+
+def lint_env(path: str, kind: str, settings: Settings, python=None) -> Tuple[FileResult, Optional[E.Group]]:
+    res = FileResult(path)
+    data = _read(path, res)
+    if data is None:
+        return res, None
+    text = data.decode("utf-8", "replace")
+    res.mentions = _mentions(text)
+    group = envreaders.read(kind, text, path)
+    res.notes.extend(group.notes)
+    lines = text.splitlines()
+    noqa = noqa_map(lines)
+    if kind == "docker":  # a `# noqa: TD404` comment line above an instruction counts for it
+        for n, line in enumerate(lines, 1):
+            if n in noqa and line.lstrip().startswith("#"):
+                noqa.setdefault(n + 1, noqa[n])
+    res.findings = env_findings(group, settings, noqa, python)
+    return res, group
+
+
+def lint_path(item: Tuple[str, str], settings: Settings) -> FileResult:
+    """Entry point of the workers: (path, kind) with kind python | notebook."""
+    path, kind = item
+    try:
+        if kind == "notebook":
+            return lint_notebook(path, settings)
+        return lint_python(path, settings)
+    except Exception as e:  # a bug of ours must not end the scan of everything else
+        res = FileResult(path)
+        res.notes.append("%s: not checked, internal error %s: %s" % (path, type(e).__name__, e))
+        return res

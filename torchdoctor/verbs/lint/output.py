@@ -1,0 +1,168 @@
+"""Renderers: text (``path:line:col: TDnnn message``), JSON (schema_version 1), SARIF 2.1.0
+and GitHub Actions workflow commands."""
+
+import json
+import os
+from typing import Any, Dict, List, Optional
+
+from ... import __version__
+from ...render import safe
+from . import rules as R
+
+SCHEMA_VERSION = 1
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+_GH_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def severity(code: str) -> str:
+    return R.rule(code)["severity"]
+
+
+def location(f) -> str:
+    if f.cell is not None:
+        return "%s:cell %d:%d:%d" % (f.path, f.cell, f.line, f.col)
+    return "%s:%d:%d" % (f.path, f.line, f.col)
+
+
+def text(findings, summary: Dict[str, Any], style) -> str:
+    out = []
+    for f in findings:
+        sev = severity(f.code)
+        code = style.paint(f.code, "error" if sev == "error" else "warning" if sev == "warning" else "info")
+        fixable = " [*]" if f.fix else ""
+        out.append("%s: %s%s %s" % (style.paint(safe.line(location(f)), "title"), code, fixable, safe.line(f.message)))
+    n = len(findings)
+    fixable = sum(1 for f in findings if f.fix)
+    tail = "Found %d finding%s" % (n, "" if n == 1 else "s") if n else "No findings"
+    tail += " in %d file%s" % (summary["files"], "" if summary["files"] == 1 else "s")
+    if fixable:
+        tail += " (%d fixable with --fix)" % fixable
+    out.append(tail + "; target: %s." % safe.line(summary["target"]))
+    if summary.get("fixed"):
+        out.append("%s %d finding%s in %d file%s." % ("Would fix" if summary.get("dry_run") else "Fixed", summary["fixed"], "" if summary["fixed"] == 1 else "s",
+                                                       summary["fixed_files"], "" if summary["fixed_files"] == 1 else "s"))
+    return "\n".join(out) + "\n"
+
+
+def finding_dict(f) -> Dict[str, Any]:
+    r = R.rule(f.code)
+    return {"path": f.path, "line": f.line, "column": f.col, "end_line": f.end_line, "end_column": f.end_col,
+            "cell": f.cell, "code": f.code, "name": r["name"], "severity": r["severity"], "message": f.message,
+            "fixable": bool(f.fix), "replacement": f.replacement, "links": list(r.get("links") or [])}
+
+
+def as_json(findings, summary: Dict[str, Any]) -> str:
+    doc = {"schema_version": SCHEMA_VERSION, "tool": "torchdoctor lint", "version": __version__,
+           "target": summary["target_dict"], "files_scanned": summary["files"],
+           "findings": [finding_dict(f) for f in findings], "notes": list(summary.get("notes") or []),
+           "fixed": summary.get("fixed", 0)}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _uri(path: str) -> str:
+    """Relative to the working directory (SARIF's %SRCROOT% in a checkout), else a file: URI."""
+    from urllib.parse import quote
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute)
+    if rel == ".." or rel.startswith(".." + os.sep):
+        return "file://" + quote(absolute.replace(os.sep, "/"))
+    return quote(rel.replace(os.sep, "/"))
+
+
+def sarif(findings, summary: Dict[str, Any]) -> str:
+    codes = R.all_codes()
+    rules = []
+    for code in codes:
+        r = R.rule(code)
+        entry = {"id": code, "name": r["name"], "shortDescription": {"text": r["summary"]},
+                 "fullDescription": {"text": r.get("explain") or r["summary"]},
+                 "defaultConfiguration": {"level": _SARIF_LEVEL[r["severity"]], "enabled": r.get("default", True)},
+                 "properties": {"fixable": r.get("fixable"), "since": r.get("since")}}
+        if r.get("links"):
+            entry["helpUri"] = r["links"][0]
+        rules.append(entry)
+    results = []
+    for f in findings:
+        region = {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)}
+        if f.end_line and f.end_line >= f.line:
+            region["endLine"] = f.end_line
+            if f.end_col and (f.end_line > f.line or f.end_col > f.col):
+                region["endColumn"] = f.end_col
+        res = {"ruleId": f.code, "ruleIndex": codes.index(f.code), "level": _SARIF_LEVEL[severity(f.code)],
+               "message": {"text": f.message},
+               "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(f.path), "uriBaseId": "%SRCROOT%"},
+                                                   "region": region}}]}
+        if f.cell is not None:
+            res["properties"] = {"cell": f.cell}
+        results.append(res)
+    doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0",
+           "runs": [{"tool": {"driver": {"name": "torchdoctor", "semanticVersion": __version__, "version": __version__,
+                                         "rules": rules}},
+                     "automationDetails": {"id": "torchdoctor-lint/"},
+                     "invocations": [{"executionSuccessful": True,
+                                      "toolExecutionNotifications": [{"level": "note", "message": {"text": n}}
+                                                                     for n in summary.get("notes") or []]}],
+                     "properties": {"target": summary["target_dict"]},
+                     "results": results}]}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _gh_data(s: str) -> str:
+    s = safe.visible(s)  # the Actions log renders ANSI codes; CR and LF are encoded below
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(s: str) -> str:
+    return _gh_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(findings, summary: Dict[str, Any]) -> str:
+    out = []
+    for f in findings:
+        props = ["file=%s" % _gh_prop(f.path.replace(os.sep, "/")), "line=%d" % f.line, "col=%d" % f.col]
+        if f.end_line and f.end_line >= f.line:
+            props.append("endLine=%d" % f.end_line)
+        title = "%s %s" % (f.code, R.rule(f.code)["name"])
+        if f.cell is not None:
+            title += " (cell %d)" % f.cell
+        props.append("title=%s" % _gh_prop(title))
+        out.append("::%s %s::%s" % (_GH_LEVEL[severity(f.code)], ",".join(props), _gh_data(f.message)))
+    out.append("::notice title=torchdoctor lint::%s" % _gh_data(
+        "%d finding(s) in %d file(s); target: %s" % (len(findings), summary["files"], summary["target"])))
+    return "\n".join(out) + "\n"
+
+
+def rules_table(markdown: bool = True) -> str:
+    """The rule table (README's, from rules.json)."""
+    rows = []
+    for code in R.all_codes():
+        r = R.rule(code)
+        fix = {True: "yes", False: "no", "some": "some"}.get(r.get("fixable"), str(r.get("fixable")))
+        since = r.get("since") or "any"
+        what = r["summary"] + ("" if r.get("default", True) else " Off by default.")
+        rows.append((code, r["name"], r["severity"], since, fix, what))
+    if not markdown:
+        return "".join("%-6s %-34s %-8s %-10s %-5s %s\n" % row for row in rows)
+    out = ["| code | name | severity | since | fixable | what |", "|---|---|---|---|---|---|"]
+    out += ["| %s | `%s` | %s | %s | %s | %s |" % row for row in rows]
+    return "\n".join(out) + "\n"
+
+
+def api_table() -> str:
+    """Every API the history names outside torch.backends, with its versions (README)."""
+    out = ["| API | added | deprecated | removed | replacement | `--fix` |", "|---|---|---|---|---|---|"]
+    for path, e in sorted(R.data()["apis"].items()):
+        added = ("<= " if e.get("added_or_earlier") else "") + e["added"] if e.get("added") else ""
+        out.append("| `%s` | %s | %s | %s | %s | %s |" % (
+            path, added, e.get("deprecated") or "", e.get("removed") or "",
+            ("`%s`" % e["replacement"]) if e.get("replacement") else "", "yes" if e.get("fix") else ""))
+    return "\n".join(out) + "\n"
+
+
+def summary_target(target) -> str:
+    return target.describe()
+
+
+def notes_text(notes: List[str]) -> Optional[str]:
+    return "".join("torchdoctor: note: %s\n" % safe.line(n) for n in notes) if notes else None

@@ -1,0 +1,176 @@
+"""The rule table and the torch API history, as data.
+
+``data/rules.json`` holds the rules (code, name, severity, fixable, links, source) and the
+history of torch APIs outside ``torch.backends``; the ``torch.backends`` history comes from
+``kb/data/compat.json`` (the knowledge base's copy of the shared reference), read through
+``torchdoctor.kb.compat``. Versions are compared as (major, minor): every release the
+tables know is a minor release line.
+"""
+
+import functools
+import json
+import os
+from typing import Any, Dict, List, Optional, Tuple
+
+from ...model import versions as V
+
+_DATA = os.path.join(os.path.dirname(__file__), "data", "rules.json")
+
+
+@functools.lru_cache(maxsize=None)
+def data() -> Dict[str, Any]:
+    with open(_DATA, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def rules() -> Dict[str, Dict[str, Any]]:
+    return data()["rules"]
+
+
+def rule(code: str) -> Dict[str, Any]:
+    return data()["rules"][code]
+
+
+def default_codes() -> List[str]:
+    return sorted(c for c, r in rules().items() if r.get("default", True))
+
+
+def all_codes() -> List[str]:
+    return sorted(rules())
+
+
+def source_text(key: Optional[str]) -> Optional[str]:
+    """Citation of a 'KEY+KEY' source of rules.json (compat keys are cited by compat.source)."""
+    if not key:
+        return None
+    sources = data()["_meta"]["sources"]
+    parts = [p for p in key.split("+") if p]
+    if all(p in sources for p in parts):
+        return "; ".join(sources[p] for p in parts)
+    from ...kb import compat
+    return compat.source(key) or key
+
+
+def mt(version: Any) -> Optional[Tuple[int, int]]:
+    """(major, minor) of '2.13', '2.13.0+cpu', '<=1.11 (...)'; None when it does not parse."""
+    if version is None:
+        return None
+    text = str(version).strip().lstrip("<=").split()[0] if str(version).strip() else ""
+    return V.minor_tuple(text)
+
+
+def fmt(t: Tuple[int, int]) -> str:
+    return "%d.%d" % t
+
+
+def span(ts: List[Tuple[int, int]]) -> str:
+    """'2.1' or '2.1 ... 2.5' for a list of release lines."""
+    if not ts:
+        return "(none)"
+    return fmt(ts[0]) if len(ts) == 1 else "%s ... %s" % (fmt(ts[0]), fmt(ts[-1]))
+
+
+@functools.lru_cache(maxsize=None)
+def _history() -> Dict[str, Dict[str, Any]]:
+    """dotted path -> {added, added_or_earlier, deprecated, removed, replacement, fix, ...}."""
+    from ...kb import compat
+    out: Dict[str, Dict[str, Any]] = {}
+    for path in compat.backend_paths():
+        e = compat.backend_api(path) or {}
+        out[path] = {"added": e.get("added"), "added_or_earlier": bool(e.get("added_or_earlier")),
+                     "deprecated": e.get("deprecated"), "removed": e.get("removed"),
+                     "replacement": e.get("replacement"), "note": e.get("note"),
+                     "source": e.get("source"), "origin": "compat"}
+    for path, e in data()["apis"].items():
+        merged = dict(out.get(path, {}))
+        merged.update(e)
+        merged.setdefault("origin", "rules")
+        out[path] = merged
+    # Soft deprecations of the legacy TF32 flags (2.9) are TD202/TD203's business, not
+    # TD201's: the flags still work in every release, without a warning.
+    for path in ("torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32"):
+        if path in out:
+            out[path] = dict(out[path], deprecated=None)
+    return out
+
+
+def history(path: str) -> Optional[Dict[str, Any]]:
+    return _history().get(path)
+
+
+def known_paths() -> List[str]:
+    return list(_history())
+
+
+@functools.lru_cache(maxsize=None)
+def leaf_names() -> frozenset:
+    """Last components of every known path: a cheap pre-filter for attribute chains."""
+    return frozenset(p.rsplit(".", 1)[-1] for p in _history())
+
+
+def imported_by_torch_from(module: str) -> Tuple[bool, Optional[Tuple[int, int]]]:
+    """(listed, first release whose `import torch` imports it; None = never)."""
+    e = data()["imported_by_torch"]
+    if module in e["from"]:
+        v = e["from"][module]
+        return True, (mt(v) if v else None)
+    if module in data()["apis"] and data()["apis"][module].get("imported_by_torch_from"):
+        return True, mt(data()["apis"][module]["imported_by_torch_from"])
+    return False, None
+
+
+def missing_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[str, Any]]:
+    """Why `path` does not exist in some of `targets` (minor tuples), or None.
+
+    {"kind": "added"|"removed", "versions": [...], "added": "2.3", "removed": ..., "last": ...}.
+    An entry marked added_or_earlier is never "not yet added": older releases are unknown.
+    """
+    e = _history().get(path)
+    if not e or not targets:
+        return None
+    added = mt(e.get("added"))
+    removed = mt(e.get("removed")) if e.get("removed") and "not removed" not in str(e.get("removed")) else None
+    if removed:
+        gone = [t for t in targets if t >= removed]
+        if gone:
+            return {"kind": "removed", "versions": gone, "removed": fmt(removed), "entry": e}
+    if added and not e.get("added_or_earlier"):
+        early = [t for t in targets if t < added]
+        if early:
+            return {"kind": "added", "versions": early, "added": fmt(added), "entry": e}
+    return None
+
+
+def deprecated_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[str, Any]]:
+    """The deprecation of `path` if some target release already warns (and still has it)."""
+    e = _history().get(path)
+    dep = mt(e.get("deprecated")) if e and e.get("deprecated") else None
+    if not dep:
+        return None
+    removed = mt(e.get("removed")) if e.get("removed") and "not removed" not in str(e.get("removed")) else None
+    hit = [t for t in targets if t >= dep and (removed is None or t < removed)]
+    return {"deprecated": fmt(dep), "versions": hit, "entry": e} if hit else None
+
+
+def fix_allowed(path: str, targets: List[Tuple[int, int]]) -> bool:
+    """Whether the entry's rewrite is valid for every target (its replacement exists there)."""
+    e = _history().get(path) or {}
+    floor = mt(e.get("fix_min"))
+    return bool(e.get("fix")) and (floor is None or all(t >= floor for t in targets))
+
+
+def versions_named() -> List[Tuple[str, str, str]]:
+    """(where, field, version) of every version the rule table names: for the cross-check test."""
+    out = []
+    for path, e in data()["apis"].items():
+        for f in ("added", "deprecated", "removed", "fix_min", "imported_by_torch_from"):
+            if e.get(f):
+                out.append((path, f, e[f]))
+    for mod, v in data()["imported_by_torch"]["from"].items():
+        if v:
+            out.append((mod, "imported_by_torch_from", v))
+    for code, r in rules().items():
+        s = r.get("since")
+        if s and s[0].isdigit() or (s and s.startswith("<=")):
+            out.append((code, "since", s.lstrip("<= ")))
+    return out

@@ -1,0 +1,133 @@
+"""The scan: discover files, pick the target, lint Python files in parallel (the environment
+files in this process: they are few and cheap), apply the project-wide filters."""
+
+import gc
+import os
+from ...model.records import field, record
+from typing import List, Optional, Tuple
+
+from . import envfiles as E
+from . import envreaders
+from .lintfile import FileResult, Finding, Settings, lint_env, lint_path
+from .target import Target
+
+MAX_WORKERS = 8          # more processes than this buys nothing on a few thousand files
+PARALLEL_MIN_FILES = 48  # below this, starting processes costs more than it saves
+
+
+@record
+class Outcome:
+    findings: List[Finding] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
+    files: int = 0
+    workers: int = 1
+
+
+def workers_for(n_files: int, jobs: Optional[int]) -> int:
+    if jobs is not None:
+        return max(1, min(jobs, MAX_WORKERS))
+    if n_files < PARALLEL_MIN_FILES:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_WORKERS))
+
+
+# Syntax trees hold no reference cycles (pyscan breaks its own), so the cyclic garbage
+# collector only costs time while thousands of them are built (~30% of parse time on the
+# torch tree); it runs every GC_EVERY files instead.
+GC_EVERY = 256
+
+
+def _lint_serial(items, settings) -> List[FileResult]:
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        out = []
+        for i, item in enumerate(items, 1):
+            out.append(lint_path(item, settings))
+            if i % GC_EVERY == 0:
+                gc.collect()
+        return out
+    finally:
+        if was:
+            gc.enable()
+
+
+_SETTINGS: Optional[Settings] = None
+_DONE = 0
+
+
+def _init(settings: Settings) -> None:
+    global _SETTINGS
+    _SETTINGS = settings
+    gc.disable()
+
+
+def _work(item):
+    global _DONE
+    _DONE += 1
+    if _DONE % GC_EVERY == 0:
+        gc.collect()
+    return lint_path(item, _SETTINGS)
+
+
+def lint_python_files(items: List[Tuple[str, str]], settings: Settings, workers: int) -> Tuple[List[FileResult], int]:
+    if workers <= 1 or len(items) < 2:
+        return _lint_serial(items, settings), 1
+    import multiprocessing
+    try:
+        with multiprocessing.get_context().Pool(workers, initializer=_init, initargs=(settings,)) as pool:
+            chunk = max(1, min(64, len(items) // (workers * 8) or 1))
+            return list(pool.imap(_work, items, chunksize=chunk)), workers
+    except (OSError, ImportError, PermissionError, RuntimeError):
+        # no working semaphores or fork here (some sandboxes, AWS Lambda): one process it is
+        return _lint_serial(items, settings), 1
+
+
+def run(files: List[Tuple[str, str]], settings: Settings, jobs: Optional[int] = None) -> Outcome:
+    out = Outcome(files=len(files))
+    py = [(p, k) for p, k in files if k in ("python", "notebook", "setuppy")]
+    py = [(p, "python" if k == "setuppy" else k) for p, k in py]
+    env = [(p, k) for p, k in files if k not in ("python", "notebook", "setuppy")]
+    out.workers = workers_for(len(py), jobs)
+    results, out.workers = lint_python_files(py, settings, out.workers)
+    # environment files: pyproject/setup.cfg first, so requirement files can inherit their Python
+    order = {"pyproject": 0, "setupcfg": 1}
+    env.sort(key=lambda pk: order.get(pk[1], 2))
+    declared = {}
+    for path, kind in env:
+        d = os.path.dirname(os.path.abspath(path))
+        res, group = lint_env(path, kind, settings, declared.get(d))
+        if group is not None and group.python and kind in ("pyproject", "setupcfg"):
+            declared.setdefault(d, group.python)
+        results.append(res)
+    mentions = set()
+    for r in results:
+        mentions |= set(r.mentions)
+        out.notes.extend(r.notes)
+        if not r.scanned:
+            out.files -= 1
+    for r in results:
+        out.findings.extend(f for f in r.findings if not (f.needs_absent and f.needs_absent in mentions))
+    out.findings.sort(key=Finding.sort_key)
+    return out
+
+
+def project_target(paths: List[str]) -> Tuple[Optional[Target], List[str]]:
+    """The target declared by the project around the first path (its torch pins)."""
+    from .target import from_pins
+    files = E.find_project_files(paths[0] if paths else ".")
+    groups = [g for g in (envreaders.read_file(f) for f in files) if g is not None]
+    notes = [n for g in groups for n in g.notes]
+    pins = E.project_torch_pins(groups)
+    for p in pins:
+        p.where = os.path.relpath(os.path.join(os.path.dirname(files[0]), p.where)) if files else p.where
+    t = from_pins(pins)
+    if t is not None:
+        notes.extend(t.notes)
+        if not t.versions:
+            return None, notes
+    return t, notes

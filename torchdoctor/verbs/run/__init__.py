@@ -1,0 +1,2 @@
+"""`torchdoctor run`: run a command unchanged (runner, command, terminal), and after it
+fails, what its output and its death say (postmortem, signals)."""
