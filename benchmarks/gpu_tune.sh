@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 TORCH_PYTHON="${TORCH_PYTHON:-$PYTHON}"
 OUT="${OUT:-benchmarks/_gpu_tune}"
-SIZE="${SIZE:-large}"     # tiny/small only to smoke-test this script (e.g. with tests/tune/tune_fakes.py's shim)
+SIZE="${SIZE:-large}"     # tiny/small only to smoke-test this script (e.g. with tests/verbs/tune/tune_fakes.py's shim)
 BUDGET="${BUDGET:-240}"   # tune's whole run, torch start-up included; the rest of the 5 minutes is margin
 
 if ! "$TORCH_PYTHON" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then

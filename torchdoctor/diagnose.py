@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # explain needs no Report: imported where one is made
 
 # -- facts -> findings ---------------------------------------------------------------
 def diagnose(facts: Facts, only=None, skip=None) -> "Report":
-    from .areas.registry import run_checks
+    from .areas.checks import run_checks
     from .model.report import Report
     skipped: List[Dict[str, Any]] = []
     findings = run_checks(facts, only=only, skip=skip, skipped=skipped)

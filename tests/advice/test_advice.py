@@ -4,7 +4,7 @@ OS, driver and accelerator (a wrong command is worse than none)."""
 
 from conftest import make_facts
 from torchdoctor.advice import install_advice
-from torchdoctor.areas.registry import all_checks, run_check
+from torchdoctor.areas.checks import all_checks, run_check
 
 CHECKS = {c.id: c for c in all_checks()}
 LINUX = {"system": "Linux", "release": "6.8.0-45-generic"}

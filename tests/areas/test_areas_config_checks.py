@@ -3,13 +3,14 @@
 import pytest
 from conftest import make_facts
 
-from torchdoctor.areas.registry import all_checks, run_checks
+from torchdoctor.areas.checks import all_checks, run_checks
+from torchdoctor.areas.registry import area_of
 from torchdoctor.model.facts import absent
 
 # The settings checks: those of the config area, and the ones that moved to the area of
 # their condition (cuBLAS determinism, OMP threads of distributed jobs, /dev/shm, OpenMP).
 SETTINGS_ELSEWHERE = ("determinism-cublas", "omp-threads-distributed", "small-shm", "omp-duplicate-lib-ok")
-CONFIG_IDS = sorted(c.id for c in all_checks() if c.area == "config" or c.id in SETTINGS_ELSEWHERE)
+CONFIG_IDS = sorted(c.id for c in all_checks() if area_of(c.func.__module__) == "config" or c.id in SETTINGS_ELSEWHERE)
 GIB = 1 << 30
 
 

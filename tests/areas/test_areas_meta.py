@@ -11,7 +11,8 @@ import os
 
 import pytest
 
-from torchdoctor.areas.registry import all_checks, all_hooks, area_of, run_checks
+from torchdoctor.areas.checks import all_checks, run_checks
+from torchdoctor.areas.registry import all_hooks, area_of
 from torchdoctor.model.facts import Facts
 from torchdoctor.kb.errors import load_entries
 
@@ -35,7 +36,7 @@ def test_every_check_fires_on_its_fixture_and_not_on_the_other(chk):
     if "fires" not in have or "quiet" not in have:
         pytest.skip("no fixtures (the test above fails)")
     fired = [f for f in run_checks(Facts.from_dict(have["fires"]), only=[chk.id]) if f.check == chk.id]
-    assert fired and all(f.id != "check-crashed" for f in fired)
+    assert fired and all(f.id != "rule-crashed" for f in fired)
     quiet = [f for f in run_checks(Facts.from_dict(have["quiet"]), only=[chk.id]) if f.check == chk.id]
     assert quiet == []
 
@@ -54,11 +55,30 @@ def test_a_kb_files_hooks_live_in_the_area_of_the_same_name():
 
 def test_a_hook_named_like_a_check_lives_beside_it():
     checks = {c.id: c for c in CHECKS}
-    wrong = ["%s: hook in %s, check in %s" % (name, area_of(fn.__module__), checks[name].area)
-             for name, fn in all_hooks().items() if name in checks and area_of(fn.__module__) != checks[name].area]
+    wrong = ["%s: hook in %s, check in %s" % (name, area_of(fn.__module__), area_of(checks[name].func.__module__))
+             for name, fn in all_hooks().items() if name in checks and area_of(fn.__module__) != area_of(checks[name].func.__module__)]
     assert not wrong, wrong
 
 
 def test_hook_names_are_condition_names():
     bad = [n for n in all_hooks() if n != n.lower() or "_" in n or " " in n]
     assert not bad, "hook names are kebab-case condition names: %s" % bad
+
+
+def test_the_checks_tuple_lists_every_check_the_areas_define():
+    """A check written but not listed would never run; one listed twice would run twice."""
+    import importlib
+    import pkgutil
+
+    import torchdoctor.areas as areas
+    from torchdoctor.areas.checks import CHECKS as LISTED
+    defined = set()
+    for mod in pkgutil.walk_packages(areas.__path__, areas.__name__ + "."):
+        m = importlib.import_module(mod.name)
+        for value in vars(m).values():
+            r = getattr(value, "rule", None)
+            if callable(value) and r is not None and r.family == "check" and value.__module__ == m.__name__:
+                defined.add(r.id)
+    listed = [r.id for r in LISTED]
+    assert sorted(listed) == sorted(defined)
+    assert len(listed) == len(set(listed))

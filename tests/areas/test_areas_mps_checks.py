@@ -2,7 +2,7 @@
 
 from conftest import make_facts
 
-from torchdoctor.areas.registry import run_checks
+from torchdoctor.areas.checks import run_checks
 from torchdoctor.model.facts import absent
 from torchdoctor.kb import compat
 

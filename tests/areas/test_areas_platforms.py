@@ -4,7 +4,7 @@ command that does the wrong thing (or nothing) there."""
 import pytest
 
 from conftest import make_facts
-from torchdoctor.areas.registry import all_checks, run_check
+from torchdoctor.areas.checks import all_checks, run_check
 
 CHECKS = {c.id: c for c in all_checks()}
 LINUX = {"system": "Linux", "release": "6.8.0-45-generic", "machine": "x86_64"}

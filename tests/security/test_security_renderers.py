@@ -99,8 +99,8 @@ def test_lint_text_and_github(tmp_path):
 
 
 def _tune_result(payload):
-    sys.path.insert(0, os.path.join(TESTS, "tune"))
-    from test_tune_analysis import check, finish, plan, result, setting, times
+    sys.path.insert(0, os.path.join(TESTS, "verbs", "tune"))
+    from test_verbs_tune_analysis import check, finish, plan, result, setting, times
     from torchdoctor.gather.proc import ProcResult
     from torchdoctor.verbs.tune.runner import TuneOptions
     model = "m:" + payload
@@ -137,8 +137,8 @@ def test_tune_from_a_poisoned_saved_result(tmp_path):
 
 
 def test_dist_renderers():
-    sys.path.insert(0, os.path.join(TESTS, "dist", "conditions"))
-    from test_dist_conditions import _exited, _mismatch
+    sys.path.insert(0, os.path.join(TESTS, "verbs", "dist", "conditions"))
+    from test_verbs_dist_conditions import _exited, _mismatch
     from torchdoctor.verbs.dist import conditions as C
     from torchdoctor.verbs.dist import render as R
     for job in (_mismatch("env.NCCL_DEBUG", "INFO" + PAYLOAD), _exited()):

@@ -52,8 +52,8 @@ def verbs(tmp):
 
 def _tune_json():
     import json
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tune"))
-    from test_tune_analysis import check, finish, plan, result, setting, times
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "verbs", "tune"))
+    from test_verbs_tune_analysis import check, finish, plan, result, setting, times
     from torchdoctor.gather.proc import ProcResult
     from torchdoctor.verbs.tune.runner import TuneOptions
     recs = finish([plan(settings=[setting("threads=1", "threads", "threads")]), check("default"), check("threads=1"),

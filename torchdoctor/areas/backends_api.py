@@ -9,14 +9,14 @@ from ..advice import reinstall_same_build
 from ..model.facts import ABSENT, Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import WARNING, Tailored, check, finding, hook
+from .registry import WARNING, Tailored, rule, finding, hook
 import difflib
 from .api import WHICH_TORCH, code_block, has_at_least, present, too_old, upgrade, version_or_none
 from .mps import MPS_URL, on_macos
 
 
 
-@check("backends-mps-missing", category="backends-mps-missing", severity=WARNING,
+@rule("check", "backends-mps-missing", category="backends-mps-missing", severity=WARNING,
        verify=('python -c "import torch; print(torch.backends.mps.is_available())"', 'True (False on a Mac without MPS, but no AttributeError)'))
 def backends_mps_missing(facts):
     """torch.backends.mps does not exist: this torch predates Apple-GPU support."""

@@ -7,7 +7,7 @@ from typing import Optional, Tuple
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
+from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_note
 from .companions.common import match_groups, python_minor, torch_meta_version
 from ..advice.commands import pip, torch_near_build
 from ..model import versions as V
@@ -42,7 +42,7 @@ def _satisfies(version: str, spec: str) -> Optional[bool]:
         return None
 
 
-@check("triton-missing", category="triton-missing", severity=WARNING, requires=('packages.installed',),
+@rule("check", "triton-missing", category="triton-missing", severity=WARNING, requires=('packages.installed',),
        verify=('python -c "import triton; print(triton.__version__)"', 'the triton version torch pins'))
 def triton_missing(facts):
     """triton is missing or not the version torch pins: torch.compile cannot build GPU kernels."""

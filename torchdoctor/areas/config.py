@@ -14,7 +14,7 @@ from typing import List, Optional, Tuple
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import INFO, WARNING, Remedy, Tailored, check, finding, hook
+from .registry import INFO, WARNING, Remedy, Tailored, rule, finding, hook
 
 
 
@@ -56,7 +56,7 @@ def runtime_setting(facts, name):
     return facts.value("torch.runtime." + name)
 
 
-@check("cudnn-benchmark", category="config", severity=INFO)
+@rule("check", "cudnn-benchmark", category="config", severity=INFO)
 def cudnn_benchmark(facts):
     """torch.backends.cudnn.benchmark is on (autotuned convolution algorithms)."""
     if not _gpu_build(facts) or F.backend_value(facts, "cudnn", "benchmark") is not True:
@@ -73,7 +73,7 @@ def cudnn_benchmark(facts):
             "reproducible runs.", links=[REPRO_URL])
 
 
-@check("cudnn-deterministic", category="config", severity=INFO)
+@rule("check", "cudnn-deterministic", category="config", severity=INFO)
 def cudnn_deterministic(facts):
     """torch.backends.cudnn.deterministic is on (reproducible, possibly slower convolutions)."""
     if not _gpu_build(facts) or F.backend_value(facts, "cudnn", "deterministic") is not True:
@@ -88,7 +88,7 @@ def cudnn_deterministic(facts):
         fix="Keep it for reproducible experiments; turn it off (the default) for speed.", links=[REPRO_URL])
 
 
-@check("cudnn-disabled", category="config", severity=WARNING)
+@rule("check", "cudnn-disabled", category="config", severity=WARNING)
 def cudnn_disabled(facts):
     """torch.backends.cudnn.enabled is off: GPU convolutions and RNNs use slow fallbacks."""
     if not _gpu_build(facts) or F.backend_value(facts, "cudnn", "enabled") is not False:
@@ -102,7 +102,7 @@ def cudnn_disabled(facts):
             "reproducibility use torch.backends.cudnn.deterministic = True instead.", links=[REPRO_URL])
 
 
-@check("deterministic-algorithms", category="config", severity=INFO)
+@rule("check", "deterministic-algorithms", category="config", severity=INFO)
 def deterministic_algorithms(facts):
     """torch.use_deterministic_algorithms(True) is in effect."""
     if runtime_setting(facts, "are_deterministic_algorithms_enabled") is not True:
@@ -118,7 +118,7 @@ def deterministic_algorithms(facts):
             "offending ops without failing.", links=[REPRO_URL])
 
 
-@check("cublas-workspace-config", category="config", severity=INFO)
+@rule("check", "cublas-workspace-config", category="config", severity=INFO)
 def cublas_workspace_config(facts):
     """CUBLAS_WORKSPACE_CONFIG is set: what it does (and whether it parses)."""
     v = F.env(facts, "CUBLAS_WORKSPACE_CONFIG")
@@ -192,7 +192,7 @@ def _precision_changes(facts) -> List[Tuple[str, str]]:
     return out
 
 
-@check("fp32-precision", category="config", severity=INFO)
+@rule("check", "fp32-precision", category="config", severity=INFO)
 def fp32_precision(facts):
     """Float32 precision flags (TF32, matmul precision) that differ from torch's defaults."""
     changes = _precision_changes(facts)
@@ -216,7 +216,7 @@ def torch_threads(facts) -> Optional[int]:
     return None
 
 
-@check("thread-oversubscription", category="config", severity=WARNING)
+@rule("check", "thread-oversubscription", category="config", severity=WARNING)
 def thread_oversubscription(facts):
     """More CPU threads requested than this process has cores."""
     usable = F.usable_cores(facts)
@@ -251,7 +251,7 @@ def thread_oversubscription(facts):
         commands=[F.set_env_cmd(facts, "OMP_NUM_THREADS", str(env_limit))], links=[THREADS_URL])
 
 
-@check("cuda-launch-blocking", category="config", severity=WARNING)
+@rule("check", "cuda-launch-blocking", category="config", severity=WARNING)
 def cuda_launch_blocking(facts):
     """CUDA_LAUNCH_BLOCKING=1 is left on: every kernel launch waits for the GPU."""
     v = F.env(facts, "CUDA_LAUNCH_BLOCKING")
@@ -266,7 +266,7 @@ def cuda_launch_blocking(facts):
         commands=[F.unset_env_cmd(facts, "CUDA_LAUNCH_BLOCKING")])
 
 
-@check("no-cuda-memory-caching", category="config", severity=WARNING)
+@rule("check", "no-cuda-memory-caching", category="config", severity=WARNING)
 def no_cuda_memory_caching(facts):
     """PYTORCH_NO_CUDA_MEMORY_CACHING disables torch's CUDA caching allocator."""
     v = F.env(facts, "PYTORCH_NO_CUDA_MEMORY_CACHING")
@@ -296,7 +296,7 @@ def _alloc_conf_keys(value: str) -> Tuple[List[str], List[str]]:
     return keys, bad
 
 
-@check("alloc-conf-unknown-key", category="config", severity=WARNING)
+@rule("check", "alloc-conf-unknown-key", category="config", severity=WARNING)
 def alloc_conf_unknown_key(facts):
     """PYTORCH_(CUDA_)ALLOC_CONF holds keys torch's allocator does not recognise."""
     out = []
@@ -344,7 +344,7 @@ def _arch_entries(value: str) -> List[Tuple[int, int, bool]]:
     return out
 
 
-@check("torch-cuda-arch-list", category="config", severity=INFO)
+@rule("check", "torch-cuda-arch-list", category="config", severity=INFO)
 def torch_cuda_arch_list(facts):
     """TORCH_CUDA_ARCH_LIST is set: it only affects CUDA extension builds."""
     v = F.env(facts, "TORCH_CUDA_ARCH_LIST")
@@ -372,7 +372,7 @@ def torch_cuda_arch_list(facts):
             sorted({m.rsplit("(", 1)[1].rstrip(")") for m in missing})) if missing else ""))
 
 
-@check("cuda-module-loading-eager", category="config", severity=INFO)
+@rule("check", "cuda-module-loading-eager", category="config", severity=INFO)
 def cuda_module_loading_eager(facts):
     """CUDA_MODULE_LOADING=EAGER: slower start-up and more GPU memory than lazy loading."""
     v = F.env(facts, "CUDA_MODULE_LOADING")
@@ -438,7 +438,7 @@ def fragmentation_remedy(facts: Facts) -> Remedy:
                   [F.set_env_cmd(facts, "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")])
 
 
-@check("expandable-segments-unsupported", category="config", severity=WARNING,
+@rule("check", "expandable-segments-unsupported", category="config", severity=WARNING,
        verify=('python -W error -c "import torch; torch.empty(1, device=\'cuda\')"',
                'no "expandable_segments not supported on this platform" (exit status 0)'))
 def expandable_segments_unsupported(facts):

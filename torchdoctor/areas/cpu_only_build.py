@@ -9,7 +9,7 @@ from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
 from ..model.facts import UNKNOWN
-from .registry import ERROR, INFO, Remedy, Tailored, check, finding, hook, installed_torch_note, remedy_verify
+from .registry import ERROR, INFO, Remedy, Tailored, rule, finding, hook, installed_torch_note, remedy_verify
 
 
 
@@ -50,7 +50,7 @@ def cpu_only_remedy(facts: Facts) -> Optional[Remedy]:
                   "on the CPU (device='cpu'). Once it has an NVIDIA GPU and driver, install %s." % later, settled=True)
 
 
-@check("cpu-only-build", category="cpu-only-build", severity=ERROR,
+@rule("check", "cpu-only-build", category="cpu-only-build", severity=ERROR,
        verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def cpu_only_build(facts):
     """A CPU-only torch on a machine with an NVIDIA GPU or a CUDA toolkit."""

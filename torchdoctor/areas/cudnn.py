@@ -9,7 +9,7 @@ from ..advice import INSTALL_URL, install_advice
 from ..model.facts import FAILED, Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
+from .registry import ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note
 from .cuda.arch import tailor_arch_unsupported
 from .cuda.common import install_commands
 
@@ -109,7 +109,7 @@ def _verify_cmd(facts) -> str:
     return "%s%s -c \"import torch; print(torch.backends.cudnn.version())\"" % (prefix, F.python_cmd(facts))
 
 
-@check("cudnn-unavailable", category="cudnn-lib-load", severity=ERROR, requires=('backends.cudnn.is_available',),
+@rule("check", "cudnn-unavailable", category="cudnn-lib-load", severity=ERROR, requires=('backends.cudnn.is_available',),
        verify=('python -c "import torch; print(torch.backends.cudnn.version())"', 'a cuDNN version number'))
 def cudnn_unavailable(facts):
     """A CUDA build of torch whose cuDNN is missing or cannot be loaded."""
@@ -155,7 +155,7 @@ def cudnn_unavailable(facts):
         commands=cmds, links=[INSTALL_URL])
 
 
-@check("cudnn-version-mismatch", category="cudnn-version-mismatch", severity=ERROR, requires=('backends.cudnn.version',),
+@rule("check", "cudnn-version-mismatch", category="cudnn-version-mismatch", severity=ERROR, requires=('backends.cudnn.version',),
        verify=('python -c "import torch; print(torch.backends.cudnn.version())"', 'the cuDNN version torch was built with'))
 def cudnn_version_mismatch(facts):
     """The cuDNN loaded at run time is not the one this torch wheel ships."""
@@ -252,7 +252,7 @@ def _variants_below(base: str, floor: int, caps: List[Tuple[int, int]]) -> List[
     return out
 
 
-@check("cudnn-old-gpu", category="cudnn-version-mismatch", severity=ERROR)
+@rule("check", "cudnn-old-gpu", category="cudnn-version-mismatch", severity=ERROR)
 def cudnn_old_gpu(facts):
     """cuDNN too new for a GPU below SM 7.5: torch >= 2.10 refuses to use cuDNN there."""
     if not _applies(facts):

@@ -5,7 +5,7 @@ from typing import Optional
 
 from ..model.facts import Facts
 from ..model import derived as F
-from .registry import WARNING, Tailored, check, finding, hook
+from .registry import WARNING, Tailored, rule, finding, hook
 from .companions.common import python_minor
 from .config import MANY_CORES
 
@@ -20,7 +20,7 @@ SHM_MIN_BYTES = 1 << 30
 SHM_MIN_BYTES_MANY_CORES = 8 << 30
 
 
-@check("small-shm", category="dataloader-shm", severity=WARNING)
+@rule("check", "small-shm", category="dataloader-shm", severity=WARNING)
 def small_shm(facts):
     """/dev/shm in this container is too small for DataLoader workers."""
     where = F.container(facts)

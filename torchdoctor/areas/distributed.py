@@ -6,13 +6,13 @@ from typing import Optional
 from ..advice import install_advice
 from ..model.facts import UNKNOWN, Facts
 from ..model import derived as F
-from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
+from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_note
 from .config import MANY_CORES, THREADS_URL, torch_threads
 from .cuda.arch import tailor_arch_unsupported
 
 
 
-@check("omp-threads-distributed", category="config", severity=WARNING)
+@rule("check", "omp-threads-distributed", category="config", severity=WARNING)
 def omp_threads_distributed(facts):
     """Several ranks on a many-core machine with OMP_NUM_THREADS unset: each rank uses every core."""
     if F.env(facts, "OMP_NUM_THREADS") is not None:

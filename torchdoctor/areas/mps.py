@@ -7,7 +7,7 @@ from ..advice import install_advice
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import Remedy, ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note
+from .registry import Remedy, ERROR, INFO, WARNING, Tailored, rule, finding, hook, installed_torch_note
 from ..advice.commands import plain_install
 from .companions.common import macos_version, match_groups
 from ..model import versions as V
@@ -80,7 +80,7 @@ def _rosetta_finding(facts):
         links=[MPS_URL])
 
 
-@check("mps-not-built", category="mps-unavailable", severity=ERROR,
+@rule("check", "mps-not-built", category="mps-unavailable", severity=ERROR,
        verify=('python -c "import torch; print(torch.backends.mps.is_available())"', 'True'))
 def mps_not_built(facts):
     """torch on an Apple-silicon Mac was built without MPS (an x86_64 Python under Rosetta, usually)."""
@@ -112,7 +112,7 @@ def macos_too_old_remedy(facts: Facts, mac: str, need: str) -> Remedy:
     return Remedy(summary + "; until then torch runs on the CPU.", cmds)
 
 
-@check("mps-unavailable", category="mps-unavailable", severity=WARNING,
+@rule("check", "mps-unavailable", category="mps-unavailable", severity=WARNING,
        verify=('python -c "import torch; print(torch.backends.mps.is_available())"', 'True'))
 def mps_unavailable(facts):
     """MPS is built into torch but not available on this Mac."""
@@ -152,7 +152,7 @@ def mps_unavailable(facts):
         fix=fix, commands=[check_cmd, "sw_vers -productVersion"], links=[MPS_URL])
 
 
-@check("mps-fallback-enabled", category="mps-op-unsupported", severity=INFO)
+@rule("check", "mps-fallback-enabled", category="mps-op-unsupported", severity=INFO)
 def mps_fallback_enabled(facts):
     """PYTORCH_ENABLE_MPS_FALLBACK is set: ops MPS lacks run on the CPU."""
     if F.os_name(facts) != "macos":

@@ -1,17 +1,17 @@
-"""The registry of checks and tailoring hooks, and the runner of checks.
+"""What area modules are written with: the rule decorator, `finding`, Remedy and Tailored,
+and the registry of tailoring hooks (checks are listed and run in areas/checks.py).
 
-A check is a function in an area module, facts -> findings::
+A check is a ``@rule("check", ...)`` function in an area module, facts -> findings (the one
+rule shape, model/rules.py)::
 
-    @check("cpu-only-build", category="cpu-only-build", severity=ERROR,
-       verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
+    @rule("check", "cpu-only-build", category="cpu-only-build", severity=ERROR,
+          verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
     def cpu_only_build(facts):
         if ...:
             return finding("CPU-only torch on a machine with an NVIDIA GPU", detail=..., fix=..., commands=[...])
 
-It returns None, one finding or a list. ``finding()`` leaves id, category and severity
-empty unless given; the runner fills them from the registration. A check that raises
-becomes a ``check-crashed`` finding (as Flutter's doctor does with a crashed validator),
-never a traceback.
+listed once in areas/checks.py. It returns None, one finding or a list; ``finding()`` leaves
+id, category and severity empty unless given, and the runner fills them from the rule.
 
 A tailoring hook is a function in the area module named like the known-error file whose
 entries name it in "tailor", (match, facts) -> Tailored: any field left None keeps the
@@ -20,36 +20,19 @@ entry's generic fix (the caller records the error).
 """
 
 import importlib
-from ..model.records import field, record
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from ..advice.commands import runnable_here, runnable_verify
+from ..advice.commands import runnable_verify
 from ..match.matcher import best_match
-from ..model.facts import UNKNOWN, Facts
 from ..model import derived as F
-from ..model.findings import ERROR, INFO, NOTHING_TO_VERIFY, WARNING, Finding, Fix, Verify, sort_findings
+from ..model.facts import UNKNOWN, Facts
+from ..model.findings import ERROR, INFO, NOTHING_TO_VERIFY, WARNING, Finding, Fix, Verify
+from ..model.records import field, record
+from ..model.rules import rule
 
-__all__ = ["check", "hook", "finding", "Tailored", "Remedy", "run_checks", "all_checks", "ERROR", "WARNING", "INFO"]
+__all__ = ["rule", "hook", "finding", "Tailored", "Remedy", "ERROR", "WARNING", "INFO"]
 
 PACKAGE = __name__.rsplit(".", 1)[0]  # torchdoctor.areas
-
-
-@record
-class Check:
-    id: str
-    category: str
-    severity: str
-    func: Callable[[Facts], object]
-    area: str
-    requires: Tuple[str, ...] = ()
-    verify: Optional[Verify] = None  # what shows the fix worked (a bare `python -c`: run by the target)
-
-    def missing(self, facts: Facts) -> List[str]:
-        return [p for p in self.requires if facts.state(p) == UNKNOWN]
-
-    @property
-    def doc(self) -> str:
-        return (self.func.__doc__ or "").strip().split("\n")[0]
 
 
 @record
@@ -86,7 +69,6 @@ def remedy_verify(remedy: Optional[Remedy], facts: Optional[Facts]) -> Optional[
     return None
 
 
-CHECKS: Dict[str, Check] = {}
 HOOKS: Dict[str, Callable] = {}
 
 
@@ -95,25 +77,17 @@ def area_of(module: str) -> str:
     return module[len(PACKAGE) + 1:].split(".", 1)[0] if module.startswith(PACKAGE + ".") else module
 
 
-def check(id: str, category: str, severity: str = ERROR, requires: Iterable[str] = (),
-          verify: Optional[Tuple[str, str]] = None):
-    """Register a check. verify: (command, what it prints once the fix worked); a bare
-    `python`/`pip` in it runs as the target interpreter."""
-    def deco(func):
-        if id in CHECKS:
-            raise ValueError("duplicate check id %r" % id)
-        CHECKS[id] = Check(id=id, category=category, severity=severity, func=func, area=area_of(func.__module__),
-                           requires=tuple(requires), verify=Verify(*verify) if verify else None)
-        return func
-    return deco
-
-
 def verify_for(condition: str, facts: Optional[Facts]) -> Optional[Verify]:
-    """The verification of a condition (named by its check id), as this machine runs it."""
-    chk = CHECKS.get(condition)
-    if chk is None or chk.verify is None:
-        return None
-    return runnable_verify(chk.verify, facts)
+    """The verification of a condition, as this machine runs it: that of the check named like
+    it, which lives beside the condition's hook (one name per condition, one area for both),
+    so explain finds it without loading every area."""
+    fn = HOOKS.get(condition)
+    module = importlib.import_module(fn.__module__) if fn is not None else None
+    for value in vars(module).values() if module is not None else ():
+        r = getattr(value, "rule", None)
+        if r is not None and getattr(r, "id", None) == condition and r.family == "check":
+            return runnable_verify(r.verify, facts) if r.verify else None
+    return None
 
 
 def hook(name: str):
@@ -184,12 +158,6 @@ def load_area(name: str) -> None:
             importlib.import_module(sub.name)
 
 
-def all_checks() -> List[Check]:
-    load_all()
-    # By id: listings and "not run" lists do not change when a check moves between modules.
-    return sorted(CHECKS.values(), key=lambda c: c.id)
-
-
 def all_hooks() -> Dict[str, Callable]:
     load_all()
     return HOOKS
@@ -205,73 +173,3 @@ def hook_for(entry) -> Optional[Callable]:
         except ImportError:
             load_all()
     return HOOKS.get(entry.tailor)
-
-
-# -- running -------------------------------------------------------------------------
-def _as_list(result) -> List[Finding]:
-    if result is None:
-        return []
-    if isinstance(result, Finding):
-        return [result]
-    return [r for r in result if isinstance(r, Finding)]
-
-
-def run_check(chk: Check, facts: Facts) -> List[Finding]:
-    facts.start_recording()
-    try:
-        out = _as_list(chk.func(facts))
-    except Exception as e:  # noqa: BLE001 - a crashed check is a result, not a crash
-        facts.stop_recording()
-        import traceback  # only for a crashed check
-        tb = traceback.extract_tb(e.__traceback__)
-        where = "%s:%d" % (tb[-1].filename.rsplit("/", 1)[-1], tb[-1].lineno) if tb else "?"
-        return [Finding(
-            id="check-crashed", category="internal", severity=WARNING, check=chk.id,
-            title="Check %s crashed; its diagnosis is missing from this report" % chk.id,
-            detail="%s: %s (at %s). This is a torchdoctor bug; the other checks ran normally."
-                   % (type(e).__name__, e, where),
-            fix=Fix(summary="Report it to the torchdoctor maintainers with `torchdoctor report` attached."),
-        )]
-    evidence = facts.stop_recording()
-    for f in out:
-        f.fix.commands = runnable_here(f.fix.commands, facts)
-        f.evidence = f.evidence or list(evidence)
-        if f.verify is NOTHING_TO_VERIFY:
-            f.verify = None
-        elif f.verify is None and (f.severity or chk.severity) != INFO:  # a note needs no fixing
-            f.verify = verify_for(chk.id, facts)
-        f.id = f.id or chk.id
-        f.category = f.category or chk.category
-        f.severity = f.severity or chk.severity
-        f.check = chk.id
-    return out
-
-
-def select(only: Optional[Iterable[str]] = None, skip: Optional[Iterable[str]] = None) -> List[Check]:
-    checks = all_checks()
-    known = {c.id for c in checks}
-    for name in list(only or []) + list(skip or []):
-        if name not in known:
-            raise KeyError(name)
-    if only:
-        wanted = set(only)
-        checks = [c for c in checks if c.id in wanted]
-    if skip:
-        unwanted = set(skip)
-        checks = [c for c in checks if c.id not in unwanted]
-    return checks
-
-
-def run_checks(facts: Facts, only=None, skip=None,
-               skipped: Optional[List[Dict[str, object]]] = None) -> List[Finding]:
-    """Findings of the selected checks; checks whose required facts are unknown
-    are appended to `skipped` as {"id", "needs"} instead of being run."""
-    findings: List[Finding] = []
-    for chk in select(only, skip):
-        missing = chk.missing(facts)
-        if missing:
-            if skipped is not None:
-                skipped.append({"id": chk.id, "needs": missing})
-            continue
-        findings.extend(run_check(chk, facts))
-    return sort_findings(findings)

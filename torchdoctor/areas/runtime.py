@@ -9,13 +9,13 @@ from ..model import versions as V
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import WARNING, Tailored, check, finding, hook, installed_torch_note
+from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_note
 from .config import CUBLAS_URL, REPRO_URL, fragmentation_remedy, runtime_setting
 from .cuda.arch import tailor_arch_unsupported
 
 
 
-@check("determinism-cublas", category="determinism-cublas", severity=WARNING,
+@rule("check", "determinism-cublas", category="determinism-cublas", severity=WARNING,
        verify=('python -c "import os; print(os.environ.get(\'CUBLAS_WORKSPACE_CONFIG\'))"', ':4096:8 or :16:8'))
 def determinism_cublas(facts):
     """Deterministic algorithms on a CUDA build without a deterministic CUBLAS_WORKSPACE_CONFIG."""

@@ -24,7 +24,7 @@ from .options import FAIL_ON, positive
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
 def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_report, color):
     """Probe torch, its backends, the GPU and driver; print findings with fixes."""
-    from ..areas.registry import all_checks, select
+    from ..areas.checks import all_checks, select
     if list_checks:
         checks = all_checks()
         wid, wcat = max(len(c.id) for c in checks), max(len(c.category) for c in checks)

@@ -103,7 +103,7 @@ def triage(text: str):
 
 
 def list_checks(known_errors: bool = False):
-    from ..areas.registry import all_checks
+    from ..areas.checks import all_checks
     checks = [{"id": c.id, "severity": c.severity, "category": c.category, "doc": c.doc} for c in all_checks()]
     data: Dict[str, Any] = {"schema_version": 1, "checks": checks}
     summary = "%d checks" % len(checks)

@@ -3,7 +3,7 @@
 import pytest
 from conftest import make_facts
 
-from torchdoctor.areas.registry import run_checks
+from torchdoctor.areas.checks import run_checks
 from torchdoctor.advice.commands import companion_command
 from torchdoctor.model.facts import absent
 from torchdoctor.kb import compat

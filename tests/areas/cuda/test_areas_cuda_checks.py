@@ -5,7 +5,7 @@ import pytest
 
 from conftest import make_facts
 from fakes import fake_nvidia_smi, fake_torch
-from torchdoctor.areas.registry import all_checks, run_check
+from torchdoctor.areas.checks import all_checks, run_check
 from torchdoctor.gather.probe import gather
 from torchdoctor.diagnose import diagnose
 

@@ -2,7 +2,7 @@
 
 from conftest import make_facts
 
-from torchdoctor.areas.registry import run_checks
+from torchdoctor.areas.checks import run_checks
 
 
 def test_probe_crashed_after_the_import_names_the_stage():

@@ -7,7 +7,7 @@ from ...advice import installable
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import Remedy, ERROR, INFO, WARNING, Tailored, check, finding, hook, installed_torch_note, known_error_finding
+from ..registry import Remedy, ERROR, INFO, WARNING, Tailored, rule, finding, hook, installed_torch_note, known_error_finding
 from .common import entry_id_of, torch_meta_version
 from ...advice import install_advice
 from ...advice.commands import release_variant, pip, torch_near_build
@@ -48,7 +48,7 @@ def numpy1_remedy(facts: Facts) -> Remedy:
                   [below2] + up)
 
 
-@check("numpy-abi", category="numpy-abi", severity=ERROR,
+@rule("check", "numpy-abi", category="numpy-abi", severity=ERROR,
        verify=('python -c "import torch; print(torch.zeros(1).numpy())"', '[0.]'))
 def numpy_abi(facts):
     """NumPy 2 beside a torch built for NumPy 1: torch's NumPy bridge is broken."""
@@ -93,7 +93,7 @@ def _numpy_init_warning(facts) -> Optional[str]:
                  if isinstance(w, str) and NUMPY_INIT_WARNING in w), None)
 
 
-@check("numpy-unavailable", category="numpy-missing", severity=WARNING, requires=("packages.installed", "torch_import"),
+@rule("check", "numpy-unavailable", category="numpy-missing", severity=WARNING, requires=("packages.installed", "torch_import"),
        verify=('python -c "import torch; print(torch.zeros(1).numpy())"', '[0.]'))
 def numpy_unavailable(facts):
     """NumPy is missing (or torch could not initialise it): torch's NumPy bridge is off."""
@@ -118,7 +118,7 @@ def numpy_unavailable(facts):
         links=["https://github.com/pytorch/pytorch/issues/107302"] if old else [])
 
 
-@check("torch-import-warning", category="config", severity=INFO, requires=("torch_import",))
+@rule("check", "torch-import-warning", category="config", severity=INFO, requires=("torch_import",))
 def torch_import_warning(facts):
     """torch printed a warning while it was imported (a known one gets the known fix)."""
     out = []

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import ERROR, Tailored, check, finding, hook, installed_torch_note, known_error_finding
+from ..registry import ERROR, Tailored, rule, finding, hook, installed_torch_note, known_error_finding
 from ...advice.commands import WHL, companion_reinstall, index_args, pip, plain_install, release_variant, torch_index_tag, torch_near_build
 from .common import entry_id_of, match_groups, torch_meta_version
 from ...model import versions as V
@@ -142,14 +142,14 @@ def _import_fails(facts, name: str, cv: str, tv: str, error: str, url: str):
         links=[url])
 
 
-@check("torchvision-mismatch", category="torchvision-mismatch", severity=ERROR,
+@rule("check", "torchvision-mismatch", category="torchvision-mismatch", severity=ERROR,
        verify=('python -c "import torch, torchvision; print(torch.__version__, torchvision.__version__)"', 'a matching pair, with no error'))
 def torchvision_mismatch(facts):
     """torchvision is built for another torch release (or another CPU/CUDA variant)."""
     return _companion(facts, "torchvision", compat.torchvision_compatible, compat.matching_torchvision, TV_URL)
 
 
-@check("torchaudio-mismatch", category="torchaudio-mismatch", severity=ERROR,
+@rule("check", "torchaudio-mismatch", category="torchaudio-mismatch", severity=ERROR,
        verify=('python -c "import torch, torchaudio; print(torch.__version__, torchaudio.__version__)"', 'a matching pair, with no error'))
 def torchaudio_mismatch(facts):
     """torchaudio is built for another torch release (or another CPU/CUDA variant)."""

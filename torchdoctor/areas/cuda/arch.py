@@ -9,7 +9,7 @@ from ...model import versions as V
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import ERROR, Remedy, Tailored, check, finding, hook, installed_torch_note
+from ..registry import ERROR, Remedy, Tailored, rule, finding, hook, installed_torch_note
 from ...advice import INSTALL_URL
 from .common import other_env_note
 
@@ -57,7 +57,7 @@ def arch_remedy(facts: Facts, cap: Tuple[int, int]) -> Remedy:
     return Remedy(summary, install_advice(facts, version=version, variant=variant).commands)
 
 
-@check("arch-unsupported", category="arch-unsupported", severity=ERROR,
+@rule("check", "arch-unsupported", category="arch-unsupported", severity=ERROR,
        verify=('python -c "import torch; print(torch.ones(1, device=\'cuda\').sum().item())"', '1.0'))
 def arch_unsupported(facts):
     """A GPU whose compute capability this torch build has no kernels for."""

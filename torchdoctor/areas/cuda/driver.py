@@ -10,8 +10,7 @@ from ...advice import install_advice
 from ...model.facts import UNKNOWN, Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import (ERROR, WARNING, Remedy, Tailored, check, finding, hook, installed_torch_note,
-                        known_error_finding, remedy_verify)
+from ..registry import (ERROR, WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, remedy_verify)
 from ...advice import INSTALL_URL, installable_releases
 from ..cpu_only_build import tailor_cpu_only_build
 from .common import install_commands, other_env_note
@@ -55,7 +54,7 @@ def no_driver_remedy(facts: Facts) -> Remedy:
                           "a +cpu version and None") if cmds else None, settled=not cmds)
 
 
-@check("no-gpu-driver", category="no-gpu-driver", severity=ERROR, requires=('driver.driver_version',),
+@rule("check", "no-gpu-driver", category="no-gpu-driver", severity=ERROR, requires=('driver.driver_version',),
        verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def no_gpu_driver(facts):
     """A CUDA build of torch, but no NVIDIA driver."""
@@ -86,7 +85,7 @@ def no_gpu_driver(facts):
         fix=remedy.summary, commands=remedy.commands, links=[DRIVER_URL, INSTALL_URL], verify=remedy_verify(remedy, facts))
 
 
-@check("driver-too-old", category="driver-too-old", severity=ERROR,
+@rule("check", "driver-too-old", category="driver-too-old", severity=ERROR,
        verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def driver_too_old(facts):
     """The driver is older than the CUDA version torch was built with."""
@@ -129,7 +128,7 @@ def driver_too_old(facts):
         fix=remedy.summary, commands=remedy.commands, links=[COMPAT_URL, DRIVER_URL])
 
 
-@check("cuda-unavailable", category="no-gpu-driver", severity=ERROR, requires=('cuda.is_available', 'driver.gpus'),
+@rule("check", "cuda-unavailable", category="no-gpu-driver", severity=ERROR, requires=('cuda.is_available', 'driver.gpus'),
        verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def cuda_unavailable(facts):
     """CUDA build, working driver and GPUs, yet torch.cuda.is_available() is False."""
@@ -157,7 +156,7 @@ def cuda_unavailable(facts):
                    commands=["%s -c \"import torch; torch.cuda.init()\"" % F.python_cmd(facts)])
 
 
-@check("cuda-init-hang", category="cuda-init-hang", severity=ERROR, requires=('probe',))
+@rule("check", "cuda-init-hang", category="cuda-init-hang", severity=ERROR, requires=('probe',))
 def cuda_init_hang(facts):
     """CUDA initialisation did not finish within the probe's time limit."""
     p = facts.section("probe")

@@ -7,7 +7,7 @@ from typing import Optional, Tuple
 from ...advice import install_advice
 from ...model.facts import UNKNOWN, Facts
 from ...model import derived as F
-from ..registry import ERROR, INFO, WARNING, Remedy, Tailored, check, finding, hook, installed_torch_note
+from ..registry import ERROR, INFO, WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note
 
 
 def _valid_entry(entry: str, n_gpus: int) -> bool:
@@ -42,7 +42,7 @@ def hiding_remedy(facts: Facts, cvd: str, n_gpus: int) -> Optional[Tuple[str, bo
                    ["nvidia-smi -L", F.set_env_cmd(facts, "CUDA_VISIBLE_DEVICES", existing)]))
 
 
-@check("gpu-hidden", category="gpu-hidden", severity=ERROR, requires=('driver.gpus',),
+@rule("check", "gpu-hidden", category="gpu-hidden", severity=ERROR, requires=('driver.gpus',),
        verify=('python -c "import torch; print(torch.cuda.device_count())"', 'the number of GPUs this job should see'))
 def gpu_hidden(facts):
     """The driver sees GPUs that CUDA_VISIBLE_DEVICES (or the container) hides from torch."""

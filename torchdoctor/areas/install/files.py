@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional
 from ...advice import INSTALL_URL, install_advice, reinstall_same_build
 from ...model.facts import Facts
 from ...model import derived as F
-from ..registry import Remedy, ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
+from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note
 import ntpath
 import posixpath
 import shlex
@@ -31,7 +31,7 @@ def _counted(names, total):
     return shown + (" and %d more" % (total - min(total, 8)) if total > 8 else "")
 
 
-@check("torch-install-damaged", category="torch-install-damaged", severity=ERROR, requires=("torch_files",),
+@rule("check", "torch-install-damaged", category="torch-install-damaged", severity=ERROR, requires=("torch_files",),
        verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_install_damaged(facts):
     """Files of the installed torch are missing or differ from its wheel's RECORD."""
@@ -133,7 +133,7 @@ def shadow_remedy(facts, path: str, kind: Optional[str] = None) -> Remedy:
                   "from another directory; update imports that referred to it." % (base, stripped), cmds)
 
 
-@check("torch-shadowed", category="torch-shadowed", severity=ERROR, requires=('torch_location',),
+@rule("check", "torch-shadowed", category="torch-shadowed", severity=ERROR, requires=('torch_location',),
        verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_shadowed(facts):
     """A local torch.py or torch/ folder hides the installed torch."""
@@ -155,7 +155,7 @@ def torch_shadowed(facts):
         fix=remedy.summary, commands=remedy.commands)
 
 
-@check("torch-duplicate-install", category="torch-shadowed", severity=WARNING, requires=('packages.installed',),
+@rule("check", "torch-duplicate-install", category="torch-shadowed", severity=WARNING, requires=('packages.installed',),
        verify=('python -m pip list', 'torch listed once'))
 def torch_duplicate_install(facts):
     """torch is installed more than once in this interpreter's path."""

@@ -8,7 +8,7 @@ from ...advice import INSTALL_URL, install_advice
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import ERROR, Tailored, check, finding, hook, installed_torch_note, known_error_finding
+from ..registry import ERROR, Tailored, rule, finding, hook, installed_torch_note, known_error_finding
 from .files import explained_by_damage
 from .common import machine_of, python_note
 from ...advice.commands import on_interpreter, torch_command
@@ -26,7 +26,7 @@ def _clean_env(facts):
     return "env -u LD_LIBRARY_PATH -u LD_PRELOAD " if F.os_name(facts) == "linux" else ""
 
 
-@check("probe-failed", category="python-unsupported", severity=ERROR, requires=('probe',))
+@rule("check", "probe-failed", category="python-unsupported", severity=ERROR, requires=('probe',))
 def probe_failed(facts):
     """The target interpreter could not run the probe at all."""
     p = _probe(facts)
@@ -71,7 +71,7 @@ def probe_failed(facts):
         category="config")
 
 
-@check("torch-import-failed", category="torch-import-crash", severity=ERROR, requires=('torch_import',),
+@rule("check", "torch-import-failed", category="torch-import-crash", severity=ERROR, requires=('torch_import',),
        verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_import_failed(facts):
     """`import torch` raised an exception."""
@@ -90,7 +90,7 @@ def torch_import_failed(facts):
         commands=install_advice(facts).commands, links=[INSTALL_URL])
 
 
-@check("torch-import-crash", category="torch-import-crash", severity=ERROR, requires=('probe',),
+@rule("check", "torch-import-crash", category="torch-import-crash", severity=ERROR, requires=('probe',),
        verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_import_crash(facts):
     """The interpreter died or hung while importing torch."""
@@ -135,7 +135,7 @@ STAGE_WORDS = {"torch": "reading torch's build information (torch.__config__, to
                "cuda": "initialising CUDA (torch.cuda.is_available() and device queries)"}
 
 
-@check("probe-crashed", category="torch-import-crash", severity=ERROR, requires=("probe",),
+@rule("check", "probe-crashed", category="torch-import-crash", severity=ERROR, requires=("probe",),
        verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def probe_crashed(facts):
     """`import torch` worked, then the interpreter died (or hung) while torch was being queried."""

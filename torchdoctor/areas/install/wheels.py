@@ -9,7 +9,7 @@ from ...advice import install_advice
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import Remedy, ERROR, WARNING, Tailored, check, finding, hook, installed_torch_note
+from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note
 from ...advice import INSTALL_URL
 from .common import advice_for, machine_of, new_env_commands, py_minor, python_note, ver_tuple
 from ...advice.commands import on_interpreter, torch_command
@@ -34,7 +34,7 @@ def install_remedy(facts: Facts) -> Remedy:
     return Remedy("Install torch %s into %s: %s" % (adv.torch_version, exe, adv.why), adv.commands)
 
 
-@check("torch-not-installed", category="torch-not-installed", severity=ERROR, requires=('torch_import',),
+@rule("check", "torch-not-installed", category="torch-not-installed", severity=ERROR, requires=('torch_import',),
        verify=('python -c "import torch; print(torch.__version__, torch.__file__)"', 'the installed version, loaded from site-packages, and no error'))
 def torch_not_installed(facts):
     """torch is not importable from this interpreter."""
@@ -52,7 +52,7 @@ def torch_not_installed(facts):
         fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL])
 
 
-@check("python-unsupported", category="python-unsupported", severity=WARNING)
+@rule("check", "python-unsupported", category="python-unsupported", severity=WARNING)
 def python_unsupported(facts):
     """This Python version has no official wheels for the installed torch."""
     py = facts.value("python.version")

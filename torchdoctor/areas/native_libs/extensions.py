@@ -7,7 +7,7 @@ from typing import Optional
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import Remedy, WARNING, Tailored, check, finding, hook, installed_torch_note
+from ..registry import Remedy, WARNING, Tailored, rule, finding, hook, installed_torch_note
 from ..cpu_only_build import tailor_cpu_only_build
 from ..cuda.arch import tailor_arch_unsupported
 from ..install.common import INDEX, advice_for, installed_version, python_note
@@ -31,7 +31,7 @@ def toolkit_remedy(facts: Facts, nvcc: str, tcuda: str) -> Remedy:
     return Remedy(summary, [home] + switch)
 
 
-@check("cuda-toolkit-mismatch", category="cuda-toolkit-mismatch", severity=WARNING,
+@rule("check", "cuda-toolkit-mismatch", category="cuda-toolkit-mismatch", severity=WARNING,
        verify=('nvcc --version', 'the CUDA release torch was built with'))
 def toolkit_mismatch(facts):
     """System nvcc has another CUDA major version than torch: extension builds fail."""

@@ -7,14 +7,14 @@ from typing import Dict, List, Optional
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import WARNING, Tailored, check, finding, hook, installed_torch_note
+from ..registry import WARNING, Tailored, rule, finding, hook, installed_torch_note
 from ..install.common import cuda_major_of, installed_version, python_note, ver_tuple
 from ...advice.commands import on_interpreter, torch_command
 
 
 
 
-@check("omp-duplicate-lib-ok", category="omp-duplicate", severity=WARNING)
+@rule("check", "omp-duplicate-lib-ok", category="omp-duplicate", severity=WARNING)
 def omp_duplicate_lib_ok(facts):
     """KMP_DUPLICATE_LIB_OK=TRUE hides two OpenMP runtimes in one process."""
     v = F.env(facts, "KMP_DUPLICATE_LIB_OK")

@@ -1,11 +1,11 @@
 """Every diagnosis of a distributed job: pure functions, job facts -> findings.
 
-Each condition takes the job result rank 0 assembled (see jobfacts) and returns a list of
-findings; none reads the machine, imports torch or prints. `diagnose(job)` runs them all,
-in the order of CONDITIONS; a condition that raises becomes one `dist-condition-crashed`
-finding instead of a traceback.
+Each condition is a ``@rule("dist", ...)`` (model/rules.py) that takes the job result rank 0
+assembled (see jobfacts) and returns a list of findings; none reads the machine, imports
+torch or prints. ``CONDITIONS`` lists them in the order ``diagnose`` runs them; a condition
+that raises becomes a ``rule-crashed`` finding, as a crashed check does, never a traceback.
 
-One module per family of conditions, imported below in the order they run:
+One module per family of conditions:
 
 * ``ranks``       - join and fates: ranks that never joined, exited, the launcher, the gather;
 * ``mismatch``    - facts that must be equal on every rank and differ (torch, CUDA, NCCL, env...);
@@ -14,28 +14,51 @@ One module per family of conditions, imported below in the order they run:
 * ``collectives`` - the process group and the collective steps that did not pass;
 * ``bandwidth``   - measured bus bandwidth against what the topology should reach.
 
-``registry`` holds CONDITIONS and the decorator that fills it, ``common`` what several
-families read. The package's API: ``CONDITIONS`` and ``diagnose``.
+``common`` holds what several families read, and the Finding they return. The package's API:
+``CONDITIONS``, ``BY_ID`` and ``diagnose``.
 
 Ranks are named as jobfacts names them: "rank 5 (node b, local 1)", "ranks 0-4,6-7".
 """
 
 from typing import Any, Dict, List
 
-from ....model.findings import INFO, Finding, sort_findings
-# The families register their conditions as they are imported: this order is the run order.
-from . import ranks, mismatch, placement, config, collectives, bandwidth  # noqa: F401
-from .registry import CONDITIONS, finding
+from ....model import rules
+from ....model.findings import Finding
+from ....model.rules import rules_of
+from . import bandwidth, collectives, config, mismatch, placement, ranks
 
-__all__ = ["CONDITIONS", "diagnose"]
+__all__ = ["CONDITIONS", "BY_ID", "diagnose"]
+
+CONDITIONS = rules_of((
+    ranks.rank_never_joined,
+    ranks.rank_exited,
+    ranks.launcher_failed,
+    ranks.interrupted,
+    ranks.gather_failed,
+    mismatch.torch_mismatch,
+    mismatch.cuda_mismatch,
+    mismatch.nccl_mismatch,
+    mismatch.driver_mismatch,
+    mismatch.python_mismatch,
+    mismatch.package_mismatch,
+    mismatch.env_mismatch,
+    mismatch.gpu_mismatch,
+    mismatch.shm_mismatch,
+    mismatch.numpy_missing,
+    placement.gpu_shared,
+    placement.device_outside_visible,
+    config.nccl_debug_left_set,
+    config.nccl_socket_ifname,
+    config.omp_unset,
+    config.shm_small,
+    collectives.init_failed,
+    collectives.collectives,
+    collectives.object_collective,
+    bandwidth.bandwidth_below_topology,
+    bandwidth.slow_pair,
+))
+BY_ID = {r.id: r for r in CONDITIONS}
 
 
 def diagnose(job: Dict[str, Any]) -> List[Finding]:
-    out: List[Finding] = []
-    for cid, fn in CONDITIONS.items():
-        try:
-            out.extend(fn(job) or [])
-        except Exception as e:  # noqa: BLE001 - a broken condition is a finding, not a traceback
-            out.append(finding("dist-condition-crashed", INFO, "internal", "torchdoctor's %s condition crashed" % cid,
-                               "%s: %s" % (type(e).__name__, e)))
-    return sort_findings(out)
+    return rules.run(CONDITIONS, job).findings

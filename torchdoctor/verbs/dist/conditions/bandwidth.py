@@ -5,10 +5,10 @@ of the topology should reach (expected_bound), and node pairs much slower than t
 from typing import Any, Dict, Optional
 
 from ....model.findings import WARNING
+from ....model.rules import rule
 from .. import jobfacts as J
 from .. import topology as T
-from .common import cuda_job
-from .registry import condition, finding
+from .common import cuda_job, finding
 
 
 def _rank_gpu_index(node: Dict[str, Any], s: Dict[str, Any]) -> Optional[int]:
@@ -58,7 +58,7 @@ def _largest(job, op: str) -> Optional[Dict[str, Any]]:
     return max(rows, key=lambda r: r["bytes"]) if rows else None
 
 
-@condition("dist-bandwidth-below-topology")
+@rule("dist", "dist-bandwidth-below-topology", severity=WARNING, category="dist-bandwidth")
 def bandwidth_below_topology(job):
     exp = job.get("expectation") if "expectation" in job else expected_bound(job)
     row = _largest(job, "all_reduce")
@@ -84,7 +84,7 @@ def bandwidth_below_topology(job):
         links=[T.data()["expectation"]["source"]])]
 
 
-@condition("dist-slow-pair")
+@rule("dist", "dist-slow-pair", severity=WARNING, category="dist-bandwidth")
 def slow_pair(job):
     if not cuda_job(job):
         return []

@@ -7,10 +7,10 @@ from collections import OrderedDict
 from typing import Any, Dict, List, Tuple
 
 from ....model.findings import ERROR, INFO, WARNING, Finding
+from ....model.rules import rule
 from .. import jobfacts as J
 from .. import topology as T
-from .common import DIST_DOCS, OBJECT_STEP, cuda_job, explained, fate_text, per_rank_of, short_error
-from .registry import condition, finding
+from .common import DIST_DOCS, OBJECT_STEP, cuda_job, explained, fate_text, finding, per_rank_of, short_error
 
 COLLECTIVE_STEPS = ("barrier", "all_reduce", "all_gather", "broadcast", "reduce_scatter")
 
@@ -30,7 +30,7 @@ def _group_errors(per_rank: Dict[int, str]) -> List[Tuple[str, List[int]]]:
     return list(groups.items())
 
 
-@condition("dist-init-failed")
+@rule("dist", "dist-init-failed", severity=ERROR, category="dist-collective")
 def init_failed(job):
     st = J.step(job, "init")
     if not st or st.get("status") in ("ok", "skipped", None):
@@ -126,7 +126,7 @@ def _step_findings(job, name: str) -> List[Finding]:
                     links=[DIST_DOCS])]
 
 
-@condition("dist-collective")
+@rule("dist", "dist-collective", severity=ERROR, category="dist-collective")
 def collectives(job):
     """Every collective step after init (the checks, the sweep, the pairs) that did not pass."""
     out: List[Finding] = []
@@ -136,7 +136,7 @@ def collectives(job):
     return out
 
 
-@condition("dist-object-collective-failed")
+@rule("dist", "dist-object-collective-failed", severity=ERROR, category="dist-collective")
 def object_collective(job):
     st = J.step(job, OBJECT_STEP)
     if not st or st.get("status") in ("ok", "skipped", None):

@@ -1,11 +1,13 @@
 """What several families of dist conditions read: a step's per-rank results, a rank's fate
 in words, whether the job is on NCCL, errors shortened and matched against the known-error
-catalogue, and the step and documentation names they share.
+catalogue, the step and documentation names they share, and the Finding every condition
+returns.
 """
 
 import re
 from typing import Any, Dict, List, Optional
 
+from ....model.findings import Finding, Fix
 from .. import jobfacts as J
 
 OBJECT_STEP = "all_gather_object"
@@ -60,3 +62,10 @@ def fate_text(job: Dict[str, Any], r: int) -> str:
     if fate.get("reason"):
         bits.append(fate["reason"])
     return ", ".join(bits)
+
+
+def finding(cid: str, severity: str, category: str, title: str, detail: str = "", fix: str = "",
+            commands: Optional[List[str]] = None, links: Optional[List[str]] = None) -> Finding:
+    """A condition's finding, its id, severity and category said where the words are."""
+    return Finding(id=cid, category=category, severity=severity, title=title, detail=detail,
+                   fix=Fix(summary=fix, commands=list(commands or [])), links=list(links or []), check=cid)

@@ -7,10 +7,10 @@ from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Tuple
 
 from ....model.findings import ERROR, INFO, WARNING
+from ....model.rules import rule
 from .. import jobfacts as J
 from .. import topology as T
-from .common import cuda_job
-from .registry import condition, finding
+from .common import cuda_job, finding
 
 TRUE = ("1", "true", "yes", "on")
 NCCL_ENV_DOCS = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
@@ -25,7 +25,7 @@ def _per_node(job: Dict[str, Any]) -> Dict[str, List[int]]:
     return J.ranks_per_node(job)
 
 
-@condition("dist-nccl-debug-left-set")
+@rule("dist", "dist-nccl-debug-left-set", severity=WARNING, category="dist-config")
 def nccl_debug_left_set(job):
     if not cuda_job(job):
         return []
@@ -44,7 +44,7 @@ def nccl_debug_left_set(job):
     return out
 
 
-@condition("dist-nccl-socket-ifname")
+@rule("dist", "dist-nccl-socket-ifname", severity=ERROR, category="dist-config")
 def nccl_socket_ifname(job):
     if not cuda_job(job):
         return []
@@ -92,7 +92,7 @@ def nccl_socket_ifname(job):
     return out
 
 
-@condition("dist-omp-unset")
+@rule("dist", "dist-omp-unset", severity=WARNING, category="dist-config")
 def omp_unset(job):
     out = []
     for label, ranks in _per_node(job).items():
@@ -116,7 +116,7 @@ def omp_unset(job):
     return out
 
 
-@condition("dist-shm-small")
+@rule("dist", "dist-shm-small", severity=WARNING, category="dist-config")
 def shm_small(job):
     if not cuda_job(job):
         return []

@@ -9,9 +9,9 @@ from typing import Any, Dict, List, Tuple
 
 from ....model import versions
 from ....model.findings import ERROR, INFO, WARNING, Finding
+from ....model.rules import rule
 from .. import jobfacts as J
-from .common import OBJECT_STEP, per_rank_of
-from .registry import condition, finding
+from .common import OBJECT_STEP, finding, per_rank_of
 
 # Env vars whose difference between ranks changes how the job communicates or computes.
 COMM_ENV = re.compile(r"^(?:NCCL_|TORCH_NCCL_|GLOO_|TORCH_DISTRIBUTED_|TORCH_GLOO_|FI_|UCX_|NVSHMEM_|"
@@ -112,7 +112,7 @@ def _torch_fix(fact, major, minors):
     return ("Install the torch the other ranks have on the odd ones' nodes (or one image for every node).", [cmd])
 
 
-@condition("dist-torch-mismatch")
+@rule("dist", "dist-torch-mismatch", severity=ERROR, category="dist-mismatch")
 def torch_mismatch(job):
     return _mismatch(job, "torch", "dist-torch-mismatch", ERROR, "torch",
                      "Ranks with another torch build disagree on kernels, defaults and the wire format of "
@@ -120,14 +120,14 @@ def torch_mismatch(job):
                      "drift between replicas.", _torch_fix)
 
 
-@condition("dist-cuda-mismatch")
+@rule("dist", "dist-cuda-mismatch", severity=ERROR, category="dist-mismatch")
 def cuda_mismatch(job):
     return _mismatch(job, "cuda", "dist-cuda-mismatch", ERROR, "CUDA",
                      "Every rank should run the same CUDA and cuDNN build of torch: mixed builds compute different "
                      "algorithms and can fail to share a communicator.", _torch_fix)
 
 
-@condition("dist-nccl-mismatch")
+@rule("dist", "dist-nccl-mismatch", severity=ERROR, category="dist-mismatch")
 def nccl_mismatch(job):
     return _mismatch(job, "nccl", "dist-nccl-mismatch", ERROR, "NCCL",
                      "Ranks must load one NCCL version: NCCL versions differ in their wire protocol, and a mismatch "
@@ -138,7 +138,7 @@ def nccl_mismatch(job):
                                        ["python -c \"import torch; print(torch.cuda.nccl.version())\""]))
 
 
-@condition("dist-driver-mismatch")
+@rule("dist", "dist-driver-mismatch", severity=WARNING, category="dist-mismatch")
 def driver_mismatch(job):
     return _mismatch(job, "driver", "dist-driver-mismatch", WARNING, "driver",
                      "Different NVIDIA drivers on the nodes of one job: each must be new enough for torch's CUDA, "
@@ -151,7 +151,7 @@ def _python_severity(fact, major, minors):
                         for v, _ in minors) else WARNING
 
 
-@condition("dist-python-mismatch")
+@rule("dist", "dist-python-mismatch", severity=ERROR, category="dist-mismatch")
 def python_mismatch(job):
     return _mismatch(job, "python", "dist-python-mismatch", _python_severity, "Python",
                      "Another Python minor version means other wheels of torch and of every compiled package, and "
@@ -165,7 +165,7 @@ def _package_fix(fact, major, minors):
     return ("Install the version the other ranks have.", ["python -m pip install %s==%s" % (fact, major)])
 
 
-@condition("dist-package-mismatch")
+@rule("dist", "dist-package-mismatch", severity=WARNING, category="dist-mismatch")
 def package_mismatch(job):
     return _mismatch(job, "package", "dist-package-mismatch", WARNING, "package",
                      "A package that differs between ranks computes differently on some of them (or fails to "
@@ -183,26 +183,26 @@ def _env_fix(fact, major, minors):
             ["export %s=%s" % (fact, major)])
 
 
-@condition("dist-env-mismatch")
+@rule("dist", "dist-env-mismatch", severity=WARNING, category="dist-mismatch")
 def env_mismatch(job):
     return _mismatch(job, "env", "dist-env-mismatch", _env_severity, "env",
                      "Ranks were started with different environment variables.", _env_fix)
 
 
-@condition("dist-gpu-mismatch")
+@rule("dist", "dist-gpu-mismatch", severity=WARNING, category="dist-mismatch")
 def gpu_mismatch(job):
     return _mismatch(job, "gpu", "dist-gpu-mismatch", WARNING, "GPU",
                      "The ranks do not use the same kind of GPU: the slowest (or smallest) paces and bounds the "
                      "whole job, and a rank without a GPU forces the job off NCCL.")
 
 
-@condition("dist-shm-mismatch")
+@rule("dist", "dist-shm-mismatch", severity=INFO, category="dist-mismatch")
 def shm_mismatch(job):
     return _mismatch(job, "shm", "dist-shm-mismatch", INFO, "/dev/shm",
                      "The nodes give their containers different shared memory.")
 
 
-@condition("dist-numpy-missing")
+@rule("dist", "dist-numpy-missing", severity=WARNING, category="dist-mismatch")
 def numpy_missing(job):
     bad = {r: (J.summary(job, r).get("numpy") or {}) for r in J.with_summary(job)}
     bad = {r: v for r, v in bad.items() if v and v.get("ok") is False}

@@ -6,9 +6,9 @@ from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Tuple
 
 from ....model.findings import ERROR, WARNING
+from ....model.rules import rule
 from .. import jobfacts as J
-from .common import DIST_DOCS
-from .registry import condition, finding
+from .common import DIST_DOCS, finding
 
 
 def _device_id(s: Dict[str, Any]) -> Optional[str]:
@@ -16,7 +16,7 @@ def _device_id(s: Dict[str, Any]) -> Optional[str]:
     return dev.get("gpu_hash") or dev.get("pci_bus_id")
 
 
-@condition("dist-gpu-shared")
+@rule("dist", "dist-gpu-shared", severity=ERROR, category="dist-placement")
 def gpu_shared(job):
     groups: "OrderedDict[Tuple[str, str], List[int]]" = OrderedDict()
     for r in J.with_summary(job):
@@ -46,7 +46,7 @@ def gpu_shared(job):
     return out
 
 
-@condition("dist-device-outside-visible")
+@rule("dist", "dist-device-outside-visible", severity=ERROR, category="dist-placement")
 def device_outside_visible(job):
     out = []
     for r in J.with_summary(job):

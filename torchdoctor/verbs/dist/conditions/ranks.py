@@ -4,12 +4,12 @@ ranks whose facts could not be gathered.
 """
 
 from ....model.findings import ERROR, INFO, WARNING
+from ....model.rules import rule
 from .. import jobfacts as J
-from .common import explained, fate_text, short_error
-from .registry import condition, finding
+from .common import explained, fate_text, finding, short_error
 
 
-@condition("dist-rank-never-joined")
+@rule("dist", "dist-rank-never-joined", severity=ERROR, category="dist-rank")
 def rank_never_joined(job):
     js = J.step(job, "join")
     if not js:
@@ -43,7 +43,7 @@ def rank_never_joined(job):
         commands=["python -c \"import torch\"", "nc -zv $MASTER_ADDR $MASTER_PORT"])]
 
 
-@condition("dist-rank-exited")
+@rule("dist", "dist-rank-exited", severity=ERROR, category="dist-rank")
 def rank_exited(job):
     out = []
     join_step = J.step(job, "join") is not None
@@ -78,7 +78,7 @@ def rank_exited(job):
     return out
 
 
-@condition("dist-launcher-failed")
+@rule("dist", "dist-launcher-failed", severity=ERROR, category="dist-rank")
 def launcher_failed(job):
     e = job.get("launcher_error")
     if not isinstance(e, dict):
@@ -93,7 +93,7 @@ def launcher_failed(job):
         fix=fix, commands=["torchdoctor dist --nproc-per-node 2"] if "gpu" in fix else [])]
 
 
-@condition("dist-interrupted")
+@rule("dist", "dist-interrupted", severity=ERROR, category="dist-rank")
 def interrupted(job):
     why = job.get("interrupted")
     if not why:
@@ -113,7 +113,7 @@ def interrupted(job):
         fix="Fix the rank that failed first and run again.")]
 
 
-@condition("dist-gather-failed")
+@rule("dist", "dist-gather-failed", severity=ERROR, category="dist-rank")
 def gather_failed(job):
     if J.step(job, "gather") is None:
         return []

@@ -248,7 +248,7 @@ def test_the_package_does_not_read_the_shared_folder():
 def test_data_file_is_package_data():
     import configparser
     cfg = configparser.ConfigParser()
-    cfg.read(os.path.join(os.path.dirname(os.path.dirname(HERE)), "setup.cfg"))
+    cfg.read(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "setup.cfg"))
     assert "dist/data/*.json" in cfg["options.package_data"]["torchdoctor"]
     json.loads(open(T.DATA_PATH, encoding="utf-8").read())
 

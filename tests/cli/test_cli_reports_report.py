@@ -20,7 +20,7 @@ from torchdoctor.reportio import facts_from_markdown, facts_from_report, load_re
 
 pytestmark = needs_torch
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 def run_cli(*args, env_extra=None, input=None, timeout=180):

@@ -7,9 +7,9 @@ import sys
 
 from conftest import make_facts
 
-# The job fixtures of the conditions' tests (tests/dist/conditions/), whichever folder pytest reads first.
+# The job fixtures of the conditions' tests (tests/verbs/dist/conditions/), whichever folder pytest reads first.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "conditions"))
-from test_dist_conditions import _exited, _mismatch, _wrong, healthy_cpu, make_job, summary
+from test_verbs_dist_conditions import _exited, _mismatch, _wrong, healthy_cpu, make_job, summary
 from torchdoctor.verbs.dist import render as R
 from torchdoctor.verbs.dist import summary as S
 from torchdoctor.verbs.dist.common import Options

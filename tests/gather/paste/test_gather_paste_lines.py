@@ -18,7 +18,7 @@ from torchdoctor.gather.paste import lines as L
 from torchdoctor.gather.paste.fields import ANSI, clean
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "collect_env")
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "fixtures", "collect_env")
 PASTES = sorted(os.listdir(FIXTURES))
 FIXTURE_LINES = sorted({ln for f in PASTES for ln in open(os.path.join(FIXTURES, f), encoding="utf-8").read().splitlines()})
 FUZZ = settings(max_examples=int(os.environ.get("TORCHDOCTOR_FUZZ_EXAMPLES", "150")), deadline=None,

@@ -282,11 +282,11 @@ EMITS = {"dist-collective": "dist-collective-wrong"}
 
 
 def test_every_condition_has_a_fire_and_a_quiet_fixture():
-    assert set(FIRE) == set(C.CONDITIONS) == set(QUIET)
+    assert set(FIRE) == set(C.BY_ID) == set(QUIET)
 
 
 # The run order of the conditions, as it stood when conditions.py was one module (770dfb8):
-# the families' import order in the package's __init__ must keep it.
+# the CONDITIONS tuple must keep it.
 RUN_ORDER = [
     "dist-rank-never-joined", "dist-rank-exited", "dist-launcher-failed", "dist-interrupted", "dist-gather-failed",
     "dist-torch-mismatch", "dist-cuda-mismatch", "dist-nccl-mismatch", "dist-driver-mismatch",
@@ -298,13 +298,13 @@ RUN_ORDER = [
 
 
 def test_conditions_run_in_their_defined_order():
-    assert list(C.CONDITIONS) == RUN_ORDER
+    assert [r.id for r in C.CONDITIONS] == RUN_ORDER
 
 
 @pytest.mark.parametrize("cid", sorted(FIRE))
 def test_condition_fires(cid):
     job = FIRE[cid]()
-    got = C.CONDITIONS[cid](job)
+    got = C.BY_ID[cid].func(job)
     assert got, "%s stayed quiet on its fixture" % cid
     assert all(f.id == EMITS.get(cid, cid) for f in got), [f.id for f in got]
     for f in got:
@@ -313,7 +313,7 @@ def test_condition_fires(cid):
 
 @pytest.mark.parametrize("cid", sorted(QUIET))
 def test_condition_quiet(cid):
-    assert C.CONDITIONS[cid](QUIET[cid]()) == []
+    assert C.BY_ID[cid].func(QUIET[cid]()) == []
 
 
 def test_healthy_jobs_have_no_findings():
@@ -523,10 +523,14 @@ def test_no_expectation_on_gloo():
 
 
 def test_a_broken_condition_is_a_finding_not_a_traceback(monkeypatch):
+    from torchdoctor.model.rules import rule
+
+    @rule("dist", "dist-boom", severity="error", category="dist-rank")
     def boom(job):
         raise KeyError("x")
-    monkeypatch.setitem(C.CONDITIONS, "dist-boom", boom)
-    assert "dist-condition-crashed" in ids(healthy_cpu(2))
+    monkeypatch.setattr(C, "CONDITIONS", C.CONDITIONS + (boom.rule,))
+    [crash] = [f for f in C.diagnose(healthy_cpu(2)) if f.id == "rule-crashed"]
+    assert crash.check == "dist-boom" and crash.severity == "warning" and crash.category == "internal"
 
 
 def test_a_step_cut_short_by_the_launcher_is_unfinished_not_failed():

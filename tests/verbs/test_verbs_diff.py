@@ -14,8 +14,8 @@ from torchdoctor.diagnose import diagnose
 from torchdoctor.verbs.triage import TriageError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-FIXTURES = os.path.join(HERE, "fixtures", "collect_env")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "collect_env")
 
 BASE = {
     "schema_version": 1, "source": "probe", "tool": {"name": "torchdoctor", "version": "0"},
