@@ -97,6 +97,28 @@ score of each, before its misses drove any KB change (the honest estimate):
                           QGIS, JAX, a TensorFlow page file): first run 4 false positives (darknet and DL4J
                           markers added since; CTranslate2's bare cuDNN DLL line and DeepFaceLab's
                           WinError 1455 are torch's messages word for word and the conditions are real)
+  blind10_small_repos.jsonl 40 texts from issues of small repositories dated 2025-2026 about the
+                          torch environment (28 distinct causes, 20 categories; 14 rows have no KB
+                          entry today, id null, the right cause in the note), collected after round 9:
+                          first run 22/40 = 55.0% top-1 category (20 right entry, 2 right category
+                          only), ids 20/26, 14 abstentions, 4 wrong (misses: torchcodec/FFmpeg and
+                          torchaudio 2.9 API removals, corrupt/LFS-pointer checkpoints, port 29500 in
+                          use, ROCm-on-Windows torch without torch.distributed read as a shadowed
+                          torch._C, SageAttention _fused DLL failures, Intel-mac uv/Poetry resolution)
+  blind10_intl.jsonl      30 texts from non-English issues (Chinese, Japanese) of small and mid-size
+                          repositories, after round 9: first run 23/30 = 76.7% top-1 category (21 right
+                          entry, 2 right category only), ids 21/24, 6 abstentions, 1 wrong (misses:
+                          a bare spawn-bootstrap tail, an 'is_available() False' REPL paste, two
+                          'DistNetworkError: Unknown error', the CUDAAllocatorConfig INTERNAL ASSERT,
+                          cpp_extension's localized 'Error checking compiler version for cl', a
+                          retired nightly index read as a Python problem)
+  unrelated11.jsonl       39 hard negatives (CTranslate2, JAX/XLA/EXLA, PaddlePaddle, ONNX Runtime,
+                          llama.cpp/ggml, numba, TensorFlow, plain CUDA C++/CMake/nvcc, R torch, N2D2,
+                          a Vulkan/Rust runtime, non-torch OMP #15 and multiprocessing): first run 17
+                          false positives, all high confidence (CTranslate2 cuBLAS x3 and driver x1,
+                          PaddlePaddle no-kernel-image x2, EXLA cuDNN, CUDA samples/N2D2 driver
+                          messages, nvcc/CMake builds x3, numba ptxas, R torch GLIBCXX, OMP #15 x2,
+                          Python's own freeze_support message)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.
