@@ -23,7 +23,7 @@ What it reads (wheels and sdists are read as archives, never installed):
 
 Each row is classified (rules in `cataloguer/classify.py`, then the decisions a person made,
 kept in `tools/catalogue_overrides.json`) and given the knowledge-base entry the real matcher
-(`torchdoctor.explain.matcher.match_text`) ranks first on a rendering of the text. Running it
+(`torchdoctor.match.matcher.match_text`) ranks first on a rendering of the text. Running it
 twice gives identical files: a file whose rows did not change keeps its date.
 
 The coverage ratchet (`tests/kb/catalogue_ratchet.json`): the environment rows of each torch
@@ -210,7 +210,7 @@ def refresh(catalogue: str, rows: List[Dict[str, object]], decisions, match) -> 
 
 
 def matcher():
-    from torchdoctor.explain.matcher import default_index, match_text
+    from torchdoctor.match.matcher import default_index, match_text
     index = default_index()
     return lambda row: R.recognising_entry(row, match_text, index)
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from torchdoctor.explain.matcher import default_index, match_text
+from torchdoctor.match.matcher import default_index, match_text
 from torchdoctor.kb.errors import load_entries
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
