@@ -27,17 +27,18 @@ def diagnose(facts: Facts, only=None, skip=None) -> "Report":
 
 
 def examine(python: Optional[str] = None, timeout: float = 60.0, in_process: bool = False,
-            only=None, skip=None, extras: bool = False, redact: Optional[bool] = None) -> "Report":
+            only=None, skip=None, extras: bool = False, redact: Optional[bool] = None,
+            isolated_from: Optional[str] = None) -> "Report":
     """Gather the facts of `python` (default: this interpreter) and diagnose them.
 
     extras: add what only a bug report carries (build tools, system libraries); redact:
     None leaves the report as it is, True redacts it (user and host names of this machine
-    too), False marks it as not redacted."""
+    too), False marks it as not redacted; isolated_from: probe isolated (probe.ISOLATE)."""
     import sys
 
     from .gather.probe import gather
     python = python or sys.executable
-    facts = gather(python=python, timeout=timeout, in_process=in_process)
+    facts = gather(python=python, timeout=timeout, in_process=in_process, isolated_from=isolated_from)
     if extras:
         from .gather.extras import add_extras
         add_extras(facts, python, timeout=min(timeout, 20.0))

@@ -1,5 +1,7 @@
 """Reading what the user names: saved reports (`check --from`, `diff`, `triage`), logs
-(`explain --file`), tune results; and writing `report -o`.
+(`explain --file`), tune results; and writing every file a user names for output (`report -o`,
+`lint -o`, `tune`/`dist --report`, `run --report`/`--json PATH`, pytest's `--torchdoctor-report`,
+IPython's `%torchdoctor report -o`): `write_output`, the one writer.
 
 One way to open a user-given file, `open_input`, for every verb:
 
@@ -270,9 +272,10 @@ def load_report_facts(path: str) -> Facts:
 
 
 # -- writing ------------------------------------------------------------------------
-def check_output(path: str, force: bool = False, what: str = "--output"):
+def check_output(path: str, force: bool = False, what: str = "--output", forcible: bool = True):
     """Whether `path` may be written (ValueError with one line if not), before any work
-    is done; `write_output` asks again when it writes. Returns its lstat, or None."""
+    is done; `write_output` asks again when it writes. Returns its lstat, or None.
+    `forcible`: the verb has a --force (the refusals then name it)."""
     if path == "":
         raise ValueError("%s needs a file name (or - for standard output)" % what)
     try:
@@ -290,31 +293,51 @@ def check_output(path: str, force: bool = False, what: str = "--output"):
         raise ValueError("%s is a directory; give a file name for %s" % (path, what))
     if stat.S_ISLNK(st.st_mode) and not force:
         raise ValueError("%s is a symbolic link (to %s); torchdoctor does not write through links: give "
-                         "another name, or --force to replace the link itself" % (path, os.readlink(path)))
+                         "another name%s" % (path, os.readlink(path),
+                                             ", or --force to replace the link itself" if forcible else ""))
     if not stat.S_ISLNK(st.st_mode) and not stat.S_ISREG(st.st_mode) and not force:
-        raise ValueError("%s is not a regular file (a pipe, device or socket); --force writes into it" % path)
+        raise ValueError("%s is not a regular file (a pipe, device or socket)%s" % (
+            path, "; --force writes into it" if forcible else ": give the name of a file"))
     return st
 
 
-def write_output(path: str, text: str, force: bool = False, what: str = "--output") -> None:
+def write_output(path: str, text: str, force: bool = False, what: str = "--output", forcible: bool = True) -> None:
     """Write `text` (UTF-8) to a user-given path without harming anything else there.
 
-    A regular file (or none) is replaced atomically: the text goes to a temporary file in
-    the same directory, which is then renamed over the target (a reader never sees half a
-    report; an existing file keeps its permissions). A symbolic link is not followed (it
+    A regular file (or none) is replaced atomically: the text goes to a temporary file of a
+    random name created in the same directory (mkstemp: O_EXCL, mode 0600, so a link planted
+    at a name it could guess is never followed), which is then renamed over the target (a
+    reader never sees half a report). An existing file of this user keeps its permissions (a
+    0600 report stays 0600); a new one gets the umask's. A symbolic link is not followed (it
     may point anywhere: `~/.bashrc`); a FIFO, device or socket is not replaced. Both are
-    refused unless `force`: then the link itself is replaced by the file (its target is
-    left alone), and a FIFO or device is written into. ValueError with one line on failure.
+    refused unless `force`: then the link itself is replaced by the file (its target is left
+    alone), and a FIFO or device is written into, opened without following a link that took
+    its place since. `forcible`: the verb has a --force to offer. ValueError with one line on
+    failure.
     """
-    st = check_output(path, force, what)
+    st = check_output(path, force, what, forcible)
     if st is not None and not stat.S_ISLNK(st.st_mode) and not stat.S_ISREG(st.st_mode):
-        try:  # --force on a pipe or device: into it (replacing a device node is never meant)
-            with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-        except OSError as e:
-            raise ValueError("cannot write %s: %s" % (path, e.strerror or e))
+        _write_into(path, text)  # --force on a pipe or device (replacing a device node is never meant)
         return
     _replace_atomically(path, text, st)
+
+
+def _write_into(path: str, text: str) -> None:
+    flags = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        raise ValueError("cannot write %s: %s" % (path, e.strerror or e))
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):  # a file put there since the check: not into it
+            raise ValueError("cannot write %s: it turned into a regular file since it was checked" % path)
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError as e:
+        raise ValueError("cannot write %s: %s" % (path, e.strerror or e))
+    finally:
+        os.close(fd)
 
 
 def _replace_atomically(path: str, text: str, old) -> None:
@@ -329,8 +352,7 @@ def _replace_atomically(path: str, text: str, old) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        mode = (old.st_mode & 0o7777) if old is not None and stat.S_ISREG(old.st_mode) else 0o666 & ~_umask()
-        os.chmod(tmp, mode)
+            _set_mode(fh.fileno(), old)
         os.replace(tmp, path)
     except OSError as e:
         try:
@@ -338,6 +360,16 @@ def _replace_atomically(path: str, text: str, old) -> None:
         except OSError:
             pass
         raise ValueError("cannot write %s: %s" % (path, e.strerror or e))
+
+
+def _set_mode(fd: int, old) -> None:
+    """The mode of the file being replaced when it is this user's (not its setuid/setgid/sticky
+    bits: a report is none of those), else the umask's. On the descriptor: a name in the folder
+    may be another file by now."""
+    own = old is not None and stat.S_ISREG(old.st_mode) and (not hasattr(os, "geteuid") or old.st_uid == os.geteuid())
+    mode = (old.st_mode & 0o777) if own else 0o666 & ~_umask()
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, mode)
 
 
 def _umask() -> int:

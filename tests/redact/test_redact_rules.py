@@ -10,7 +10,7 @@ import pytest
 
 from regex_shape import repeats
 from torchdoctor.kb.errors import _sre_c, _sre_parse
-from torchdoctor.redact import Redactor, pairs, tokens
+from torchdoctor.redact import Redactor, keyblocks, pairs, tokens
 from torchdoctor.redact.pairs import LONG_SECRET_WORDS, SECRET_HINTS, SHORT_SECRET_WORDS
 from torchdoctor.redact.tokens import SECRETS_FILE
 
@@ -33,7 +33,8 @@ def test_sources_name_their_licence():
 @pytest.mark.parametrize("rule", RULES, ids=[r["id"] for r in RULES])
 def test_rule_is_well_formed_and_sourced(rule):
     assert ID.match(rule["id"])
-    assert set(rule) <= {"id", "regex", "real", "source", "keep", "needs_digit"}
+    assert set(rule) <= {"id", "regex", "real", "source", "keep", "needs_digit", "glued", "block"}
+    assert rule.get("glued", True) is True and rule.get("block", True) is True
     assert rule["real"].strip()
     assert rule["source"], rule["id"]
     for src in rule["source"]:
@@ -69,7 +70,8 @@ def test_rule_is_linear_and_anchored(rule):
         assert op == _sre_c.LITERAL, "%s: no literal prefix, so it is tried at every position" % rule["id"]
 
 
-STRUCTURE = ["URL_CRED_RE", "PAIR_RE", "PATH_PAIR_RE", "SPACE_PAIR_RE", "BEARER_RE", "DASH_P_RE", "DASH_P_CONTEXT",
+STRUCTURE = ["URL_CRED_RE", "URL_RAW_CRED_RE", "PORT_FIRST_RE", "PAIR_RE", "EQ_PAIR_RE", "OPTION_RE", "PATH_PAIR_RE",
+             "SPACE_PAIR_RE", "BEARER_RE", "DASH_P_RE", "DASH_P_CONTEXT",
              "NOT_DASH_P", "GDB_ENTRY_RE", "WORD_SPLIT_RE", "NOT_SECRET_VALUE_RE", "TOKEN_RE"]
 
 
@@ -78,16 +80,26 @@ def test_structural_patterns_are_linear(name):
     _linear(getattr(tokens if name == "TOKEN_RE" else pairs, name).pattern)
 
 
+@pytest.mark.parametrize("name", ["END_RE", "LINE_BREAK_RE", "BODY_LINE_RE", "HEADER_LINE_RE", "QUOTED_TAIL_RE",
+                                  "FLAT_WORD_RE"])
+def test_key_block_patterns_are_linear(name):
+    _linear(getattr(keyblocks, name).pattern)
+
+
 @pytest.mark.parametrize("text", [
     "ghp_" * 20000, "sk-" + "a" * 100000, "a=" * 40000, "a=b;" * 20000, '"k": "' * 10000, "-p" * 40000 + " mysql",
     "-----BEGIN PRIVATE KEY-----" * 3000, "https://" + "a:" * 40000 + "@", "https://a" + "@" * 50000,
     "x" * 200000, "token " * 20000, "/tok=" * 20000, "AKIA" * 30000, "eyJ" * 30000 + "." * 1000,
     "hooks.slack.com/services/" * 5000, "password: " * 20000, "key=" + "<secret>" * 10000,
+    "-----BEGIN PRIVATE KEY-----\n" * 3000, "-----BEGIN PRIVATE KEY-----\n" + "QUJD\n" * 30000,
+    "x" + "hf_" * 30000, "https://a:" + "b " * 40000 + "@", "https://a:" + "@" * 50000 + "x",
+    "u:" + "password=" * 20000, "a:b=" * 30000 + "token", ["--password"] * 30000,
 ])
 def test_hostile_strings_finish(text):
     """No time limit (timings are for benchmarks): a pattern that backtracked badly would hang here."""
-    out = Redactor().text(text)
-    assert isinstance(out, str)
+    r = Redactor()
+    out = r.value(text) if isinstance(text, list) else r.text(text)
+    assert isinstance(out, type(text))
 
 
 def test_every_secret_word_passes_the_cheap_hint_test():

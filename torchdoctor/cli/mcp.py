@@ -8,13 +8,16 @@ from .common import InputError
 
 
 @click.command("mcp")
-def mcp_cmd():
-    """Run an MCP server on stdin/stdout with read-only tools: check, explain, report,
-    triage, list_checks. Register it with an MCP client as the command
+@click.option("--no-redact", is_flag=True, help="Return names, addresses and secrets as they are (a report then "
+                                                "says NOT REDACTED); by default every result is redacted.")
+def mcp_cmd(no_redact):
+    """Run an MCP server on stdin/stdout with the tools check, explain, report, triage and
+    list_checks (none installs anything or runs a fix; check, explain and report run the
+    interpreter they diagnose). Register it with an MCP client as the command
     `torchdoctor mcp` (see README)."""
     try:
         import mcp  # noqa: F401
     except ImportError:
         raise InputError('the MCP server needs the mcp package: pip install "torchdoctor[mcp]" (Python 3.10+)')
     from ..surfaces.mcp_server import serve
-    serve()
+    serve(redact=not no_redact)

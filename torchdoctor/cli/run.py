@@ -15,6 +15,8 @@ from .common import InputError
 
 
 def _check_target(path: str, what: str) -> None:
+    """Before the program runs: a file `path` may become (reportio.write_output's rules; `run`
+    has no --force, so a link, pipe or device is refused) that is not the program's stdout."""
     if os.path.isdir(path):
         raise InputError("%s %s is a directory; give a file name" % (what, path))
     parent = os.path.dirname(os.path.abspath(path))
@@ -22,6 +24,11 @@ def _check_target(path: str, what: str) -> None:
         raise InputError("%s %s: the folder %s does not exist" % (what, path, parent))
     if _same_as_stdout(path):
         raise InputError("%s %s is the program's standard output; give another file" % (what, path))
+    from ..reportio import check_output
+    try:
+        check_output(path, what=what, forcible=False)
+    except ValueError as e:
+        raise InputError(str(e))
 
 
 def _same_as_stdout(path: str) -> bool:
@@ -57,8 +64,8 @@ def _write_json(target, text: str) -> None:
             n = os.write(where, data)
             data = data[n:]
     else:
-        from ..surfaces.attachment import write
-        write(where, text)
+        from ..reportio import write_output
+        write_output(where, text, what="--json", forcible=False)
 
 
 @click.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -129,14 +136,17 @@ def _after(result, status, oom_before, python, target, report_path, no_redact, s
             _write_json(target, json.dumps(pm.to_dict(), indent=2, default=str) + "\n")
         except OSError as e:
             _say("torchdoctor: could not write --json %s: %s" % (target[1], e.strerror or e))
+        except ValueError as e:  # write_output's one line
+            _say("torchdoctor: could not write --json: %s" % e)
     if report_path:
+        from ..reportio import write_output
         from ..surfaces import attachment
         rep = attachment.build("run", report_section(pm), python=pm.python, redact=not no_redact)
         fmt = attachment.fmt_for(report_path)
         try:
-            attachment.write(report_path, attachment.render(rep, fmt, "run"))
-        except OSError as e:
-            _say("torchdoctor: could not write --report %s: %s" % (report_path, e.strerror or e))
+            write_output(report_path, attachment.render(rep, fmt, "run"), what="--report", forcible=False)
+        except ValueError as e:
+            _say("torchdoctor: could not write --report: %s" % e)
         else:
             _say("torchdoctor: wrote %s (%s, %s)" % (report_path, fmt, "NOT redacted" if no_redact else "redacted"))
 

@@ -9,6 +9,7 @@ environment, else the first python3/python on PATH that is not the doctor's own.
 
 import importlib.util
 import os
+import re
 import sys
 from ..model.records import record
 from typing import Optional
@@ -75,3 +76,59 @@ def resolve(python: Optional[str], environ=None) -> Choice:
             if exe and not _same_env(exe):
                 return Choice(exe, "the first %s on PATH" % name)
     return Choice(sys.executable)
+
+
+# What CPython, PyPy and GraalPy install their interpreters as: python, python3, python3.13t,
+# pythonw.exe, pypy3.10...
+PYTHON_NAME_RE = re.compile(r"(?i)(?:python|pypy|graalpy)(?:\d{1,2}(?:\.\d{1,3}){0,2})?[dmtuw]{0,3}(?:\.exe)?")
+# The first bytes of a native program: ELF, Mach-O (32/64-bit, both byte orders, universal), PE.
+NATIVE_MAGIC = (b"\x7fELF", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe",
+                b"\xca\xfe\xba\xbe", b"MZ")
+
+
+def not_a_python(path: str) -> Optional[str]:
+    """Why `path` is not a Python interpreter that a diagnosis may run, or None when it is one.
+
+    Decided from the file system alone, since running a program to ask it would already run
+    whatever it is: an executable file named like an interpreter (the name given and the file a
+    link leads to), a native program rather than a script (a pyenv or asdf shim is a shell
+    script that runs some other program), with a Python installation around it: the
+    pyvenv.cfg of a virtual environment, or a standard library (os.py) under its prefix. A guard
+    against running an arbitrary program, not a sandbox: an interpreter still runs the code of
+    its own environment (site-packages, .pth files)."""
+    if not os.path.lexists(path):
+        return "no such file"
+    real = os.path.realpath(path)
+    if os.path.isdir(real):
+        return "a directory"
+    if not os.path.isfile(real) or not os.access(real, os.X_OK):
+        return "not an executable file"
+    for name in dict.fromkeys((os.path.basename(path), os.path.basename(real))):
+        if not PYTHON_NAME_RE.fullmatch(name):
+            return "%s is not the name of a Python interpreter" % name
+    try:
+        with open(real, "rb") as fh:
+            head = fh.read(4)
+    except OSError as e:
+        return "cannot read it (%s)" % (e.strerror or e)
+    if head.startswith(b"#!"):
+        return "a script, not an interpreter (a pyenv or asdf shim? give the interpreter it runs, " \
+               "e.g. the output of `pyenv which python`)"
+    if not head.startswith(NATIVE_MAGIC):
+        return "not a native program"
+    if not _installation_around(os.path.abspath(path), real):
+        return "no Python standard library or virtual environment around it"
+    return None
+
+
+def _installation_around(path: str, real: str) -> bool:
+    import glob
+    here = os.path.dirname(path)
+    if any(os.path.isfile(os.path.join(d, "pyvenv.cfg")) for d in (here, os.path.dirname(here))):
+        return True
+    bindir = os.path.dirname(real)
+    prefix = os.path.dirname(bindir)
+    patterns = [os.path.join(prefix, "lib", "python3*", "os.py"), os.path.join(prefix, "lib", "pypy3*", "os.py"),
+                os.path.join(prefix, "lib", "python3*.zip"), os.path.join(prefix, "lib-python", "*", "os.py"),
+                os.path.join(bindir, "Lib", "os.py"), os.path.join(bindir, "python3*.zip")]
+    return any(glob.glob(p) for p in patterns)

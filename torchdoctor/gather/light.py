@@ -42,13 +42,13 @@ def _torch_files(data):
     return load
 
 
-def light_facts(python=None) -> Facts:
+def light_facts(python=None, isolated_from=None) -> Facts:
     """`python`: another interpreter (the one the user works in), read by a light child
-    probe; default: this one, read in-process."""
+    probe (isolated_from: an isolated one, probe.ISOLATE); default: this one, read in-process."""
     data = {"schema_version": SCHEMA_VERSION, "source": "explain"}
     if python and python != sys.executable:
         from .probe import run_target
-        sections = run_target(python, timeout=20.0, light=True)
+        sections = run_target(python, timeout=20.0, light=True, isolated_from=isolated_from)
         for key in ("python", "packages"):
             data[key] = sections.get(key, failed("the probe of %s did not report it" % python))
     else:

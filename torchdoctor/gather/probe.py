@@ -35,6 +35,18 @@ LAUNCHER = (
     "exec(c, {'__name__': '__main__', '__file__': p})\n"
 )
 
+# Isolated (the MCP server, whose caller chose neither the folder nor what lies in it): the probe
+# runs from an empty folder of its own and first drops the '' that -c put on sys.path (what -P
+# does, on every Python), so nothing is imported from the folder the diagnosis stands for;
+# target.py lists a torch.py / torch/ there that would shadow torch (--shadow-dir) without
+# importing it. Not -I: that would also drop PYTHONPATH and the user site-packages, where the
+# torch under diagnosis may well live; the environment is still read, as facts, unchanged.
+ISOLATE = (
+    "import sys\n"
+    "if sys.path and sys.path[0] == '':\n"
+    "    del sys.path[0]\n"
+)
+
 # What the probe is doing in each of its stages (target.py's `w.stage(...)` names).
 STAGES = {
     "python": "reading the interpreter's own facts",
@@ -106,23 +118,30 @@ def read_sections(path: str):
     return sections, stages
 
 
-def run_target(python: str, timeout: float, light: bool = False) -> Dict[str, Any]:
+def run_target(python: str, timeout: float, light: bool = False, isolated_from: Optional[str] = None) -> Dict[str, Any]:
     """Run target.py under `python`; returns {section: data} plus 'probe'. `light`: only
-    the Python and package sections (no torch import), for explain."""
+    the Python and package sections (no torch import), for explain. `isolated_from`: run
+    isolated (ISOLATE), diagnosing this folder's view of torch without importing from it."""
+    import shutil
     import tempfile
 
     from . import proc
     fd, out_path = tempfile.mkstemp(prefix="torchdoctor-", suffix=".jsonl")
     os.close(fd)
+    argv = [python, "-c", ISOLATE + LAUNCHER if isolated_from else LAUNCHER, TARGET_SCRIPT, out_path]
+    argv += ["--light"] if light else []
+    argv += ["--shadow-dir", isolated_from] if isolated_from else []
+    empty = tempfile.mkdtemp(prefix="torchdoctor-probe-") if isolated_from else None
     try:
-        r = proc.run([python, "-c", LAUNCHER, TARGET_SCRIPT, out_path] + (["--light"] if light else []),
-                     timeout=timeout)
+        r = proc.run(argv, timeout=timeout, cwd=empty)
         sections, stages = read_sections(out_path)
     finally:
         try:
             os.unlink(out_path)
         except OSError:
             pass
+        if empty:
+            shutil.rmtree(empty, ignore_errors=True)
     last = stages[-1] if stages else None
     completed = last == "done"
     info: Dict[str, Any] = {
@@ -137,6 +156,8 @@ def run_target(python: str, timeout: float, light: bool = False) -> Dict[str, An
         "stdout_tail": proc.last_lines(r.stdout, 40),
         "stderr_tail": proc.last_lines(r.stderr, 40),
     }
+    if isolated_from:
+        info["isolated"] = True
     if r.start_error:
         info["start_error"] = r.start_error
     if TOO_OLD_MARK in r.stderr:
@@ -158,16 +179,17 @@ def run_target(python: str, timeout: float, light: bool = False) -> Dict[str, An
 
 
 def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
-           tool_timeout: float = 10.0, in_process: bool = False) -> Facts:
+           tool_timeout: float = 10.0, in_process: bool = False, isolated_from: Optional[str] = None) -> Facts:
     """All facts. `in_process`: ask the torch of *this* process (already imported, or
-    imported now) instead of a child, so its live settings are what the checks see."""
+    imported now) instead of a child, so its live settings are what the checks see.
+    `isolated_from`: the child probe runs isolated (see ISOLATE)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from . import system
     python = python or sys.executable
     t0 = time.monotonic()
     with ThreadPoolExecutor(max_workers=4) as pool:
-        f_target = None if in_process else pool.submit(run_target, python, timeout)
+        f_target = None if in_process else pool.submit(run_target, python, timeout, False, isolated_from)
         f_nvml = pool.submit(system.nvml_facts, tool_timeout)
         f_smi = pool.submit(system.nvidia_smi_facts, tool_timeout)
         f_tk = pool.submit(system.toolkit_facts, tool_timeout)

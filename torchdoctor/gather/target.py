@@ -20,6 +20,10 @@ import warnings
 
 STAGE_KEY = "stage"
 SECTION_KEY = "section"
+# --shadow-dir DIR: the probe runs isolated, from an empty folder and without '' on sys.path (the
+# MCP server); DIR is the folder the diagnosis stands for, where a torch.py / torch/ would shadow
+# torch for `python -c` there. It is listed as such, never imported.
+SHADOW_DIR = None
 
 # Packages worth reporting by name; anything matching these prefixes too.
 COMPANIONS = (
@@ -347,8 +351,11 @@ def _safe_listdir(path):
 def torch_location_facts():
     """Where ``import torch`` would come from, found without importing it."""
     candidates = []
-    cwd = _cwd()
-    for entry in _path_entries():
+    cwd = SHADOW_DIR or _cwd()
+    entries = _path_entries()
+    if SHADOW_DIR and "" not in entries:
+        entries = [""] + entries
+    for entry in entries:
         base = entry or cwd
         if not isinstance(base, str):
             continue  # the current directory is gone: nothing there to shadow torch
@@ -820,10 +827,13 @@ def collect_light(out_path=None):
 
 
 def main(argv):
-    global CATCH
+    global CATCH, SHADOW_DIR
     CATCH = BaseException  # a child of its own session: no terminal Ctrl-C reaches it
     out = argv[1] if len(argv) > 1 else None
-    if len(argv) > 2 and argv[2] == "--light":
+    flags = argv[2:]
+    if "--shadow-dir" in flags[:-1]:
+        SHADOW_DIR = flags[flags.index("--shadow-dir") + 1]
+    if "--light" in flags:
         collect_light(out)
     else:
         collect(out)

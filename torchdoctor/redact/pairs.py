@@ -22,6 +22,13 @@ UUID_NAME = re.compile(r"(?i)(?:^|_)uuid$")
 # URL userinfo: everything between "scheme://" and the LAST "@" of the authority (a password may
 # hold "@"; the authority ends at the first / ? # or space, so "https://h/@scope/pkg" is a path).
 URL_CRED_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://)([^/?#\s\"'<>`]*)@")
+# user:password whose password holds what ends an authority (# ? or a space), written raw: from
+# the first ":" up to the last "@" before a host, within the line and before any "/". A port
+# followed by prose that holds an address ("https://h:443 failed, mail a@b.org") is no password:
+# the Redactor leaves a password that starts with a port or a space.
+URL_RAW_CRED_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://)([^/?#\s\"'<>`@:]{0,128}):([^/\r\n\"'<>`]{1,256})@"
+                             r"(?=[A-Za-z0-9\[])")
+PORT_FIRST_RE = re.compile(r"\d{1,5}(?![^\s?#])|\s")
 # Bearer/Basic (and "token") credentials: the word, white space, the credential.
 BEARER_RE = re.compile(r"(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9._~+/\-]{16,}=*)")
 
@@ -30,11 +37,14 @@ BEARER_RE = re.compile(r"(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9._~+/\-]{16,}
 # no secret costs one match and changes nothing. The value ends at a list separator (space , ; &),
 # and at a ":" that starts the next element of a path list (":/usr/lib").
 _VALUE_END = r"\s\"'<>;,&|`(){}\[\]"
-PAIR_RE = re.compile(
-    r"(?<![A-Za-z0-9_./\\])(?P<q>[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})(?P=q)"
-    r"(?P<sep>[ \t]{0,3}[=:][ \t]{0,3})"
-    r"(?P<value>\"(?:[^\"\\\n]|\\.){0,4096}\"|'[^'\n]{0,4096}'"
-    r"|(?:<secret>|[^%s:/\\?#=])(?:[^%s:]|:(?![/\\~.$])){0,8191})" % (_VALUE_END, _VALUE_END))
+_PAIR = (r"(?<![A-Za-z0-9_./\\])(?P<q>[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})(?P=q)"
+         r"(?P<sep>[ \t]{0,3}%s[ \t]{0,3})"
+         r"(?P<value>\"(?:[^\"\\\n]|\\.){0,4096}\"|'[^'\n]{0,4096}'"
+         r"|(?:<secret>|[^%s:/\\?#=])(?:[^%s:]|:(?![/\\~.$])){0,8191})")
+PAIR_RE = re.compile(_PAIR % ("[=:]", _VALUE_END, _VALUE_END))
+# The NAME=value pairs alone: for a text where one stood inside the value of a NAME: pair that is
+# no secret ("user:password=x", PowerShell's "$env:TOKEN=...", "config": "password=x").
+EQ_PAIR_RE = re.compile(_PAIR % ("=", _VALUE_END, _VALUE_END))
 # /NAME=value/: a path component (the value ends at the next / or \).
 PATH_PAIR_RE = re.compile(r"(?<=[/\\])(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})(?P<sep>=)(?P<value>[^%s:/\\=]{1,4096})"
                           % _VALUE_END)
@@ -43,6 +53,8 @@ PATH_PAIR_RE = re.compile(r"(?<=[/\\])(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})(?
 SPACE_PAIR_RE = re.compile(
     r"(?<![A-Za-z0-9_.\-])(?P<dash>--|-)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})"
     r"(?=[ \t]{1,8}(?P<value>[^%s=\-][^%s]{0,4095}))" % (_VALUE_END, _VALUE_END))
+# A command-line option given as its own word ("--password", "-token"): the next word is its value.
+OPTION_RE = re.compile(r"--?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})")
 # Cheap test before the pair passes: a key that says secret holds one of these (lower case).
 SECRET_HINTS = ("tok", "secret", "pass", "pw", "cred", "sig", "key", "auth", "cookie", "sas", "dsn", "pat")
 # mysql -pPASSWORD (the value glued to -p), only in a text that runs such a client.
@@ -110,9 +122,17 @@ def secret_key_name(name: str, camel: bool = True) -> bool:
     return any(w.endswith(LONG_SECRET_WORDS) for w in words)
 
 
-def is_secret_value(value: str) -> bool:
-    """Whether the value of a secret-named key is a secret (not a switch, a reference or a placeholder)."""
+def is_secret_value(value: str, password: bool = False) -> bool:
+    """Whether the value of a secret-named key is a secret (not a switch, a reference or a placeholder).
+    ``password``: the key says password, where one or two letters are the password (PASSWORD=x), not
+    the xxx of a placeholder."""
     v = value.strip("\"'")
     if v.startswith(SECRET):  # a token already hidden; what is glued to it goes with it
         return v != SECRET
+    if password and len(v) <= 2 and v.isalpha():
+        return True
     return bool(v) and not NOT_SECRET_VALUE_RE.fullmatch(v)
+
+
+def is_password_key(name: str, camel: bool = True) -> bool:
+    return bool(PASSWORD_WORDS.intersection(key_words(name, camel)))

@@ -8,9 +8,10 @@ from typing import Any, Dict, List, Optional, Set
 
 from .identifiers import (COMMON_WORDS, EMAIL_RE, GPU_UUID_RE, HOME_PATH_RES, HOST_WORDS, IPV4_RE, IPV4_SUBNET_RE,
                           IPV6_CAND_RE, KEEP_IPS, MAC_RE, NOT_USER, UUID_RE, VERSION_KEY)
-from .pairs import (BEARER_RE, DASH_P_CONTEXT, DASH_P_RE, NOT_DASH_P, NOT_SECRET_NAME, PAIR_RE, PASSWORD_WORDS,
-                    PATH_PAIR_RE, SECRET_HINTS, SECRET_NAME, SERIAL_NAME, SPACE_PAIR_RE, URL_CRED_RE, UUID_NAME,
-                    is_code_value, is_secret_value, key_words, secret_key_name)
+from .keyblocks import block_end
+from .pairs import (BEARER_RE, DASH_P_CONTEXT, DASH_P_RE, EQ_PAIR_RE, NOT_DASH_P, NOT_SECRET_NAME, OPTION_RE, PAIR_RE,
+                    PATH_PAIR_RE, PORT_FIRST_RE, SECRET_HINTS, SECRET_NAME, SERIAL_NAME, SPACE_PAIR_RE, URL_CRED_RE,
+                    URL_RAW_CRED_RE, UUID_NAME, is_code_value, is_password_key, is_secret_value, secret_key_name)
 from .placeholders import EMAIL, GPU_UUID, HOST, IP, MAC, SECRET, SERIAL, USER, UUID
 from .tokens import TOKEN_RE, token_rule
 
@@ -23,6 +24,7 @@ class Redactor:
     hosts: Set[str] = field(default_factory=set)
     counts: Dict[str, int] = field(default_factory=dict)
     _word_res: Optional[List] = None
+    _nested_pair: bool = False  # a NAME: pair that is no secret held a NAME=value in its value
 
     def tally(self, kind: str, n: int = 1) -> None:
         if n:
@@ -53,17 +55,17 @@ class Redactor:
                 self.learn_user(m.group(2))
 
     def _words(self):
-        """(regex, replacement, kind) for names replaced wherever they stand as a word."""
+        """(name, regex, replacement, kind) for names replaced wherever they stand as a word."""
         if self._word_res is None:
             out = []
             for h in sorted(self.hosts, key=len, reverse=True):
                 # A host called "ubuntu" or "gpu" must not eat the distro or GPU names:
                 # such names are hidden only where they are the host name (os.hostname).
                 if len(h) >= 3 and h.lower() not in COMMON_WORDS and h.lower() not in HOST_WORDS:
-                    out.append((re.compile(r"(?<![\w\-.])%s(?![\w\-])" % re.escape(h)), HOST, "hostname"))
+                    out.append((h, re.compile(r"(?<![\w\-.])%s(?![\w\-])" % re.escape(h)), HOST, "hostname"))
             for u in sorted(self.users, key=len, reverse=True):
                 if len(u) >= 3 and u.lower() not in COMMON_WORDS:
-                    out.append((re.compile(r"(?<![A-Za-z0-9])%s(?![A-Za-z0-9])" % re.escape(u)), USER, "user"))
+                    out.append((u, re.compile(r"(?<![A-Za-z0-9])%s(?![A-Za-z0-9])" % re.escape(u)), USER, "user"))
             self._word_res = out
         return self._word_res
 
@@ -79,8 +81,9 @@ class Redactor:
         n = 0
         if "@" in s and "://" in s:
             s = URL_CRED_RE.sub(self._userinfo, s)
+            s = URL_RAW_CRED_RE.sub(self._raw_userinfo, s)
         if len(s) >= 10:
-            s = TOKEN_RE.sub(self._token, s)
+            s = self._tokens(s)
         if " " in s or "\t" in s:
             s, k = BEARER_RE.subn(lambda m: m.group(1) + m.group(2) + SECRET, s)
             n += k
@@ -88,7 +91,10 @@ class Redactor:
         if any(h in low for h in SECRET_HINTS):
             if "=" in s or ":" in s:
                 s = PATH_PAIR_RE.sub(self._pair, s)
+                self._nested_pair = False
                 s = PAIR_RE.sub(self._pair, s)
+                if self._nested_pair:
+                    s = EQ_PAIR_RE.sub(self._pair, s)
             if " " in s or "\t" in s:
                 s = self._space_pairs(s)
         if "-p" in s and DASH_P_CONTEXT.search(s):
@@ -102,21 +108,45 @@ class Redactor:
         self.tally("secret")
         return m.group(1) + SECRET + "@"
 
-    def _token(self, m) -> str:
-        text = m.group(0)
-        rule, secret_at = token_rule(m)
-        if rule.get("needs_digit") and not any(c.isdigit() for c in text):
-            return text
+    def _raw_userinfo(self, m) -> str:
+        if PORT_FIRST_RE.match(m.group(3)) or "://" in m.group(3):
+            return m.group(0)
         self.tally("secret")
-        return text[:secret_at - m.start()] + SECRET
+        return m.group(1) + SECRET + "@"
+
+    def _tokens(self, s: str) -> str:
+        """The tokens of TOKEN_RE out of `s`; a private key's block up to where its body ends."""
+        out, last, pos, seen = [], 0, 0, {}
+        while True:
+            m = TOKEN_RE.search(s, pos)
+            if m is None:
+                break
+            pos = m.end()
+            rule, secret_at = token_rule(m)
+            if rule.get("needs_digit") and not any(c.isdigit() for c in m.group(0)):
+                continue
+            if rule.get("block"):
+                pos = block_end(s, pos, seen)
+            self.tally("secret")
+            out += (s[last:secret_at], SECRET)
+            last = pos
+        if not out:
+            return s
+        out.append(s[last:])
+        return "".join(out)
 
     def _pair(self, m) -> str:
         value = m.group("value")
-        if not secret_key_name(m.group("name")) or not is_secret_value(value):
+        name = m.group("name")
+        if not secret_key_name(name):
+            if ":" in m.group("sep") and "=" in value:
+                self._nested_pair = True
+            return m.group(0)
+        password = is_password_key(name)
+        if not is_secret_value(value, password):
             return m.group(0)
         if value[0] not in "\"'" and (m.string[m.end():m.end() + 1] in ("(", "[") or (
-                (is_code_value(value) or value.isdigit() and len(value) <= 10)
-                and not PASSWORD_WORDS.intersection(key_words(m.group("name"))))):
+                (is_code_value(value) or value.isdigit() and len(value) <= 10) and not password)):
             return m.group(0)  # code (pad_token = tokenizer.eos_token, key = wandb.login(...)), gdb, a token id
         sep = m.group("sep")
         if ":" in sep and not m.groupdict().get("q") and value[0] not in "\"'" and \
@@ -133,8 +163,9 @@ class Redactor:
             start = m.start("value")
             if start < last:
                 continue
-            value, dash = m.group("value"), m.group("dash")
-            if not secret_key_name(m.group("name"), camel=not dash) or not is_secret_value(value):
+            value, dash, name = m.group("value"), m.group("dash"), m.group("name")
+            password = bool(dash) and is_password_key(name, camel=False)
+            if not secret_key_name(name, camel=not dash) or not is_secret_value(value, password):
                 continue
             if not dash and not (len(value) >= 6 and any(c.isdigit() for c in value)):
                 continue
@@ -166,21 +197,30 @@ class Redactor:
                 self.tally(kind, k)
             return out
 
+        # Each pattern runs only on a string holding what every match of it holds (a UUID's four
+        # dashes, an address's three dots, the name itself): most strings of a report hold none.
         s = self.secrets(s)  # first, so nothing later half-hides a token
-        s = sub(GPU_UUID_RE, GPU_UUID, "gpu_uuid", s)
-        s = sub(UUID_RE, UUID, "uuid", s)
-        s = sub(EMAIL_RE, EMAIL, "email", s)
+        if s.count("-") >= 4:
+            s = sub(GPU_UUID_RE, GPU_UUID, "gpu_uuid", s)
+            s = sub(UUID_RE, UUID, "uuid", s)
+        if "@" in s:
+            s = sub(EMAIL_RE, EMAIL, "email", s)
         # Home directories: the user part of the path.
-        for rx in HOME_PATH_RES:
-            s = sub(rx, lambda m: m.group(1) + USER if m.group(2) not in NOT_USER and not m.group(2).startswith("<")
-                    else m.group(0), "home_path", s)
-        for rx, repl, kind in self._words():
-            s = sub(rx, repl, kind, s)
+        low = s.lower()
+        if "home/" in s or "users" in low or "documents and settings" in low:
+            for rx in HOME_PATH_RES:
+                s = sub(rx, lambda m: m.group(1) + USER if m.group(2) not in NOT_USER and not m.group(2).startswith("<")
+                        else m.group(0), "home_path", s)
+        for name, rx, repl, kind in self._words():
+            if name in s:
+                s = sub(rx, repl, kind, s)
         if not VERSION_KEY.search(key):
-            s = sub(IPV4_SUBNET_RE, lambda m: m.group(0) if m.group(1) in KEEP_IPS else IP + m.group(2), "ip", s)
-            s = sub(IPV4_RE, lambda m: m.group(0) if m.group(1) in KEEP_IPS else IP, "ip", s)
+            if s.count(".") >= 3:
+                s = sub(IPV4_SUBNET_RE, lambda m: m.group(0) if m.group(1) in KEEP_IPS else IP + m.group(2), "ip", s)
+                s = sub(IPV4_RE, lambda m: m.group(0) if m.group(1) in KEEP_IPS else IP, "ip", s)
             s = self._ipv6(s)
-            s = sub(MAC_RE, MAC, "mac", s)
+            if s.count(":") >= 5 or s.count("-") >= 5:
+                s = sub(MAC_RE, MAC, "mac", s)
         return s
 
     def _ipv6(self, s: str) -> str:
@@ -222,5 +262,21 @@ class Redactor:
             return {self.text(k) if isinstance(k, str) and not k.startswith("_") else k: self.value(x, str(k))
                     for k, x in v.items()}
         if isinstance(v, list):
-            return [self.value(x, key) for x in v]
+            return self._list(v, key)
         return v
+
+    def _list(self, v: List[Any], key: str) -> List[Any]:
+        """A list, and in it a command line's words: the word after an option that says secret
+        (``--password``, ``--api-key``, ``-token``) is its value, a secret."""
+        out: List[Any] = []
+        option = None
+        for x in v:
+            if option and isinstance(x, str) and not x.startswith("-") and \
+                    is_secret_value(x, is_password_key(option, camel=False)):
+                out.append(self.secret_value(x))
+                option = None
+                continue
+            out.append(self.value(x, key))
+            m = OPTION_RE.fullmatch(x) if isinstance(x, str) else None
+            option = m.group("name") if m and secret_key_name(m.group("name"), camel=False) else None
+        return out

@@ -4,7 +4,7 @@ and this machine's user and host names."""
 import copy
 import os
 import re
-from typing import Any, Iterable, List, Tuple
+from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
 from ..model import records
 from ..model.facts import Facts
@@ -34,6 +34,31 @@ def redact_report(report: Report, extra_users: Iterable[str] = (), extra_hosts: 
     host, $HOME's last part) in addition to those found in the facts.
     """
     data = copy.deepcopy(report.facts.to_dict())
+    r = _learned(data, [s for f in report.findings for s in _finding_texts(f)], extra_users, extra_hosts)
+    findings = [_redacted_finding(f, r) for f in report.findings]
+    return Report(Facts(_redacted_facts(data, r)), findings)
+
+
+def redact_output(data: Any, texts: Sequence[str] = ()) -> Tuple[Any, List[str]]:
+    """Whatever a surface hands out of this machine (the MCP server's tool results): a JSON value
+    and some texts (its summary), redacted by one Redactor that knows this machine's user and host
+    names and those the facts in it name. A report in it (an object with "facts") is redacted as
+    redact_report does, and says so in facts.redaction; the original is not touched."""
+    users, hosts = local_names()
+    facts = data.get("facts") if isinstance(data, dict) and isinstance(data.get("facts"), dict) else None
+    r = _learned(copy.deepcopy(facts) if facts is not None else {}, list(_strings(data)) + list(texts), users, hosts)
+    if facts is None:
+        out = r.value(data)
+    else:  # the rest first, so the redaction record counts it too
+        out = {k: v if k == "facts" else r.value(v, k) for k, v in data.items()}
+        out["facts"] = _redacted_facts(copy.deepcopy(facts), r)
+    return out, [r.text(t) for t in texts]
+
+
+def _learned(data: Dict[str, Any], texts: Iterable[str], extra_users: Iterable[str] = (),
+             extra_hosts: Iterable[str] = ()) -> Redactor:
+    """A Redactor that knows the names to hide: the caller's, and those the facts `data` and the
+    `texts` name (the host, the user of $HOME and of home-directory paths, the rendezvous host)."""
     r = Redactor()
     for u in extra_users:
         r.learn_user(u)
@@ -53,24 +78,27 @@ def redact_report(report: Report, extra_users: Iterable[str] = (), extra_hosts: 
             r.learn_user(re.split(r"[\\/]", env[k].rstrip("\\/"))[-1])
     for s in _strings(data):
         r.learn_from_text(s)
-    for f in report.findings:
-        for s in _finding_texts(f):
-            r.learn_from_text(s)
+    for s in texts:
+        r.learn_from_text(s)
+    return r
 
+
+def _redacted_facts(data: Dict[str, Any], r: Redactor) -> Dict[str, Any]:
+    """The facts `data` redacted by `r`, with the record of what went (this pass's counts, and
+    those of a pass before it) in facts.redaction."""
     prior = data.pop("redaction", None)
     out = r.value(data)
     if isinstance(out.get("os"), dict) and isinstance(out["os"].get("hostname"), str) and out["os"]["hostname"]:
         if out["os"]["hostname"] != HOST:
             r.tally("hostname")
         out["os"]["hostname"] = HOST
-    findings = [_redacted_finding(f, r) for f in report.findings]
     counts = dict(prior.get("counts", {})) if isinstance(prior, dict) and prior.get("enabled") else {}
     for k, n in r.counts.items():
         counts[k] = counts.get(k, 0) + n
     out["redaction"] = {"enabled": True, "counts": dict(sorted(counts.items())),
                         "kinds": ["secrets (by name and by value)", "user names and home directories",
                                   "host names", "IP addresses", "GPU UUIDs and serials", "MAC and e-mail addresses"]}
-    return Report(Facts(out), findings)
+    return out
 
 
 def _finding_texts(f: Finding) -> List[str]:

@@ -1,9 +1,9 @@
 """The bug-report attachment a surface writes (`run --report`, `pytest --torchdoctor-report`,
 `%torchdoctor report`): the environment report of `torchdoctor report`, with the surface's
 own section (the run, the failed tests) inside the facts, so one redaction pass covers
-both and `triage` / `check --from` read the file back like any report."""
+both and `triage` / `check --from` read the file back like any report. Written by
+reportio.write_output, like every file a user names."""
 
-import os
 from typing import Any, Callable, Dict, List, Optional
 
 from ..model.report import Report
@@ -83,19 +83,3 @@ def render(report: Report, fmt: str, section: Optional[str] = None) -> str:
     if section and isinstance(report.facts.value(section), dict):
         extra = SECTIONS[section](report.facts.value(section))
     return render_markdown(report, extra=extra)
-
-
-def write(path: str, text: str) -> None:
-    """Write next to nothing else: the file, through a temporary name, so an interrupted
-    write never leaves half a report under the name the user gave."""
-    tmp = "%s.tmp-%d" % (path, os.getpid())
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass

@@ -131,7 +131,10 @@ def magic(line: str) -> Any:
             return explain(exception_text(exc), lines=False)
         return explain(text)
     if args.verb == "report":
-        return report(args.format, args.output, args.python, not args.no_redact)
+        try:
+            return report(args.format, args.output, args.python, not args.no_redact)
+        except ValueError as e:  # -o that cannot be written: one line, as for a usage error
+            raise UsageError(str(e))
     raise UsageError("usage: " + USAGE)
 
 
@@ -164,7 +167,8 @@ def report(fmt: str = "markdown", output: Optional[str] = None, python: Optional
                            prepare=(lambda r: overlay(r.facts)) if live else None)
     text = attachment.render(rep, fmt)
     if output:
-        attachment.write(output, text)
+        from ..reportio import write_output
+        write_output(output, text, what="-o", forcible=False)
         print("torchdoctor: wrote %s (%s, %s)" % (output, fmt, "redacted" if redact else "NOT redacted"))
     return ReportView(text, fmt)
 

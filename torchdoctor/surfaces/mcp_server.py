@@ -1,40 +1,62 @@
 """`torchdoctor mcp`: a Model Context Protocol server over stdio, for coding agents.
 
 Built on the official `mcp` SDK (the `torchdoctor[mcp]` extra; v2's MCPServer, or v1's
-FastMCP). Five read-only tools, each returning the JSON contract of the matching CLI
-verb as structured content plus a short text summary:
+FastMCP). Five tools, each returning the JSON contract of the matching CLI verb as
+structured content plus a short text summary:
 
   check(python?, timeout?)      -> check --json        (facts + findings)
   explain(text, python?)        -> explain --json      (matches, tailored fixes)
-  report(format?, python?)      -> report (redacted)   Markdown text or the JSON report
+  report(format?, python?)      -> report              Markdown text or the JSON report
   triage(text)                  -> triage --json
   list_checks(known_errors?)    -> the checks (and the known errors)
 
-Nothing here installs, uninstalls or runs a fix: the fix commands are returned for the
-agent, or the person, to run. The only processes started are the doctor's own probes of
-the interpreter named (as `torchdoctor check --python` does).
+What leaves is redacted, every tool's result at one point (`_call`, by torchdoctor.redact):
+secrets, user and host names, addresses (`torchdoctor mcp --no-redact` turns it off, and a
+report then says NOT REDACTED). Nothing here installs, uninstalls or runs a fix: the fix
+commands are returned for the agent, or the person, to run. check, report and explain start
+the doctor's own probe of the interpreter named (as `torchdoctor check --python` does), which
+runs that interpreter and imports torch in it: `python` must be a Python interpreter
+(interpreter.not_a_python), and the probe runs isolated (probe.ISOLATE), from an empty folder,
+importing nothing from the server's folder. Their annotations say so: not read-only (an
+interpreter that imports torch may write its caches), not destructive, closed world.
 """
 
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 NAME = "torchdoctor"
 INSTRUCTIONS = ("torchdoctor diagnoses PyTorch environments: what is wrong with torch, CUDA, the driver, "
                 "cuDNN, companions and settings, and the exact fix command for this machine. Use `explain` "
                 "on an error message or traceback, `check` for the environment, `triage` for a pasted "
-                "report or collect_env output. The tools are read-only: they return fix commands, "
-                "they never run them.")
+                "report or collect_env output. No tool installs anything or runs a fix: they return fix "
+                "commands. check, report and explain run the Python interpreter they diagnose (a probe that "
+                "imports torch, isolated from the server's folder); `python` must be a Python interpreter. "
+                "Results are redacted: secrets, user and host names and addresses are replaced by "
+                "placeholders such as <secret> and <user>.")
 
 
 def _python(python: Optional[str]) -> str:
-    from ..gather.interpreter import resolve
+    """The interpreter a tool probes: the one named, when it is a Python interpreter (it is run),
+    else the one the user works in."""
+    from ..gather.interpreter import not_a_python, resolve
     if python:
         path = resolve(python).python
-        if not os.path.isfile(path):
-            raise ValueError("no interpreter at %s" % python)
+        why = not_a_python(path)
+        if why:
+            raise ValueError("%s is not a Python interpreter (%s), so it was not run; `python` takes the path of "
+                             "one, such as a virtual environment's bin/python" % (python, why))
         return path
     return resolve(None).python
+
+
+def _here() -> str:
+    """The server's folder, which the probe diagnoses (a torch.py there shadows torch) but
+    never imports from."""
+    try:
+        return os.getcwd()
+    except OSError:  # deleted under the server: nothing there to shadow torch
+        return os.path.abspath(os.sep)
 
 
 def _count_line(report) -> str:
@@ -47,7 +69,7 @@ def check(python: Optional[str] = None, timeout: float = 60.0):
     from ..render.brief import env_line
     if not 0 < timeout <= 600:
         raise ValueError("timeout must be between 0 and 600 seconds")
-    rep = examine(python=_python(python), timeout=timeout)
+    rep = examine(python=_python(python), timeout=timeout, isolated_from=_here())
     lines = ["%s: %s" % (rep.facts.value("probe.python"), env_line(rep.facts)), "Findings: " + _count_line(rep)]
     lines += ["- %s %s [%s]%s" % (f.severity.upper(), f.title, f.id, ("; fix: " + f.fix.summary) if f.fix.summary else "")
               for f in rep.findings]
@@ -61,7 +83,7 @@ def explain(text: str, python: Optional[str] = None):
     if not text or not text.strip():
         raise ValueError("the text is empty: pass an error message, a traceback or a log excerpt")
     matches = match_text(text)
-    facts = light_facts(_python(python)) if matches else None
+    facts = light_facts(_python(python), isolated_from=_here()) if matches else None
     exps = explain_matches(matches, facts)
     data = {"schema_version": 1, "matches": [x.to_dict() for x in exps]}
     if not exps:
@@ -73,16 +95,25 @@ def explain(text: str, python: Optional[str] = None):
     return data, "\n".join(lines)
 
 
-def report(format: str = "markdown", python: Optional[str] = None):
+def report(format: str = "markdown", python: Optional[str] = None, redact: bool = True):
+    """The report is redacted where every result is (`_call`), and rendered after that: a second
+    pass over rendered Markdown would read its facts block as pairs ("secret": 3)."""
     from ..diagnose import examine
     if format not in ("markdown", "json"):
         raise ValueError("format must be 'markdown' or 'json'")
-    rep = examine(python=_python(python), extras=True, redact=True)
-    summary = "torchdoctor report (redacted): " + _count_line(rep)
+    rep = examine(python=_python(python), extras=True, redact=None if redact else False, isolated_from=_here())
+    summary = "torchdoctor report (%s): %s" % ("redacted" if redact else "NOT redacted", _count_line(rep))
     if format == "json":
         return rep.to_dict(), summary
-    from ..render.markdown import render_markdown
-    return {"format": "markdown", "report": render_markdown(rep)}, summary
+
+    def markdown(data: Dict[str, Any]) -> Dict[str, Any]:
+        from ..model.facts import Facts
+        from ..model.findings import Finding
+        from ..render.markdown import render_markdown
+        from ..model.report import Report
+        done = Report(Facts.from_dict(data["facts"]), [Finding.from_dict(f) for f in data["findings"]])
+        return {"format": "markdown", "report": render_markdown(done)}
+    return rep.to_dict(), summary, markdown
 
 
 def triage(text: str):
@@ -114,18 +145,52 @@ def list_checks(known_errors: bool = False):
     return data, summary
 
 
+RUNS_PYTHON = ("python: a Python interpreter (a virtual environment's bin/python...), which is run: the probe "
+               "imports torch in it, isolated from the server's folder; anything else is refused, not run.")
+# name: (function, description, whether it runs an interpreter)
 TOOLS = {
     "check": (check, "Diagnose a Python environment's torch, CUDA, driver, cuDNN and settings (the JSON of "
-                     "`torchdoctor check --json`). python: the interpreter to diagnose (default: the one the "
-                     "user works in)."),
+                     "`torchdoctor check --json`, redacted). Default interpreter: the one the user works in. "
+                     + RUNS_PYTHON, True),
     "explain": (explain, "Recognise known PyTorch errors in an error message, traceback or log excerpt and "
-                         "explain cause and fix, tailored to this machine (`torchdoctor explain --json`)."),
-    "report": (report, "A redacted environment report for a bug report (format: markdown or json)."),
+                         "explain cause and fix, tailored to this machine (`torchdoctor explain --json`, "
+                         "redacted). " + RUNS_PYTHON, True),
+    "report": (report, "A redacted environment report for a bug report (format: markdown or json). "
+                       + RUNS_PYTHON, True),
     "triage": (triage, "Diagnose a pasted torchdoctor report or `python -m torch.utils.collect_env` output, "
-                       "and any error text in it (`torchdoctor triage --json`)."),
+                       "and any error text in it (`torchdoctor triage --json`, redacted).", False),
     "list_checks": (list_checks, "The checks torchdoctor runs (id, severity, category); known_errors=true "
-                                 "adds the known errors it recognises."),
+                                 "adds the known errors it recognises.", False),
 }
+
+
+def annotations(runs_python: bool) -> Dict[str, bool]:
+    """What MCP's tool annotations say of a tool, truthfully. readOnlyHint: it does not modify its
+    environment, which a tool that runs an interpreter cannot promise (importing torch writes
+    caches, site-packages code runs). destructiveHint: no tool deletes or overwrites anything.
+    idempotentHint: calling again with the same arguments has no further effect. openWorldHint:
+    every tool works on this machine alone (torchdoctor opens no network connection)."""
+    return {"readOnlyHint": not runs_python, "destructiveHint": False, "idempotentHint": True,
+            "openWorldHint": False}
+
+
+def _call(fn: Callable, redacting: bool, **kw):
+    """Every tool's one way out: (data, summary) from `fn`, redacted when the server redacts
+    (torchdoctor.redact.redact_output), then finished (`fn` may return a third element that
+    renders the redacted data), as a CallToolResult; a bad argument or a failure is a tool error."""
+    try:
+        res = fn(**kw)
+        data, summary = res[0], res[1]
+        if redacting:
+            from ..redact import redact_output
+            data, (summary,) = redact_output(data, [summary])
+        if len(res) > 2:
+            data = res[2](data)
+    except ValueError as e:
+        return _result(None, "torchdoctor: %s" % e, error=True)
+    except Exception as e:  # noqa: BLE001 - a tool error, never a dead server
+        return _result(None, "torchdoctor: the tool failed (%s: %s)" % (type(e).__name__, e), error=True)
+    return _result(data, summary)
 
 
 def _server_class():
@@ -147,8 +212,9 @@ def _result(data: Any, summary: str, error: bool = False):
     return CallToolResult.model_validate(payload)
 
 
-def build_server():
-    """The server with the five tools (each a thin wrapper over the functions above)."""
+def build_server(redact: bool = True):
+    """The server with the five tools (each a thin wrapper over the functions above).
+    `redact`: False for `torchdoctor mcp --no-redact`."""
     from mcp.types import CallToolResult, ToolAnnotations
     from .. import __version__
     cls = _server_class()
@@ -156,40 +222,28 @@ def build_server():
         server = cls(NAME, instructions=INSTRUCTIONS, version=__version__)
     except TypeError:  # mcp 1.x's FastMCP has no version argument
         server = cls(NAME, instructions=INSTRUCTIONS)
-    ro = ToolAnnotations.model_validate({"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
-                                         "openWorldHint": False})
-
-    def wrap(fn):
-        def call(**kw) -> CallToolResult:
-            try:
-                data, summary = fn(**kw)
-            except ValueError as e:
-                return _result(None, "torchdoctor: %s" % e, error=True)
-            except Exception as e:  # noqa: BLE001 - a tool error, never a dead server
-                return _result(None, "torchdoctor: the tool failed (%s: %s)" % (type(e).__name__, e), error=True)
-            return _result(data, summary)
-        return call
 
     def t_check(python: Optional[str] = None, timeout: float = 60.0) -> CallToolResult:
-        return wrap(check)(python=python, timeout=timeout)
+        return _call(check, redact, python=python, timeout=timeout)
 
     def t_explain(text: str, python: Optional[str] = None) -> CallToolResult:
-        return wrap(explain)(text=text, python=python)
+        return _call(explain, redact, text=text, python=python)
 
     def t_report(format: str = "markdown", python: Optional[str] = None) -> CallToolResult:
-        return wrap(report)(format=format, python=python)
+        return _call(report, redact, format=format, python=python, redact=redact)
 
     def t_triage(text: str) -> CallToolResult:
-        return wrap(triage)(text=text)
+        return _call(triage, redact, text=text)
 
     def t_list_checks(known_errors: bool = False) -> CallToolResult:
-        return wrap(list_checks)(known_errors=known_errors)
+        return _call(list_checks, redact, known_errors=known_errors)
 
     for name, fn in (("check", t_check), ("explain", t_explain), ("report", t_report), ("triage", t_triage),
                      ("list_checks", t_list_checks)):
-        server.tool(name=name, description=TOOLS[name][1], annotations=ro)(fn)
+        ann = ToolAnnotations.model_validate(annotations(TOOLS[name][2]))
+        server.tool(name=name, description=TOOLS[name][1], annotations=ann)(fn)
     return server
 
 
-def serve() -> None:
-    build_server().run("stdio")
+def serve(redact: bool = True) -> None:
+    build_server(redact).run("stdio")

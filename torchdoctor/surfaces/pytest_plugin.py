@@ -133,12 +133,17 @@ class Session:
         if self.worker or not self.report_path:
             return
         try:
+            from ..reportio import write_output
             from . import attachment
             data = {"args": [str(a) for a in self.config.invocation_params.args], "exit_status": int(exitstatus),
                     "counts": dict(self.counts), "diagnosed": self.diagnosed}
             rep = attachment.build("pytest", data, python=sys.executable)
-            attachment.write(self.report_path, attachment.render(rep, attachment.fmt_for(self.report_path), "pytest"))
+            write_output(self.report_path, attachment.render(rep, attachment.fmt_for(self.report_path), "pytest"),
+                         what="--torchdoctor-report", forcible=False)
             self.wrote = self.report_path
+        except ValueError as e:  # write_output's one line: a link, a missing folder...
+            self.wrote = None
+            self.error = str(e)
         except Exception as e:  # noqa: BLE001
             self.wrote = None
             self.error = "%s: %s" % (type(e).__name__, e)

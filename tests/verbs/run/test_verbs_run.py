@@ -388,3 +388,24 @@ def test_signals_still_reach_a_program_that_closed_its_output(tmp_path):
     p.send_signal(signal.SIGTERM)
     p.communicate(timeout=60)
     assert p.returncode == 9
+
+
+def test_report_hides_secrets_given_as_separate_words_of_the_command(tmp_path):
+    js = tmp_path / "run.json"
+    words = ["--password", "Hunter2Word", "--api-key", "k3yValue9", "--db-pass", "pw9x", "--token", "t0kenV",
+             "--lr", "0.1"]
+    r = td(["--report", str(js), "--", sys.executable, "-c", "import sys; sys.exit(3)"] + words)
+    assert r.returncode == 3, r.stderr
+    text = js.read_text()
+    for secret in ("Hunter2Word", "k3yValue9", "pw9x", "t0kenV"):
+        assert secret not in text, secret
+    d = json.loads(text)
+    assert d["facts"]["run"]["command"][3:] == ["--password", "<secret>", "--api-key", "<secret>", "--db-pass",
+                                                 "<secret>", "--token", "<secret>", "--lr", "0.1"]
+    from torchdoctor.model.facts import Facts
+    from torchdoctor.model.findings import Finding
+    from torchdoctor.model.report import Report
+    from torchdoctor.surfaces import attachment
+    md = attachment.render(Report(Facts.from_dict(d["facts"]), [Finding.from_dict(f) for f in d["findings"]]),
+                           "markdown", "run")
+    assert "--password &lt;secret&gt; --api-key &lt;secret&gt; --db-pass &lt;secret&gt;" in md
