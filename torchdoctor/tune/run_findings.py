@@ -124,6 +124,8 @@ def findings(result, records, fatal, last_stage) -> List[Finding]:
                                "%s: two seeded runs with the default settings were not bitwise equal" % name,
                                detail="See the reproducibility advice for what made them equal.",
                                links=["https://docs.pytorch.org/docs/stable/notes/randomness.html"]))
+    if not (timed or checked) and not result["options"].get("list_only") and not any(f.severity == ERROR for f in out):
+        out.append(_nothing_measured(result))
     unmeasured = [(w["name"], s["label"]) for w in result["workloads"] for s in w.get("settings") or []
                   if s.get("status") in ("not_measured", "partial")]
     skipped_wl = [w["name"] for w in result["workloads"] if w.get("status") == "not_measured"]
@@ -137,6 +139,16 @@ def findings(result, records, fatal, last_stage) -> List[Finding]:
                            "The budget (%.0f s) was not enough for everything" % result["run"]["budget_s"],
                            detail="; ".join(parts) + ".", fix=Fix("Raise --budget, or pick workloads with --workload.")))
     return out
+
+
+def _nothing_measured(result) -> Finding:
+    """A run that ended without one drift check or timing, and without an error saying
+    why: an error all the same (exit 1), never a table of nothing and exit 0."""
+    why = ["%s: %s" % (w["name"], w.get("reason") or w.get("status")) for w in result["workloads"]]
+    budget = any("budget" in (w.get("reason") or "") for w in result["workloads"]) or not why
+    return Finding("tune-nothing-measured", "config", ERROR, "Nothing was measured",
+                   detail="No setting got a drift check or a timing (%s)." % ("; ".join(why) or "no workload ran"),
+                   fix=Fix("Raise --budget." if budget else "Fix what stopped the workloads, then tune again."))
 
 
 def _cut_setting(result, records, last_stage):
