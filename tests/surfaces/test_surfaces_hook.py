@@ -197,3 +197,159 @@ def test_notebook_kernel_fix_commands_are_pip_cells():
     plain = make_facts(python={"executable": "/env/bin/python"})
     assert runnable_here(cmds[:1], plain) == cmds[:1]
     assert notebook_commands(["/env/bin/python -c 'import torch'"], facts) == ["!/env/bin/python -c 'import torch'"]
+
+
+# -- a good guest: what the program's folder holds is never imported, the cost is bounded --
+DIAGNOSED = """
+    import sys
+    import torchdoctor.auto
+    raise RuntimeError("Torch not compiled with CUDA enabled")
+"""
+
+
+def _modules_the_diagnosis_imports():
+    """Top-level modules that are not loaded when the hook is installed and that the
+    diagnosis loads: the names a hostile folder would plant."""
+    r = py("""
+        import sys
+        import torchdoctor.auto
+        from torchdoctor.surfaces.hook import diagnose_exception
+        before = set(sys.modules)
+        import io
+        try:
+            raise RuntimeError("Torch not compiled with CUDA enabled")
+        except RuntimeError as e:
+            assert diagnose_exception(e, file=io.StringIO())
+        print(" ".join(sorted({m.split(".")[0] for m in set(sys.modules) - before} - {"torchdoctor"})))
+    """)
+    names = r.stdout.decode().split()
+    assert "packaging" in names and "json" in names, r.stderr
+    return names
+
+
+def _plant(folder, names):
+    for name in names:
+        (folder / (name + ".py")).write_text("import sys\nsys.stderr.write('PLANTED %s\\n')\n" % name)
+    pkg = folder / "psutil"  # a package, not a module
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("import sys\nsys.stderr.write('PLANTED psutil\\n')\n")
+
+
+def test_the_hook_imports_nothing_from_the_programs_folder_or_the_cwd(tmp_path):
+    names = _modules_the_diagnosis_imports()
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    _plant(evil, names)
+    (evil / "train.py").write_text(textwrap.dedent(DIAGNOSED))
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    runs = {
+        # the script's folder is sys.path[0]
+        "script": subprocess.run([sys.executable, str(evil / "train.py")], capture_output=True, cwd=str(evil),
+                                 env=env, timeout=120),
+        # -c: sys.path[0] is '' (the current directory)
+        "-c": subprocess.run([sys.executable, "-c", textwrap.dedent(DIAGNOSED)], capture_output=True,
+                             cwd=str(evil), env=env, timeout=120),
+        # '' follows the program into the folder it changed to
+        "chdir": subprocess.run([sys.executable, "-c", "import os\nos.chdir(%r)\n" % str(evil)
+                                 + textwrap.dedent(DIAGNOSED)], capture_output=True, cwd=str(tmp_path),
+                                env=env, timeout=120),
+    }
+    for how, r in runs.items():
+        err = r.stderr.decode()
+        assert "PLANTED" not in err, (how, err)
+        assert "torch-not-compiled-with-cuda" in err and "tailoring skipped" not in err, (how, err)
+        assert "diagnosis failed" not in err, (how, err)
+
+
+def test_the_programs_own_imports_are_untouched_by_the_hook(tmp_path):
+    # The guard is for the doctor's imports only: the program, in another thread while
+    # the diagnosis runs and after it, still imports from its own folder.
+    (tmp_path / "mine.py").write_text("VALUE = 42\n")
+    (tmp_path / "later.py").write_text("VALUE = 43\n")
+    r = py("""
+        import io, sys, threading
+        import torchdoctor.auto
+        from torchdoctor.surfaces import hook
+        import torchdoctor.surfaces.guest as guest
+        got = {}
+        def other():
+            import mine
+            got["mine"] = mine.VALUE
+        with guest.ImportGuard():
+            t = threading.Thread(target=other)
+            t.start(); t.join()
+        try:
+            raise RuntimeError("Torch not compiled with CUDA enabled")
+        except RuntimeError as e:
+            hook.diagnose_exception(e, file=io.StringIO())
+        import later
+        print(got["mine"], later.VALUE, [f for f in sys.meta_path if type(f).__module__ == guest.__name__])
+    """, env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    assert r.stdout == b"42 43 []\n", r.stderr
+
+
+def test_a_huge_message_costs_the_hook_little_and_both_ends_are_read():
+    r = py("""
+        import io, time
+        from torchdoctor.surfaces.hook import exception_text, diagnose_exception
+        filler = "ERROR: not found: failed to load module cannot open x y z\\n" * 75000   # 4.4 MB
+        def ids(text):
+            out = io.StringIO()
+            try:
+                raise RuntimeError(text)
+            except RuntimeError as e:
+                n = len(exception_text(e))
+                t0 = time.perf_counter()
+                diagnose_exception(e, file=out)
+                return n, time.perf_counter() - t0, out.getvalue()
+        n, took, out = ids("Torch not compiled with CUDA enabled\\n" + filler)
+        print(len(filler), n, "torch-not-compiled-with-cuda" in out)
+        n, took2, out = ids(filler + "operator torchvision::nms does not exist")
+        print(n, "torchvision-operator-does-not-exist" in out)
+        print("took", round(max(took, took2), 2))
+    """)
+    lines = r.stdout.decode().splitlines()
+    assert len(lines) == 3, r.stderr
+    size, kept, found = lines[0].split()
+    assert int(size) > 4_000_000 and int(kept) <= 160 * 1024 and found == "True"
+    kept2, found2 = lines[1].split()
+    assert int(kept2) <= 160 * 1024 and found2 == "True"
+
+
+def test_each_sitecustomize_runs_once_however_the_folder_is_listed(tmp_path):
+    site_dir = py("import torchdoctor.auto as a; print(a.SITE_DIR)").stdout.decode().strip()
+    alias = tmp_path / "alias"
+    alias.symlink_to(site_dir, target_is_directory=True)
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "sitecustomize.py").write_text("import sys\nsys.stderr.write('HOST SITECUSTOMIZE\\n')\n")
+    # A host sitecustomize that chains the way ours once did: the first other one on the path.
+    chainer = tmp_path / "chainer"
+    chainer.mkdir()
+    (chainer / "sitecustomize.py").write_text(textwrap.dedent("""
+        import importlib.util, os, sys
+        from importlib.machinery import PathFinder
+        sys.stderr.write('CHAINER SITECUSTOMIZE\\n')
+        here = os.path.dirname(os.path.abspath(__file__))
+        spec = PathFinder.find_spec("sitecustomize", [p for p in sys.path if os.path.abspath(p or ".") != here])
+        if spec is not None:
+            spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    """))
+    prog = tmp_path / "train.py"
+    prog.write_text("raise RuntimeError('Torch not compiled with CUDA enabled')\n")
+    layouts = {
+        "twice": [site_dir, site_dir, str(host)],
+        "symlink": [site_dir, str(alias), str(host)],
+        "respelled": [site_dir, site_dir + os.sep + "." + os.sep, str(alias), str(host)],
+        "chainer after": [site_dir, str(chainer), str(host)],
+        "chainer first": [str(chainer), site_dir, str(alias), str(host)],
+    }
+    for name, path in layouts.items():
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+        r = subprocess.run([sys.executable, str(prog)], capture_output=True, env=env, timeout=120, cwd=str(tmp_path))
+        err = r.stderr.decode()
+        assert "RecursionError" not in err and "not installed" not in err, (name, err[-2000:])
+        assert err.count("HOST SITECUSTOMIZE") == 1, (name, err[-2000:])
+        assert err.count("CHAINER SITECUSTOMIZE") == (1 if name.startswith("chainer") else 0), (name, err[-2000:])
+        assert err.count("[torch-not-compiled-with-cuda") == 1 and r.returncode == 1, (name, err[-2000:])

@@ -130,3 +130,53 @@ def test_html_structure_and_escaping():
     out = render_explain_html([d], live=evil)
     assert "<script" not in out and out.count("&lt;script&gt;") == 7  # title, line, cause, fix, command, why, live
     assert render_explain_html([]) .startswith("<div")
+
+
+GUEST = textwrap.dedent(r'''
+    import subprocess
+    ip = get_ipython()
+    %load_ext torchdoctor
+    x = !echo shell escape
+    print("BANG", list(x))
+    obj = 3
+    obj?
+    r = ip.run_cell("raise RuntimeError('Torch not compiled with CUDA enabled')")
+    print("CELL", type(r.error_in_exec).__name__)
+    def refuse(*a, **k):
+        raise SystemExit("a process was started behind the notebook's back")
+    subprocess.Popen = refuse
+    r = ip.run_cell("raise RuntimeError('Torch not compiled with CUDA enabled')")
+    print("PATCHED CELL", type(r.error_in_exec).__name__)
+    # an error pasted after `explain` is read as it is: an apostrophe, quotes kept
+    v = ip.run_line_magic("torchdoctor", "explain RuntimeError: CUDA error: an illegal memory access was encountered. Don't sync")
+    print("APOSTROPHE", [x.id for x in v.explanations])
+    v = ip.run_line_magic("torchdoctor", "explain ImportError: cannot import name '_C' from partially initialized module 'torch'")
+    print("QUOTES", [x.id for x in v.explanations])
+    print("END")
+''')
+
+
+@needs_torch
+def test_a_good_guest_in_an_ipython_session(tmp_path):
+    pytest.importorskip("IPython", reason="IPython is in the test extra (pip install -e '.[test]')")
+    # The session's folder is on sys.path (''): what lies there is the user's, not the doctor's to import.
+    (tmp_path / "packaging.py").write_text("import sys\nsys.stderr.write('PLANTED packaging\\n')\n")
+    (tmp_path / "psutil.py").write_text("import sys\nsys.stderr.write('PLANTED psutil\\n')\n")
+    bin_dir = tmp_path / "bin"  # an nvcc, so that the diagnosis starts a process
+    bin_dir.mkdir()
+    (bin_dir / "nvcc").write_text("#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\n")
+    (bin_dir / "nvcc").chmod(0o755)
+    p = tmp_path / "session.ipy"
+    p.write_text(GUEST)
+    env = dict(os.environ, IPYTHONDIR=str(tmp_path / "ipythondir"),
+               PATH=str(bin_dir) + os.pathsep + os.environ.get("PATH", ""))
+    r = subprocess.run([sys.executable, "-m", "IPython", "--no-banner", "--colors=nocolor", "--quick", str(p)],
+                       capture_output=True, timeout=180, env=env, stdin=subprocess.DEVNULL, cwd=str(tmp_path))
+    out = r.stdout.decode() + r.stderr.decode()
+    assert "END" in out, out[-3000:]
+    assert "PLANTED" not in out and "diagnosis failed" not in out and "tailoring skipped" not in out, out[-3000:]
+    assert "BANG ['shell escape']" in out and "Docstring:" in out  # `x = !cmd` and `obj?` as without us
+    assert "CELL RuntimeError" in out and "PATCHED CELL RuntimeError" in out
+    assert out.count("[torch-not-compiled-with-cuda, cpu-only-build]") == 2, out[-3000:]
+    assert "APOSTROPHE ['cuda-illegal-memory-access']" in out, out[-3000:]
+    assert "QUOTES ['torch-partially-initialized-circular-import']" in out, out[-3000:]

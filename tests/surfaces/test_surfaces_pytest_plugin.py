@@ -38,11 +38,11 @@ def test_setup_error(broken_setup):
 '''
 
 
-def pytest_in(tmp_path, *args, files=None, timeout=300):
+def pytest_in(tmp_path, *args, files=None, timeout=300, env=None):
     (tmp_path / "test_mod.py").write_text(TESTS)
     for name, body in (files or {}).items():
         (tmp_path / name).write_text(textwrap.dedent(body))
-    env = dict(os.environ)
+    env = dict(os.environ, **(env or {}))
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_XDIST_WORKER", None)
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", *args], cwd=str(tmp_path),
@@ -138,3 +138,75 @@ def test_a_failing_diagnosis_changes_no_outcome(tmp_path):
     out = r.stdout.decode()
     assert r.returncode == 1 and summary(out) == "3 failed, 1 passed, 1 error"
     assert "torchdoctor: the diagnosis failed (RuntimeError: live facts broken on purpose)" in sections(out)["test_env_error"]
+
+
+PATCHED = '''
+import shutil
+import subprocess
+
+import pytest
+
+CALLS = []
+
+
+def refuse(*args, **kwargs):
+    CALLS.append(args)
+    pytest.fail("this test allows no processes: %r" % (args,))
+
+
+@pytest.fixture
+def no_processes(monkeypatch):
+    monkeypatch.setattr(subprocess, "run", refuse)
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    monkeypatch.setattr(shutil, "which", lambda *a, **k: None)
+    yield
+    assert CALLS == [], "a process was started behind the test's back"
+
+
+def test_cpu_build_with_processes_patched(no_processes):
+    raise RuntimeError("Torch not compiled with CUDA enabled")
+
+
+def test_passes_with_processes_patched(no_processes):
+    assert True
+'''
+
+
+def test_a_test_that_patches_subprocess_keeps_its_outcome(tmp_path):
+    # An nvcc on PATH makes the diagnosis start a process (the toolkit fact) while the
+    # test's patches are still in place: it must use the real functions, not the test's.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    nvcc = bin_dir / "nvcc"
+    nvcc.write_text("#!/bin/sh\necho ran >> '%s'\necho 'Cuda compilation tools, release 12.4, V12.4.131'\n"
+                    % (tmp_path / "nvcc-ran"))
+    nvcc.chmod(0o755)
+    path = str(bin_dir) + os.pathsep + os.environ.get("PATH", "")
+    files = {"test_patched.py": PATCHED}
+    env_path = {"PATH": path}
+    off = pytest_in(tmp_path, "-q", "-p", "no:torchdoctor", files=files, env=env_path)
+    on = pytest_in(tmp_path, "-q", "--torchdoctor", files=files, env=env_path)
+    out = on.stdout.decode()
+    assert "INTERNALERROR" not in out + on.stderr.decode(), out[-3000:]
+    assert on.returncode == off.returncode == 1
+    assert summary(out) == summary(off.stdout.decode()) == "4 failed, 2 passed, 1 error", out[-3000:]
+    got = sections(out)
+    assert "[torch-not-compiled-with-cuda" in got["test_cpu_build_with_processes_patched"]
+    assert (tmp_path / "nvcc-ran").read_text() == "ran\n"  # through the real Popen, not the test's
+
+
+def test_an_outcome_exception_inside_the_plugin_changes_no_outcome(tmp_path):
+    # BaseExceptions (pytest.fail's, SystemExit) from inside the diagnosis are the plugin's
+    # failure, never the test's.
+    for boom in ("import pytest; pytest.fail('from inside the diagnosis')", "raise SystemExit(3)"):
+        conftest = """
+            import torchdoctor.gather.live as live
+            def boom():
+                %s
+            live.live_facts = boom
+        """ % boom
+        r = pytest_in(tmp_path, "-q", "--torchdoctor", files={"conftest.py": conftest})
+        out = r.stdout.decode()
+        assert "INTERNALERROR" not in out, out[-3000:]
+        assert r.returncode == 1 and summary(out) == "3 failed, 1 passed, 1 error", out[-3000:]
+        assert "torchdoctor: the diagnosis failed" in sections(out)["test_env_error"]

@@ -8,13 +8,7 @@ import sys
 import click
 
 from .common import InputError
-from .options import FAIL_ON
-
-
-def _positive(ctx, param, value):
-    if value is not None and value <= 0:
-        raise click.BadParameter("must be a positive number")
-    return value
+from .options import FAIL_ON, positive
 
 
 def _usage(msg: str):
@@ -26,13 +20,13 @@ def _usage(msg: str):
               help="Without a launcher: start `torchrun --standalone` with N ranks on this machine ('gpu': one per GPU).")
 @click.option("--backend", type=click.Choice(["auto", "nccl", "gloo"]), default="auto", show_default=True,
               help="Backend for the collectives: NCCL when every rank has a CUDA device, else gloo.")
-@click.option("--join-timeout", type=float, default=60.0, show_default=True, callback=_positive, metavar="SECONDS",
+@click.option("--join-timeout", type=float, default=60.0, show_default=True, callback=positive, metavar="SECONDS",
               help="How long rank 0 waits for every rank to join before naming the missing ones.")
-@click.option("--timeout", type=float, default=120.0, show_default=True, callback=_positive, metavar="SECONDS",
+@click.option("--timeout", type=float, default=120.0, show_default=True, callback=positive, metavar="SECONDS",
               help="Time limit of every later step (the probe, process-group init, each collective).")
 @click.option("--sizes", metavar="LIST", help="Message sizes of the bandwidth sweep (default 1M,16M,256M,1G on NCCL, "
                                               "64K,1M,8M on gloo).")
-@click.option("--iters", type=int, callback=_positive, metavar="N",
+@click.option("--iters", type=int, callback=positive, metavar="N",
               help="Timed iterations per size (default 20 on NCCL, 5 on gloo).")
 @click.option("--warmup", type=click.IntRange(min=0), metavar="N", help="Untimed iterations before them.")
 @click.option("--pairs", is_flag=True, help="Also measure every node pair (one node: every rank pair).")

@@ -1,11 +1,18 @@
 """click option types and callbacks that several verbs share."""
 
+import math
+
 import click
+
+from .common import InputError
 
 FAIL_ON = click.Choice(["error", "warning", "info", "never"])
 
 
 def positive(ctx, param, value):
-    if value is not None and value <= 0:
-        raise click.BadParameter("must be a positive number of seconds")
+    """A time limit or a count: a finite number above 0 (nan and inf are neither: a limit of
+    inf never ends, and both would reach JSON output that cannot hold them)."""
+    if value is not None and not (value > 0 and math.isfinite(value)):
+        seconds = " of seconds" if isinstance(param.type, click.types.FloatParamType) else ""
+        raise InputError("%s must be a positive number%s (got %s)" % (param.opts[0], seconds, value))
     return value

@@ -1,6 +1,7 @@
 """The `torchdoctor tune` command. Importing this module costs click only: everything
 else loads when the command runs (torchdoctor.cli imports it at start-up)."""
 
+import math
 import os
 import re
 import sys
@@ -8,12 +9,11 @@ import sys
 import click
 
 from .common import InputError
+from .options import positive
 
 WORKLOADS = ("convnet", "attention", "matmul", "lstm")
 SPEC_RE = re.compile(r"^[^:\s][^:]*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 REPORT_SUFFIXES = (".md", ".markdown", ".html", ".htm")
-
-
 
 
 def _spec(ctx, param, value):
@@ -29,24 +29,17 @@ def _spec(ctx, param, value):
 def _shapes(ctx, param, values):
     out = []
     for v in values or ():
-        try:
-            dims = [int(x) for x in v.replace("x", ",").split(",") if x.strip()]
-        except ValueError:
-            dims = []
-        if not dims or any(d <= 0 for d in dims):
+        # Every part a size: "8,3," or "8,,3" is a typo, not a 2-d shape.
+        parts = v.replace("x", ",").split(",")
+        dims = [int(x) for x in parts if x.strip().isdecimal()]
+        if len(dims) != len(parts) or not all(dims):
             raise InputError("--input-shape %r: give positive sizes separated by commas, e.g. 8,3,224,224" % v)
         out.append(dims)
     return out
 
 
-def _budget(ctx, param, value):
-    if value is not None and not value > 0:
-        raise InputError("--budget must be a positive number of seconds")
-    return value
-
-
 def _tolerance(ctx, param, value):
-    if value is not None and not value >= 0:
+    if value is not None and not (value >= 0 and math.isfinite(value)):
         raise InputError("--tolerance must be a relative error of 0 or more, e.g. 1e-3")
     return value
 
@@ -76,7 +69,7 @@ def _reports(ctx, param, values):
               help="train: forward and backward; infer: forward under no_grad (and inference_mode on the CPU).")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="auto", show_default=True,
               help="auto: CUDA if available, else MPS, else the CPU.")
-@click.option("--budget", type=float, default=60.0, show_default=True, callback=_budget, metavar="SECONDS",
+@click.option("--budget", type=float, default=60.0, show_default=True, callback=positive, metavar="SECONDS",
               help="Wall time for the whole run, torch start-up included; what is measured by then is kept.")
 @click.option("--tolerance", type=float, default=1e-3, show_default=True, callback=_tolerance,
               help="Largest acceptable drift (relative to the largest value) from the strict float32 baseline.")
@@ -104,8 +97,8 @@ def tune(python, model, inputs, input_shapes, mode, device, budget, tolerance, w
     others, checks its drift against a strict float32 baseline and whether two seeded
     runs are bitwise equal, and prints a table and the settings to use, with the numbers.
 
-    Exit status: 0 measured, 1 the model raised, hung or crashed (a finding says where),
-    2 usage or input error.
+    Exit status: 0 measured, 1 the model raised, hung or crashed, or nothing was measured
+    (a finding says why), 2 usage or input error.
     """
     from ..verbs.tune import api
     try:

@@ -17,7 +17,6 @@ Every collector is time-limited and never raises: failures become facts.
 
 import os
 import re
-import shutil
 import sys
 from typing import Any, Dict, List
 
@@ -32,7 +31,7 @@ def _first_line(text: str) -> str:
 
 
 def tool_version(argv: List[str], pattern: str, timeout: float = 5.0) -> Any:
-    exe = shutil.which(argv[0])
+    exe = proc.which(argv[0])
     if not exe:
         return absent("%s not on PATH" % argv[0])
     r = proc.run([exe] + argv[1:], timeout=timeout)
@@ -54,7 +53,7 @@ def build_tools(timeout: float = 5.0) -> Dict[str, Any]:
 def lscpu(timeout: float = 5.0) -> Any:
     if not sys.platform.startswith("linux"):
         return absent("lscpu is Linux-only")
-    exe = shutil.which("lscpu")
+    exe = proc.which("lscpu")
     if not exe:
         return absent("lscpu not on PATH")
     r = proc.run([exe], timeout=timeout)
@@ -65,7 +64,7 @@ def system_cudnn(timeout: float = 5.0) -> Any:
     """cuDNN libraries installed on the system (not necessarily the one torch loads)."""
     files: List[str] = []
     if sys.platform.startswith("linux"):
-        exe = shutil.which("ldconfig") or ("/sbin/ldconfig" if os.path.exists("/sbin/ldconfig") else None)
+        exe = proc.which("ldconfig") or ("/sbin/ldconfig" if os.path.exists("/sbin/ldconfig") else None)
         if exe:
             r = proc.run([exe, "-p"], timeout=timeout)
             for ln in r.stdout.splitlines():

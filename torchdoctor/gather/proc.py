@@ -10,12 +10,29 @@ import signal
 import sys
 import time
 from ..model.records import field, record
-from typing import TYPE_CHECKING, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
 if TYPE_CHECKING:
     import subprocess
 
 TAIL_BYTES = 64 * 1024
+
+# subprocess.Popen and shutil.which as they were when a surface inside someone else's
+# process was set up (pin()): a test that patches them (monkeypatch.setattr(subprocess,
+# "Popen", fake)) must neither decide what the doctor runs nor see it run.
+_PINNED: Dict[str, Any] = {}
+
+
+def pin() -> None:
+    import shutil
+    import subprocess
+    _PINNED.setdefault("Popen", subprocess.Popen)
+    _PINNED.setdefault("which", shutil.which)
+
+
+def which(name: str, path: Optional[str] = None) -> Optional[str]:
+    import shutil
+    return _PINNED.get("which", shutil.which)(name, path=path)
 
 
 @record
@@ -125,8 +142,9 @@ def run(argv: List[str], timeout: float, env: Optional[Mapping[str, str]] = None
         try:
             kw = {"start_new_session": True} if os.name == "posix" else {
                 "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                 env=dict(env) if env is not None else None, cwd=cwd, **kw)
+            popen = _PINNED.get("Popen", subprocess.Popen)
+            p = popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                      env=dict(env) if env is not None else None, cwd=cwd, **kw)
         except (OSError, ValueError) as e:
             res.start_error = "%s: %s" % (type(e).__name__, e)
             res.duration_s = time.monotonic() - t0

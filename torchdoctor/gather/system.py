@@ -86,7 +86,7 @@ def os_facts() -> Dict[str, Any]:
 
 
 def _sysctl(name: str) -> Optional[str]:
-    if not shutil.which("sysctl"):
+    if not proc.which("sysctl"):
         return None
     r = proc.run(["sysctl", "-n", name], timeout=3)
     return r.stdout.strip() if r.ok else None
@@ -166,7 +166,7 @@ def memory_facts() -> Dict[str, Any]:
 def find_nvcc(environ=None) -> Optional[str]:
     environ = os.environ if environ is None else environ
     exe = "nvcc.exe" if os.name == "nt" else "nvcc"
-    found = shutil.which("nvcc", path=environ.get("PATH"))
+    found = proc.which("nvcc", path=environ.get("PATH"))
     if found:
         return found
     for var in ("CUDA_HOME", "CUDA_PATH"):
@@ -249,7 +249,7 @@ def _smi_query(smi: str, fields, timeout: float) -> proc.ProcResult:
 
 
 def nvidia_smi_facts(timeout: float = 10) -> Dict[str, Any]:
-    smi = shutil.which("nvidia-smi")
+    smi = proc.which("nvidia-smi")
     if not smi:
         return absent("nvidia-smi not on PATH")
     out: Dict[str, Any] = {"path": smi}

@@ -5,10 +5,25 @@ holds a known PyTorch error, the diagnosis tailored to this very process (surfac
 Inert until install(); installing costs a few attribute assignments (the knowledge base,
 click and the renderers load only when an exception actually arrives). Both
 `sys.excepthook` and `threading.excepthook` are chained, never replaced outright.
+
+A guest in the program's process: what the diagnosis imports comes from the interpreter's
+library folders only (surfaces/guest.py), never from the program's folder or the current
+directory, and what it reads of an exception is bounded (MESSAGE_MAX, TEXT_MAX), so a
+message of megabytes costs a fraction of a second, not minutes, at exit.
 """
 
 import sys
 import threading
+
+from . import guest
+
+# What the matcher reads of one exception's message: its first and last halves of this
+# (a known error's line opens a message, or ends a wrapped log such as a build's output).
+MESSAGE_MAX = 32 * 1024
+# ... and of the whole chain with its frames: the most recent exceptions first.
+TEXT_MAX = 128 * 1024
+CHAIN_MAX = 20
+FRAMES_MAX = 50
 
 _state = {"active": False, "sys_prev": None, "sys_ours": None, "thread_prev": None, "thread_ours": None,
           "file": None, "busy": False}
@@ -60,24 +75,42 @@ def uninstall() -> None:
     _state.update(active=False, sys_ours=None, thread_ours=None)
 
 
+def head_and_tail(text: str, limit: int) -> str:
+    """`text` when it fits in `limit` characters, else its first and last halves with a
+    line saying how much was left out between them."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return "%s\n[torchdoctor: %d characters left out]\n%s" % (text[:half], len(text) - 2 * half, text[-half:])
+
+
 def exception_text(exc: BaseException) -> str:
     """What the matcher reads: the chain of exceptions (causes first) as Python prints it,
     frames as file/line/function only. Source lines are left out: a test's or a script's
-    own code (`pytest.raises(match="CUDA out of memory")`) is not an error message."""
+    own code (`pytest.raises(match="CUDA out of memory")`) is not an error message.
+    Bounded: each message to MESSAGE_MAX, the whole to TEXT_MAX (older causes go first)."""
     import traceback
     chain, seen, e = [], set(), exc
-    while e is not None and id(e) not in seen and len(chain) < 20:
+    while e is not None and id(e) not in seen and len(chain) < CHAIN_MAX:
         seen.add(id(e))
         chain.append(e)
         e = e.__cause__ if e.__cause__ is not None else (None if e.__suppress_context__ else e.__context__)
-    out = []
-    for e in reversed(chain):
-        frames = list(traceback.walk_tb(e.__traceback__))[-50:]
+    blocks, size = [], 0
+    for e in chain:  # the most recent first: it is kept when the chain does not fit
+        lines = []
+        frames = list(traceback.walk_tb(e.__traceback__))[-FRAMES_MAX:]
         if frames:
-            out.append("Traceback (most recent call last):")
-            out.extend('  File "%s", line %d, in %s' % (f.f_code.co_filename, n, f.f_code.co_name) for f, n in frames)
-        out.extend(ln.rstrip("\n") for ln in traceback.format_exception_only(type(e), e))
-    return "\n".join(out) + "\n"
+            lines.append("Traceback (most recent call last):")
+            lines.extend('  File "%s", line %d, in %s' % (f.f_code.co_filename, n, f.f_code.co_name)
+                         for f, n in frames)
+        message = "".join(traceback.format_exception_only(type(e), e)).rstrip("\n")
+        lines.append(head_and_tail(message, MESSAGE_MAX))
+        block = head_and_tail("\n".join(lines), TEXT_MAX)
+        if blocks and size + len(block) > TEXT_MAX:
+            break
+        blocks.append(block)
+        size += len(block) + 1
+    return "\n".join(reversed(blocks)) + "\n"
 
 
 def diagnose_exception(exc: BaseException, thread=None, file=None) -> bool:
@@ -90,31 +123,33 @@ def diagnose_exception(exc: BaseException, thread=None, file=None) -> bool:
         return False
     _state["busy"] = True
     try:
-        from ..gather.live import live_facts
-        from ..diagnose import explain_matches
-        from ..match.matcher import match_text
-        from ..render import brief
-        from ..render.style import Style
-        from ..render.text import render_explain
-        matches = match_text(exception_text(exc))
-        if not matches:
-            return False
-        facts = live_facts()
-        exps = explain_matches(matches[:3], facts)
-        st = Style.for_stream(out)
-        head = "torchdoctor" + (" (thread %s)" % thread if thread else "")
-        lines = ["", brief.rule(head, st), render_explain(exps, st, lines=False).rstrip("\n")]
-        live = brief.live_line(facts)
-        if live:
-            lines.append(st.paint(live, "dim"))
-        out.write("\n".join(lines) + "\n")
-        out.flush()
-        return True
-    except Exception as e:  # noqa: BLE001 - never a second traceback from the doctor
-        try:
-            out.write("torchdoctor: the diagnosis failed (%s: %s)\n" % (type(e).__name__, e))
-        except Exception:  # noqa: BLE001
-            pass
+        with guest.Visit() as visit:  # never a second traceback from the doctor
+            return _diagnose(exc, thread, out)
+        with guest.Visit():
+            out.write("torchdoctor: the diagnosis failed (%s)\n" % visit.error)
         return False
     finally:
         _state["busy"] = False
+
+
+def _diagnose(exc: BaseException, thread, out) -> bool:
+    from ..gather.live import live_facts
+    from ..diagnose import explain_matches
+    from ..match.matcher import match_text
+    from ..render import brief
+    from ..render.style import Style
+    from ..render.text import render_explain
+    matches = match_text(exception_text(exc))
+    if not matches:
+        return False
+    facts = live_facts()
+    exps = explain_matches(matches[:3], facts)
+    st = Style.for_stream(out)
+    head = "torchdoctor" + (" (thread %s)" % thread if thread else "")
+    lines = ["", brief.rule(head, st), render_explain(exps, st, lines=False).rstrip("\n")]
+    live = brief.live_line(facts)
+    if live:
+        lines.append(st.paint(live, "dim"))
+    out.write("\n".join(lines) + "\n")
+    out.flush()
+    return True

@@ -8,12 +8,17 @@
   custom exception handler; one that was there before still handles its exceptions).
 * Results are objects with `_repr_html_` and `_repr_markdown_` (a notebook shows HTML) and
   a text repr (a terminal shows text); in a kernel the fix commands are `%pip` cells.
+* A guest in the kernel: the handler and the magic import only from the interpreter's
+  library folders (surfaces/guest.py), never from the notebook's folder; the processes
+  they start go through the subprocess.Popen of the moment the extension was loaded.
 """
 
 import argparse
 import shlex
 import sys
 from typing import Any, List, Optional
+
+from . import guest
 
 _state = {"shell": None, "prev_types": (), "prev_handler": None}
 
@@ -22,14 +27,17 @@ class CheckView:
     def __init__(self, report):
         self.report = report
 
+    @guest.guarded
     def _repr_html_(self) -> str:
         from ..render.html import render_check_html
         return render_check_html(self.report)
 
+    @guest.guarded
     def _repr_markdown_(self) -> str:
         from ..render.markdown import render_markdown
         return render_markdown(self.report, include_json=False)
 
+    @guest.guarded
     def __repr__(self) -> str:
         from ..render.style import Style
         from ..render.text import render_check
@@ -45,10 +53,12 @@ class ExplainView:
     def to_dict(self) -> dict:
         return {"schema_version": 1, "matches": [x.to_dict() for x in self.explanations]}
 
+    @guest.guarded
     def _repr_html_(self) -> str:
         from ..render.html import render_explain_html
         return render_explain_html([x.to_dict() for x in self.explanations], self.live, lines=self.lines)
 
+    @guest.guarded
     def _repr_markdown_(self) -> str:
         from ..render.markdown import render_match
         if not self.explanations:
@@ -60,6 +70,7 @@ class ExplainView:
             out.append("<sub>%s</sub>" % self.live)
         return "\n".join(out)
 
+    @guest.guarded
     def __repr__(self) -> str:
         from ..render.brief import rule
         from ..render.style import Style
@@ -75,15 +86,18 @@ class ReportView:
     def __init__(self, text: str, fmt: str):
         self.text, self.fmt = text, fmt
 
+    @guest.guarded
     def _repr_markdown_(self) -> Optional[str]:
         return self.text if self.fmt == "markdown" else None
 
+    @guest.guarded
     def _repr_html_(self) -> Optional[str]:
         if self.fmt == "markdown":
             return None  # the front end renders the Markdown
         from ..render.html import PRE, e
         return "<pre style=\"%s\"><code>%s</code></pre>" % (PRE, e(self.text))
 
+    @guest.guarded
     def __repr__(self) -> str:
         return self.text.rstrip("\n")
 
@@ -100,8 +114,6 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", add_help=False)
     c.add_argument("--python")
     c.add_argument("--timeout", type=float, default=60.0)
-    x = sub.add_parser("explain", add_help=False)
-    x.add_argument("text", nargs="*")
     r = sub.add_parser("report", add_help=False)
     r.add_argument("--format", choices=("markdown", "json"), default="markdown")
     r.add_argument("-o", "--output")
@@ -114,15 +126,16 @@ USAGE = "%torchdoctor check [--python PATH] | explain [TEXT] | report [--format 
 
 
 def magic(line: str) -> Any:
+    with guest.ImportGuard():
+        return _magic(line)
+
+
+def _magic(line: str) -> Any:
     from IPython.core.error import UsageError
-    try:
-        args = _parser().parse_args(shlex.split(line))
-    except ValueError as e:
-        raise UsageError("%s\nusage: %s" % (e, USAGE))
-    if args.verb == "check":
-        return check(args.python, args.timeout)
-    if args.verb == "explain":
-        text = " ".join(args.text)
+    parts = line.split(None, 1)
+    verb, rest = (parts + ["", ""])[:2]
+    if verb == "explain":  # the rest is an error message, quotes and apostrophes included: not shell words
+        text = rest.strip()
         if not text:
             exc = getattr(sys, "last_value", None)
             if exc is None:
@@ -130,6 +143,12 @@ def magic(line: str) -> Any:
             from .hook import exception_text
             return explain(exception_text(exc), lines=False)
         return explain(text)
+    try:
+        args = _parser().parse_args(shlex.split(line))
+    except ValueError as e:
+        raise UsageError("%s\nusage: %s" % (e, USAGE))
+    if args.verb == "check":
+        return check(args.python, args.timeout)
     if args.verb == "report":
         try:
             return report(args.format, args.output, args.python, not args.no_redact)
@@ -176,7 +195,7 @@ def report(fmt: str = "markdown", output: Optional[str] = None, python: Optional
 # -- the exception handler -----------------------------------------------------------------
 def show_diagnosis(exc: BaseException) -> bool:
     """Display the diagnosis of a cell's exception when it is a known error."""
-    try:
+    with guest.Visit() as visit:  # never break the cell's own error display
         from .hook import exception_text
         view = explain(exception_text(exc), lines=False)
         if not view.explanations:
@@ -184,9 +203,8 @@ def show_diagnosis(exc: BaseException) -> bool:
         from IPython.display import display
         display(view)
         return True
-    except Exception as e:  # noqa: BLE001 - never break the cell's own error display
-        print("torchdoctor: the diagnosis failed (%s: %s)" % (type(e).__name__, e), file=sys.stderr)
-        return False
+    print("torchdoctor: the diagnosis failed (%s)" % visit.error, file=sys.stderr)
+    return False
 
 
 def _handler(shell, etype, value, tb, tb_offset=None):
@@ -202,6 +220,8 @@ def _handler(shell, etype, value, tb, tb_offset=None):
 def load(ip) -> None:
     if _state["shell"] is ip:
         return
+    from ..gather import proc
+    proc.pin()  # before a cell can patch them
     ip.register_magic_function(magic, magic_kind="line", magic_name="torchdoctor")
     types = tuple(getattr(ip, "custom_exceptions", ()) or ())
     _state.update(shell=ip, prev_types=types, prev_handler=getattr(ip, "CustomTB", None) if types else None)

@@ -8,12 +8,20 @@ whose exception is a known environment error gets a "torchdoctor" report section
 diagnosis, tailored to the live torch of the process that ran it. Plain assertion failures
 get nothing. Outcomes are never touched. With xdist the diagnosis travels inside the report
 (an attribute pytest serialises with it), so the controller sees it and writes the report.
+
+A guest in the test session: every hook runs inside a guest.Visit (nothing it raises
+reaches pytest, pytest.fail's exception and SystemExit included; its imports come from the
+interpreter's library folders only), and the processes it starts go through the
+subprocess.Popen and shutil.which of the moment the plugin was configured, not through
+whatever a running test has patched them to.
 """
 
 import sys
 from typing import Any, Dict, List, Optional
 
 import pytest
+
+from . import guest
 
 SECTION = "torchdoctor"
 ATTR = "torchdoctor_matches"
@@ -41,6 +49,8 @@ def enabled(config) -> bool:
 
 def pytest_configure(config):
     if enabled(config) and not config.pluginmanager.has_plugin("torchdoctor-session"):
+        from ..gather import proc
+        proc.pin()  # before any test can patch them
         config.pluginmanager.register(Session(config), "torchdoctor-session")
 
 
@@ -77,18 +87,19 @@ class Session:
 
     # -- header ---------------------------------------------------------------------------
     def pytest_report_header(self, config):
-        try:
+        with guest.Visit() as g:
             from ..gather.probe import gather
             from ..render.brief import env_line
             facts = gather(python=sys.executable, timeout=60)
             return "torchdoctor: " + env_line(facts)
-        except Exception as e:  # noqa: BLE001
-            return "torchdoctor: environment unknown (%s: %s)" % (type(e).__name__, e)
+        return "torchdoctor: environment unknown (%s)" % g.error
 
     # -- each test -------------------------------------------------------------------------
-    def _attach(self, rep, text: str) -> None:
-        try:
-            exps, facts = diagnose_text(text)
+    def _attach(self, rep, text_of) -> None:
+        """`text_of()`: what to match (computed inside the guard: it formats the test's
+        exception, whose __str__ is the test's code)."""
+        with guest.Visit() as g:  # a failing diagnosis never fails a test
+            exps, facts = diagnose_text(text_of())
             if not exps:
                 return
             from ..render.brief import live_line
@@ -98,8 +109,8 @@ class Session:
             live = live_line(facts)
             rep.sections.append((SECTION, body + (live + "\n" if live else "")))
             setattr(rep, ATTR, [x.to_dict() for x in exps])
-        except Exception as e:  # noqa: BLE001 - a failing diagnosis never fails a test
-            rep.sections.append((SECTION, "torchdoctor: the diagnosis failed (%s: %s)\n" % (type(e).__name__, e)))
+        if g.error:
+            rep.sections.append((SECTION, "torchdoctor: the diagnosis failed (%s)\n" % g.error))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -109,19 +120,20 @@ class Session:
         except Exception:  # noqa: BLE001
             return
         if rep.failed and call.excinfo is not None and not hasattr(rep, "wasxfail"):
-            self._attach(rep, failure_text(call.excinfo))
+            self._attach(rep, lambda: failure_text(call.excinfo))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collectreport(self, report):
         if report.failed and not getattr(report, ATTR, None):
-            self._attach(report, failure_text(None, getattr(report, "longreprtext", "") or ""))
+            self._attach(report, lambda: failure_text(None, getattr(report, "longreprtext", "") or ""))
             self._record(report, "collect")
 
     def pytest_runtest_logreport(self, report):
-        if report.when == "call" or (report.when in ("setup", "teardown") and not report.passed):
-            key = "error" if report.when != "call" and report.failed else report.outcome
-            self.counts[key] = self.counts.get(key, 0) + 1
-        self._record(report, report.when)
+        with guest.Visit():
+            if report.when == "call" or (report.when in ("setup", "teardown") and not report.passed):
+                key = "error" if report.when != "call" and report.failed else report.outcome
+                self.counts[key] = self.counts.get(key, 0) + 1
+            self._record(report, report.when)
 
     def _record(self, report, when: str) -> None:
         found = getattr(report, ATTR, None)
@@ -132,25 +144,30 @@ class Session:
     def pytest_sessionfinish(self, session, exitstatus):
         if self.worker or not self.report_path:
             return
-        try:
+        with guest.Visit() as g:
             from ..reportio import write_output
             from . import attachment
             data = {"args": [str(a) for a in self.config.invocation_params.args], "exit_status": int(exitstatus),
                     "counts": dict(self.counts), "diagnosed": self.diagnosed}
             rep = attachment.build("pytest", data, python=sys.executable)
-            write_output(self.report_path, attachment.render(rep, attachment.fmt_for(self.report_path), "pytest"),
-                         what="--torchdoctor-report", forcible=False)
-            self.wrote = self.report_path
-        except ValueError as e:  # write_output's one line: a link, a missing folder...
+            try:
+                write_output(self.report_path, attachment.render(rep, attachment.fmt_for(self.report_path), "pytest"),
+                             what="--torchdoctor-report", forcible=False)
+            except ValueError as e:  # write_output's one line: a link, a missing folder...
+                g.error = str(e)
+            else:
+                self.wrote = self.report_path
+        if g.error:
             self.wrote = None
-            self.error = str(e)
-        except Exception as e:  # noqa: BLE001
-            self.wrote = None
-            self.error = "%s: %s" % (type(e).__name__, e)
+            self.error = g.error
 
     def pytest_terminal_summary(self, terminalreporter):
         if self.worker:
             return
+        with guest.Visit():
+            self._summary(terminalreporter)
+
+    def _summary(self, terminalreporter):
         tr = terminalreporter
         if self.diagnosed:
             ids = sorted({m["id"] for d in self.diagnosed for m in d["matches"]})

@@ -258,3 +258,16 @@ def test_last_error_of_a_launcher_traceback():
             '    raise ValueError("Cuda is not available.") from e\nValueError: Cuda is not available.\n')
     assert L.last_error(text) == "ValueError: Cuda is not available."
     assert L.last_error("just a line\n\n") == "just a line" and L.last_error("") == "no output"
+
+
+@pytest.mark.parametrize("args", [["dist", "--timeout", "nan"], ["dist", "--join-timeout", "inf"],
+                                  ["dist", "--timeout", "-1"], ["dist", "--iters", "0"],
+                                  ["check", "--timeout", "inf"], ["check", "--timeout", "nan"]])
+def test_a_time_limit_that_is_not_a_positive_finite_number_is_one_line_and_exit_2(args):
+    from click.testing import CliRunner
+
+    from torchdoctor.cli import cli
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2, (res.output, res.exception)
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("torchdoctor: error: %s must be a positive" % args[1]), res.stderr

@@ -203,6 +203,20 @@ def test_endings_are_told_apart():
     assert [f["id"] for f in r["findings"]] == ["tune-budget-too-small"]
 
 
+def test_a_run_that_measured_nothing_is_an_error_that_says_why():
+    from torchdoctor.verbs.tune.api import exit_code
+    # The child finished, but the budget was gone before the first workload started.
+    recs = [{"type": "imported", "seconds": 1.0, "t": 0.1}, env(),
+            {"type": "workload_skipped", "workload": "convnet", "reason": "budget", "t": 1.2}, {"type": "done", "t": 1.3}]
+    r = result(recs)
+    f = [f for f in r["findings"] if f["id"] == "tune-nothing-measured"]
+    assert len(f) == 1 and f[0]["severity"] == "error" and exit_code(r) == 1
+    assert "budget" in f[0]["title"] + f[0]["detail"]
+    # --list-settings measures nothing by design
+    r = result(recs, opts=TuneOptions(workloads=["convnet"], list_only=True))
+    assert not any(f["id"] == "tune-nothing-measured" for f in r["findings"]) and exit_code(r) == 0
+
+
 def test_record_reader_keeps_a_line_cut_short_for_later(tmp_path):
     path = tmp_path / "r.jsonl"
     path.write_bytes(b'{"type": "a"}\n{"type": "b", "x": [1, 2')

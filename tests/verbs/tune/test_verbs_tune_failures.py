@@ -69,6 +69,9 @@ def runs(models):
         "segfaults": Run(["--model", "models.py:CrashesWithoutOneDNN"] + shape + ["--budget", "40", "--json"], models),
         "no_attr": Run(["--model", "models.py:nosuch"] + shape + ["--budget", "40"], models),
         "no_module": Run(["--model", "nosuchmodule_td:make"] + shape + ["--budget", "40"], models),
+        # 100000^3 float32 values: 4 PB, an input no machine can make
+        "impossible_shape": Run(["--model", "models.py:Small", "--input-shape", "100000,100000,100000",
+                                 "--budget", "40"], models),
         "cuda": Run(["--device", "cuda", "--budget", "40"], models),
         "broken_torch": Run(["--budget", "40", "--json"], models, pythonpath=_broken_torch(models)),
     }
@@ -159,6 +162,15 @@ BAD = [
     (["--model", "models.py:Small", "--input-shape", "0,3"], "positive sizes"),
     (["--budget", "0"], "--budget must be a positive"),
     (["--budget", "nan"], "--budget must be a positive"),
+    (["--budget", "inf"], "--budget must be a positive"),
+    (["--budget", "1e400"], "--budget must be a positive"),
+    (["--budget", "-inf"], "--budget must be a positive"),
+    (["--tolerance", "inf"], "--tolerance must be"),
+    (["--tolerance", "nan"], "--tolerance must be"),
+    (["--model", "models.py:Small", "--input-shape", "2,3,8,"], "positive sizes"),
+    (["--model", "models.py:Small", "--input-shape", "2,,3"], "positive sizes"),
+    (["--model", "models.py:Small", "--input-shape", "x2x3"], "positive sizes"),
+    (["--model", "models.py:Small", "--input-shape", ","], "positive sizes"),
     (["--tolerance", "-1"], "--tolerance must be"),
     (["--report", "out.txt"], "must end in .md"),
     (["--report", "nodir/out.md"], "does not exist"),
@@ -191,6 +203,15 @@ def test_a_model_spec_that_names_nothing_is_an_input_error(runs, run, message):
     last = p.stderr.strip().splitlines()[-1]  # after the progress lines of the run that found out
     assert p.returncode == 2 and message in last and last.startswith("torchdoctor: error: --model"), p.stderr
     assert sum("error" in ln for ln in p.stderr.splitlines()) == 1
+
+
+@needs_torch
+def test_an_input_shape_torch_cannot_make_is_an_error_not_a_silent_success(runs):
+    p = runs["impossible_shape"].wait()
+    no_traceback(p)
+    last = p.stderr.strip().splitlines()[-1]
+    assert p.returncode == 2 and last.startswith("torchdoctor: error: --input-shape 100000,100000,100000"), p.stderr
+    assert "nothing was measured" in last and p.stdout == ""
 
 
 @needs_torch

@@ -16,7 +16,7 @@ import textwrap
 
 SHIM = '''\
 import importlib.machinery, importlib.util, os, sys, types
-_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _paths = [p for p in sys.path if os.path.abspath(p or os.curdir) != _root]
 _spec = importlib.machinery.PathFinder.find_spec("torch", _paths)
 _real = importlib.util.module_from_spec(_spec)

@@ -34,10 +34,15 @@ class TuneRun:
         """The interpreter started and was new enough: the other rules have something to read."""
         return not (self.run.get("start_error") or self.run.get("python_too_old"))
 
-    def kept(self) -> str:
+    def measured(self):
+        """(settings timed, settings with a drift or reproducibility check)."""
         every = [s for w in self.result["workloads"] for s in w.get("settings") or []]
         timed = sum(1 for s in every if s.get("time"))
         checked = sum(1 for s in every if s.get("drift") is not None or s.get("reproducible") is not None)
+        return timed, checked
+
+    def kept(self) -> str:
+        timed, checked = self.measured()
         return ("; what was measured before it is kept (%d drift check(s), %d timing(s))" % (checked, timed)
                 if timed or checked else "; nothing was measured before it")
 
@@ -263,10 +268,26 @@ def budget_short(t: TuneRun):
                    detail="; ".join(parts) + ".", fix=Fix("Raise --budget, or pick workloads with --workload."))
 
 
+@rule("tune", "tune-nothing-measured", severity=ERROR, category="config")
+def nothing_measured(t: TuneRun):
+    """The run ended without one drift check or timing, and without an error saying why: an
+    error all the same (exit 1), never a table of nothing and exit 0."""
+    result, ending = t.result, t.run.get("ending")
+    if not t.started or t.fatal is not None or result["options"].get("list_only") or any(t.measured()):
+        return None
+    if ending in ("hung", "crashed") or (ending == "budget" and _importing(t)):
+        return None  # those rules say why, as an error of their own
+    why = ["%s: %s" % (w["name"], w.get("reason") or w.get("status")) for w in result["workloads"]]
+    budget = any("budget" in (w.get("reason") or "") for w in result["workloads"]) or not why
+    return Finding("tune-nothing-measured", "config", ERROR, "Nothing was measured",
+                   detail="No setting got a drift check or a timing (%s)." % ("; ".join(why) or "no workload ran"),
+                   fix=Fix("Raise --budget." if budget else "Fix what stopped the workloads, then tune again."))
+
+
 TUNE_RULES = rules_of((
     python_failed, import_failed, model_raised, internal, budget_too_small, model_hung, budget_ran_out, crashed,
     workload_failed, model_changes_flags, flag_not_restored, setting_failed, default_drift, not_reproducible,
-    budget_short,
+    budget_short, nothing_measured,
 ))
 
 

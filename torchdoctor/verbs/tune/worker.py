@@ -701,7 +701,15 @@ def build_user(torch, cfg, device, out):
         desc = cfg["inputs"]
     else:
         gen = torch.Generator().manual_seed(SEED)
-        args = tuple(torch.randn(*shape, generator=gen) for shape in cfg["input_shapes"])
+        args = []
+        for shape in cfg["input_shapes"]:
+            try:
+                args.append(torch.randn(*shape, generator=gen))
+            except Exception as e:  # noqa: BLE001 - a shape no tensor here can have (too big, too many dims)
+                raise Fatal("spec", {"error": "--input-shape %s: torch cannot make a float32 tensor of this shape "
+                                              "(%s), so nothing was measured" % (
+                                                  ",".join(str(d) for d in shape), describe_error(e)["error"].splitlines()[0])})
+        args = tuple(args)
         kwargs = {}
         desc = ", ".join("x".join(str(d) for d in shape) for shape in cfg["input_shapes"])
     try:
@@ -1040,6 +1048,8 @@ class Tuner(object):
             except Fatal:
                 raise
             except Exception as e:  # noqa: BLE001
+                if name is None:  # the user's model is the only workload: it cannot be skipped
+                    raise Fatal("model_error", dict(describe_error(e), stage="build %s" % self.cfg["model"]))
                 out.rec("workload_error", workload=name, phase="build", **describe_error(e))
                 continue
             self.workload(work, dev, env, state, share_end)
