@@ -8,8 +8,7 @@
 
 from typing import List, Optional
 
-from .diagnose import Explanation, examine
-from .diagnose import explain_text as _explain_text
+from .diagnose import Explanation, examine, explain
 from .model.report import Report
 
 
@@ -26,4 +25,7 @@ def check(python: Optional[str] = None, timeout: float = 60.0, in_process: bool 
 def explain_text(text: str, facts: Optional[object] = None, use_env: bool = True) -> List[Explanation]:
     """Known errors in `text`, best first, each with cause and a fix tailored to `facts`
     (default: the cheap facts of this interpreter; use_env=False for generic fixes)."""
-    return _explain_text(text, facts, use_env)
+    if not use_env:
+        return explain(text)[0]
+    from .gather.light import light_facts
+    return explain(text, facts=facts, gather=light_facts)[0]

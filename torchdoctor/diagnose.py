@@ -1,17 +1,20 @@
-"""Diagnosis, the one path every surface takes: facts -> findings (the checks of every
-area), error text -> explanations (the matcher, then the tailoring hook of the matched
-entry's area), and gather + diagnose for a live interpreter (`examine`).
+"""Diagnosis, the one path every surface takes: facts -> findings (`diagnose`: the checks
+of every area), gather + diagnose for an interpreter (`examine`), and error text -> known
+errors explained for this machine (`explain`: the matcher, then the tailoring hook of the
+matched entry's area).
 
-The CLI verbs and the Python API are thin over these functions; nothing else runs checks
-or tailors a match.
+The CLI verbs, the Python API, the exception hook, the pytest plugin, the IPython extension,
+the MCP server, `run`'s post-mortem, `triage` and `dist` call these functions; nothing else
+runs checks or tailors a match (tests/test_architecture.py holds every surface to it).
 """
 
-from .model.records import field, record
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
+from .advice.commands import finish
 from .match.matcher import Match, match_text
 from .model.facts import Facts
-from .model.findings import ERROR, HIGH, NOTHING_TO_VERIFY, Finding, Fix, Verify
+from .model.findings import ERROR, Finding, Fix, Verify
+from .model.records import field, record
 
 if TYPE_CHECKING:  # explain needs no Report: imported where one is made
     from .model.report import Report
@@ -55,80 +58,93 @@ def examine(python: Optional[str] = None, timeout: float = 60.0, in_process: boo
 # -- error text -> explanations ---------------------------------------------------------
 @record
 class Explanation:
+    """A known error found in text: the finding it amounts to on this machine (the entry's
+    cause and fix, tailored to the facts), the match that found it, and how it was tailored."""
     match: Match
-    cause: str
-    fix: Fix
-    notes: List[str] = field(default_factory=list)
+    finding: Finding
+    notes: List[str] = field(default_factory=list)  # the facts the tailoring used
     tailored: bool = False
     hook_error: Optional[str] = None
-    verify: Optional[Verify] = None
 
-    # The Finding-shaped core (README's API example reads these like a Finding's fields),
-    # plus what only a match has: the line, the count, the text, the score.
+    # What renderers and the API read, from the finding (README's API example reads these).
     @property
     def id(self) -> str:
-        return self.match.entry.id
-
-    @property
-    def severity(self) -> str:
-        return str(self.match.entry.raw.get("severity") or ERROR)
-
-    @property
-    def detail(self) -> str:
-        return self.cause
-
-    @property
-    def confidence(self) -> str:
-        return getattr(self.match, "confidence", HIGH)
-
-    @property
-    def evidence(self) -> List[str]:
-        m = self.match
-        return ["line %d%s: %s" % (m.line, " (%d times)" % m.count if m.count > 1 else "", m.text[:300])] + list(self.notes)
-
-    @property
-    def finding(self) -> Finding:
-        e = self.match.entry
-        return Finding(id=e.id, category=e.category, severity=self.severity, title=e.title, detail=self.cause,
-                       fix=Fix(self.fix.summary, list(self.fix.commands)), links=list(e.links),
-                       evidence=self.evidence, confidence=self.confidence, verify=self.verify)
-
-    @property
-    def category(self) -> str:
-        return self.match.entry.category
+        return self.finding.id
 
     @property
     def title(self) -> str:
-        return self.match.entry.title
+        return self.finding.title
+
+    @property
+    def category(self) -> str:
+        return self.finding.category
+
+    @property
+    def severity(self) -> str:
+        return self.finding.severity
+
+    @property
+    def cause(self) -> str:
+        return self.finding.detail
+
+    detail = cause
+
+    @property
+    def fix(self) -> Fix:
+        return self.finding.fix
 
     @property
     def links(self) -> List[str]:
-        return list(self.match.entry.links)
+        return self.finding.links
+
+    @property
+    def evidence(self) -> List[str]:
+        return self.finding.evidence
+
+    @property
+    def confidence(self) -> str:
+        return self.finding.confidence
+
+    @property
+    def verify(self) -> Optional[Verify]:
+        return self.finding.verify
 
     def to_dict(self) -> dict:
-        e = self.match.entry
+        f, m = self.finding, self.match
         return {
-            "id": e.id, "category": e.category, "title": e.title, "cause": self.cause,
-            "fix": {"summary": self.fix.summary, "commands": list(self.fix.commands)},
-            "links": list(e.links), "line": self.match.line, "count": self.match.count,
-            "score": round(self.match.score, 2), "matched_text": self.match.text,
+            "id": f.id, "category": f.category, "title": f.title, "cause": f.detail,
+            "fix": {"summary": f.fix.summary, "commands": list(f.fix.commands)},
+            "links": list(f.links), "line": m.line, "count": m.count,
+            "score": round(m.score, 2), "matched_text": m.text,
             "facts_used": list(self.notes), "tailored": self.tailored,
-            "severity": self.severity, "evidence": self.evidence, "confidence": self.confidence,
-            "verify": {"command": self.verify.command, "expect": self.verify.expect} if self.verify else None,
-            "notes": [{"kind": "tailoring-crashed", "hook": e.tailor, "error": self.hook_error}]
+            "severity": f.severity, "evidence": list(f.evidence), "confidence": f.confidence,
+            "verify": {"command": f.verify.command, "expect": f.verify.expect} if f.verify else None,
+            "notes": [{"kind": "tailoring-crashed", "hook": m.entry.tailor, "error": self.hook_error}]
             if self.hook_error else [],
         }
 
 
+def explain(text: Optional[str] = None, matches: Optional[List[Match]] = None, facts: Optional[Facts] = None,
+            gather: Optional[Callable[[], Facts]] = None,
+            limit: Optional[int] = None) -> Tuple[List["Explanation"], Optional[Facts]]:
+    """The known errors in `text` (or `matches` a log scan already found), best first, each
+    explained for this machine, and the facts they were tailored to.
+
+    facts: the facts to tailor to; gather: how to get them when the text holds a known error
+    (called only then: the cheap facts of an interpreter, a running program's own, a full
+    probe); neither: generic fixes. limit: explain only the best `limit` matches."""
+    if matches is None:
+        matches = match_text(text) if text and text.strip() else []
+    if limit is not None:
+        matches = matches[:limit]
+    if facts is None and gather is not None and matches:
+        facts = gather()
+    return [explain_match(m, facts) for m in matches], facts
+
+
 def explain_match(m: Match, facts: Optional[Facts]) -> Explanation:
     x = _tailor(m, facts)
-    from .advice.commands import runnable_here
-    if facts is not None:
-        x.fix.commands = runnable_here(x.fix.commands, facts)
-    if x.verify is NOTHING_TO_VERIFY:  # the hook's fix says nothing needs fixing here
-        x.verify = None
-    elif x.verify is None:
-        x.verify = _verify(m, facts)
+    finish(x.finding, facts, lambda: _verify(m, facts))
     return x
 
 
@@ -145,44 +161,39 @@ def _verify(m: Match, facts: Optional[Facts]) -> Optional[Verify]:
     return None
 
 
+def _evidence(m: Match, notes: List[str]) -> List[str]:
+    return ["line %d%s: %s" % (m.line, " (%d times)" % m.count if m.count > 1 else "", m.text[:300])] + list(notes)
+
+
 def _tailor(m: Match, facts: Optional[Facts]) -> Explanation:
     e = m.entry
-    base = Explanation(m, e.cause, Fix.from_dict(e.fix))
+    f = Finding(id=e.id, category=e.category, severity=str(e.raw.get("severity") or ERROR), title=e.title,
+                detail=e.cause, fix=Fix.from_dict(e.fix), links=list(e.links),
+                confidence=m.confidence)
+    x = Explanation(m, f)
+    x.finding.evidence = _evidence(m, [])
     if not e.tailor or facts is None:
-        return base
+        return x
     from .areas.registry import hook_for
     hook = hook_for(e)
     if hook is None:
-        base.hook_error = "unknown tailoring hook %r" % e.tailor
-        return base
+        x.hook_error = "unknown tailoring hook %r" % e.tailor
+        return x
     try:
         t = hook(m, facts)
     except Exception as exc:  # noqa: BLE001 - fall back to the generic fix
-        base.hook_error = "%s: %s" % (type(exc).__name__, exc)
-        return base
+        x.hook_error = "%s: %s" % (type(exc).__name__, exc)
+        return x
     if t is None:
-        return base
+        return x
     if t.cause:
-        base.cause = e.cause + "\n\n" + t.cause
+        f.detail = e.cause + "\n\n" + t.cause
     if t.summary is not None:
-        base.fix.summary = t.summary
+        f.fix.summary = t.summary
     if t.commands is not None:
-        base.fix.commands = list(t.commands)
-    base.notes = list(t.notes)
-    base.verify = t.verify
-    base.tailored = True
-    return base
-
-
-def explain_matches(matches: List[Match], facts: Optional[Facts]) -> List[Explanation]:
-    return [explain_match(m, facts) for m in matches]
-
-
-def explain_text(text: str, facts: Optional[Facts] = None, use_env: bool = True) -> List[Explanation]:
-    """Known errors in `text`, best first, each with cause and a fix tailored to `facts`
-    (default: the cheap facts of this interpreter; use_env=False for generic fixes)."""
-    matches = match_text(text)
-    if facts is None and use_env and matches:
-        from .gather.light import light_facts
-        facts = light_facts()
-    return explain_matches(matches, facts if use_env else None)
+        f.fix.commands = list(t.commands)
+    x.notes = list(t.notes)
+    f.evidence = _evidence(m, x.notes)
+    f.verify = t.verify
+    x.tailored = True
+    return x

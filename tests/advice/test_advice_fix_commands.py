@@ -9,7 +9,7 @@ from conftest import ROOT, make_facts
 
 from torchdoctor.advice import reinstall_same_build
 from torchdoctor.advice.commands import runnable_here
-from torchdoctor.diagnose import explain_matches
+from torchdoctor.diagnose import explain
 from torchdoctor.match.matcher import match_text
 
 PY = {"version": "3.11.7", "executable": "/venv/bin/python", "machine": "x86_64"}
@@ -36,7 +36,7 @@ def test_generic_without_facts_stays_generic():
 
 
 def _explain(text, facts):
-    return explain_matches(match_text(text), facts)[0]
+    return explain(text, facts=facts)[0][0]
 
 
 def test_known_error_commands_use_the_target_interpreter():

@@ -232,7 +232,7 @@ def report_renderings(facts_data, findings=None):
     from torchdoctor.render import collect_env_view as CE
     from torchdoctor.render.markdown import render_markdown
     from torchdoctor.render.text import render_check, render_explain, render_finding
-    from torchdoctor.diagnose import diagnose, explain_matches
+    from torchdoctor.diagnose import diagnose, explain
     from torchdoctor.match.matcher import match_text
     from torchdoctor.model.facts import Facts
     from torchdoctor.render.style import Style
@@ -254,6 +254,6 @@ def report_renderings(facts_data, findings=None):
     good = triage_text(json.dumps({"schema_version": 1, "facts": copy.deepcopy(BASE)}), "good.json")
     for name, (a, b) in (("diff evil good", (tri, good)), ("diff good evil", (good, tri))):
         out.append((name, render_diff_text(diff_reports(a, b, "a", "b", show_all=True))))
-    exps = explain_matches(match_text("\n".join(ERROR_LINES)), rep.facts)
+    exps, _ = explain("\n".join(ERROR_LINES), facts=rep.facts)
     out.append(("explain text, tailored", render_explain(exps, Style(color=False), show_all=True)))
     return out

@@ -1,15 +1,16 @@
 """Fix commands as this machine runs them: the target interpreter's pip, the right index for
 a build, pins quoted for the shell. The builders every area uses; nothing else calls
-compat.install_command or spells a pip command line.
+compat.install_command or spells a pip command line. `finish` is the last step every
+finding and explanation takes: its commands and verification as this machine runs them.
 """
 
 import re
-from typing import List, Optional
+from typing import Callable, List, Optional
 
-from ..model.facts import Facts
-from ..model.findings import Verify
-from ..model import derived as F
 from ..kb import compat
+from ..model import derived as F
+from ..model.facts import Facts
+from ..model.findings import INFO, NOTHING_TO_VERIFY, Finding, Verify
 
 WHL = "https://download.pytorch.org/whl"
 
@@ -103,6 +104,20 @@ def index_args(tag: Optional[str]) -> str:
 
 _BARE_PYTHON = ("python ", "python3 ")
 _BARE_PIP = ("pip ", "pip3 ")
+
+
+def finish(f: Finding, facts: Optional[Facts], usual: Callable[[], Optional[Verify]]) -> Finding:
+    """The last step of every finding and every explanation before it is shown: its fix
+    commands as this machine runs them, and how to see the fix worked (the verification the
+    finding chose, none where it said NOTHING_TO_VERIFY, else `usual()`, the condition's
+    own; a note needs no fixing, so it gets none)."""
+    if facts is not None:
+        f.fix.commands = runnable_here(f.fix.commands, facts)
+    if f.verify is NOTHING_TO_VERIFY:
+        f.verify = None
+    elif f.verify is None and f.severity != INFO:
+        f.verify = usual()
+    return f
 
 
 def runnable_verify(verify: Verify, facts: Optional[Facts]) -> Optional[Verify]:

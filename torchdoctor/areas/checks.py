@@ -10,10 +10,10 @@ evidence, and its fix commands and verification are made runnable by the target 
 
 from typing import Dict, Iterable, List, Optional
 
-from ..advice.commands import runnable_here, runnable_verify
+from ..advice.commands import finish, runnable_verify
 from ..model import rules
 from ..model.facts import UNKNOWN, Facts
-from ..model.findings import INFO, NOTHING_TO_VERIFY, Finding, Verify
+from ..model.findings import Finding
 from ..model.rules import Rule, rules_of
 from . import backends_api
 from .companions import numpy as companions_numpy
@@ -97,22 +97,17 @@ def _unknown(chk: Rule, facts: Facts) -> List[str]:
 
 
 def run_check(chk: Rule, facts: Facts) -> List[Finding]:
-    """One check by the one runner, with what only checks add: the facts it read as evidence,
-    its fix commands and verification as the target interpreter runs them."""
+    """One check by the one runner, with what only checks add: the facts it read are its
+    evidence; then the finishing step every finding takes (advice.commands.finish)."""
     facts.start_recording()
     try:
         out = rules.call(chk, facts)
     finally:
         evidence = facts.stop_recording()
     for f in out:
-        if f.id == rules.CRASHED:
-            continue
-        f.fix.commands = runnable_here(f.fix.commands, facts)
-        f.evidence = f.evidence or list(evidence)
-        if f.verify is NOTHING_TO_VERIFY:
-            f.verify = None
-        elif f.verify is None and f.severity != INFO:  # a note needs no fixing
-            f.verify = runnable_verify(chk.verify, facts) if chk.verify else None
+        if f.id != rules.CRASHED:
+            f.evidence = f.evidence or list(evidence)
+            finish(f, facts, lambda: runnable_verify(chk.verify, facts) if chk.verify else None)
     return out
 
 

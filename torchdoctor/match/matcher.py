@@ -9,10 +9,11 @@ Every pattern's literal anchor is checked before its regex runs, and regexes
 compile lazily on the first line that contains their anchor.
 """
 import re
-from ..model.records import field, record
 from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from ..model.findings import HIGH, POSSIBLE
+from ..model.records import field, record
 from ..kb.errors import Entry, Pattern, entries_of, files_for, foreign_frameworks, load_entries
 from . import prefilter as _pre
 from .normalize import normalize
@@ -185,8 +186,6 @@ FOLDED_PENALTY = 10.0
 #   match never ranks above a HIGH one.
 EVIDENCE_FLOOR = 5.0
 POSSIBLE_BELOW = 10.0
-HIGH = "high"
-POSSIBLE = "possible"
 
 
 def _keep_best(best: Dict[str, Tuple[Entry, float, Dict[str, str]]], entry: Entry, pat: Pattern,

@@ -133,17 +133,14 @@ def diagnose_exception(exc: BaseException, thread=None, file=None) -> bool:
 
 
 def _diagnose(exc: BaseException, thread, out) -> bool:
+    from ..diagnose import explain
     from ..gather.live import live_facts
-    from ..diagnose import explain_matches
-    from ..match.matcher import match_text
     from ..render import brief
     from ..render.style import Style
     from ..render.text import render_explain
-    matches = match_text(exception_text(exc))
-    if not matches:
+    exps, facts = explain(exception_text(exc), gather=live_facts, limit=3)
+    if not exps:
         return False
-    facts = live_facts()
-    exps = explain_matches(matches[:3], facts)
     st = Style.for_stream(out)
     head = "torchdoctor" + (" (thread %s)" % thread if thread else "")
     lines = ["", brief.rule(head, st), render_explain(exps, st, lines=False).rstrip("\n")]

@@ -168,13 +168,11 @@ def check(python: Optional[str] = None, timeout: float = 60.0) -> CheckView:
 
 
 def explain(text: str, lines: bool = True) -> ExplainView:
-    from ..diagnose import explain_matches
-    from ..match.matcher import match_text
-    from ..render.brief import live_line
+    from ..diagnose import explain as explain_text
     from ..gather.live import live_facts
-    matches = match_text(text)
-    facts = live_facts() if matches else None
-    return ExplainView(explain_matches(matches, facts), live_line(facts) if facts is not None else None, lines)
+    from ..render.brief import live_line
+    exps, facts = explain_text(text, gather=live_facts)
+    return ExplainView(exps, live_line(facts) if facts is not None else None, lines)
 
 
 def report(fmt: str = "markdown", output: Optional[str] = None, python: Optional[str] = None,

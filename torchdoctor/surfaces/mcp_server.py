@@ -77,14 +77,11 @@ def check(python: Optional[str] = None, timeout: float = 60.0):
 
 
 def explain(text: str, python: Optional[str] = None):
-    from ..diagnose import explain_matches
+    from ..diagnose import explain as explain_text
     from ..gather.light import light_facts
-    from ..match.matcher import match_text
     if not text or not text.strip():
         raise ValueError("the text is empty: pass an error message, a traceback or a log excerpt")
-    matches = match_text(text)
-    facts = light_facts(_python(python), isolated_from=_here()) if matches else None
-    exps = explain_matches(matches, facts)
+    exps, _ = explain_text(text, gather=lambda: light_facts(_python(python), isolated_from=_here()))
     data = {"schema_version": 1, "matches": [x.to_dict() for x in exps]}
     if not exps:
         return data, "No known PyTorch error recognised in the text."

@@ -66,14 +66,9 @@ def failure_text(excinfo=None, longrepr_text: str = "") -> str:
 
 
 def diagnose_text(text: str):
-    from ..diagnose import explain_matches
-    from ..match.matcher import match_text
-    matches = match_text(text)
-    if not matches:
-        return [], None
+    from ..diagnose import explain
     from ..gather.live import live_facts
-    facts = live_facts()
-    return explain_matches(matches[:3], facts), facts
+    return explain(text, gather=live_facts, limit=3)
 
 
 class Session:

@@ -89,6 +89,16 @@ class _Chain(io.RawIOBase):
         return True
 
 
+def _facts(python: Optional[str], deep: bool):
+    """The facts an explanation is tailored to: a full probe with --probe, else the cheap ones."""
+    python = chosen_python(python)
+    if deep:
+        from ..gather.probe import gather
+        return gather(python=python)
+    from ..gather.light import light_facts
+    return light_facts(python)
+
+
 def explain(text=(), file=None, as_json=False, show_all=False, list_entries=False, deep=False,
             python: Optional[str] = None, no_env=False, color=None) -> Tuple[str, int]:
     """The verb: -> (what to print on stdout, exit code). Bad input raises InputError."""
@@ -111,7 +121,7 @@ def explain(text=(), file=None, as_json=False, show_all=False, list_entries=Fals
             return json.dumps({"schema_version": 1, "entry": e.raw}, indent=2) + "\n", 0
         return T.render_entry(e, style(color)), 0
     kind, payload = _read_input(text, file, sys.stdin.buffer)
-    from ..diagnose import explain_matches
+    from .. import diagnose
     from ..match.matcher import match_text
     interrupted = False
     if kind == "text":
@@ -121,16 +131,7 @@ def explain(text=(), file=None, as_json=False, show_all=False, list_entries=Fals
     else:
         from .explain_progress import scan_log  # progress on a TTY; Ctrl-C keeps what was found
         matches, interrupted = scan_log(payload, file)
-    facts = None
-    if not no_env and matches:
-        python = chosen_python(python)
-        if deep:
-            from ..gather.probe import gather
-            facts = gather(python=python)
-        else:
-            from ..gather.light import light_facts
-            facts = light_facts(python)
-    exps = explain_matches(matches, facts)
+    exps, _ = diagnose.explain(matches=matches, gather=None if no_env else lambda: _facts(python, deep))
     if as_json:
         out = json.dumps({"schema_version": 1, "matches": [e.to_dict() for e in exps]}, indent=2) + "\n"
     else:

@@ -163,14 +163,15 @@ def _explain(text, facts: Optional[Facts], raw: Optional[bytes] = None):
     """Known errors in the paste, read as `explain` reads the same input: in memory up
     to SMALL_INPUT bytes, past it with the stream scanner (`explain --file`'s path:
     linear, flat memory; it does not rejoin lines a paste wrapped)."""
-    from ..diagnose import explain_matches
-    from ..match.logscan import scan_stream
-    from ..match.matcher import SMALL_INPUT, match_text
+    from ..diagnose import explain
+    from ..match.matcher import SMALL_INPUT
     if (len(raw) if raw is not None else len(text)) <= SMALL_INPUT:
-        return explain_matches(match_text(text), facts)
+        return explain(text, facts=facts)[0]
     import io
+
+    from ..match.logscan import scan_stream
     raw = raw if raw is not None else text.encode("utf-8", "surrogatepass")
-    return explain_matches(scan_stream(io.BytesIO(raw)), facts)
+    return explain(matches=scan_stream(io.BytesIO(raw)), facts=facts)[0]
 
 
 # -- entry points ------------------------------------------------------------------------

@@ -66,10 +66,10 @@ def examine_run(result: Result, python: Optional[str] = None, oom_before: Option
     try:
         pm.python, pm.python_from = choose_python(result.argv, python)
         if result.matches:
-            from ...diagnose import explain_matches
+            from ...diagnose import explain
             from ...gather.light import light_facts
-            facts = light_facts(None if pm.python == sys.executable else pm.python)
-            pm.explanations = explain_matches(result.matches[:MAX_EXPLAINED], facts)
+            pm.explanations, _ = explain(matches=result.matches, limit=MAX_EXPLAINED, gather=lambda: light_facts(
+                None if pm.python == sys.executable else pm.python))
         elif result.returncode != 0:
             from .signals import explain_death
             pm.signal = explain_death(result.returncode, tail_text(result.tail), result.argv,
