@@ -1,8 +1,10 @@
 """`torchdoctor run -- CMD [ARGS...]`: run a command unchanged and, when it fails with a
 known error (or dies by a signal), say why after its output, on stderr.
 
-Exit status: always the program's (128 + N when a signal N ended it); 127 / 126 when it
-cannot be started, like a shell; 2 for a usage error before anything ran.
+Exit status: always the program's (128 + N when a signal N ended it; when that signal is
+SIGINT, SIGTERM, SIGHUP or SIGPIPE, the doctor ends by the same signal after its
+diagnosis, as a shell would see the program end); 127 / 126 when it cannot be started,
+like a shell; 2 for a usage error before anything ran.
 """
 
 import json
@@ -51,6 +53,10 @@ def _json_target(value):
             os.fstat(fd)
         except OSError:
             raise InputError("--json %d: file descriptor %d is not open (e.g. run with 3>diagnosis.json)" % (fd, fd))
+        try:
+            os.set_inheritable(fd, False)  # the doctor's own: the program does not get it
+        except OSError:
+            pass
         return ("fd", fd)
     _check_target(value, "--json")
     return ("path", value)
@@ -112,6 +118,9 @@ def run_cmd(report_path, json_to, python, show_all, no_redact, color, cmd):
         what = "interrupted" if isinstance(e, KeyboardInterrupt) else "%s: %s" % (type(e).__name__, e)
         _say("torchdoctor: the diagnosis failed (%s); the program's output and exit status %d are "
              "unaffected" % (what, status))
+    if result.returncode < 0:
+        from ..verbs.run.terminal import die_by
+        die_by(-result.returncode)
     sys.exit(status)
 
 
@@ -123,7 +132,8 @@ def _say(line: str) -> None:
 
 
 def _after(result, status, oom_before, python, target, report_path, no_redact, show_all, color):
-    failed = result.returncode != 0
+    # A program our reader left (`cmd | head`) ended as it would have without us: no failure.
+    failed = result.returncode != 0 and not result.broken_pipe
     if not (failed or target or report_path):
         return  # success prints nothing extra
     from ..verbs.run.postmortem import examine_run, report_section

@@ -132,7 +132,8 @@ def install() -> None:
 
 def _reserve_fd(fd: int) -> None:
     """Keep a closed standard descriptor taken (by /dev/null), so that no file opened
-    later lands on it and receives what a child process prints."""
+    later lands on it and receives what a child process prints. Close-on-exec: a child
+    finds it closed, as it would have without us (`torchdoctor run -- cmd >&-`)."""
     try:
         os.fstat(fd)
         return
@@ -141,7 +142,7 @@ def _reserve_fd(fd: int) -> None:
     try:
         null = os.open(os.devnull, os.O_WRONLY)
         if null != fd:
-            os.dup2(null, fd)
+            os.dup2(null, fd, inheritable=False)
             os.close(null)
     except OSError:
         pass

@@ -76,6 +76,9 @@ if FAULTS and (ONLY is None or os.environ.get("RANK") == ONLY):
             import time
 
             def hang(*a, **k):
+                flag = os.environ.get("TDTEST_HANG_FLAG")
+                if flag:  # the test waits for this before it acts
+                    open("%s.%s" % (flag, os.environ.get("RANK")), "w").close()
                 time.sleep(600)
             for name in ("all_gather_single", "all_gather_into_tensor"):
                 if hasattr(d, name):
@@ -276,6 +279,46 @@ def test_rank_that_exits_during_the_collectives(tmp_path):
     bc = next(s for s in job["steps"] if s["name"] == "broadcast")
     assert bc.get("seconds", 0) < 60  # noticed when the rank left, not at the collective's timeout
     assert _leftovers(env["TDTEST_MARK"]) == []
+
+
+def _listening(mark):
+    """(command line, address) of every TCP socket that a process of this job listens on."""
+    import psutil
+    out = []
+    for p in psutil.process_iter(["pid"]):
+        try:
+            if p.environ().get("TDTEST_MARK") != mark:
+                continue
+            conns = p.net_connections(kind="tcp") if hasattr(p, "net_connections") else p.connections(kind="tcp")
+            out += [(" ".join(p.cmdline()[1:4]), c.laddr.ip) for c in conns if c.status == psutil.CONN_LISTEN]
+        except (psutil.Error, OSError):
+            pass
+    return out
+
+
+def test_a_killed_launcher_leaves_nothing_running_and_its_stores_listened_on_loopback_only(tmp_path):
+    faults = _faults_dir(tmp_path)
+    flag = tmp_path / "hanging"
+    env = _env(tmp_path, TDTEST_FAULTS="hang_in_sweep", TDTEST_HANG_FLAG=str(flag), PYTHONPATH=str(faults))
+    p = subprocess.Popen([TORCH_PYTHON, "-m", "torchdoctor", "dist", "--nproc-per-node", "2", "--json",
+                          "--join-timeout", "120"] + FAST, env=env, cwd=str(tmp_path), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 240
+        while not all(os.path.exists("%s.%d" % (flag, r)) for r in (0, 1)) and time.monotonic() < deadline:
+            assert p.poll() is None, "the job ended before its ranks hung"
+            time.sleep(0.2)
+        # every store and gloo listener of the job is up now
+        listening = _listening(env["TDTEST_MARK"])
+        assert len([c for c, _ in listening if "--standalone" in c]) >= 2, listening  # torchrun's two stores
+        assert {ip for _, ip in listening} == {"127.0.0.1"}, listening
+        p.kill()
+        p.wait(timeout=30)
+        assert _leftovers(env["TDTEST_MARK"], wait=60) == []
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def test_srun_variables_without_torchrun(tmp_path):

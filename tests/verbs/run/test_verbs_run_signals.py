@@ -52,7 +52,10 @@ def test_fires_for_deaths_by_signal_and_stays_quiet_otherwise():
 
 
 def test_a_shell_or_launcher_reporting_a_signal():
-    x = explain_death(128 + signal.SIGKILL, argv=["bash", "train.sh"])
+    assert explain_death(128 + signal.SIGKILL, argv=["bash", "train.sh"]) is None  # nothing says it died
+    assert explain_death(139, "epoch 1 loss 0.5\n", argv=["python", "train.py"]) is None  # sys.exit(139)
+    x = explain_death(128 + signal.SIGKILL, "train.sh: line 3:  4242 Killed                  python train.py\n",
+                      argv=["bash", "train.sh"])
     assert x["signal"] == "SIGKILL" and x["who"] == "a process it ran"
     assert x["exit_note"] == "exit status 137 is how a shell or launcher reports that a process it ran was " \
                              "killed by SIGKILL (128 + 9)"
@@ -62,6 +65,9 @@ def test_a_shell_or_launcher_reporting_a_signal():
     assert x["signal"] == "SIGSEGV" and x["who"] == "a worker of the job (PID 4242)"
     assert x["title"] == "A worker of the job (PID 4242) was killed by SIGSEGV (segmentation fault)"
     assert explain_death(128 + 200) is None
+    for said in ("Segmentation fault (core dumped)", "zsh: segmentation fault  python x.py", "Signal 11 received",
+                 "exited on signal 11 (SIGSEGV)"):
+        assert explain_death(139, "step 9\n%s\n" % said)["signal"] == "SIGSEGV", said
 
 
 def test_oom_counter_and_faulthandler_notes():

@@ -11,7 +11,8 @@ Layers, each in its own module:
 * ``bandwidth``   - nccl-tests' algbw/busbw definitions, message sizes;
 * ``store``       - the rendezvous store (c10d TCPStore): join, heartbeat, facts, step results;
 * ``collectives`` - the process group and the collective checks (torch imported here only);
-* ``rank``        - the program each rank runs; ``launch`` - `--nproc-per-node` without a launcher;
+* ``rank``        - the program each rank runs; ``launch`` - `--nproc-per-node` without a launcher,
+                    through ``loopback`` (torchrun with its stores on 127.0.0.1 only);
 * ``render``      - text, Markdown and JSON of a job result; ``command`` - the click command.
 
 Importing this package imports nothing heavy: torch is imported by ``rank`` and

@@ -1,12 +1,13 @@
 """`torchdoctor dist --nproc-per-node G` with no launcher: run torchrun ourselves.
 
-The same interpreter runs ``python -m torch.distributed.run --standalone`` (the
-rendezvous endpoint is localhost; gloo is pinned to the loopback interface), with every
-rank's output in torchrun's per-rank log files. Rank 0 writes the job to a file instead
+The same interpreter runs torchrun ``--standalone`` through dist/loopback.py, so that
+its stores listen on 127.0.0.1 only (gloo is pinned to the loopback interface too), with
+every rank's output in torchrun's per-rank log files. Rank 0 writes the job to a file instead
 of printing it; this process adds what only the launcher knows (each rank's exit code,
 its last stderr lines), renders, and makes sure nothing is left running: it tracks every
 descendant while the job runs (ranks start in their own sessions, so a process group kill
-would miss them) and ends any that outlive torchrun.
+would miss them) and ends any that outlive torchrun. Should this process die first
+(SIGKILL), lifeline.Lifeline sends torchrun the SIGTERM that makes it end its ranks.
 """
 
 import glob
@@ -23,6 +24,7 @@ from typing import Any, Dict, List, Optional
 
 from . import conditions as C
 from . import jobfacts as J
+from ...lifeline import Lifeline
 from .common import RESULT_ENV
 
 SET_ENV = "TORCHDOCTOR_DIST_SET"     # names of variables this launcher set (not the user's; left out of the diff)
@@ -163,9 +165,9 @@ def run(nproc: str, opts, forward: List[str]) -> int:
 def _run(nproc: str, opts, forward: List[str], tmp: str) -> int:
     result = os.path.join(tmp, "job.json")
     logdir = os.path.join(tmp, "logs")
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes", "1",
-           "--nproc-per-node", str(nproc), "--max-restarts", "0", "--monitor-interval", "0.2",
-           "--redirects", "3", "--log-dir", logdir, "-m", "torchdoctor", "dist"] + forward
+    cmd = [sys.executable, "-m", "torchdoctor.verbs.dist.loopback", "--standalone", "--nnodes", "1",
+           "--local-addr", "127.0.0.1", "--nproc-per-node", str(nproc), "--max-restarts", "0",
+           "--monitor-interval", "0.2", "--redirects", "3", "--log-dir", logdir, "-m", "torchdoctor", "dist"] + forward
     env = dict(os.environ)
     env[RESULT_ENV] = result
     ours = []
@@ -176,13 +178,17 @@ def _run(nproc: str, opts, forward: List[str], tmp: str) -> int:
     env[SET_ENV] = ",".join(ours)
     out_path, err_path = os.path.join(tmp, "torchrun.out"), os.path.join(tmp, "torchrun.err")
     t0 = time.monotonic()
+    lifeline = Lifeline()
+    lifeline.start()
     with open(out_path, "wb") as out_f, open(err_path, "wb") as err_f:
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f, env=env,
                                     start_new_session=True)
         except OSError as e:
+            lifeline.release()
             sys.stderr.write("torchdoctor: error: cannot start torchrun (%s): %s\n" % (cmd[0], e))
             return 2
+        lifeline.watch(proc.pid)  # torchrun leads a session (so a group) of its own
         tracker = Tracker(proc.pid)
         deadline = t0 + _deadline(int(nproc) if str(nproc).isdigit() else None, opts)
         interrupted = None
@@ -213,6 +219,7 @@ def _run(nproc: str, opts, forward: List[str], tmp: str) -> int:
             proc.kill()
             proc.wait()
         leftovers = tracker.end_all()
+        lifeline.release()
     with open(err_path, "rb") as fh:
         err_text = fh.read().decode("utf-8", "replace")
     job = _load(result)
@@ -222,7 +229,7 @@ def _run(nproc: str, opts, forward: List[str], tmp: str) -> int:
     if job.get("_stub") and not exits:
         # torchrun itself failed before any rank ran (a bad --nproc-per-node, no GPU for 'gpu', ...)
         job["launcher_error"] = {"returncode": proc.returncode, "error": last_error(err_text),
-                                 "command": " ".join(cmd[:9] + ["..."])}
+                                 "command": " ".join(cmd[:11] + ["..."])}
         if not interrupted:
             job.pop("interrupted", None)
     launcher = job.setdefault("launcher", {})

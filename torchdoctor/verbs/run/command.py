@@ -29,6 +29,16 @@ class StartError(Exception):
         self.message = message
 
 
+def start_error(prog: str, e: OSError) -> StartError:
+    """What a shell says when exec fails."""
+    if isinstance(e, FileNotFoundError):
+        return StartError(127, "%s: %s" % (prog, e.strerror or e))
+    if isinstance(e, PermissionError):
+        return StartError(126, "%s: %s" % (prog, e.strerror or e))
+    # ENOEXEC (no shebang, another architecture), E2BIG, ...
+    return StartError(126, "%s: cannot execute: %s" % (prog, e.strerror or e))
+
+
 def resolve_command(argv: List[str]) -> str:
     """The executable argv[0] names, as a shell finds it; StartError otherwise."""
     if not argv or not argv[0]:

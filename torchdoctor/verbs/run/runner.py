@@ -8,9 +8,12 @@
   process group; when we hold the terminal, that group is made the terminal's foreground
   (as a shell does), so Ctrl-C / Ctrl-Z reach it directly and it can read the terminal;
   SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2 sent to us are forwarded to its group.
-* Every byte is scanned with logscan.LogScan (bounded memory) and the last TAIL bytes are
-  kept as evidence; the output itself is never held.
-* If scanning fails, the output still passes through and the failure is recorded.
+* Every byte is scanned and the last TAIL bytes are kept (evidence.py); the output itself
+  is never held, and passes through even if the scan fails.
+* Nothing is lost: the output is read to its end (a grandchild's too, after the program
+  exited), however slowly our reader takes it. Descriptors we inherited (`3>file`) are the
+  program's too (ours are close-on-exec); a stream closed for us is closed for it. The
+  program never outlives the doctor (lifeline.Lifeline).
 """
 
 import errno
@@ -21,16 +24,21 @@ from ...model.records import field, record
 from typing import Any, Dict, List, Optional
 
 from . import terminal
-from .command import StartError, resolve_command  # noqa: F401 - StartError is part of this API
+from ...lifeline import Lifeline
+from .evidence import TAIL, Evidence
+from .command import StartError, resolve_command, start_error  # noqa: F401 - StartError is part of this API
 
-TAIL = 64 * 1024
-READ = 256 * 1024
+READ = 1024 * 1024  # as much as the pipe holds: fewer wake-ups, fewer and larger scans
 PIPE_SIZE = 1024 * 1024  # Linux: room for the program to run ahead while a chunk is scanned
 COALESCE_BELOW = 16 * 1024  # a read smaller than this from a pipe ...
 COALESCE_S = 0.002  # ... waits this long before the next one (bounded wake-ups, invisible latency)
 FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
-GRACE_S = 0.2  # after the program exits, how long a grandchild holding its output may be silent
-MAX_AFTER_S = 2.0  # ... and how long it is read at most
+# Stops that come from the terminal (Ctrl-Z, a background read or write): the job stops,
+# as it would without the doctor. Any other stop (someone's SIGSTOP) leaves the doctor
+# running: stopped itself, it could not see a later SIGCONT of the program.
+JOB_STOPS = ("SIGTSTP", "SIGTTIN", "SIGTTOU")
+ENDING = ("SIGINT", "SIGTERM", "SIGHUP")  # after the program exited: stop waiting for its output
+HELD_NOTE_S = 5.0  # after the program exited, its output still open this long: say why we wait
 
 
 @record
@@ -44,10 +52,18 @@ class Result:
     scan_error: Optional[str] = None
     forwarded: Optional[int] = None  # the last signal passed on to the program
     channels: Dict[str, str] = field(default_factory=dict)  # stdout/stderr -> pty|pipe|merged|inherited
+    reader_left: bool = False  # our reader closed its end (`| head`): the program's output was cut there
+    abandoned: bool = False  # a signal ended the wait for output a grandchild still held after the exit
 
     @property
     def exit_status(self) -> int:
         return 128 - self.returncode if self.returncode < 0 else self.returncode
+
+    @property
+    def broken_pipe(self) -> bool:
+        """The program died of SIGPIPE because our reader left: as `cmd | head` ends, nothing
+        to explain."""
+        return self.reader_left and self.returncode == -getattr(signal, "SIGPIPE", 13)
 
     @property
     def signal_name(self) -> Optional[str]:
@@ -59,25 +75,13 @@ class Result:
             return "signal %d" % -self.returncode
 
 
-class _Tail:
-    def __init__(self, limit: int):
-        from collections import deque
-        self.limit, self.parts, self.size = limit, deque(), 0
-
-    def add(self, data: bytes) -> None:
-        self.parts.append(data)
-        self.size += len(data)
-        while self.size - len(self.parts[0]) >= self.limit:
-            self.size -= len(self.parts.popleft())
-
-    def value(self) -> bytes:
-        return b"".join(self.parts)[-self.limit:]
+class _Abandoned(Exception):
+    """From the signal handler: leave a write that blocks, once the wait is abandoned."""
 
 
 class _Channel:
     def __init__(self, name: str, read_fd: int, dest_fd: int, kind: str):
         self.name, self.fd, self.dest, self.kind = name, read_fd, dest_fd, kind
-        self.scanner = None
         self.open = True
         self.dest_broken = False
 
@@ -86,17 +90,20 @@ class Runner:
     def __init__(self, argv: List[str], scan: bool = True, tail: int = TAIL,
                  stdout_fd: int = 1, stderr_fd: int = 2, use_pty: Optional[bool] = None):
         self.argv = list(argv)
-        self.scan = scan
-        self.tail = _Tail(tail)
+        self.evidence = Evidence(scan, tail)
         self.out_fd, self.err_fd = stdout_fd, stderr_fd
         self.use_pty = use_pty  # None: where our stream is a terminal
         self.result = Result(self.argv)
+        self.result_code: Optional[int] = None
         self.pending: List[int] = []
         self.sigchld = False
         self.channels: List[_Channel] = []
         self.proc = None
         self.gave_tty = False
         self.winsize = None
+        self.lifeline = Lifeline()
+        self.writing = False
+        self.exited_at: Optional[float] = None
 
     # -- start ---------------------------------------------------------------------------
     def _wants_pty(self, fd: int) -> bool:
@@ -104,11 +111,10 @@ class Runner:
             return self.use_pty and os.isatty(fd)
         return os.isatty(fd)
 
-    def _plan(self):
+    def _plan(self, out_id, err_id):
         """(child stdout, child stderr, fds to close after the fork) and self.channels."""
         child_out = child_err = None
         close_after = []
-        out_id, err_id = terminal.fd_identity(self.out_fd), terminal.fd_identity(self.err_fd)
         merged = out_id is not None and out_id == err_id
         for name, fd, ident in (("stdout", self.out_fd, out_id), ("stderr", self.err_fd, err_id)):
             if ident is None:
@@ -137,8 +143,11 @@ class Runner:
     def start(self) -> None:
         import subprocess
         path = resolve_command(self.argv)
-        child_out, child_err, close_after = self._plan()
+        out_id, err_id = terminal.passed_on(self.out_fd), terminal.passed_on(self.err_fd)
         kw: Dict[str, Any] = {}
+        if os.name == "posix":
+            kw["pass_fds"] = terminal.inherited_fds()
+        child_out, child_err, close_after = self._plan(out_id, err_id)
         if os.name == "posix":
             give = False
             try:
@@ -151,9 +160,10 @@ class Runner:
         self._sync_winsize()
         # Before the fork, so no signal is lost; Python-level handlers reset to the default
         # at exec, and the child resets SIGTTOU itself.
-        self.signals = terminal.Signals(FORWARDED + ("SIGCHLD", "SIGWINCH"), self.pending.append)
+        self.signals = terminal.Signals(FORWARDED + ("SIGCHLD", "SIGWINCH"), self._on_signal)
         self.signals.install()
         self.wake_r = self.signals.wake_r
+        self.lifeline.start()
         t0 = time.monotonic()
         try:
             self.proc = subprocess.Popen([path] + self.argv[1:], executable=path, stdin=None,
@@ -161,18 +171,16 @@ class Runner:
         except OSError as e:
             self._close_all(close_after)
             self.signals.restore()
-            if isinstance(e, FileNotFoundError):
-                raise StartError(127, "%s: %s" % (self.argv[0], e.strerror or e))
-            if isinstance(e, PermissionError):
-                raise StartError(126, "%s: %s" % (self.argv[0], e.strerror or e))
-            # ENOEXEC (no shebang, another architecture), E2BIG, ...
-            raise StartError(126, "%s: cannot execute: %s" % (self.argv[0], e.strerror or e))
+            self.lifeline.release()
+            raise start_error(self.argv[0], e)
         finally:
             for fd in close_after:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
+        if os.name == "posix":
+            self.lifeline.watch(self.proc.pid)  # the program leads its own process group
         self.t0 = t0
         if self.gave_tty:
             terminal.give(self.proc.pid)
@@ -217,45 +225,64 @@ class Runner:
             except (OSError, ValueError):
                 pass
 
+    def _on_signal(self, sig: int) -> None:
+        """A signal to us. Forwarded at once, from the handler: the loop may be blocked
+        writing to a slow reader, and the program must not wait for that."""
+        if sig == getattr(signal, "SIGCHLD", None):
+            self.sigchld = True
+        elif sig == getattr(signal, "SIGWINCH", None) or self.proc is None:
+            self.pending.append(sig)
+        else:
+            self._forward(sig)
+
+    def _forward(self, sig: int) -> None:
+        if self.result_code is None:
+            self._reap(block=False)  # the loop may not have looked for a while (a blocked write)
+        gone = self.result_code is not None  # before this signal, which may well end it
+        self.result.forwarded = sig
+        self._signal_group(sig)
+        if gone and signal.Signals(sig).name in ENDING:
+            # The program is gone and the user wants us gone too: stop waiting for output
+            # that a process it left behind (outside its group, or ignoring this) holds,
+            # even in a write that a reader who stopped reading blocks.
+            self.result.abandoned = True
+            if self.writing:
+                raise _Abandoned()
+
     def _handle_pending(self) -> None:
         while self.pending:
             sig = self.pending.pop(0)
-            if sig == getattr(signal, "SIGCHLD", None):
-                self.sigchld = True
-                continue
             if sig == getattr(signal, "SIGWINCH", None):
                 self._sync_winsize()
-                continue
-            self.result.forwarded = sig
-            self._signal_group(sig)
+            else:
+                self._forward(sig)
 
     # -- output ----------------------------------------------------------------------------
     def _deliver(self, ch: _Channel, data: bytes) -> None:
         if not ch.dest_broken:
             view = memoryview(data)
+            self.writing = True
             while view:
                 try:
                     n = os.write(ch.dest, view)
+                except BlockingIOError:
+                    # Our stream is non-blocking (someone sharing it set O_NONBLOCK): wait for room.
+                    terminal.wait_writable(ch.dest)
+                    continue
                 except InterruptedError:
                     continue
                 except OSError as e:
                     if e.errno in (errno.EPIPE, errno.EBADF, errno.EIO, errno.ENOSPC):
                         # Our reader left (`| head`): so does the program's, as it would directly.
+                        self.result.reader_left = self.result.reader_left or e.errno == errno.EPIPE
                         ch.dest_broken = True
                         self._close(ch)
                         break
                     raise
                 view = view[n:]
+            self.writing = False
         self.result.output_bytes += len(data)
-        self.tail.add(data)
-        if self.scan and self.result.scan_error is None:
-            try:
-                if ch.scanner is None:
-                    from ...match.logscan import LogScan
-                    ch.scanner = LogScan()
-                ch.scanner.feed(data)
-            except Exception as e:  # noqa: BLE001 - the output matters more than the scan
-                self.result.scan_error = "%s: %s" % (type(e).__name__, e)
+        self.evidence.add(ch.name, data)
 
     def _close(self, ch: _Channel) -> None:
         if ch.open:
@@ -303,87 +330,83 @@ class Runner:
             if pid == 0:
                 return None
             if os.WIFSTOPPED(status):
-                self._stopped()
+                self._stopped(os.WSTOPSIG(status))
                 if not block:
                     return None
                 continue
             self.result_code = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") \
                 else (-os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
-            self.proc.returncode = self.result_code
+            self.proc.returncode = self.result.returncode = self.result_code
+            self.exited_at = time.monotonic()
+            if self.gave_tty:
+                # Back at once, as a shell takes it when its job ends: a Ctrl-C now reaches
+                # us, while a process the program left behind may still hold its output.
+                terminal.take()
             return self.result_code
 
-    def _stopped(self) -> None:
-        """The program was stopped (Ctrl-Z): stop ourselves too, so the shell sees the job
-        stopped; on `fg` give the terminal back to the program and continue it."""
-        if self.gave_tty:
-            terminal.take()
+    def _stopped(self, sig: int) -> None:
+        """The program stopped. From the terminal (Ctrl-Z), where we had given it the
+        terminal: the job stops as a whole, and on `fg` the program gets the terminal back
+        and continues. Any other stop: nothing to do but wait for its SIGCONT (output and
+        signals keep flowing meanwhile), as a shell without job control waits."""
         try:
-            os.kill(os.getpid(), signal.SIGSTOP)
-        except OSError:
-            pass
-        if self.gave_tty:
-            terminal.give(self.proc.pid)
-        self._signal_group(signal.SIGCONT)
-
-    def _prepare_scanners(self) -> None:
-        """Load the knowledge base while the program starts up, not on its first output."""
-        if not self.scan:
+            name = signal.Signals(sig).name
+        except ValueError:
             return
-        try:
-            from ...match.logscan import LogScan
-            for ch in self.channels:
-                ch.scanner = LogScan()
-        except Exception as e:  # noqa: BLE001
-            self.result.scan_error = "%s: %s" % (type(e).__name__, e)
+        if self.gave_tty and name in JOB_STOPS:
+            terminal.stop_job(self.proc.pid)
+            self._signal_group(signal.SIGCONT)
 
     def wait(self) -> Result:
-        self.result_code = None
-        self._prepare_scanners()
+        self.evidence.start(ch.name for ch in self.channels)
         try:
             if os.name == "posix":
                 self._loop()
             else:
                 self._threads()
             self._reap(block=True)
+            # Seen to its end: what of its group lives on was started to (`nohup x &`).
+            # Not released on an error of ours: the lifeline then ends the group.
+            self.lifeline.release()
         finally:
             for ch in self.channels:
                 self._close(ch)
             if self.gave_tty:
                 terminal.take()
             self.signals.restore()
+            self.evidence.close()
         res = self.result
         res.returncode = self.result_code
         res.duration_s = time.monotonic() - self.t0
-        res.tail = self.tail.value()
-        res.matches = self.matches()
+        res.tail = self.evidence.tail.value()
+        res.matches = self.evidence.matches()
+        res.scan_error = self.evidence.error
         return res
 
     def _loop(self) -> None:
         import select
         wake_r = self.wake_r
-        exited_at = last_data = None
         synced = time.monotonic()
         check_exit = True
         while True:
             self._handle_pending()
             live = [ch for ch in self.channels if ch.open]
+            if self.result.abandoned:
+                break
             if not live:
-                if exited_at is not None or self._reap(block=False) is not None:
+                if self._reap(block=False) is not None:
                     break
                 # The program closed its output but runs on: keep forwarding signals to it.
                 self._wait_quietly(wake_r)
                 continue
             if self.sigchld or wake_r is None:
                 self.sigchld, check_exit = False, True
-            if check_exit and exited_at is None and self._reap(block=False) is not None:
-                exited_at = last_data = time.monotonic()
+            if check_exit:
+                self._reap(block=False)
             check_exit = False
-            timeout = 0.25
-            if exited_at is not None:
-                timeout = max(0.0, GRACE_S - (time.monotonic() - last_data))
             fds = [ch.fd for ch in live] + ([wake_r] if wake_r is not None else [])
             try:
-                ready, _, _ = select.select(fds, [], [], timeout)
+                ready, _, _ = select.select(fds, [], [], 0.25)
             except InterruptedError:
                 continue
             if not ready:
@@ -391,21 +414,18 @@ class Runner:
             if wake_r is not None and wake_r in ready:
                 self.signals.drain()
             got, small = 0, True
-            for ch in live:
-                if ch.fd in ready and ch.open:
-                    n = self._read(ch)
-                    got += n
-                    small = small and ch.kind == "pipe" and n < COALESCE_BELOW
-            if exited_at is not None:
-                now = time.monotonic()
-                # The program is gone but a grandchild still holds its output: read what
-                # comes promptly (for at most MAX_AFTER_S), then stop.
-                if not got or now - exited_at > MAX_AFTER_S:
-                    if now - last_data >= GRACE_S or now - exited_at > MAX_AFTER_S:
-                        break
-                else:
-                    last_data = now
-            elif got and small:
+            try:
+                for ch in live:
+                    if ch.fd in ready and ch.open:
+                        n = self._read(ch)
+                        got += n
+                        small = small and ch.kind == "pipe" and n < COALESCE_BELOW
+            except _Abandoned:
+                break
+            self._note_held(live)
+            # After the program exited, its output is read to the end however long a
+            # process it left behind holds it, as `cmd | cat` would: nothing is dropped.
+            if got and small and self.result_code is None:
                 # A program writing line by line (PYTHONUNBUFFERED, print(flush=True)) would
                 # wake us per line; its pipe holds 1 MiB, so gather a little first.
                 time.sleep(COALESCE_S)
@@ -414,6 +434,20 @@ class Runner:
                 # follow the terminal's size into the pty (and tell the program again).
                 synced = time.monotonic()
                 self._sync_winsize()
+
+    def _note_held(self, live) -> None:
+        """One line when the program is gone but its output is still open: why we wait."""
+        if self.exited_at is None or not live or time.monotonic() - self.exited_at < HELD_NOTE_S:
+            return
+        self.exited_at = None  # said once
+        import shlex
+        line = ("torchdoctor: %s exited with status %d, but a process it started still holds its output "
+                "open; passing that on until it is closed (Ctrl-C stops waiting)\n"
+                % (shlex.join(self.argv)[:60], self.result.exit_status))
+        try:
+            os.write(self.err_fd, line.encode("utf-8", "replace"))
+        except OSError:
+            pass
 
     def _wait_quietly(self, wake_r) -> None:
         import select
@@ -452,27 +486,7 @@ class Runner:
             except KeyboardInterrupt:  # the console sent Ctrl-C to the program as well
                 self.result.forwarded = signal.SIGINT
         for t in threads:
-            t.join(GRACE_S * 5)
-
-    def matches(self) -> list:
-        if not self.scan or self.result.scan_error is not None:
-            return []
-        try:
-            from ...match.matcher import rank
-            best: Dict[str, Any] = {}
-            for ch in self.channels:
-                for m in (ch.scanner.close() if ch.scanner is not None else []):
-                    have = best.get(m.id)
-                    if have is None or m.score > have.score:
-                        if have is not None:
-                            m.count += have.count
-                        best[m.id] = m
-                    else:
-                        have.count += m.count
-            return rank(list(best.values()))
-        except Exception as e:  # noqa: BLE001
-            self.result.scan_error = "%s: %s" % (type(e).__name__, e)
-            return []
+            t.join()  # to the end of the output, as on POSIX
 
 
 def run(argv: List[str], **kw) -> Result:

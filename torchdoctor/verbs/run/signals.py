@@ -68,6 +68,27 @@ def _who_from_torchrun(tail: str) -> Optional[Dict[str, str]]:
             "who": spec["who"].format(pid=found.group("pid"))}
 
 
+REPORT_LINES = 50  # how far back from the end of the output a shell's report of the death is looked for
+
+
+def reported_death(tail: str, number: int) -> bool:
+    """Whether the end of the output says that a process died of signal `number`: as a
+    shell says it (the C library's description, "Segmentation fault", "Killed"; zsh
+    writes it in lower case) or as a launcher names it ("SIGSEGV", "signal 11")."""
+    words = ["signal %d" % number]
+    name = signal_name(number)
+    if name:
+        words.append(name)
+    try:
+        said = signal.strsignal(number)
+    except (ValueError, AttributeError):
+        said = None
+    if said:
+        words.append(said)
+    end = "\n".join((tail or "").splitlines()[-REPORT_LINES:])
+    return re.search(r"(?i)\b(?:%s)\b" % "|".join(re.escape(w) for w in words), end) is not None
+
+
 def explain_death(returncode: int, tail: str = "", argv: Optional[List[str]] = None,
                   forwarded: Optional[int] = None, oom_before: Optional[int] = None,
                   oom_after: Optional[int] = None) -> Optional[Dict[str, Any]]:
@@ -85,7 +106,9 @@ def explain_death(returncode: int, tail: str = "", argv: Optional[List[str]] = N
         tr = _who_from_torchrun(tail)
         if tr is not None:
             name, number, who = tr["name"], int(tr["number"]), tr["who"]
-        elif returncode > 128 and signal_name(returncode - 128) in data["signals"]:
+        elif returncode > 128 and signal_name(returncode - 128) in data["signals"] \
+                and reported_death(tail, returncode - 128):
+            # Only where the output says so: `sys.exit(139)` is a program's own choice.
             number = returncode - 128
             name = signal_name(number)
             who = "a process it ran"

@@ -1,11 +1,21 @@
 """Plumbing for `torchdoctor run`: a pty that passes bytes unchanged, pipes with room to
-run ahead, job control as a shell does it (the program's process group gets the
-terminal; the doctor takes it back when the program stops or exits), and the signal
-handlers that queue what is to be forwarded, with a wake-up pipe for select()."""
+run ahead, the descriptors a program inherits, job control as a shell does it (the
+program's process group gets the terminal; the doctor takes it back when the program
+stops or exits), the signal handlers that pass on what is to be forwarded, with a
+wake-up pipe for select(), and dying of the program's signal as a shell would."""
 
 import os
 import signal
-from typing import Any, Callable, Dict, Iterable, Optional
+import sys
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+# The signals that end a job from outside (a terminal's Ctrl-C or hangup, kill's default,
+# a pipeline's reader that left), none of which dumps core. A program that died of one:
+# the doctor dies of the same after its diagnosis, so whoever started it sees what it
+# would have seen without the doctor (bash ends a loop when its child died of SIGINT, not
+# when it exited with status 130). Others (SIGKILL, SIGSEGV...) stay an exit status of
+# 128 + N: nobody acts on them otherwise, and a core file of the doctor would mislead.
+RERAISED = ("SIGHUP", "SIGINT", "SIGPIPE", "SIGTERM")
 
 
 def fd_identity(fd: int):
@@ -16,6 +26,51 @@ def fd_identity(fd: int):
     except OSError:
         return None
     return (st.st_dev, st.st_ino)
+
+
+def passed_on(fd: int):
+    """fd_identity of a stream the program is to get: None where it is closed, or taken by
+    the doctor alone (close-on-exec: a standard stream closed when the doctor started is
+    held by /dev/null that way, cli/streams.py), so that it is closed for the program too."""
+    try:
+        if fd <= 2 and not os.get_inheritable(fd):
+            return None
+    except OSError:
+        return None
+    return fd_identity(fd)
+
+
+def inherited_fds() -> List[int]:
+    """The descriptors above 2 that this process was given (`3>file`, a job server's
+    pipe), for the program to inherit in turn: every one a child would inherit, i.e. not
+    close-on-exec. Python opens its own close-on-exec (PEP 446), so the doctor's pipes,
+    pty and files are not among them."""
+    names: Iterable[Any] = ()
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        try:
+            names = os.listdir(folder)
+            break
+        except OSError:
+            continue
+    else:
+        names = range(3, 1024)
+    out = []
+    for name in names:
+        try:
+            fd = int(name)
+            if fd > 2 and os.get_inheritable(fd):
+                out.append(fd)
+        except (ValueError, OSError):  # the listing's own descriptor, closed by now
+            continue
+    return sorted(out)
+
+
+def wait_writable(fd: int) -> None:
+    import select
+    try:
+        select.select([], [fd], [])
+    except (OSError, ValueError):
+        pass
 
 
 def grow_pipe(fd: int, size: int) -> None:
@@ -129,6 +184,53 @@ def give(pgid: int) -> None:
         os.tcsetpgrp(0, pgid)
     except OSError:
         pass
+
+
+def foreground() -> Optional[int]:
+    try:
+        return os.tcgetpgrp(0)
+    except OSError:
+        return None
+
+
+def stop_job(pgid: int) -> None:
+    """The program's group (which holds the terminal) was stopped by the terminal: stop
+    our own group with SIGTSTP, as Ctrl-Z would have stopped it without the doctor, so the
+    shell sees the job stopped. Back here once the shell continues it (`fg`, `bg`), or at
+    once where no shell can (the kernel discards SIGTSTP in an orphaned process group).
+    The terminal goes back to the program only where the job is in the foreground again."""
+    if foreground() == pgid:
+        take()
+    try:
+        os.killpg(os.getpgrp(), signal.SIGTSTP)
+    except OSError:
+        pass
+    if foreground() == os.getpgrp():
+        give(pgid)
+
+
+def die_by(sig: int) -> None:
+    """End this process by `sig`, as the program ended, where that is one of RERAISED
+    (and return otherwise): restore its default action, unblock it, send it to ourselves
+    (as `timeout --preserve-status` and shells do)."""
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        return
+    if name not in RERAISED or os.name != "posix":
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        os.kill(os.getpid(), sig)
+    except (OSError, ValueError):
+        return
 
 
 def take() -> None:
