@@ -126,7 +126,7 @@ def test_no_network_re_diagnosing_and_diffing_reports(netbox):
 def test_driver_probe_opens_no_socket(tmp_path):
     # driver.py runs with -S (no sitecustomize): hook it directly.
     log = tmp_path / "net.log"
-    script = os.path.join(ROOT, "torchdoctor", "probe", "driver.py")
+    script = os.path.join(ROOT, "torchdoctor", "gather", "driver.py")
     code = HOOK + "\nimport runpy\nrunpy.run_path(%r, run_name='__main__')\n" % script
     p = subprocess.run([PY, "-S", "-c", code], env=dict(os.environ, TORCHDOCTOR_NET_LOG=str(log)),
                        capture_output=True, timeout=120)
