@@ -113,34 +113,20 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     findings = outcome.findings
     fixed = fixed_files = 0
     if fix or show_diff:
-        from ..verbs.lint.fix import fix_file
+        from ..verbs.lint.fix import fix_findings
+        from ..verbs.lint.inplace import tree_roots
         from ..verbs.lint.lintfile import lint_path
-        by_file = {}
-        for f in findings:
-            if f.fix and f.cell is None:
-                by_file.setdefault(f.path, []).append(f.fix)
-        diffs = []
-        for path, fixes in by_file.items():
-            try:
-                count, diff, fnotes = fix_file(path, fixes, write=fix)
-            except OSError as e:
-                notes.append("%s: not fixed (%s)" % (path, e.strerror or e))
-                continue
-            notes.extend("%s: %s" % (path, n) for n in fnotes)
-            if count:
-                fixed += count
-                fixed_files += 1
-                if diff:
-                    diffs.append(diff)
+        done = fix_findings(findings, outcome.digests, tree_roots(paths), write=fix)
+        notes.extend(done.notes)
+        fixed, fixed_files = done.rewrites, len(done.paths)
         if show_diff:
-            click.echo("".join(diffs), nl=False)
-        if fix and fixed:
+            click.echo("".join(done.diffs), nl=False)
+        if fix and done.paths:
             # what is left, at its new place
-            again = {f.path for f in findings if f.path in by_file}
+            again = set(done.paths)
             findings = [f for f in findings if f.path not in again]
             for path in sorted(again):
-                res = lint_path((path, "python"), settings)
-                findings.extend(x for x in res.findings)
+                findings.extend(lint_path((path, "python"), settings).findings)
             findings.sort(key=lambda f: f.sort_key())
     summary = {"files": outcome.files, "target": target.describe(), "target_dict": target.to_dict(),
                "notes": notes, "fixed": fixed, "fixed_files": fixed_files, "dry_run": show_diff}

@@ -267,3 +267,12 @@ def test_full_stdout_is_not_a_traceback(tmp_path):
         p = subprocess.run([PY, "-m", "torchdoctor", "lint", "--torch", "1.11", "m.py"], stdout=full,
                            stderr=subprocess.PIPE, cwd=str(tmp_path), timeout=120)
     assert b"Traceback" not in p.stderr and p.returncode != 0
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_in_the_tree_is_skipped_not_waited_for(tmp_path):
+    os.mkfifo(str(tmp_path / "pipe.py"))  # opening it to read would wait for a writer forever
+    write(tmp_path, "m.py", MPS)
+    rc, out, err = run("--torch", "1.11", ".", cwd=tmp_path, timeout=60)
+    assert rc == 1 and "m.py:2:7: TD101" in out
+    assert "pipe.py: skipped, not a regular file" in err

@@ -359,3 +359,8 @@ def test_dynamo_compares_deprecated_classes_without_using_them():
             return "cuda" if func is torch.cuda.amp.autocast else "cpu"
     """
     assert codes(src, "2.13") == []
+
+
+def test_a_decorator_missing_in_the_target_is_a_finding():
+    src = "import torch\n@torch.compile\ndef f():\n    pass\n"
+    assert codes(src, "1.11") == [("TD101", 2)]

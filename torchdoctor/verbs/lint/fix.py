@@ -3,15 +3,17 @@
 LibCST (the optional extra ``torchdoctor[lint]``) keeps every byte it is not asked to
 change: formatting, comments, quotes, line endings and the file's encoding. A rewrite is
 applied only where the detector (pyscan, on ``ast``) attached one, at the same position;
-the result must parse again, or the file is left alone. Files are written atomically
-(a temporary file beside the original, its permission bits, then os.replace).
+the result must parse again, or the file is left alone. What may be rewritten, and how
+it is written without harm (the content the scan saw, links, read-only files, hard links,
+the size limit, atomically): inplace.
 """
 
 import ast
 import difflib
-import os
-import tempfile
 from typing import Dict, List, Optional, Tuple
+
+from ...model.records import field, record
+from . import inplace
 
 EXTRA_HINT = 'pip install "torchdoctor[lint]"'
 IMPORT_LINE = "from torch.nn.attention import SDPBackend, sdpa_kernel"
@@ -123,7 +125,7 @@ def apply(source: bytes, fixes: List[dict]) -> Tuple[bytes, int, List[str]]:
     try:
         module = cst.parse_module(source)
         fixer = Fixer()
-        new = MetadataWrapper(module).visit(fixer)
+        new = MetadataWrapper(module, unsafe_skip_copy=True).visit(fixer)  # the module is ours alone
     except Exception as e:  # libcst.ParserSyntaxError and the like
         return source, 0, ["LibCST could not read it (%s); nothing rewritten" % str(e).splitlines()[0]]
     if fixer.sdp_done and need_import:
@@ -148,33 +150,52 @@ def unified_diff(path: str, old: bytes, new: bytes) -> str:
     return "".join(l if l.endswith("\n") else l + "\n\\ No newline at end of file\n" for l in lines)
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    d = os.path.dirname(os.path.abspath(path))
-    st = os.stat(path)
-    fd, tmp = tempfile.mkstemp(prefix=".torchdoctor-", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, st.st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def fix_file(path: str, fixes: List[dict], write: bool) -> Tuple[int, Optional[str], List[str]]:
-    """(rewrites applied, unified diff or None, notes). Writes only when `write`."""
-    with open(path, "rb") as f:
-        old = f.read()
+def fix_file(path: str, fixes: List[dict], scanned_digest: str, roots: List[str],
+             write: bool) -> Tuple[int, Optional[str], List[str]]:
+    """(rewrites applied, unified diff or None, notes) for one file, found where the scan
+    read it (`scanned_digest`). Writes only when `write`; --diff shows what --fix would
+    write, so the same files are left alone (inplace.Refused, with why)."""
+    real = inplace.target(path, roots)
+    old = inplace.read_scanned(real, scanned_digest)
     new, count, notes = apply(old, fixes)
     if not count or new == old:
         return 0, None, notes
-    diff = unified_diff(path, old, new)
     if write:
-        write_atomic(path, new)
-    return count, diff, notes
+        inplace.replace(real, scanned_digest, new)
+        return count, None, notes
+    return count, unified_diff(path, old, new), notes
+
+
+@record
+class Fixed:
+    rewrites: int = 0
+    paths: List[str] = field(default_factory=list)   # the files rewritten (or, for --diff, that would be)
+    diffs: List[str] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
+
+
+def fix_findings(findings, digests: Dict[str, str], roots: List[str], write: bool) -> Fixed:
+    """Apply (or, without `write`, show) the rewrites the findings carry, file by file."""
+    by_file: Dict[str, List[dict]] = {}
+    for f in findings:
+        if f.fix and f.cell is None:
+            by_file.setdefault(f.path, []).append(f.fix)
+    out = Fixed()
+    for path, fixes in by_file.items():
+        try:
+            if path not in digests:
+                raise inplace.Refused(inplace.CHANGED)
+            count, diff, notes = fix_file(path, fixes, digests[path], roots, write)
+        except inplace.Refused as e:
+            out.notes.append("%s: %s: not fixed" % (path, e))
+            continue
+        except OSError as e:
+            out.notes.append("%s: not fixed (%s)" % (path, e.strerror or e))
+            continue
+        out.notes.extend("%s: %s" % (path, n) for n in notes)
+        if count:
+            out.rewrites += count
+            out.paths.append(path)
+            if diff:
+                out.diffs.append(diff)
+    return out

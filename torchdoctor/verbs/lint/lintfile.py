@@ -8,17 +8,14 @@ import ast
 import json
 import re
 import sys
-import tokenize
-import io
 from ...model.records import field, record
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from . import envfiles as E
-from . import envpins, envreaders, envrules
-from . import pyscan
+from . import envpins, envreaders, envrules, ipython, pyscan, pysource
+from .inplace import digest
 
 _NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>[A-Za-z]+[0-9]+(?:[,\s]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
-_MAGIC = re.compile(r"^\s*[%!]")
 _CELL_PIP = re.compile(r"^\s*(?:!|%)\s*(pip|conda|mamba)\s+install\b(.*)$")
 
 
@@ -55,12 +52,14 @@ class FileResult:
     notes: List[str] = field(default_factory=list)
     mentions: FrozenSet[str] = frozenset()
     scanned: bool = True
+    digest: Optional[str] = None   # of the bytes scanned: --fix rewrites only a file that still has them
 
 
-def noqa_map(lines: List[str]) -> Dict[int, Optional[FrozenSet[str]]]:
-    """line -> None (bare `# noqa`: everything) or the codes named."""
+def noqa_map(numbered: Iterable[Tuple[int, str]]) -> Dict[int, Optional[FrozenSet[str]]]:
+    """line -> None (bare `# noqa`: everything) or the codes named, from (number, line) pairs:
+    every line, or those that may hold one."""
     out: Dict[int, Optional[FrozenSet[str]]] = {}
-    for n, line in enumerate(lines, 1):
+    for n, line in numbered:
         if "noqa" not in line and "NOQA" not in line:
             continue
         m = _NOQA.search(line)
@@ -75,17 +74,6 @@ def suppressed(noqa: Dict[int, Optional[FrozenSet[str]]], line: int, code: str) 
         return False
     codes = noqa[line]
     return codes is None or code in codes
-
-
-def _decode(data: bytes) -> str:
-    try:
-        enc, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError:
-        enc = "utf-8"
-    try:
-        return data.decode(enc, "replace")
-    except LookupError:
-        return data.decode("utf-8", "replace")
 
 
 def _read(path: str, res: FileResult) -> Optional[bytes]:
@@ -120,28 +108,40 @@ def _keep(findings: List[Finding], noqa, settings: Settings) -> List[Finding]:
 
 
 def lint_python(path: str, settings: Settings, data: Optional[bytes] = None) -> FileResult:
+    """The findings of a Python file. Its statements are parsed and walked a chunk at a time
+    (pysource), so the memory does not grow with the file; the bytes go once decoded."""
     res = FileResult(path)
     data = _read(path, res) if data is None else data
     if data is None:
         return res
-    text = _decode(data)
-    lines = text.splitlines()
-    noqa = noqa_map(lines)
+    res.digest = digest(data)
+    text, exact = pysource.decode(data)
+    noqa = noqa_map(pysource.lines_containing(text, ("noqa", "NOQA")))
     res.mentions = _mentions(text)
+    tree = None
     try:
-        tree = ast.parse(data, filename=path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+        if not exact:
+            ast.parse(data, filename=path)  # bytes Python cannot decode: the parser's own error
+        data = None
+        if path.endswith("setup.py"):  # small, and its setup() call is read from the whole tree
+            tree = ast.parse(text, filename=path)
+            hits = pyscan.analyze(tree, text, settings.targets, settings.cuda)
+        else:
+            hits = pyscan.analyze_text(text, settings.targets, settings.cuda)
+    except RecursionError:  # the walk or the parser ran out of stack: the parser says which
+        error = pysource.parse_error(text)
+        if error is None:
+            res.notes.append("%s: too deeply nested to analyse; only parsed" % path)
+        else:
+            res.findings = _keep([_syntax(path, error)], noqa, settings)
+        return res
+    except pysource.PARSE_ERRORS as e:
         res.findings = _keep([_syntax(path, e)], noqa, settings)
         return res
-    try:
-        hits = pyscan.analyze(tree, data, settings.targets, settings.cuda)
-    except RecursionError:
-        res.notes.append("%s: too deeply nested to analyse; only parsed" % path)
-        hits = []
     res.findings = _keep([Finding(path, h.line, h.col, h.code, h.message, h.end_line, h.end_col, None,
                                   h.fix if settings.want_fixes else None, h.replacement, h.needs_absent)
                           for h in hits], noqa, settings)
-    if path.endswith("setup.py"):
+    if tree is not None:
         group = envreaders.read_setup_py(text, path, tree)
         res.findings += env_findings(group, settings, noqa)
     return res
@@ -174,22 +174,20 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
         src = cell.get("source", "")
         src = "".join(src) if isinstance(src, list) else str(src)
         cell_lines = src.splitlines()
-        for ln, text in noqa_map(cell_lines).items():
+        for ln, text in noqa_map(enumerate(cell_lines, 1)).items():
             noqa[(ci, ln)] = text
-        # IPython magics and shell escapes are not Python: blank them, read pip installs
-        clean = []
-        for ln, line in enumerate(cell_lines, 1):
+        for ln, line in enumerate(cell_lines, 1):  # `!pip install ...`, `%pip install ...`
             m = _CELL_PIP.match(line)
             if m:
                 before = len(group.pins)
                 envpins.shell_installs("%s install %s" % (m.group(1), m.group(2)), ln, path, group)
                 for p in group.pins[before:]:
                     p.where, p.col = "cell %d" % ci, ci  # the cell, for the location below
-            clean.append("" if _MAGIC.match(line) else line)
-        code = "\n".join(clean) + "\n"
+        # IPython's magics, shell escapes and help are not Python: what IPython runs instead
+        clean = ipython.to_python_lines(src)
         try:
-            ast.parse(code)
-        except (SyntaxError, ValueError) as e:
+            ast.parse("\n".join(clean) + "\n")
+        except pysource.PARSE_ERRORS as e:
             f = _syntax(path, e)
             f.cell = ci
             out.append(f)
@@ -197,11 +195,11 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
         for ln in range(1, len(clean) + 1):
             where.append((ci, ln))
         joined.extend(clean)
-    source = ("\n".join(joined) + "\n").encode("utf-8")
-    res.mentions = _mentions(source.decode("utf-8"))
+    source = "\n".join(joined) + "\n"
+    res.mentions = _mentions(source)
     try:
-        hits = pyscan.analyze(ast.parse(source), source, settings.targets, settings.cuda)
-    except (SyntaxError, ValueError, RecursionError):
+        hits = pyscan.analyze_text(source, settings.targets, settings.cuda)
+    except pysource.PARSE_ERRORS:
         hits = []
     for h in hits:
         cell, line = where[h.line - 1] if 0 < h.line <= len(where) else (None, h.line)
@@ -233,7 +231,7 @@ def lint_env(path: str, kind: str, settings: Settings, python=None) -> Tuple[Fil
     group = envreaders.read(kind, text, path)
     res.notes.extend(group.notes)
     lines = text.splitlines()
-    noqa = noqa_map(lines)
+    noqa = noqa_map(enumerate(lines, 1))
     if kind == "docker":  # a `# noqa: TD404` comment line above an instruction counts for it
         for n, line in enumerate(lines, 1):
             if n in noqa and line.lstrip().startswith("#"):

@@ -4,7 +4,7 @@ submodule `import torch` does not import there), TD201 (deprecated); and the exa
 rewrites --fix may apply for them (torch.set_deterministic, sdp_kernel).
 
 ApiRules is mixed into the walker (pyscan.Analyzer): it reads the walker's targets, guard
-depth, imported modules and leaf names, and reports through its resolve(), _col() and _hit().
+depth, imported modules and leaf names, and reports through its resolve(), pos() and _hit().
 """
 
 import ast
@@ -61,7 +61,8 @@ class ApiRules:
             code = "TD102"
         if repl:
             msg += "; use %s" % repl
-        fix = self._fix_for(p, call) if call is not None else None
+        # `call` is the decorator itself for `@torch.compile`: a use, with nothing to rewrite
+        fix = self._fix_for(p, call) if isinstance(call, ast.Call) else None
         self._hit(code, node if call is None else call, msg, replacement=repl, fix=fix)
 
     def _deprecated(self, p: str, dep: Dict[str, Any], node: ast.AST, call: Optional[ast.Call]) -> None:
@@ -78,7 +79,8 @@ class ApiRules:
         for n in range(max(start, 2), len(parts)):
             mod = ".".join(parts[:n])
             listed, since = R.imported_by_torch_from(mod)
-            if not listed or mod in self.imported or any(m.startswith(mod + ".") for m in self.imported):
+            # every dotted prefix of what was imported is in `imported` too (visit_Import*): one lookup
+            if not listed or mod in self.imported:
                 continue
             if self.guard:
                 return
@@ -100,8 +102,8 @@ class ApiRules:
             if not R.fix_allowed(path, self.targets) or self.resolve(func.value) != "torch":
                 return None
             new = R.history(path)["replacement"].rsplit(".", 1)[1]
-            return {"kind": "rename_attr", "line": func.lineno, "col": self._col(func.lineno, func.col_offset),
-                    "attr": func.attr, "new": new}
+            p = self.pos(func)
+            return {"kind": "rename_attr", "line": p.line, "col": p.col, "attr": func.attr, "new": new}
         if path == "torch.backends.cuda.sdp_kernel":
             if any(t < (2, 3) for t in self.targets):
                 return None  # torch.nn.attention.sdpa_kernel is 2.3+
@@ -119,6 +121,6 @@ class ApiRules:
                     return None
                 flags[kw.arg] = v
             backends = [_SDP_BACKEND[f] for f in _SDP_ORDER if flags[f]]
-            return {"kind": "sdp_kernel", "line": call.lineno, "col": self._col(call.lineno, call.col_offset),
-                    "backends": backends}
+            p = self.pos(call)
+            return {"kind": "sdp_kernel", "line": p.line, "col": p.col, "backends": backends}
         return None

@@ -15,9 +15,9 @@ _VERSION_NAME = re.compile(r"(?i)version|(?:^|_)(?:pt|torch|th)_?(?:ver|v)(?:$|_
                            r"torch_?(?:greater|less|newer|older|at_?least|before|after|ge|gt|le|lt|eq)(?:$|_|\d)|"
                            r"(?:greater|less)_?(?:than_?|equal_?|or_?equal_?)*(?:_?to)?_?(?:torch|pt)|is_torch_")
 # A source without any of these holds no guard: analyze() then skips the guard tests.
-GUARD_WORDS = (b"hasattr", b"getattr", b"dir(", b"ersion", b"ERSION", b"TYPE_CHECKING", b"TORCH_", b"torch_",
-               b"_pt_", b"PT_", b"is_torch", b"has_", b"HAS_", b"vailable", b"VAILABLE", b"use_", b"is_",
-               b"supports", b"can_")
+GUARD_WORDS = ("hasattr", "getattr", "dir(", "ersion", "ERSION", "TYPE_CHECKING", "TORCH_", "torch_",
+               "_pt_", "PT_", "is_torch", "has_", "HAS_", "vailable", "VAILABLE", "use_", "is_",
+               "supports", "can_")
 # Flags that say a feature is there: `_HAS_FUSED_ATTN = hasattr(...)`, `has_dynamo`, `*_available`
 _CAPABILITY_NAME = re.compile(r"^_?(?:has|HAS)_|(?:available|AVAILABLE)$")
 _CAPABILITY_CALL = re.compile(r"^_?(?:use|has|is|supports?|can)_")

@@ -1,7 +1,10 @@
 """What the Python walker (pyscan) records: a Hit (one finding at a place, with its fix),
-an Event (a torch setting stored, called or read, with its function, loop depth, branch
-and guard), a Func (a function and its events); and the reading of literal values
-(const, truthy) the rules share.
+a Pos (a place in the file), an Event (a torch setting stored, called or read, with its
+function, loop depth, branch and guard), CallArgs (the literal arguments of a call), a Func
+(a function and its events); and the reading of literal values (const, truthy) the rules share.
+
+Events and functions hold positions and literal values, never syntax tree nodes: the walker
+drops each top-level statement's tree once it has walked it (see pysource).
 """
 
 import ast
@@ -26,11 +29,37 @@ class Hit:
 
 
 @record
+class Pos:
+    """A node's place: file lines and 1-based character columns (the end may be unknown)."""
+    line: int
+    col: int
+    end_line: Optional[int] = None
+    end_col: Optional[int] = None
+
+
+@record
+class CallArgs:
+    """The literal values (or ...) of a call's first positional and its keyword arguments."""
+    args: Tuple[Any, ...]
+    keywords: Dict[str, Any]
+
+    def flag(self, index: int, name: str) -> Any:
+        if name in self.keywords:
+            return self.keywords[name]
+        return self.args[index] if len(self.args) > index else ...
+
+
+def call_args(call: ast.Call, first: int = 3) -> CallArgs:
+    return CallArgs(tuple(const(a) for a in call.args[:first]),
+                    {kw.arg: const(kw.value) for kw in call.keywords if kw.arg is not None})
+
+
+@record
 class Event:
     kind: str          # store | call | load
     path: str
-    value: Any
-    node: ast.AST
+    value: Any         # store: the literal stored (or ...); call: its CallArgs; load: ...
+    pos: Pos
     func: Optional["Func"]
     loop: int
     branch: Tuple[Tuple[int, str], ...]
@@ -41,7 +70,7 @@ class Event:
 class Func:
     name: str
     doc: str
-    node: Optional[ast.AST]
+    is_def: bool                  # False for the module's own code
     events: List[Event] = field(default_factory=list)
 
     def claims_determinism(self) -> bool:

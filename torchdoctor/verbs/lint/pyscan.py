@@ -16,26 +16,28 @@ torch.__version__)``, names assigned from it, names or calls that say "version" 
 or ModuleNotFoundError (body, handlers and else); ``with contextlib.suppress(...)`` of those.
 
 This module is the walker: the Analyzer (names bound to torch, scopes, blocks, branches,
-loops, imports, assignments, the settings events) and `analyze`, the entry point. What a
-guard is: pyguards; the API-history rules it applies on the way (TD101-TD103, TD201):
-pyapi; what it records (Hit, Event, Func): pyrecords; the file-level settings rules run
-over the events afterwards: pysettings.
+loops, imports, assignments, the settings events) and its entry points, `analyze_text` (a
+file's text, its top-level statements parsed and walked a chunk at a time: see pysource)
+and `analyze` (a tree already parsed). What a guard is: pyguards; the API-history rules it
+applies on the way (TD101-TD103, TD201): pyapi; what it records (Hit, Pos, Event, Func):
+pyrecords; the file-level settings rules run over the events afterwards: pysettings.
 """
 
 import ast
-from typing import Any, Dict, List, Optional, Tuple
+import itertools
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
+from . import pysource
 from . import rules as R
 from .pyapi import ApiRules
 from .pyguards import GUARD_WORDS, Guards
-from .pyrecords import Event, Func, Hit, const
-from .pysettings import settings_rules
+from .pyrecords import Event, Func, Hit, Pos, call_args, const
+from .pysettings import reads as reads_event, settings_rules
 
 
 class Analyzer(ApiRules, Guards, ast.NodeVisitor):
-    def __init__(self, lines: List[bytes], targets: List[Tuple[int, int]], target_cuda: Optional[bool],
-                 select=None):
-        self.lines = lines
+    def __init__(self, targets: List[Tuple[int, int]], target_cuda: Optional[bool]):
+        self.chunk: Optional[pysource.Chunk] = None   # the piece of the file being walked
         self.targets = targets
         self.target_cuda = target_cuda
         self.hits: List[Hit] = []
@@ -45,7 +47,11 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
         self.guard = 0
         self.loop = 0
         self.branch: List[Tuple[int, str]] = []
-        self.module_func = Func("<module>", "", None)
+        # A branch is named by a number, not id(node): the trees of walked chunks are freed
+        # and a later node may get the same id.
+        self.branch_ids = itertools.count()
+        self.calls: Dict[int, ast.AST] = {}   # id(func node) -> its call, from visit_Call to visit_Attribute
+        self.module_func = Func("<module>", "", False)
         self.funcs: List[Func] = [self.module_func]
         self.func_stack: List[Func] = [self.module_func]
         self.events: List[Event] = []
@@ -53,17 +59,20 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
         self.guard_words = True  # False when the source has none of the words a guard needs
 
     # -- positions ------------------------------------------------------------------------
-    def _col(self, lineno: int, col_offset: int) -> int:
-        try:
-            return len(self.lines[lineno - 1][:col_offset].decode("utf-8", "replace")) + 1
-        except IndexError:
-            return col_offset + 1
-
-    def _hit(self, code: str, node: ast.AST, message: str, **kw) -> None:
+    def pos(self, node) -> Pos:
+        """The node's place in the file (its chunk's lines are counted from the chunk)."""
+        chunk = self.chunk
+        line = node.lineno + chunk.line0
         end_line = getattr(node, "end_lineno", None)
-        end_col = self._col(end_line, node.end_col_offset) if end_line and getattr(node, "end_col_offset", None) is not None else None
-        self.hits.append(Hit(code, node.lineno, self._col(node.lineno, node.col_offset), message,
-                             end_line, end_col, **kw))
+        end_col = getattr(node, "end_col_offset", None)
+        if end_line is None or end_col is None:
+            return Pos(line, chunk.col(line, node.col_offset))
+        end_line += chunk.line0
+        return Pos(line, chunk.col(line, node.col_offset), end_line, chunk.col(end_line, end_col))
+
+    def _hit(self, code: str, where: Union[ast.AST, Pos], message: str, **kw) -> None:
+        p = where if isinstance(where, Pos) else self.pos(where)
+        self.hits.append(Hit(code, p.line, p.col, message, p.end_line, p.end_col, **kw))
 
     # -- names ------------------------------------------------------------------------------
     def lookup(self, name: str) -> Optional[str]:
@@ -128,20 +137,29 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
             elif isinstance(value, ast.AST):
                 self.visit(value)
 
-    def block(self, stmts) -> None:
-        guarded_from = None
-        for i, s in enumerate(stmts):
-            if guarded_from is not None:
-                break
+    def block(self, stmts: Iterable[ast.stmt]) -> None:
+        """The statements in order; after `if not hasattr(...): return` the rest is guarded.
+        `stmts` may be a stream (the module's, chunk after chunk)."""
+        guarded = False
+        for s in stmts:
             self.visit(s)
-            if isinstance(s, ast.If) and not s.orelse and s.body and \
+            if not guarded and isinstance(s, ast.If) and not s.orelse and s.body and \
                     isinstance(s.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)) and self.is_guard(s.test):
-                guarded_from = i + 1
-        if guarded_from is not None:
-            self.guard += 1
-            for s in stmts[guarded_from:]:
-                self.visit(s)
+                guarded = True
+                self.guard += 1
+        if guarded:
             self.guard -= 1
+
+    def module(self, chunks: Iterable[pysource.Chunk]) -> None:
+        self.block(self._statements(chunks))
+
+    def _statements(self, chunks: Iterable[pysource.Chunk]) -> Iterator[ast.stmt]:
+        for chunk in chunks:
+            self.chunk = chunk
+            body, chunk.body = chunk.body, []
+            body.reverse()
+            while body:  # each statement's tree is freed once walked
+                yield body.pop()
 
     def _branches(self, node, test, parts) -> None:
         g = self.is_guard(test) if test is not None else False
@@ -149,8 +167,9 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
             self.guard += 1
         if test is not None:
             self.visit(test)
+        bid = next(self.branch_ids)
         for label, body in parts:
-            self.branch.append((id(node), label))
+            self.branch.append((bid, label))
             if isinstance(body, list):
                 self.block(body)
             else:
@@ -191,8 +210,9 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
         if g:
             self.guard += 1
         self.block(node.body)
+        bid = next(self.branch_ids)
         for h in node.handlers:
-            self.branch.append((id(node), "handler"))
+            self.branch.append((bid, "handler"))
             self.visit(h)
             self.branch.pop()
         self.block(node.orelse)
@@ -228,7 +248,7 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
     def visit_FunctionDef(self, node):
         for d in node.decorator_list:
             if isinstance(d, ast.Attribute):
-                d._td_call = d  # type: ignore[attr-defined]  # @torch.cuda.amp.custom_fwd is a use
+                self.calls[id(d)] = d  # @torch.cuda.amp.custom_fwd is a use
             self.visit(d)
         self.visit(node.args)
         if node.returns:
@@ -237,7 +257,7 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
         a = node.args
         for arg in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]:
             scope[arg.arg] = None
-        f = Func(node.name, ast.get_docstring(node, clean=False) or "", node)
+        f = Func(node.name, ast.get_docstring(node, clean=False) or "", True)
         self.funcs.append(f)
         self.func_stack.append(f)
         self.scopes.append(scope)
@@ -298,12 +318,13 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
                 self.check_path(full, node, start=len(parts) + 1, via_import=True)
                 for h in self.hits[before:]:
                     if hasattr(a, "lineno"):  # the imported name's own place (3.10+)
-                        h.line, h.col = a.lineno, self._col(a.lineno, a.col_offset)
-                        h.end_line, h.end_col = a.end_lineno, self._col(a.end_lineno, a.end_col_offset)
+                        p = self.pos(a)
+                        h.line, h.col, h.end_line, h.end_col = p.line, p.col, p.end_line, p.end_col
             self.bind(a.asname or a.name, full)
 
     # -- expressions ---------------------------------------------------------------------------------------
     def visit_Attribute(self, node):
+        call = self.calls.pop(id(node), None) if self.calls else None
         path = self.resolve(node)
         if path is None:
             self.generic_visit(node)
@@ -317,7 +338,7 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
             start = self._base_len(base.args[0]) + 1 if base.args else 2
         else:
             start = self._base_len(node) + 1
-        self.check_path(path, node, start=start, call=getattr(node, "_td_call", None))
+        self.check_path(path, node, start=start, call=call)
         if isinstance(node.ctx, ast.Load):
             self._event("load", path, ..., node)
 
@@ -334,7 +355,8 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
             return
         path = self.resolve(func)
         if path is not None:
-            func._td_call = node  # type: ignore[attr-defined]
+            if isinstance(func, ast.Attribute):
+                self.calls[id(func)] = node  # visited next, by generic_visit: the attribute is called
             self._event("call", path, node, node)
         self.generic_visit(node)
 
@@ -377,9 +399,11 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
 
     # -- events ----------------------------------------------------------------------------------------------
     def _event(self, kind, path, value, node):
-        if not path.startswith("torch."):
+        if not path.startswith("torch.") or not reads_event(kind, path):
             return
-        e = Event(kind, path, value, node, self.func_stack[-1], self.loop, tuple(self.branch), bool(self.guard))
+        if kind == "call":
+            value = call_args(value)
+        e = Event(kind, path, value, self.pos(node), self.func_stack[-1], self.loop, tuple(self.branch), bool(self.guard))
         self.events.append(e)
         self.func_stack[-1].events.append(e)
 
@@ -393,13 +417,24 @@ _LEAVES = (ast.Constant, ast.Name, ast.expr_context, ast.operator, ast.unaryop, 
 _DISPATCH: Dict[type, Any] = {}
 
 
-def analyze(tree: ast.AST, source: bytes, targets, target_cuda) -> List[Hit]:
-    lines = source.splitlines()
-    an = Analyzer(lines, targets, target_cuda)
-    an.guard_words = any(w in source for w in GUARD_WORDS)
-    an.visit(tree)
-    settings_rules(an, b"CUBLAS_WORKSPACE_CONFIG" in source)
-    for f in an.funcs:  # no reference cycles left: the tree goes with the last reference
+def analyze_text(text: str, targets, target_cuda) -> List[Hit]:
+    """The findings of a file's text, its statements parsed a chunk at a time; raises the
+    parse error (SyntaxError and the like) of a text that does not parse."""
+    return _run(text, pysource.chunks(text), targets, target_cuda)
+
+
+def analyze(tree: ast.Module, source: Union[bytes, str], targets, target_cuda) -> List[Hit]:
+    """The findings of a module already parsed (`source`: its text)."""
+    text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+    return _run(text, [pysource.Chunk(list(tree.body), 0, text)], targets, target_cuda)
+
+
+def _run(text: str, chunks: Iterable[pysource.Chunk], targets, target_cuda) -> List[Hit]:
+    an = Analyzer(targets, target_cuda)
+    an.guard_words = any(w in text for w in GUARD_WORDS)
+    an.module(chunks)
+    settings_rules(an, "CUBLAS_WORKSPACE_CONFIG" in text)
+    for f in an.funcs:  # no reference cycles left: the events go with the last reference
         f.events = []
     an.events, an.funcs, an.func_stack = [], [], []
     return an.hits

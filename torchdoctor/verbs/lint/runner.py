@@ -4,7 +4,7 @@ files in this process: they are few and cheap), apply the project-wide filters."
 import gc
 import os
 from ...model.records import field, record
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from . import envfiles as E
 from . import envreaders
@@ -21,6 +21,7 @@ class Outcome:
     notes: List[str] = field(default_factory=list)
     files: int = 0
     workers: int = 1
+    digests: Dict[str, str] = field(default_factory=dict)   # path -> digest of the bytes scanned
 
 
 def workers_for(n_files: int, jobs: Optional[int]) -> int:
@@ -108,6 +109,8 @@ def run(files: List[Tuple[str, str]], settings: Settings, jobs: Optional[int] = 
     for r in results:
         mentions |= set(r.mentions)
         out.notes.extend(r.notes)
+        if r.digest is not None:
+            out.digests[r.path] = r.digest
         if not r.scanned:
             out.files -= 1
     for r in results:

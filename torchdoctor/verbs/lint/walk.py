@@ -207,6 +207,10 @@ def _walk(display: str, absdir: str, ig: Ignore, excludes: Ignore, seen: set, no
         kind = file_kind(entry.name)
         if not kind or ig.ignored(apath, False) or excludes.ignored(apath, False):
             continue
+        if not _regular_or_dangling(entry):  # a pipe would block the read forever, a device never end
+            if notes is not None:
+                notes.append("%s: skipped, not a regular file" % shown)
+            continue
         key = os.path.realpath(apath)
         if key in seen:
             continue
@@ -214,6 +218,16 @@ def _walk(display: str, absdir: str, ig: Ignore, excludes: Ignore, seen: set, no
         yield shown, kind
     for shown, apath in subdirs:
         yield from _walk(shown, apath, ig.child(apath, _read_rules(apath)), excludes, seen, notes)
+
+
+def _regular_or_dangling(entry: os.DirEntry) -> bool:
+    """A regular file, or a link to one; a dangling link too (its read says it cannot be read)."""
+    try:
+        if entry.is_file():
+            return True
+        return entry.is_symlink() and not os.path.exists(entry.path)
+    except OSError:
+        return True
 
 
 def exclude_matcher(patterns: List[str], base: str) -> Ignore:
