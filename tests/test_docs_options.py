@@ -24,7 +24,7 @@ PAGES = ["README.md", "CONTRIBUTING.md", "ARCHITECTURE.md"] + sorted(
 VERB_PAGES = {"docs/check.md": "check", "docs/explain.md": "explain", "docs/lint.md": "lint",
               "docs/tune.md": "tune", "docs/dist.md": "dist", "docs/run.md": "run", "docs/mcp.md": "mcp"}
 # docs/report.md holds three verbs: a section is the verb its heading names.
-SECTION_VERB = re.compile(r"^#+ .*`torchdoctor (report|triage|diff)`")
+SECTION_VERB = re.compile(r"^#+ .*`torchdoctor (report|triage|diff)\b")
 # Options of other programs that a verb's page names in prose, each with where it belongs.
 FOREIGN = {
     ("docs/dist.md", "--shm-size"): "docker run, in NCCL's troubleshooting advice",
