@@ -85,3 +85,12 @@ def test_other_programs_port_errors_are_not_claimed():
                  "listen tcp :8080: bind: address already in use",
                  "java.io.IOException: Connection closed by peer!"):
         assert match_text(text) == [], text
+
+
+def test_windows_store_unknown_error_names_the_broken_release():
+    text = "torch.distributed.DistNetworkError: Unknown error"
+    broken = tailor(text, facts(torch="2.2.0+cu121", system="Windows"), "windows-tcpstore-unknown-error")
+    assert "torch 2.2.0" in broken.summary and any("torch==2.2.1" in c for c in broken.commands)
+    other = tailor(text, facts(torch="2.3.1", system="Windows"), "windows-tcpstore-unknown-error")
+    assert "not 2.2.0" in other.summary and other.commands is None
+    assert tailor(text, facts(), "windows-tcpstore-unknown-error") is None  # torch not installed here

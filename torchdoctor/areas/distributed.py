@@ -5,6 +5,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..advice import install_advice
+from ..advice.commands import torch_command
 from ..model.facts import UNKNOWN, Facts
 from ..model import derived as F
 from .registry import WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note
@@ -210,3 +211,24 @@ def store_barrier_timeout(match, facts: Facts) -> Optional[Tailored]:
                           % (joined_n, world_n, world_n - joined_n),
                     summary="Start all %d processes (on every node, with the same MASTER_ADDR/MASTER_PORT), and read "
                             "the log of the ranks that did not arrive." % world_n, notes=notes)
+
+
+# -- torch 2.2.0's TCPStore on Windows ----------------------------------------------------
+BROKEN_WINDOWS_STORE = "2.2.0"
+FIXED_WINDOWS_STORE = "2.2.1"
+
+
+@hook("windows-tcpstore-unknown")
+def windows_tcpstore_unknown(match, facts: Facts) -> Optional[Tailored]:
+    base = F.torch_base_version(facts)
+    if not base:
+        return None
+    notes = installed_torch_note(facts) + ["OS: %s" % (F.os_of(facts) or "unknown")]
+    if base == BROKEN_WINDOWS_STORE:
+        return Tailored(summary="This environment has torch %s, the release with the broken Windows TCPStore: upgrade "
+                                "to %s or later (with the matching torchvision/torchaudio)."
+                                % (BROKEN_WINDOWS_STORE, FIXED_WINDOWS_STORE),
+                        commands=torch_command(facts, FIXED_WINDOWS_STORE, companions=True), notes=notes)
+    return Tailored(summary="Here torch is %s, not 2.2.0: if the error comes from this machine, the failing program "
+                            "runs another interpreter or environment (an embedded/portable Python, another venv); check "
+                            "torch.__version__ there." % base, notes=notes)
