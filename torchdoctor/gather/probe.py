@@ -217,7 +217,8 @@ def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
     data.update(local)
     data["driver"] = driver
     data["toolkit"] = toolkit
-    return Facts(data)
+    from .network import listening_facts
+    return Facts(data, loaders={"network": listening_facts})  # only when a hook asks
 
 
 def run_in_process(python: str, timeout: float) -> Dict[str, Any]:

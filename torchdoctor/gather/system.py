@@ -152,6 +152,9 @@ def memory_facts() -> Dict[str, Any]:
         out["available_bytes"] = int(vm.available)
     except (Exception, SystemExit) as e:  # noqa: BLE001 - psutil missing or broken: a fact
         out["total_bytes"] = failed("psutil: %s" % e)
+    limit = cgroup_memory_limit()
+    if limit is not None:
+        out["cgroup_limit_bytes"] = limit
     if os.path.isdir("/dev/shm"):
         try:
             out["shm_bytes"] = shutil.disk_usage("/dev/shm").total
@@ -160,6 +163,17 @@ def memory_facts() -> Dict[str, Any]:
     else:
         out["shm_bytes"] = absent("no /dev/shm")
     return out
+
+
+def cgroup_memory_limit() -> Optional[int]:
+    """The memory limit of this process's cgroup (a container's --memory, a Slurm job's --mem),
+    in bytes; None when there is none (v2 'max', v1's huge sentinel) or it cannot be read."""
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        text = (_read(path) or "").strip()
+        if text.isdigit():
+            value = int(text)
+            return value if value < (1 << 60) else None
+    return None
 
 
 # ---------------------------------------------------------------- toolkit ---
