@@ -13,7 +13,7 @@ import pytest
 from fakes import fake_bin, fake_torch
 
 from torchdoctor.gather.probe import STAGES, failure_reason, run_target
-from torchdoctor.gather.proc import ProcResult
+from torchdoctor.children.timed import ProcResult
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))

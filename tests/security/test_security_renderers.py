@@ -101,7 +101,7 @@ def test_lint_text_and_github(tmp_path):
 def _tune_result(payload):
     sys.path.insert(0, os.path.join(TESTS, "verbs", "tune"))
     from test_verbs_tune_analysis import check, finish, plan, result, setting, times
-    from torchdoctor.gather.proc import ProcResult
+    from torchdoctor.children.timed import ProcResult
     from torchdoctor.verbs.tune.runner import TuneOptions
     model = "m:" + payload
     recs = finish([

@@ -21,7 +21,7 @@ import sys
 from typing import Any, Dict, List
 
 from ..model.facts import Facts, absent, failed
-from . import proc
+from ..children import timed
 
 def _first_line(text: str) -> str:
     for ln in text.splitlines():
@@ -31,10 +31,10 @@ def _first_line(text: str) -> str:
 
 
 def tool_version(argv: List[str], pattern: str, timeout: float = 5.0) -> Any:
-    exe = proc.which(argv[0])
+    exe = timed.which(argv[0])
     if not exe:
         return absent("%s not on PATH" % argv[0])
-    r = proc.run([exe] + argv[1:], timeout=timeout)
+    r = timed.run([exe] + argv[1:], timeout=timeout)
     if not r.ok:
         return failed(r.start_error or ("timed out" if r.timed_out else "exit %s" % r.returncode))
     m = re.search(pattern, r.stdout + "\n" + r.stderr)
@@ -53,10 +53,10 @@ def build_tools(timeout: float = 5.0) -> Dict[str, Any]:
 def lscpu(timeout: float = 5.0) -> Any:
     if not sys.platform.startswith("linux"):
         return absent("lscpu is Linux-only")
-    exe = proc.which("lscpu")
+    exe = timed.which("lscpu")
     if not exe:
         return absent("lscpu not on PATH")
-    r = proc.run([exe], timeout=timeout)
+    r = timed.run([exe], timeout=timeout)
     return r.stdout.strip()[:20000] if r.ok else failed(r.start_error or "exit %s" % r.returncode)
 
 
@@ -64,9 +64,9 @@ def system_cudnn(timeout: float = 5.0) -> Any:
     """cuDNN libraries installed on the system (not necessarily the one torch loads)."""
     files: List[str] = []
     if sys.platform.startswith("linux"):
-        exe = proc.which("ldconfig") or ("/sbin/ldconfig" if os.path.exists("/sbin/ldconfig") else None)
+        exe = timed.which("ldconfig") or ("/sbin/ldconfig" if os.path.exists("/sbin/ldconfig") else None)
         if exe:
-            r = proc.run([exe, "-p"], timeout=timeout)
+            r = timed.run([exe, "-p"], timeout=timeout)
             for ln in r.stdout.splitlines():
                 if "libcudnn" in ln and "=>" in ln:
                     p = ln.split("=>", 1)[1].strip()

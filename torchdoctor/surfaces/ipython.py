@@ -218,8 +218,8 @@ def _handler(shell, etype, value, tb, tb_offset=None):
 def load(ip) -> None:
     if _state["shell"] is ip:
         return
-    from ..gather import proc
-    proc.pin()  # before a cell can patch them
+    from ..children import timed
+    timed.pin()  # before a cell can patch them
     ip.register_magic_function(magic, magic_kind="line", magic_name="torchdoctor")
     types = tuple(getattr(ip, "custom_exceptions", ()) or ())
     _state.update(shell=ip, prev_types=types, prev_handler=getattr(ip, "CustomTB", None) if types else None)

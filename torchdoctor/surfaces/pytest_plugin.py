@@ -49,8 +49,8 @@ def enabled(config) -> bool:
 
 def pytest_configure(config):
     if enabled(config) and not config.pluginmanager.has_plugin("torchdoctor-session"):
-        from ..gather import proc
-        proc.pin()  # before any test can patch them
+        from ..children import timed
+        timed.pin()  # before any test can patch them
         config.pluginmanager.register(Session(config), "torchdoctor-session")
 
 
