@@ -313,7 +313,7 @@ def test_check_from_any_report_ends_cleanly(tmp_path_factory, doc):
 @example(b'{"schema_version": 1, "facts": {"torch": {"version": ' + b"9" * 100000 + b"}}}")
 @example(codecs.BOM_UTF16_LE + '{"schema_version": 1, "facts": {}}'.encode("utf-16-le"))
 def test_report_loader_raises_only_valueerror(tmp_path_factory, data):
-    from torchdoctor.reportio import load_report_facts
+    from torchdoctor.gather.saved import load_report_facts
     path = tmp_path_factory.mktemp("rep") / "r.json"
     path.write_bytes(data)
     try:
@@ -424,7 +424,7 @@ def test_explain_backtracking_shapes_finish(tmp_path, shape):
 
 
 def test_report_loader_refuses_deep_and_huge_json(tmp_path):
-    from torchdoctor.reportio import load_report_facts
+    from torchdoctor.gather.saved import load_report_facts
     for name, data in [("deep.json", b"[" * 5000000), ("nested.json", b'{"a":' * 1000000 + b"1" + b"}" * 1000000),
                        ("big.json", b'{"schema_version": 1, "facts": {"x": "' + b"a" * (70 * 2 ** 20) + b'"}}')]:
         path = tmp_path / name

@@ -93,7 +93,7 @@ def test_report_renderers_in_every_format_after_redaction(tmp_path, name):
     from torchdoctor.cli.reports import render_report
     from torchdoctor.diagnose import diagnose
     from torchdoctor.redact import redact_report
-    from torchdoctor.reportio import load_report_facts
+    from torchdoctor.gather.saved import load_report_facts
     path, _ = build(name, tmp_path)
     rep = redact_report(diagnose(load_report_facts(path)), extra_users=["alice"], extra_hosts=["gpu-node-1"])
     for fmt in ("markdown", "text", "json"):
@@ -136,7 +136,7 @@ def test_fuzz_the_loader_and_every_renderer(tmp_path_factory, data):
     """The loader raises only ValueError; whatever it loads, every renderer draws without
     an exception and without a raw control character; triage likewise."""
     from test_security_renderers import report_renderings
-    from torchdoctor.reportio import load_report_facts
+    from torchdoctor.gather.saved import load_report_facts
     from torchdoctor.verbs.triage import TriageError, render_triage_text, triage_bytes
     from torchdoctor.render.style import Style
     path = tmp_path_factory.mktemp("fuzz") / "r.json"

@@ -70,7 +70,7 @@ def test_keys_carry_it_too():
 def test_json_renderings_keep_the_values_exactly():
     from torchdoctor.render.json_out import render_json
     from torchdoctor.render.markdown import render_markdown
-    from torchdoctor.reportio import facts_from_markdown
+    from torchdoctor.gather.saved import facts_from_markdown
     # (without surrogates: JSON reads an escaped high+low pair back as one astral character)
     facts = evil_facts("".join(c for c in every_hidden_char() if not 0xD800 <= ord(c) <= 0xDFFF))
     rep = diagnose(Facts(copy.deepcopy(facts)))

@@ -37,7 +37,7 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
     except KeyError as e:
         raise InputError("unknown check id %s (see --list-checks)" % e)
     if from_report is not None:  # `--from ""` is an error, not "this machine"
-        from ..reportio import load_report_facts
+        from ..gather.saved import load_report_facts
         try:
             facts = load_report_facts(from_report)
         except ValueError as e:
@@ -54,7 +54,7 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
         from ..render.text import render_check
         footer = None
         if from_report is not None:
-            from ..reportio import display_name
+            from ..userfiles import display_name
             footer = "re-diagnosed from %s (collected %s)" % (display_name(from_report),
                                                                facts.value("collected_at", "at an unknown time"))
         echo(render_check(report, style(color), footer=footer))

@@ -58,7 +58,7 @@ def dist(nproc, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_
         except ValueError as e:
             raise _usage("--sizes: %s" % e)
     if report is not None:
-        from ..reportio import check_output
+        from ..userfiles import check_output
         try:
             check_output(report, force=force, what="--report")
         except ValueError as e:

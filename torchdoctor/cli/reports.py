@@ -92,7 +92,7 @@ def report_cmd(fmt, output, force, python, timeout, no_redact, copy):
     if output == "-":
         output = None  # standard output, as everywhere else
     if output is not None:  # before the probe: a bad name must not cost a minute
-        from ..reportio import check_output
+        from ..userfiles import check_output
         try:
             check_output(output, force=force)
         except ValueError as e:
@@ -101,7 +101,7 @@ def report_cmd(fmt, output, force, python, timeout, no_redact, copy):
     rep = examine(chosen_python(python), timeout, extras=True, redact=not no_redact)
     text = render_report(rep, fmt)
     if output:
-        from ..reportio import write_output
+        from ..userfiles import write_output
         try:
             write_output(output, text, force=force)
         except ValueError as e:
@@ -119,7 +119,7 @@ def report_cmd(fmt, output, force, python, timeout, no_redact, copy):
 
 # ------------------------------------------------------------------- triage --
 def _read_paste(file: Optional[str]) -> Tuple[bytes, str]:
-    from ..reportio import display_name, read_head
+    from ..userfiles import display_name, read_head
     from ..verbs.triage import MAX_BYTES
     if file is None:
         if sys.stdin.isatty():

@@ -17,7 +17,7 @@ from .common import InputError
 
 
 def _check_target(path: str, what: str) -> None:
-    """Before the program runs: a file `path` may become (reportio.write_output's rules; `run`
+    """Before the program runs: a file `path` may become (userfiles.write_output's rules; `run`
     has no --force, so a link, pipe or device is refused) that is not the program's stdout."""
     if os.path.isdir(path):
         raise InputError("%s %s is a directory; give a file name" % (what, path))
@@ -26,7 +26,7 @@ def _check_target(path: str, what: str) -> None:
         raise InputError("%s %s: the folder %s does not exist" % (what, path, parent))
     if _same_as_stdout(path):
         raise InputError("%s %s is the program's standard output; give another file" % (what, path))
-    from ..reportio import check_output
+    from ..userfiles import check_output
     try:
         check_output(path, what=what, forcible=False)
     except ValueError as e:
@@ -70,7 +70,7 @@ def _write_json(target, text: str) -> None:
             n = os.write(where, data)
             data = data[n:]
     else:
-        from ..reportio import write_output
+        from ..userfiles import write_output
         write_output(where, text, what="--json", forcible=False)
 
 
@@ -149,7 +149,7 @@ def _after(result, status, oom_before, python, target, report_path, no_redact, s
         except ValueError as e:  # write_output's one line
             _say("torchdoctor: could not write --json: %s" % e)
     if report_path:
-        from ..reportio import write_output
+        from ..userfiles import write_output
         from ..surfaces import attachment
         rep = attachment.build("run", report_section(pm), python=pm.python, redact=not no_redact)
         fmt = attachment.fmt_for(report_path)

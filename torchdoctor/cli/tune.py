@@ -110,7 +110,7 @@ def tune(python, model, inputs, input_shapes, mode, device, budget, tolerance, w
 
 def _tune(api, python, model, inputs, input_shapes, mode, device, budget, tolerance, workloads, size,
           list_only, as_json, reports, no_redact, force, from_json, color):
-    from ..reportio import check_output
+    from ..userfiles import check_output
     for path in reports:  # before measuring: a link or device there is refused now, not after minutes
         try:
             check_output(path, force=force, what="--report")

@@ -83,8 +83,8 @@ def system_cudnn(timeout: float = 5.0) -> Any:
     return files if files else absent("no cuDNN library found by ldconfig, CUDA_PATH or CUDNN_LIBRARY")
 
 
-def add_extras(facts: Facts, python: str = "", timeout: float = 20.0) -> Facts:
-    """Add the report-only facts to ``facts`` (in place) and return it."""
+def with_extras(facts: Facts) -> Facts:
+    """`facts` with the report-only facts added (a new Facts; `facts` is left as it was)."""
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=3) as pool:
         f_tools = pool.submit(build_tools)
@@ -96,8 +96,8 @@ def add_extras(facts: Facts, python: str = "", timeout: float = 20.0) -> Facts:
                 results[key] = fut.result()
             except Exception as e:  # noqa: BLE001 - an extra that fails is a fact
                 results[key] = failed("%s: %s" % (type(e).__name__, e))
-    facts.set("build_tools", results["build_tools"])
+    values = {"build_tools": results["build_tools"]}
     if facts.has("cpu"):
-        facts.set("cpu.lscpu", results["lscpu"])
-    facts.set("system_libs", {"cudnn": results["cudnn"]})
-    return facts
+        values["cpu.lscpu"] = results["lscpu"]
+    values["system_libs"] = {"cudnn": results["cudnn"]}
+    return facts.with_values(values)

@@ -181,10 +181,10 @@ def report(fmt: str = "markdown", output: Optional[str] = None, python: Optional
     from ..gather.live import overlay
     live = not python or python == sys.executable
     rep = attachment.build("live", None, python=python, redact=redact,
-                           prepare=(lambda r: overlay(r.facts)) if live else None)
+                           prepare=overlay if live else None)
     text = attachment.render(rep, fmt)
     if output:
-        from ..reportio import write_output
+        from ..userfiles import write_output
         write_output(output, text, what="-o", forcible=False)
         print("torchdoctor: wrote %s (%s, %s)" % (output, fmt, "redacted" if redact else "NOT redacted"))
     return ReportView(text, fmt)

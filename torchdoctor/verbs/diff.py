@@ -88,7 +88,7 @@ class Diff:
 
 def load_any(path: str) -> TriageResult:
     """A report or paste from a file, through triage (TriageError on bad input)."""
-    from ..reportio import read_head
+    from ..userfiles import read_head
     from .triage import MAX_BYTES
     try:
         data = read_head(path, MAX_BYTES + 1)

@@ -37,7 +37,7 @@ def defaults() -> dict:
 def _read_input(text_args, file, stdin_stream):
     """-> ('text', str) for small inputs, ('stream', binary file) for large ones."""
     if file is not None:
-        from ..reportio import open_input
+        from ..userfiles import open_input
         try:
             fh = open_input(file, "log file")
         except ValueError as e:

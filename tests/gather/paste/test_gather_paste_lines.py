@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from torchdoctor.reportio import decode
+from torchdoctor.userfiles import decode
 from torchdoctor.verbs.triage import TriageError, triage_bytes, triage_text
 from torchdoctor.gather.paste import collect_env as CE
 from torchdoctor.gather.paste import lines as L
