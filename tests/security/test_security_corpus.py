@@ -90,7 +90,7 @@ def test_a_real_process_of_the_worst_entry(tmp_path):
 @pytest.mark.parametrize("name", sorted(n for n, (_, e) in CORPUS.items() if e == OK and n not in REAL))
 def test_report_renderers_in_every_format_after_redaction(tmp_path, name):
     """What `report` does with facts: redact, then Markdown, JSON or text."""
-    from torchdoctor.cli.reports import render_report
+    from torchdoctor.verbs.report import render_report
     from torchdoctor.diagnose import diagnose
     from torchdoctor.redact import redact_report
     from torchdoctor.gather.saved import load_report_facts

@@ -367,5 +367,10 @@ def line_numbers(buf: bytes, starts: List[int]) -> List[int]:
 
 
 def best_match(text: str) -> Optional[Match]:
+    """The best known error in `text`, or None (also for no text at all): the one function
+    that rules use to name a known error in the text they report on (a check's probe output,
+    a rank's error, a tune child's stderr), so they and `explain` never disagree."""
+    if not text or not text.strip():
+        return None
     found = match_text(text)
     return found[0] if found else None

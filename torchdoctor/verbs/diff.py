@@ -86,6 +86,17 @@ class Diff:
         }
 
 
+def diff_files(a: str, b: str, show_all: bool = False) -> "Diff":
+    """`torchdoctor diff A B`: InputError (a ValueError) when either cannot be read as a report
+    or paste with facts."""
+    from .common import InputError
+    try:
+        ra, rb = load_any(a), load_any(b)
+    except TriageError as e:
+        raise InputError(str(e))
+    return diff_reports(ra, rb, a, b, show_all=show_all)
+
+
 def load_any(path: str) -> TriageResult:
     """A report or paste from a file, through triage (TriageError on bad input)."""
     from ..userfiles import read_head

@@ -175,6 +175,27 @@ def _explain(text, facts: Optional[Facts], raw: Optional[bytes] = None):
 
 
 # -- entry points ------------------------------------------------------------------------
+def triage_file(file: Optional[str]) -> TriageResult:
+    """`torchdoctor triage [FILE|-]`: the paste in FILE, or on standard input when it was
+    piped (InputError, a ValueError, when there is nothing to read or it cannot be triaged)."""
+    import sys
+
+    from ..userfiles import display_name, read_head
+    from .common import InputError
+    if file is None:
+        if sys.stdin.isatty():
+            raise InputError("nothing to triage: give a FILE, or pipe the paste into `torchdoctor triage -`")
+        file = "-"
+    try:
+        data, name = read_head(file, MAX_BYTES + 1, "paste or report"), display_name(file)
+    except ValueError as e:
+        raise InputError(str(e))
+    try:
+        return triage_bytes(data, name)
+    except TriageError as e:
+        raise InputError(str(e))
+
+
 def triage_bytes(data: bytes, name: str = "input") -> TriageResult:
     big = _big_paste(data, name)
     if big is not None:  # never decoded whole: read a piece at a time (triage/lines.py)
