@@ -196,7 +196,6 @@ def toolkit_facts(timeout: float = 10) -> Dict[str, Any]:
 
 # ----------------------------------------------------------------- driver ---
 SMI_FIELDS = ("index", "name", "driver_version", "compute_cap", "memory.total", "uuid")
-SMI_QUERY = ",".join(SMI_FIELDS)
 # Drivers before ~510 reject the whole query for one field they do not know:
 # 'Field "compute_cap" is not a valid field to query.'
 SMI_FIELDS_OLD = tuple(f for f in SMI_FIELDS if f != "compute_cap")
