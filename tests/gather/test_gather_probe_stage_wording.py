@@ -1,4 +1,4 @@
-"""How a probe that did not finish is worded (#16 part 6): the stage it was in, or that the
+"""How a probe that did not finish is worded: the stage it was in, or that the
 target did not behave like a Python interpreter; never "probe exited with 0 during None".
 Real children: non-Python programs as --python, and a real interpreter whose (fake) torch
 dies at import."""

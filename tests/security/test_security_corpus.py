@@ -103,7 +103,7 @@ def test_report_renderers_in_every_format_after_redaction(tmp_path, name):
             json.loads(out)
 
 
-def test_the_corpus_has_what_the_issue_names():
+def test_the_corpus_holds_every_kind_of_hostile_report():
     names = " ".join(CORPUS)
     for word in ("escapes", "huge numbers", "deep nesting", "wrong types", "NaN", "future", "binary", "200 MB",
                  "FIFO", "directory", "/dev/zero"):

@@ -1,4 +1,4 @@
-"""What a user names as input or output (#16 part 4): pipes and process substitution
+"""What a user names as input or output: pipes and process substitution
 (whose size of 0 is not "empty"), standard input as `-`, /dev/zero and other devices,
 a FIFO with no writer (a time limit, said), a FIFO whose writer is slow (no limit),
 directories, empty names; and `report -o`: `-` is stdout, `""` an error, a symlink or

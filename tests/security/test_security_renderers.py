@@ -1,6 +1,6 @@
 """Every text and Markdown renderer, fed data whose every string holds every control
-character (all ~2,300 code points of Cc, Cf, Cs, Zl, Zp), writes none of them raw (#16
-part 1); a hypothesis property does the same with random strings and random trees.
+character (all ~2,300 code points of Cc, Cf, Cs, Zl, Zp), writes none of them raw (a
+report or a log is someone else's text, shown in someone's terminal); a hypothesis property does the same with random strings and random trees.
 
 Renderers: check text (plain and coloured), Markdown report, `report --format text`,
 collect_env view, triage text (JSON report, collect_env paste, error text), diff text,
@@ -35,7 +35,7 @@ def _assert_all_clean(renderings):
 
 
 # ------------------------------------------------------------ every character --
-def test_every_hidden_character_is_what_the_issue_names():
+def test_every_hidden_character_covers_the_known_terminal_and_bidi_tricks():
     chars = set(every_hidden_char())
     for c in "\x00\x07\x08\x0b\x0c\r\x1b\x7f\x9b\x9c\x9d\u202a\u202e\u2066\u2069\u200b\u200e\ufeff\u2028\U000e0041":
         assert c in chars, hex(ord(c))

@@ -168,9 +168,9 @@ class Index:
 
 FOLDED_PENALTY = 10.0
 
-# Confidence floor (issue 17). Chosen from the scores of the top match of every
-# text in tests/eval/*.jsonl (about 1,900 labelled texts and 290 unrelated ones,
-# round 5 included):
+# Confidence floor: a weak match must not read as a cause. Chosen from the scores of the
+# top match of every text in tests/eval/*.jsonl (about 1,900 labelled texts and 290
+# unrelated ones):
 # * EVIDENCE_FLOOR: a match whose evidence (Match.evidence) is below it is no
 #   diagnosis and is dropped. The weakest correct top match in the eval sets has
 #   evidence 5.4 (a 4-character anchor with a Chinese sentence); below 5 there

@@ -1,5 +1,5 @@
-"""triage/lines.py's fast path reads a big paste exactly as reading every line does (#16
-part 5): the collect_env fields, notes, line span and facts of `parse()` are the same with
+"""triage/lines.py's fast path reads a big paste exactly as reading every line does
+(a fast path must never change what is read): the collect_env fields, notes, line span and facts of `parse()` are the same with
 the fast path forced on (BIG = 0) as with it off, on the real collect_env fixtures buried in
 noise, and on hypothesis-generated pastes mixing their lines with ANSI codes, CR/CRLF and
 every other line break str.splitlines() knows, quotes, bullets, backticks, odd blanks and
