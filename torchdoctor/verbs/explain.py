@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..model.records import field, record
 from .common import InputError, chosen_python
 
+
 def _read_input(text_args, file, stdin_stream):
     """-> ('text', str) for small inputs, ('stream', binary file) for large ones."""
     if file is not None:
