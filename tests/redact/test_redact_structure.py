@@ -1,5 +1,5 @@
-"""Redaction by structure (issue 16, part 2): every miss and every over-redaction the
-issue lists, one test each, on the exact string - what is secret goes, everything
+"""Redaction by structure: every miss and every over-redaction found in keys, URLs and
+lists of values, one test each, on the exact string - what is secret goes, everything
 else of the value stays, list separators included."""
 
 import pytest

@@ -69,6 +69,3 @@ def light_facts(python=None, isolated_from=None) -> Facts:
     return Facts(data, loaders=loaders)
 
 
-def no_facts() -> Facts:
-    return Facts({"schema_version": SCHEMA_VERSION, "source": "none"})
-
