@@ -352,3 +352,46 @@ def test_output_is_byte_exact_binary_invalid_utf8_progress_bars_and_50_mb():
                        timeout=120)
     assert r.returncode == 0 and r.stderr == b""
     assert len(direct) > 50 * 1024 * 1024 and r.stdout == direct
+
+
+def _prog(code):
+    return "%s -c %s" % (sys.executable, shlex.quote(code))
+
+
+def test_in_a_pipeline_the_reader_keeps_the_terminal_and_the_job_runs_on():
+    # `run -- x | less`: less reads keys from the terminal while x writes. Were the terminal
+    # handed to x's group, less would be stopped (SIGTTIN) and the whole job with it.
+    program = _prog("import time\nprint('x', flush=True)\ntime.sleep(3)\nprint('done')\n")
+    reader = _prog("import sys, time\ntime.sleep(1)\nkey = open('/dev/tty').readline().strip()\n"
+                   "print('K' + 'EY', key, flush=True)\nprint('RE' + 'AD', len(sys.stdin.read()), flush=True)\n")
+    sh = _Shell()
+    try:
+        sh.until(b"PROMPT> ")
+        sh.type(("%s -- %s | %s\n" % (" ".join(TD), program, reader)).encode())
+        time.sleep(1.8)
+        sh.type(b"k\n")
+        sh.until(rb"KEY k")
+        sh.until(rb"READ 7")
+        assert b"Stopped" not in sh.seen
+        sh.type(b"echo status=$?\n")
+        sh.until(b"status=0")
+    finally:
+        sh.close()
+
+
+def test_in_a_pipeline_a_program_that_reads_the_terminal_gets_it():
+    program = _prog("print('Q' + '1', flush=True)\nline = open('/dev/tty').readline()\n"
+                    "print('GO' + 'T', line.strip(), flush=True)\n")
+    sh = _Shell()
+    try:
+        sh.until(b"PROMPT> ")
+        sh.type(("%s -- %s | cat\n" % (" ".join(TD), program)).encode())
+        sh.until(b"Q1")
+        time.sleep(0.5)
+        sh.type(b"z\n")
+        sh.until(rb"GOT z")
+        assert b"Stopped" not in sh.seen
+        sh.type(b"echo status=$?\n")
+        sh.until(b"status=0")
+    finally:
+        sh.close()

@@ -100,6 +100,7 @@ class Runner:
         self.channels: List[_Channel] = []
         self.proc = None
         self.gave_tty = False
+        self.tty_ours = False  # we held the terminal's foreground when the program started
         self.winsize = None
         self.lifeline = Lifeline()
         self.writing = False
@@ -151,9 +152,12 @@ class Runner:
         if os.name == "posix":
             give = False
             try:
-                give = os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp()
+                self.tty_ours = os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp()
             except OSError:
-                give = False
+                self.tty_ours = False
+            # In a pipeline the terminal stays with the job (its reader, `less`) until the
+            # program itself reads or writes it (a SIGTTIN/SIGTTOU stop, see _stopped).
+            give = self.tty_ours and not terminal.shares_job()
             self.gave_tty = give
             kw["preexec_fn"] = terminal.child_setup(give)
         # (Windows: the program stays in our console group, so Ctrl-C reaches it directly.)
@@ -355,6 +359,13 @@ class Runner:
             return
         if self.gave_tty and name in JOB_STOPS:
             terminal.stop_job(self.proc.pid)
+            self._signal_group(signal.SIGCONT)
+        elif self.tty_ours and name in ("SIGTTIN", "SIGTTOU") and terminal.foreground() == os.getpgrp():
+            # Kept from the program because of a pipeline's reader, and the program wants
+            # the terminal itself (pdb, input()): it gets it now, as the job's foreground
+            # would have been without the doctor.
+            self.gave_tty = True
+            terminal.give(self.proc.pid)
             self._signal_group(signal.SIGCONT)
 
     def wait(self) -> Result:

@@ -179,6 +179,43 @@ def child_setup(give_tty: bool):
     return setup
 
 
+def _stat_fields(pid) -> Optional[List[bytes]]:
+    """The fields of /proc/PID/stat after the command name (state, ppid, pgrp, ...)."""
+    try:
+        with open("/proc/%s/stat" % pid, "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def shares_job() -> bool:
+    """Whether a process that is not one of our ancestors is in our process group: the
+    other side of a pipeline (`torchdoctor run -- x | less`), which reads the terminal as
+    the job's foreground. Handing the terminal to the program's group then would stop that
+    reader (SIGTTIN) and with it the job. Our ancestors in the group (`sh -c`, a subshell)
+    only wait for us. False where /proc cannot say (not Linux): the terminal goes to the
+    program as before."""
+    me, group = os.getpid(), os.getpgrp()
+    ancestors, pid = set(), me
+    while pid > 1 and pid not in ancestors:
+        ancestors.add(pid)
+        fields = _stat_fields(pid)
+        if fields is None or len(fields) < 3:
+            break
+        pid = int(fields[1])
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return False
+    for name in names:
+        if not name.isdigit() or int(name) in ancestors:
+            continue
+        fields = _stat_fields(name)
+        if fields is not None and len(fields) > 2 and int(fields[2]) == group:
+            return True
+    return False
+
+
 def give(pgid: int) -> None:
     try:
         os.tcsetpgrp(0, pgid)
