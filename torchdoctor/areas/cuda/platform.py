@@ -9,8 +9,6 @@ from ...model import derived as F
 from ..config import expandable_segments_off_cmd, expandable_segments_requested
 from ..registry import Tailored, hook
 
-IPC_URL = "https://docs.pytorch.org/docs/stable/notes/windows.html#cuda-ipc-operations"
-
 
 @hook("cuda-platform-unsupported")
 def cuda_platform_unsupported(match, facts: Facts) -> Optional[Tailored]:
