@@ -1,4 +1,5 @@
-"""What vulture (a dead-code finder) cannot see being used, with why. Run it as
+"""What vulture (a dead-code finder) cannot see being used, with why. tests/test_dead_code.py
+runs it over the package with this file and the flags it names (VULTURE_ARGS there), as
 
     vulture torchdoctor tools/vulture_whitelist.py --min-confidence 60 \
         --ignore-decorators "@rule,@hook,@click.command,@click.group,@_command" \
