@@ -370,6 +370,7 @@ CROSS_CUTTING = {
     "fixtures/": "data (real collect_env pastes) read by the tests of several packages",
     "test_architecture.py": "the shape of the package and of tests/ (this file)",
     "test_docs_": "README.md, docs/ and the site against the code: options, examples, files, links, navigation",
+    "test_dead_code.py": "nothing in the package goes unused (vulture, with tools/vulture_whitelist.py's reasons)",
     "test_fresh_machine.py": "no source, test or script depends on paths of the machine it was written on",
     "test_install_": "README's pipx and uv install forms, run for real from a copy of the checkout",
     "test_no_network.py": "no verb opens a network connection, no report leaves with a secret",

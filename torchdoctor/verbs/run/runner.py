@@ -150,16 +150,11 @@ class Runner:
             kw["pass_fds"] = terminal.inherited_fds()
         child_out, child_err, close_after = self._plan(out_id, err_id)
         if os.name == "posix":
-            give = False
-            try:
-                self.tty_ours = os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp()
-            except OSError:
-                self.tty_ours = False
+            self.tty_ours = terminal.holds_foreground()
             # In a pipeline the terminal stays with the job (its reader, `less`) until the
             # program itself reads or writes it (a SIGTTIN/SIGTTOU stop, see _stopped).
-            give = self.tty_ours and not terminal.shares_job()
-            self.gave_tty = give
-            kw["preexec_fn"] = terminal.child_setup(give)
+            self.gave_tty = self.tty_ours and not terminal.shares_job()
+            kw["preexec_fn"] = terminal.child_setup(self.gave_tty)
         # (Windows: the program stays in our console group, so Ctrl-C reaches it directly.)
         self._sync_winsize()
         # Before the fork, so no signal is lost; Python-level handlers reset to the default
@@ -361,9 +356,8 @@ class Runner:
             terminal.stop_job(self.proc.pid)
             self._signal_group(signal.SIGCONT)
         elif self.tty_ours and name in ("SIGTTIN", "SIGTTOU") and terminal.foreground() == os.getpgrp():
-            # Kept from the program because of a pipeline's reader, and the program wants
-            # the terminal itself (pdb, input()): it gets it now, as the job's foreground
-            # would have been without the doctor.
+            # Kept from the program for a pipeline's reader, and now it reads the terminal
+            # itself (pdb, input()): it gets it, as it would without the doctor.
             self.gave_tty = True
             terminal.give(self.proc.pid)
             self._signal_group(signal.SIGCONT)

@@ -223,6 +223,14 @@ def give(pgid: int) -> None:
         pass
 
 
+def holds_foreground() -> bool:
+    """Whether our stdin is a terminal whose foreground is our process group."""
+    try:
+        return os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp()
+    except OSError:
+        return False
+
+
 def foreground() -> Optional[int]:
     try:
         return os.tcgetpgrp(0)
