@@ -132,9 +132,23 @@ def explain(text=(), file=None, as_json=False, show_all=False, list_entries=Fals
         from .explain_progress import scan_log  # progress on a TTY; Ctrl-C keeps what was found
         matches, interrupted = scan_log(payload, file)
     exps, _ = diagnose.explain(matches=matches, gather=None if no_env else lambda: _facts(python, deep))
+    other = _other_framework(payload) if kind == "text" and not exps else None
     if as_json:
-        out = json.dumps({"schema_version": 1, "matches": [e.to_dict() for e in exps]}, indent=2) + "\n"
+        doc = {"schema_version": 1, "matches": [e.to_dict() for e in exps]}
+        if other is not None:
+            doc["other_framework"] = {"name": other.other, "marker": other.marker}
+        out = json.dumps(doc, indent=2) + "\n"
     else:
         from ..render import text as T
         out = T.render_explain(exps, style(color), show_all=show_all)
+        if other is not None:
+            out += ("It is %s's output (it shows %r and nothing of PyTorch): that framework's own "
+                    "documentation and issue tracker know its errors.\n" % (other.other, other.marker))
     return out, EXIT_INTERRUPTED if interrupted else 0 if exps else 1
+
+
+def _other_framework(text: str):
+    """The verdict naming the other framework whose output `text` is, or None."""
+    from ..match.whose import judge
+    v = judge(text)
+    return v if v.foreign else None
