@@ -16,13 +16,14 @@ from ..model.findings import HIGH, POSSIBLE
 from ..model.records import field, record
 from ..kb.errors import Entry, Pattern, entries_of, files_for, load_entries
 from . import prefilter as _pre
-from .normalize import normalize
+from .normalize import normalize, unmarkup
 from .prefilter import EveryLine, NativeMarkers, NativePrefilter, Prefilter
 from .whose import Layer, first, markers, neutral_layer, own_outside_namesakes
 
 SMALL_INPUT = 1024 * 1024
 # match_text on a text up to this size loads only the KB files with an anchor in it (a
 # cold start spends more on loading the whole KB than on matching); above it, every file.
+# The whitespace-insensitive pass (despaced.py) runs on pastes up to this size too.
 SELECT_MAX = 64 * 1024
 DIRECT_LINES = 400  # match_text: above this many lines, prefilter first
 
@@ -106,6 +107,7 @@ class Index:
         # An anchorless pattern (the KB tests forbid them) could match any line.
         self.every_line = any(not p.anchor for _, p in self.pairs)
         self.order = {e.id: i for i, e in enumerate(self.entries)}
+        self._despaced = None  # despaced.DespacedIndex, built when a paste first needs it
 
     def markers_in(self, chunk: bytes) -> Tuple[bool, Optional[str], Optional[str]]:
         """(torch's own marker in `chunk`, the framework named like torch whose marker is in
@@ -346,6 +348,7 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
     if "\\n" in text and text.count("\n") < 3:
         # One logged string holding a whole traceback ("...\\nRuntimeError: ...").
         text = text.replace("\\r\\n", "\n").replace("\\n", "\n")
+    text = unmarkup(text)
     lines = [normalize(ln) for ln in text.splitlines()]
     index = index or _index_for(lines)
     col = Collector(index)
@@ -372,7 +375,41 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
             hits = index.match_line_folded(line)
             if hits:
                 col.add(i + 1, line, hits)
+    if sum(map(len, lines)) <= SELECT_MAX and (_hard_wrapped(lines) or
+                                                not any(m.confidence == HIGH for m in col.results())):
+        # No diagnosis yet, or the paste was cut into lines of one width: it may have lost
+        # its spaces or been wrapped at odd places.
+        from .despaced import despaced_pass
+        dindex = _despaced_index_for(lines)
+        col.context.index = dindex.index  # the context literals of the entries it may add
+        col.context.feed("\n".join(lines))
+        despaced_pass(lines, dindex, _keep_best, col.add, col.found)
     return col.results()
+
+
+WRAP_WIDTH = 24  # a terminal or a dialog cuts lines at one width, and never this short
+
+
+def _hard_wrapped(lines: List[str]) -> bool:
+    """Two neighbouring lines of one length (WRAP_WIDTH or more) that differ: a text cut at
+    a fixed width, whose messages the single lines and pairs may not hold whole."""
+    return any(len(a) == len(b) >= WRAP_WIDTH and a != b for a, b in zip(lines, lines[1:]))
+
+
+def _despaced_index_for(lines: List[str]):
+    """The despaced patterns of the KB files whose despaced anchors are in the despaced text."""
+    from .despaced import DespacedIndex, despace_text
+    from ..kb.errors import entry_index
+    ei = entry_index()
+    flat = despace_text("".join(lines))
+    if ei is None:
+        index = default_index()
+    else:  # (anchors hold no whitespace but spaces)
+        files = tuple(f for f, lits in ei["anchors"].items() if any(a.replace(" ", "") in flat for a in lits if len(a) >= 4))
+        index = _selected_index(files)
+    if index._despaced is None:
+        index._despaced = DespacedIndex(index, GENERIC_TRIGGERS)
+    return index._despaced
 
 
 def _text_candidates(lines: List[str], index: Index) -> Tuple[List[int], List[int]]:

@@ -14,6 +14,8 @@ tells them apart is around the message (kb/data/foreign.json):
   hold for every program.
 """
 
+from __future__ import annotations  # no typing generics built at import: explain's cold start
+
 from functools import lru_cache
 from typing import Optional, Tuple
 
