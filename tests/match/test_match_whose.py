@@ -6,6 +6,8 @@ The texts are the shapes people paste; the knowledge base's real examples stay w
 import io
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -118,14 +120,33 @@ def test_the_log_scan_reaches_the_same_verdicts():
     assert LogScan().run(io.BytesIO(foreign.encode())) == []
 
 
-def test_explain_names_the_other_framework(capsys):
+CT2 = "RuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED"
+
+
+def test_explain_names_the_other_framework():
+    # The installed command, in a child process: what a user sees, text and JSON.
+    run = lambda *a: subprocess.run([sys.executable, "-m", "torchdoctor", "explain", "--no-env", *a],
+                                    capture_output=True, text=True, timeout=60)
+    p = run(CT2)
+    assert p.returncode == 1 and "No known PyTorch error" in p.stdout and "CTranslate2" in p.stdout
+    assert "cuBLAS failed with status" in p.stdout and p.stderr == ""
+    p = run("--json", CT2)
+    doc = json.loads(p.stdout)
+    assert p.returncode == 1 and doc["matches"] == []
+    assert doc["other_framework"] == {"name": "CTranslate2 (faster-whisper)", "marker": "cuBLAS failed with status"}
+
+
+def test_a_torch_text_or_an_unknown_one_names_no_framework():
     from torchdoctor.verbs.explain import explain
-    out, code = explain(("RuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED",), no_env=True)
-    assert code == 1 and "No known PyTorch error" in out and "CTranslate2" in out
-    out, code = explain(("RuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED",), no_env=True,
-                        as_json=True)
-    doc = json.loads(out)
-    assert doc["matches"] == [] and doc["other_framework"]["name"] == "CTranslate2 (faster-whisper)"
+    assert explain((TORCH_FRAME + CT2,), no_env=True).other is None
+    assert explain(("something went wrong",), no_env=True).other is None
+
+
+def test_the_mcp_tool_names_the_other_framework_too():
+    from torchdoctor.surfaces.mcp_server import explain
+    data, summary = explain(CT2)
+    assert data["matches"] == [] and data["other_framework"]["name"] == "CTranslate2 (faster-whisper)"
+    assert "CTranslate2" in summary
 
 
 @pytest.mark.parametrize("name", ["unrelated11.jsonl", "unrelated12.jsonl"])
@@ -136,3 +157,4 @@ def test_other_stacks_errors_get_no_high_confidence_diagnosis(name):
         rows = [json.loads(ln) for ln in fh if ln.strip()]
     high = [r["source"] for r in rows for m in match_text(r["text"])[:1] if m.confidence == HIGH]
     assert high == []
+
