@@ -158,3 +158,24 @@ def test_other_stacks_errors_get_no_high_confidence_diagnosis(name):
     high = [r["source"] for r in rows for m in match_text(r["text"])[:1] if m.confidence == HIGH]
     assert high == []
 
+
+# Messages of the CUDA driver and of NVIDIA's services that any CUDA program meets: without a
+# torch marker a match is a possibility, with one it is a diagnosis.
+GENERIC_RUNTIME = [
+    ("RuntimeError: CUDA error: uncorrectable ECC error encountered", "cuda-hardware-fault"),
+    ("CUDA error: the launch timed out and was terminated", "cuda-launch-timeout-watchdog"),
+    ("CUDA error: operation not supported", "cuda-platform-unsupported-operation"),
+    ("CUDA error: peer access is not supported between these two devices", "cuda-platform-unsupported-operation"),
+    ("CUDA error: a PTX JIT compilation failed", "cuda-ptx-jit-failed"),
+    ("CUDA error: PTX JIT compiler library not found", "cuda-ptx-jit-failed"),
+    ("CUDA error: MPS client failed to connect to the MPS control daemon or the MPS server", "cuda-gpu-sharing-service-error"),
+    ("cuFile error: nvidia-fs driver is not loaded", "gds-nvidia-fs-unavailable"),
+]
+
+
+@pytest.mark.parametrize("text,entry", GENERIC_RUNTIME, ids=[t for t, _ in GENERIC_RUNTIME])
+def test_generic_driver_and_service_messages_are_possible_without_torch(text, entry):
+    m = match_text(text)[0]
+    assert m.id == entry and m.confidence == POSSIBLE and m.neutral is not None
+    m = match_text(TORCH_FRAME + text)[0]
+    assert m.id == entry and m.confidence == HIGH and m.neutral is None
