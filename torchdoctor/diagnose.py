@@ -144,8 +144,18 @@ def explain(text: Optional[str] = None, matches: Optional[List[Match]] = None, f
 
 def explain_match(m: Match, facts: Optional[Facts]) -> Explanation:
     x = _tailor(m, facts)
+    if m.neutral is not None:
+        _any_program(x.finding, m)
     finish(x.finding, facts, lambda: _verify(m, facts))
     return x
+
+
+def _any_program(f: Finding, m: Match) -> None:
+    """A generic message in a text that shows no PyTorch (match/whose.py): its cause in any
+    program first, then torch's reading of it as a possibility."""
+    f.detail = ("Nothing in the text shows PyTorch, and this message comes from %s, whatever the program. "
+                "In any program: %s\n\nIf the program is PyTorch: %s" % (m.neutral.by, m.neutral.cause, f.detail))
+    f.fix.summary = "If the program is PyTorch: " + f.fix.summary
 
 
 def _verify(m: Match, facts: Optional[Facts]) -> Optional[Verify]:

@@ -113,9 +113,9 @@ from torchdoctor.match import matcher as M  # noqa: E402
 from torchdoctor.kb.errors import Entry, Pattern, literal_anchor  # noqa: E402
 
 
-def _entry(eid, pattern, priority=0, refines=()):
+def _entry(eid, pattern, priority=0, refines=(), symptom=False):
     return Entry(id=eid, category="cuda-not-available", title=eid, cause="c", fix={}, priority=priority,
-                 patterns=[Pattern(pattern, literal_anchor(pattern))], refines=list(refines))
+                 patterns=[Pattern(pattern, literal_anchor(pattern))], refines=list(refines), symptom=symptom)
 
 
 def test_confidence_of_a_specific_exact_match_is_high():
@@ -131,14 +131,33 @@ def test_near_miss_on_a_catch_all_entry_is_only_possible():
     assert found[0].score < 0 and found[0].confidence == M.POSSIBLE
 
 
-def test_a_negative_score_is_never_a_high_diagnosis_and_never_ranks_first_over_one():
-    idx = M.Index([_entry("weak", r"widget is slow", priority=-3),
+def test_a_symptom_is_never_a_high_diagnosis_and_never_ranks_first_over_one():
+    idx = M.Index([_entry("weak", r"widget is slow", priority=-3, symptom=True),
                    _entry("strong", r"widget exploded at step \d+")])
     both = match_text("the widget is slow\nwidget exploded at step 12", idx)
     assert [m.id for m in both] == ["strong", "weak"]
     assert both[0].confidence == M.HIGH and both[1].confidence == M.POSSIBLE
     alone = match_text("the widget is slow", idx)
     assert [m.id for m in alone] == ["weak"] and alone[0].score < 0 and alone[0].confidence == M.POSSIBLE
+
+
+def test_a_negative_priority_ranks_a_generic_entry_low_but_an_exact_hit_stays_high():
+    # A family entry (the undefined torch symbol of any extension) ranks below what refines
+    # or outscores it; what the text shows decides how sure it is.
+    idx = M.Index([_entry("family", r"gadget symbol _ZN3c10\w{1,40} missing", priority=-1),
+                   _entry("specific", r"gadget exploded at step \d+")])
+    both = match_text("gadget symbol _ZN3c105Error missing\ngadget exploded at step 3", idx)
+    assert [m.id for m in both] == ["specific", "family"]
+    alone = match_text("gadget symbol _ZN3c105Error missing", idx)
+    assert alone[0].score < M.POSSIBLE_BELOW <= alone[0].evidence and alone[0].confidence == M.HIGH
+
+
+def test_an_undefined_torch_symbol_in_a_third_party_extension_is_a_high_diagnosis():
+    # Exact hits of the family entry's own message, from the knowledge base's real examples.
+    from torchdoctor.kb.errors import get_entry
+    for ex in get_entry("extension-undefined-torch-symbol").examples:
+        m = match_text(ex["text"])[0]
+        assert m.id == "extension-undefined-torch-symbol" and m.confidence == M.HIGH, ex["source"]
 
 
 def test_a_short_anchor_found_only_by_case_folding_is_dropped():

@@ -24,6 +24,7 @@ from torchdoctor.match import logscan as LS
 from torchdoctor.match import matcher as M
 from torchdoctor.match import normalize as N
 from torchdoctor.match import prefilter as P
+from torchdoctor.match import whose as W
 from torchdoctor.kb.errors import load_entries
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -172,11 +173,15 @@ def test_native_prefilter_finds_exactly_the_lines_with_an_anchor(anchors, text):
 @needs_native
 @FUZZ
 @given(st.lists(st.binary(min_size=1, max_size=5), min_size=1, max_size=4),
+       st.lists(st.binary(min_size=1, max_size=5), max_size=3),
        st.lists(st.binary(min_size=1, max_size=5), max_size=6), st.binary(max_size=300))
-def test_native_markers_say_what_searching_each_marker_says(own, foreign, chunk):
+def test_native_markers_say_what_searching_each_marker_says(own, namesakes, foreign, chunk):
     # Overlapping markers too: a foreign marker containing an own one must not hide it.
-    want = (any(m in chunk for m in own), any(m in chunk for m in foreign))
-    assert P.NativeMarkers(own, foreign).search(chunk) == want
+    names = [(m, "namesake%d" % i) for i, m in enumerate(namesakes)]
+    others = [(m, "other%d" % i) for i, m in enumerate(foreign)]
+    is_own = any(m in chunk for m in own)
+    want = (is_own, W.first(chunk, names)[0], None if is_own else W.first(chunk, others)[0])
+    assert P.NativeMarkers(own, names, others).search(chunk) == want
 
 
 @needs_native
@@ -188,7 +193,7 @@ def test_the_framework_verdict_is_the_same_with_both_engines():
         for index in (PURE, NATIVE):
             ctx = M.Context(index)
             ctx.feed_chunk(text)
-            got.append((ctx.own, ctx.foreign))
+            got.append((ctx.own, ctx.other))
         assert got[0] == got[1], (text, got)
 
 

@@ -49,9 +49,15 @@ def run(text=(), file=None, as_json=False, show_all=False, list_entries=False, d
         from ..render import text as T
         return T.render_entry(found.entry, style(color)), 0
     exps = found.explanations
+    other = found.other
     if as_json:
-        out = json.dumps({"schema_version": 1, "matches": [e.to_dict() for e in exps]}, indent=2) + "\n"
+        doc = {"schema_version": 1, "matches": [e.to_dict() for e in exps]}
+        if other is not None:
+            doc["other_framework"] = verb.other_framework_row(other)
+        out = json.dumps(doc, indent=2) + "\n"
     else:
         from ..render import text as T
         out = T.render_explain(exps, style(color), show_all=show_all)
+        if other is not None:
+            out += verb.other_framework_line(other) + "\n"
     return out, EXIT_INTERRUPTED if found.interrupted else 0 if exps else 1

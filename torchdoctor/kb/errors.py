@@ -9,6 +9,7 @@ Entry shape (see docs/knowledge-base.md)::
      "fix": {"summary": "...", "commands": ["..."]},
      "tailor": "cpu-only-build",                 # optional hook, in the area module named like the file
      "priority": 0,                              # optional tie-breaker; negative = generic
+     "symptom": false,                           # optional: the message says what, not why
      "context": ["torchaudio"],                  # optional: applies only if the input holds one
      "refines": ["windows-dll-procedure-not-found"],  # optional: hides these when it applies
      "links": ["https://..."], "sources": ["https://..."],
@@ -84,6 +85,9 @@ class Entry:
     context: List[str] = field(default_factory=list)
     # Ids of generic entries this one narrows down: when both match, only this one is shown.
     refines: List[str] = field(default_factory=list)
+    # The message says what happened, not why (the GPU is not seen, a worker died, a build
+    # failed): a match is said "possibly", whatever its score (matcher.Match.confidence).
+    symptom: bool = False
     file: str = ""
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -144,7 +148,7 @@ def _entry(raw: Dict[str, Any], fname: str, anchors: Dict[str, str]) -> Entry:
         fix=raw["fix"], patterns=pats,
         links=list(raw.get("links", [])), sources=list(raw["sources"]), examples=list(raw["examples"]),
         tailor=raw.get("tailor"), priority=int(raw.get("priority", 0)), context=list(raw.get("context", [])),
-        refines=list(raw.get("refines", [])), file=fname, raw=raw,
+        refines=list(raw.get("refines", [])), symptom=bool(raw.get("symptom", False)), file=fname, raw=raw,
     )
 
 
@@ -237,8 +241,8 @@ FOREIGN_FILE = os.path.join(HERE, "data", "foreign.json")
 
 @lru_cache(maxsize=1)
 def foreign_frameworks() -> Dict[str, Any]:
-    """{"markers": [...], "own": [...]}: an input that holds a marker of another framework
-    and none of `own` is that framework's error, not torch's (kb/data/foreign.json)."""
+    """kb/data/foreign.json: torch's own markers, other frameworks' markers by framework, the
+    frameworks named like torch, and who prints each kind of generic message (match/whose.py)."""
     with open(FOREIGN_FILE, encoding="utf-8") as fh:
         return json.load(fh)
 

@@ -14,14 +14,16 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..model.findings import HIGH, POSSIBLE
 from ..model.records import field, record
-from ..kb.errors import Entry, Pattern, entries_of, files_for, foreign_frameworks, load_entries
+from ..kb.errors import Entry, Pattern, entries_of, files_for, load_entries
 from . import prefilter as _pre
-from .normalize import normalize
+from .normalize import normalize, unmarkup
 from .prefilter import EveryLine, NativeMarkers, NativePrefilter, Prefilter
+from .whose import Layer, first, markers, neutral_layer, own_outside_namesakes
 
 SMALL_INPUT = 1024 * 1024
 # match_text on a text up to this size loads only the KB files with an anchor in it (a
 # cold start spends more on loading the whole KB than on matching); above it, every file.
+# The whitespace-insensitive pass (despaced.py) runs on pastes up to this size too.
 SELECT_MAX = 64 * 1024
 DIRECT_LINES = 400  # match_text: above this many lines, prefilter first
 
@@ -41,6 +43,11 @@ class Match:
     count: int = 1
     score: float = 0.0
     groups: Dict[str, str] = field(default_factory=dict)
+    # Set when the text shows no torch marker and the matched line is a generic message
+    # (whose.py): who prints it, and its cause for any program.
+    neutral: Optional[Layer] = None
+    anchor: str = ""  # the anchor of the pattern that scored best ...
+    anchor_line: str = ""  # ... and the line it hit
 
     @property
     def id(self) -> str:
@@ -54,10 +61,15 @@ class Match:
 
     @property
     def confidence(self) -> str:
-        """HIGH: a diagnosis. POSSIBLE: a weak match (a catch-all entry whose
-        negative priority outweighs what the text shows, or a short case-folded
-        hit): say "possibly", never state it as the cause."""
-        return HIGH if self.score >= POSSIBLE_BELOW else POSSIBLE
+        """HIGH: a diagnosis. POSSIBLE: say "possibly", never state it as the cause. A match
+        is POSSIBLE when its entry names a symptom (the GPU is not seen, a worker died, a
+        build failed: what happened, not why), when the text holds nothing of torch's and
+        the matched line is a message every program prints (`neutral`), or when the text
+        shows too little (a short or case-folded hit). A negative priority ranks a generic
+        entry below a specific one; it does not make an exact hit less sure."""
+        if self.neutral is not None or self.entry.symptom:
+            return POSSIBLE
+        return HIGH if max(self.score, self.evidence) >= POSSIBLE_BELOW else POSSIBLE
 
 
 class Index:
@@ -82,31 +94,37 @@ class Index:
         # Entries' context literals are anchors too, so a log scan sees every line that
         # holds one. Other frameworks' markers are not: the scan looks for them per chunk
         # only until torch's own name turns up, which in a torch log is at once.
-        foreign = foreign_frameworks()
-        self.foreign_markers = tuple(foreign["markers"])
-        self.foreign_markers_bytes = tuple(m.encode() for m in self.foreign_markers)
-        self.own_markers = tuple(foreign["own"])
-        self.own_markers_bytes = tuple(m.encode() for m in self.own_markers)
+        mk = markers()
+        self.own_markers = mk.own
+        self.own_markers_bytes = tuple(m.encode() for m in mk.own)
+        self.foreign_markers = mk.foreign  # (marker, framework)
+        self.foreign_markers_bytes = tuple((m.encode(), n) for m, n in mk.foreign)
+        self.namesake_markers = mk.namesakes
+        self.namesake_markers_bytes = tuple((m.encode(), n) for m, n in mk.namesakes)
         self.context_literals = tuple(sorted({c for e in self.entries for c in e.context}))
         self.anchors = sorted({p.anchor for _, p in self.pairs if p.anchor} | set(self.context_literals))
         self.longest_anchor = max((len(a) for a in self.anchors), default=1)
         # An anchorless pattern (the KB tests forbid them) could match any line.
         self.every_line = any(not p.anchor for _, p in self.pairs)
         self.order = {e.id: i for i, e in enumerate(self.entries)}
+        self._despaced = None  # despaced.DespacedIndex, built when a paste first needs it
 
-    def markers_in(self, chunk: bytes) -> Tuple[bool, bool]:
-        """(torch's own marker in `chunk`, another framework's marker in it). With the native
-        engine one automaton pass over all ~55 markers; the standard library searches them
+    def markers_in(self, chunk: bytes) -> Tuple[bool, Optional[str], Optional[str]]:
+        """(torch's own marker in `chunk`, the framework named like torch whose marker is in
+        it, the other framework whose marker is in it when torch's is not). With the native
+        engine one automaton pass over all ~130 markers; the standard library searches them
         one by one (a log that never names torch paid 18 ms per MB for that)."""
         if self._markers is None and self.engine == "native":
             try:
-                self._markers = NativeMarkers(self.own_markers_bytes, self.foreign_markers_bytes)
+                self._markers = NativeMarkers(self.own_markers_bytes, self.namesake_markers_bytes,
+                                              self.foreign_markers_bytes)
             except Exception:  # a broken native build: the same answer below, slower
                 self._markers = False
         if self._markers:
             return self._markers.search(chunk)
         own = any(m in chunk for m in self.own_markers_bytes)
-        return own, not own and any(m in chunk for m in self.foreign_markers_bytes)
+        namesake = first(chunk, self.namesake_markers_bytes)[0]
+        return own, namesake, None if own else first(chunk, self.foreign_markers_bytes)[0]
 
     @property
     def engine(self) -> str:
@@ -135,10 +153,10 @@ class Index:
             return self._native
         return Prefilter(self.anchors, _pre.sample(buf))
 
-    def match_line(self, line: str, skip=()) -> List[Tuple[Entry, float, Dict[str, str]]]:
+    def match_line(self, line: str, skip=()) -> List["Hit"]:
         """Hits on one line, one per entry; entries whose id is in `skip` are
         not tried (the caller would drop them anyway)."""
-        best: Dict[str, Tuple[Entry, float, Dict[str, str]]] = {}
+        best: Dict[str, Hit] = {}
         for trig, pairs in self.by_trigger.items():
             if trig not in line:
                 continue
@@ -152,11 +170,11 @@ class Index:
                     _keep_best(best, entry, pat, m)
         return sorted(best.values(), key=lambda h: self.order[h[0].id])
 
-    def match_line_folded(self, line: str) -> List[Tuple[Entry, float, Dict[str, str]]]:
+    def match_line_folded(self, line: str) -> List["Hit"]:
         """Hits ignoring case, for text retyped in lower case (issue titles,
         chat pastes); scored below any exact-case hit."""
         low = line.lower()
-        best: Dict[str, Tuple[Entry, float, Dict[str, str]]] = {}
+        best: Dict[str, Hit] = {}
         for entry, pat in self.pairs:
             if not pat.anchor or pat.anchor.lower() not in low:
                 continue
@@ -188,13 +206,18 @@ EVIDENCE_FLOOR = 5.0
 POSSIBLE_BELOW = 10.0
 
 
-def _keep_best(best: Dict[str, Tuple[Entry, float, Dict[str, str]]], entry: Entry, pat: Pattern,
-               m: "re.Match[str]", penalty: float = 0.0) -> None:
+# One line's hit of an entry: (entry, score, named groups, the anchor of the pattern).
+Hit = Tuple[Entry, float, Dict[str, str], str]
+
+
+def _keep_best(best: Dict[str, Hit], entry: Entry, pat: Pattern, m: "re.Match[str]", penalty: float = 0.0,
+               anchor: Optional[str] = None) -> None:
     """Record a hit of `entry`, keeping its best one. The score: the anchor's length,
     20 per step of priority, and a little for the span the pattern matched."""
-    score = len(pat.anchor) + 20 * entry.priority + min(m.end() - m.start(), 200) / 10.0 - penalty
+    anchor = pat.anchor if anchor is None else anchor
+    score = len(anchor) + 20 * entry.priority + min(m.end() - m.start(), 200) / 10.0 - penalty
     if entry.id not in best or score > best[entry.id][1]:
-        best[entry.id] = (entry, score, {k: v for k, v in m.groupdict().items() if v is not None})
+        best[entry.id] = (entry, score, {k: v for k, v in m.groupdict().items() if v is not None}, pat.anchor)
 
 
 @lru_cache(maxsize=1)
@@ -204,13 +227,17 @@ def default_index() -> Index:
 
 class Context:
     """What the whole input holds besides its error lines: entries' context literals,
-    and whether it is another framework's output (see kb/data/foreign.json)."""
+    and whose output it is (whose.py, kb/data/foreign.json)."""
 
     def __init__(self, index: "Index"):
         self.index = index
         self.seen: set = set()  # context literals found
-        self.own = False  # torch's own name found
-        self.foreign = False  # a marker of another framework found
+        self.own = False  # torch's own marker found
+        self.other: Optional[str] = None  # while not own: the other framework whose output it is
+
+    @property
+    def foreign(self) -> bool:
+        return self.other is not None
 
     def feed(self, text: str) -> None:
         """A whole text, or (log scan) one anchor line of it."""
@@ -220,26 +247,44 @@ class Context:
 
     def feed_text(self, text: str) -> None:
         self.feed(text)
-        self.own = self.own or any(m in text for m in self.index.own_markers)
-        if not self.own:
-            self.foreign = self.foreign or any(m in text for m in self.index.foreign_markers)
+        ix = self.index
+        own = any(m in text for m in ix.own_markers)
+        namesake = first(text, ix.namesake_markers)[0]
+        if namesake is not None and own:
+            own = own_outside_namesakes(text, ix.own_markers, ix.namesake_markers)
+        self._verdict(own, namesake, None if own or namesake else first(text, ix.foreign_markers)[0])
 
     def feed_chunk(self, chunk: bytes) -> None:
         """A chunk of a log: looks for the framework markers until torch is named."""
         if self.own:
             return
-        if self.foreign:  # only torch's own name can change the verdict now
-            self.own = any(m in chunk for m in self.index.own_markers_bytes)
-            return
-        self.own, foreign = self.index.markers_in(chunk)
-        self.foreign = foreign and not self.own
+        ix = self.index
+        own, namesake, foreign = ix.markers_in(chunk)
+        if namesake is not None and own:
+            own = own_outside_namesakes(chunk, ix.own_markers_bytes, ix.namesake_markers_bytes)
+        self._verdict(own, namesake, foreign)
+
+    def _verdict(self, own: bool, namesake: Optional[str], foreign: Optional[str]) -> None:
+        self.own = self.own or own
+        if self.own:
+            self.other = None
+        elif self.other is None:
+            self.other = namesake or foreign
 
     def apply(self, matches: List["Match"]) -> List["Match"]:
-        if self.foreign and not self.own:
-            return []  # TensorFlow's, JAX's... error that never mentions torch
+        if self.other is not None:
+            return []  # TensorFlow's, JAX's, R torch's... error, not PyTorch's
         kept = [m for m in matches if not m.entry.context or any(c in self.seen for c in m.entry.context)]
         hidden = {r for m in kept for r in m.entry.refines}
-        return [m for m in kept if m.entry.id not in hidden]
+        kept = [m for m in kept if m.entry.id not in hidden]
+        # Set on every call: a log scan asks again as more of it is read. A known message
+        # that is not a generic one (torch's own wording: NNPACK's warning, a DataLoader
+        # worker's death) shows as much as torch's name does.
+        layers = [None if self.own else neutral_layer(m.anchor_line, m.anchor) for m in kept]
+        shown = any(layer is None and max(m.score, m.evidence) >= POSSIBLE_BELOW for m, layer in zip(kept, layers))
+        for m, layer in zip(kept, layers):
+            m.neutral = None if shown else layer
+        return kept
 
 
 class Collector:
@@ -248,14 +293,15 @@ class Collector:
         self.context = Context(index)
 
     def add(self, line_no: int, text: str, hits) -> None:
-        for entry, score, groups in hits:
+        for entry, score, groups, anchor in hits:
             m = self.found.get(entry.id)
             if m is None:
-                self.found[entry.id] = Match(entry, line_no, text[:2000], 1, score, groups)
+                self.found[entry.id] = Match(entry, line_no, text[:2000], 1, score, groups, anchor=anchor,
+                                             anchor_line=text[:2000])
             else:
                 m.count += 1
                 if score > m.score:
-                    m.score = score
+                    m.score, m.anchor, m.anchor_line = score, anchor, text[:2000]
                 # A multi-line message may name its details on a later line
                 # (the GLOBAL in a weights-only failure): keep what we learn.
                 for k, v in groups.items():
@@ -269,7 +315,8 @@ class Collector:
 
 
 def rank(matches: List[Match]) -> List[Match]:
-    return sorted(matches, key=lambda m: (-m.score, m.line, m.id))
+    """Diagnoses before possibilities, then by score."""
+    return sorted(matches, key=lambda m: (m.confidence != HIGH, -m.score, m.line, m.id))
 
 
 @lru_cache(maxsize=16)
@@ -301,6 +348,7 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
     if "\\n" in text and text.count("\n") < 3:
         # One logged string holding a whole traceback ("...\\nRuntimeError: ...").
         text = text.replace("\\r\\n", "\n").replace("\\n", "\n")
+    text = unmarkup(text)
     lines = [normalize(ln) for ln in text.splitlines()]
     index = index or _index_for(lines)
     col = Collector(index)
@@ -327,7 +375,41 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
             hits = index.match_line_folded(line)
             if hits:
                 col.add(i + 1, line, hits)
+    if sum(map(len, lines)) <= SELECT_MAX and (_hard_wrapped(lines) or
+                                                not any(m.confidence == HIGH for m in col.results())):
+        # No diagnosis yet, or the paste was cut into lines of one width: it may have lost
+        # its spaces or been wrapped at odd places.
+        from .despaced import despaced_pass
+        dindex = _despaced_index_for(lines)
+        col.context.index = dindex.index  # the context literals of the entries it may add
+        col.context.feed("\n".join(lines))
+        despaced_pass(lines, dindex, _keep_best, col.add, col.found)
     return col.results()
+
+
+WRAP_WIDTH = 24  # a terminal or a dialog cuts lines at one width, and never this short
+
+
+def _hard_wrapped(lines: List[str]) -> bool:
+    """Two neighbouring lines of one length (WRAP_WIDTH or more) that differ: a text cut at
+    a fixed width, whose messages the single lines and pairs may not hold whole."""
+    return any(len(a) == len(b) >= WRAP_WIDTH and a != b for a, b in zip(lines, lines[1:]))
+
+
+def _despaced_index_for(lines: List[str]):
+    """The despaced patterns of the KB files whose despaced anchors are in the despaced text."""
+    from .despaced import DespacedIndex, despace_text
+    from ..kb.errors import entry_index
+    ei = entry_index()
+    flat = despace_text("".join(lines))
+    if ei is None:
+        index = default_index()
+    else:  # (anchors hold no whitespace but spaces)
+        files = tuple(f for f, lits in ei["anchors"].items() if any(a.replace(" ", "") in flat for a in lits if len(a) >= 4))
+        index = _selected_index(files)
+    if index._despaced is None:
+        index._despaced = DespacedIndex(index, GENERIC_TRIGGERS)
+    return index._despaced
 
 
 def _text_candidates(lines: List[str], index: Index) -> Tuple[List[int], List[int]]:

@@ -1,7 +1,9 @@
 """One line of error text as the patterns see it: ANSI colours, CRs and shell/REPL
-prompts removed, full-width CJK punctuation and escaped quotes folded to ASCII, and an
-enormous line cut to its first and last 32 KiB. The paste matcher and the log scan
-both normalise with this, so a line matches the same wherever it came from.
+prompts removed, full-width CJK punctuation, no-break spaces and escaped quotes folded to
+ASCII, and an enormous line cut to its first and last 32 KiB. The paste matcher and the log
+scan both normalise with this, so a line matches the same wherever it came from.
+`unmarkup` undoes HTML escaping of a whole pasted text (a message copied from a page's source
+or an e-mail: `&#39;`, `&quot;`, `<br>`).
 """
 
 import re
@@ -18,8 +20,30 @@ PROMPT = re.compile(r"^(?:>>> |\.\.\. |\$ |# |In \[\d+\]: |PS [^>\n]{0,200}> )")
 # escaped quotes of a repr()'d or JSON-logged message, as the ASCII the patterns use.
 FOLD = str.maketrans({"\uff1a": ":", "\uff08": "(", "\uff09": ")", "\uff0c": ",", "\uff1f": "?",
                        "\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\uff07": "'",
-                       "\uff02": '"', "\u3000": " "})
-FOLD_CHARS = frozenset("\uff1a\uff08\uff09\uff0c\uff1f\u201c\u201d\u2018\u2019\uff07\uff02\u3000")
+                       "\uff02": '"', "\u3000": " ", "\u00a0": " "})
+FOLD_CHARS = frozenset("\uff1a\uff08\uff09\uff0c\uff1f\u201c\u201d\u2018\u2019\uff07\uff02\u3000\u00a0")
+
+# HTML character references and line breaks (the named ones error text uses).
+MARKUP = r"(?i)&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|(quot|amp|lt|gt|apos|nbsp));|<br\s{0,4}/?>"
+NAMED = {"quot": '"', "amp": "&", "lt": "<", "gt": ">", "apos": "'", "nbsp": " "}
+
+
+def _unmark(m: "re.Match[str]") -> str:
+    dec, hexa, name = m.groups()
+    if name:
+        return NAMED[name.lower()]
+    if dec or hexa:
+        code = int(dec) if dec else int(hexa, 16)
+        return chr(code) if 0 < code < 0x110000 and not 0xD800 <= code < 0xE000 else m.group(0)
+    return "\n"  # <br>
+
+
+def unmarkup(text: str) -> str:
+    """`text` with HTML character references and <br> tags replaced by what they stand for
+    (one pass: '&amp;lt;' becomes '&lt;', as a browser shows it)."""
+    if "&" not in text and "<br" not in text and "<BR" not in text:
+        return text
+    return re.sub(MARKUP, _unmark, text)  # compiled on first use: most pastes hold no '&' or '<'
 
 
 def normalize(line: str) -> str:

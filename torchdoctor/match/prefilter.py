@@ -106,21 +106,34 @@ class NativePrefilter:
 
 
 class NativeMarkers:
-    """Whether a chunk holds torch's own markers, and other frameworks' (kb/data/foreign.json),
-    in one pass of an automaton (overlapping matches: a foreign marker that contains an own
-    one cannot hide it)."""
+    """Whether a chunk holds torch's own markers, and which framework named like torch or
+    other framework's markers it holds (kb/data/foreign.json), in one pass of an automaton
+    (overlapping matches: a marker that contains another cannot hide it)."""
 
-    def __init__(self, own: Iterable[bytes], foreign: Iterable[bytes]):
+    def __init__(self, own: Iterable[bytes], namesakes: Iterable[Tuple[bytes, str]],
+                 foreign: Iterable[Tuple[bytes, str]]):
         ar = _native_module()
         if ar is None:
             raise ImportError("ahocorasick-rs is not installed")
-        own, foreign = list(own), list(foreign)
+        own, namesakes, foreign = list(own), list(namesakes), list(foreign)
         self.n_own = len(own)
-        self._ac = ar.BytesAhoCorasick(own + foreign, implementation=ar.Implementation.DFA)
+        # pattern index -> (0 own / 1 namesake / 2 foreign, framework name)
+        self.kinds = [(0, "")] * len(own) + [(1, n) for _, n in namesakes] + [(2, n) for _, n in foreign]
+        pats = own + [m for m, _ in namesakes] + [m for m, _ in foreign]
+        self._ac = ar.BytesAhoCorasick(pats, implementation=ar.Implementation.DFA)
 
-    def search(self, chunk: bytes):
-        found = {i < self.n_own for i, _, _ in self._ac.find_matches_as_indexes(chunk, overlapping=True)}
-        return True in found, False in found
+    def search(self, chunk: bytes) -> Tuple[bool, Optional[str], Optional[str]]:
+        """(torch's own marker found, the namesake found, the other framework found when
+        torch's marker is not); of several, the one whose marker comes first in the list,
+        as the standard library's search in that order answers."""
+        hits = {i for i, _, _ in self._ac.find_matches_as_indexes(chunk, overlapping=True)}
+        own = any(i < self.n_own for i in hits)
+        found = [None, None, None]
+        for i in sorted(hits):
+            kind, name = self.kinds[i]
+            if kind and found[kind] is None:
+                found[kind] = name
+        return own, found[1], None if own else found[2]
 
 
 class Prefilter:

@@ -78,13 +78,17 @@ def check(python: Optional[str] = None, timeout: float = 60.0):
 
 def explain(text: str, python: Optional[str] = None):
     from ..diagnose import explain as explain_text
-    from ..verbs.explain import facts_for
+    from ..verbs.explain import facts_for, other_framework, other_framework_line, other_framework_row
     if not text or not text.strip():
         raise ValueError("the text is empty: pass an error message, a traceback or a log excerpt")
     exps, _ = explain_text(text, gather=lambda: facts_for(_python(python), isolated_from=_here()))
     data = {"schema_version": 1, "matches": [x.to_dict() for x in exps]}
     if not exps:
-        return data, "No known PyTorch error recognised in the text."
+        other = other_framework(text)
+        if other is None:
+            return data, "No known PyTorch error recognised in the text."
+        data["other_framework"] = other_framework_row(other)
+        return data, "No known PyTorch error recognised in the text. " + other_framework_line(other)
     lines = ["%d known error(s); best: %s [%s]" % (len(exps), exps[0].title, exps[0].id),
              "Fix: " + exps[0].fix.summary]
     lines += ["  $ " + c for c in exps[0].fix.commands]

@@ -88,6 +88,9 @@ class Explained:
     the explanations of the input (interrupted: Ctrl-C cut a log scan short)."""
     explanations: List[Any] = field(default_factory=list)
     interrupted: bool = False
+    # Nothing explained and the text is another framework's output (match/whose.py): its
+    # verdict, which names that framework and the marker that shows it.
+    other: Optional[Any] = None
     entries: Optional[Tuple[Any, ...]] = None
     entry: Optional[Any] = None
 
@@ -110,7 +113,26 @@ def explain(text=(), file=None, list_entries=False, deep=False, python: Optional
     if kind == "text":
         if not payload.strip():
             raise InputError("the input is empty: nothing to explain")
-        return Explained(explain_text(payload, gather=gather)[0])
+        exps = explain_text(payload, gather=gather)[0]
+        return Explained(exps, other=None if exps else other_framework(payload))
     from .explain_progress import scan_log  # progress on a TTY; Ctrl-C keeps what was found
     matches, interrupted = scan_log(payload, file)
     return Explained(explain_text(matches=matches, gather=gather)[0], interrupted)
+
+
+def other_framework(text: str):
+    """The verdict naming the other framework whose output `text` is, or None."""
+    from ..match.whose import judge
+    v = judge(text)
+    return v if v.foreign else None
+
+
+def other_framework_row(verdict) -> Dict[str, str]:
+    """The verdict as JSON answers carry it ("other_framework")."""
+    return {"name": verdict.other, "marker": verdict.marker}
+
+
+def other_framework_line(verdict) -> str:
+    """The verdict as the sentence that follows "No known PyTorch error"."""
+    return ("It is %s's output (it shows %r and nothing of PyTorch): that framework's own documentation "
+            "and issue tracker know its errors." % (verdict.other, verdict.marker))

@@ -14,8 +14,13 @@ from torchdoctor.model.facts import Facts, absent
 from torchdoctor.kb.errors import get_entry
 
 
+# The texts are torch programs' errors: a frame of torch in the traceback says so, as a
+# generic CUDA line alone would be any program's (match/whose.py).
+TORCH_FRAME = '  File "/venv/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1553, in _call_impl\n'
+
+
 def explain(entry_id, text, data):
-    found = [m for m in match_text(text) if m.id == entry_id]
+    found = [m for m in match_text(TORCH_FRAME + text) if m.id == entry_id]
     assert found, "%r did not match %s" % (text, entry_id)
     ex = explain_match(found[0], Facts(data))
     assert ex.hook_error is None, ex.hook_error

@@ -106,8 +106,21 @@ def test_foreign_framework_markers_are_specific_and_sourced():
     from torchdoctor.kb.errors import foreign_frameworks
     data = foreign_frameworks()
     assert data["sources"] and data["own"]
-    for m in data["markers"]:
-        assert len(m) >= 4 and "torch" not in m.lower(), m
+    for name, markers in data["frameworks"].items():
+        assert name and markers
+        for m in markers:
+            assert len(m) >= 4 and "torch" not in m.lower(), m
+    for name, markers in data["namesakes"].items():  # frameworks named like torch
+        assert name and all(len(m) >= 6 for m in markers), markers
+    for layer in data["neutral"]:  # who prints each kind of generic message, and its cause anywhere
+        assert layer["by"] and layer["cause"] and layer["sources"] and all(len(w) >= 5 for w in layer["wording"])
+
+
+def test_every_negative_priority_entry_says_whether_it_names_a_symptom():
+    # A negative priority ranks an entry low; whether a match of it is only a possibility is
+    # a separate fact (Match.confidence), so a generic entry must state it.
+    undeclared = [e.id for e in ENTRIES if e.priority < 0 and not isinstance(e.raw.get("symptom"), bool)]
+    assert not undeclared, "entries with a negative priority and no \"symptom\": true/false: %s" % undeclared
 
 
 def test_categories_all_have_an_entry():

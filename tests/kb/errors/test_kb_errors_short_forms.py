@@ -1,0 +1,38 @@
+"""Shorter or older forms of known messages, and the setuptools change that breaks
+torch.utils.cpp_extension of torch 2.3 and older. The texts are from public reports (one is also
+its entry's example); none is an evaluation text."""
+
+import pytest
+
+from torchdoctor.match.matcher import HIGH, match_text
+
+
+def top(text):
+    found = match_text(text)
+    return (found[0].id, found[0].confidence) if found else None
+
+
+ROUTES = [
+    # torch before 1.11 named neither the address nor the port
+    ("pytorch training errors - RuntimeError: Address already in use", "dist-rendezvous-port-in-use"),
+    # the second sentence of the fork message on a line of its own
+    ("To use CUDA with multiprocessing, you must use the 'spawn' start method\n", "cuda-in-forked-subprocess"),
+    ("    from pkg_resources import packaging  # type: ignore[attr-defined]\n"
+     "ImportError: cannot import name 'packaging' from 'pkg_resources' "
+     "(C:\\ProgramData\\miniforge3\\envs\\models\\lib\\site-packages\\pkg_resources\\__init__.py)",
+     "cpp-extension-setuptools-pkg-resources"),
+]
+
+
+@pytest.mark.parametrize("text,entry", ROUTES, ids=[e for _, e in ROUTES])
+def test_a_short_form_lands_on_its_entry(text, entry):
+    assert top(text) == (entry, HIGH)
+
+
+@pytest.mark.parametrize("text", [
+    "OSError: [Errno 98] Address already in use",  # any Python server's socket
+    "RuntimeError: Address already in use (os error 98)",  # a Rust service, not torch's store
+    "error: address already in use",
+])
+def test_other_programs_busy_ports_are_not_torchs_rendezvous(text):
+    assert top(text) is None or top(text)[0] != "dist-rendezvous-port-in-use"

@@ -1,0 +1,181 @@
+"""Whose error a text is (match/whose.py): PyTorch's, another framework's, or any program's.
+
+The texts are the shapes people paste; the knowledge base's real examples stay where they are.
+"""
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from torchdoctor import diagnose
+from torchdoctor.match import whose as W
+from torchdoctor.match.logscan import LogScan
+from torchdoctor.match.matcher import HIGH, POSSIBLE, match_text
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EVAL = os.path.join(os.path.dirname(HERE), "eval")
+
+TORCH_FRAME = '  File "/venv/lib/python3.11/site-packages/torch/cuda/__init__.py", line 319, in _lazy_init\n'
+DRIVER = "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version"
+
+
+def test_a_generic_cuda_message_with_nothing_of_torch_is_only_possible_and_said_for_any_program():
+    m = match_text(DRIVER)[0]
+    assert m.id == "cuda-driver-insufficient" and m.confidence == POSSIBLE
+    assert m.neutral is not None and "driver" in m.neutral.by
+    (x,), _ = diagnose.explain(matches=[m])
+    assert x.confidence == POSSIBLE
+    assert x.cause.startswith("Nothing in the text shows PyTorch") and "If the program is PyTorch: " in x.cause
+    assert x.fix.summary.startswith("If the program is PyTorch: ")
+
+
+def test_the_same_message_from_torch_is_a_diagnosis():
+    m = match_text(TORCH_FRAME + DRIVER)[0]
+    assert m.id == "cuda-driver-insufficient" and m.confidence == HIGH and m.neutral is None
+    (x,), _ = diagnose.explain(matches=[m])
+    assert not x.cause.startswith("Nothing in the text")
+
+
+@pytest.mark.parametrize("text", [
+    # torch's C++ namespaces, its mangled symbols and its CUDA error trailer name it as well as its path
+    "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.",
+    "Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:43\n"
+    "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+])
+def test_torch_only_wording_claims_the_text(text):
+    m = match_text(text)[0]
+    assert m.confidence == HIGH and m.neutral is None
+
+
+def test_a_known_torch_message_beside_a_generic_one_shows_the_text_is_torchs():
+    # NNPACK's warning is torch's own: the crash after it is torch's too, and ranks first.
+    found = match_text("[W NNPACK.cpp:64] Could not initialize NNPACK! Reason: Unsupported hardware.\n"
+                       "Illegal instruction (core dumped)\n")
+    assert found[0].entry.category == "illegal-instruction" and all(m.confidence == HIGH for m in found)
+
+
+def test_a_specific_assertion_on_a_line_with_generic_wording_is_judged_by_what_the_pattern_needed():
+    line = ("Assertion `t >= 0 && t < n_classes` failed. RuntimeError: CUDA error: device-side assert triggered")
+    m = match_text(line)[0]
+    assert m.id == "nll-loss-target-out-of-range" and m.confidence == HIGH and m.neutral is None
+
+
+@pytest.mark.parametrize("text,framework", [
+    # CTranslate2's own wordings, as faster-whisper raises them
+    ("RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version",
+     "CTranslate2 (faster-whisper)"),
+    ("RuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED", "CTranslate2 (faster-whisper)"),
+    # numba's driver wording
+    ("numba.cuda.cudadrv.driver.CudaAPIError: [100] Call to cuInit results in CUDA_ERROR_NO_DEVICE", "numba"),
+    ("LinkerError: [222] Call to cuLinkAddData results in UNKNOWN_CUDA_ERROR", "numba"),
+    # PaddlePaddle's External errors, with or without its source path
+    ("OSError: (External) CUDNN error(9), CUDNN_STATUS_NOT_SUPPORTED.", "PaddlePaddle"),
+    ("CUDNN error(4) CUDNN_STATUS_INTERNAL_ERROR", "PaddlePaddle"),
+    # TensorFlow's Windows build prints backslashed source paths
+    ("E c:\\tf_jenkins\\workspace\\tensorflow\\stream_executor\\cuda\\cuda_dnn.cc:359] could not create cudnn "
+     "handle: CUDNN_STATUS_NOT_INITIALIZED", "TensorFlow"),
+    # XLA from Elixir
+    ("** (RuntimeError) DNN library initialization failed.\n    (exla 0.7.2) lib/exla/mlir/module.ex:127: "
+     "EXLA.MLIR.Module.unwrap!/1", "JAX/XLA"),
+])
+def test_another_frameworks_error_is_named_not_diagnosed(text, framework):
+    assert match_text(text) == []
+    v = W.judge(text)
+    assert v.other == framework and not v.own and v.marker in text
+
+
+@pytest.mark.parametrize("text,framework", [
+    # R's torch package: "torch" is in every line, but it is R's torch (liblantern), not PyTorch
+    ("Torch failed to start, restart your R session to try again.\n"
+     "/home/u/R/x86_64-pc-linux-gnu-library/4.1/torch/lib/liblantern.so - /lib64/libstdc++.so.6: version "
+     "`GLIBCXX_3.4.20' not found (required by /home/u/R/x86_64-pc-linux-gnu-library/4.1/torch/lib/liblantern.so)",
+     "R torch (mlverse, liblantern)"),
+    # Lua Torch7's cutorch
+    ("THCudaCheck FAIL file=/root/torch/extra/cutorch/lib/THC/THCGeneral.c line=70 error=30 : unknown error",
+     "Lua Torch7"),
+])
+def test_a_framework_named_like_torch_is_another_framework(text, framework):
+    assert match_text(text) == []
+    assert W.judge(text).other == framework
+
+
+def test_pytorch_beside_a_namesake_is_still_pytorch():
+    # The namesake's lines do not count as torch's; another line that names PyTorch does.
+    text = ("luarocks install nn\n" + TORCH_FRAME + DRIVER)
+    v = W.judge(text)
+    assert v.own and v.other is None
+    assert match_text(text)[0].confidence == HIGH
+
+
+def test_the_log_scan_reaches_the_same_verdicts():
+    for text, want in ((DRIVER, POSSIBLE), (TORCH_FRAME + DRIVER, HIGH)):
+        found = LogScan().run(io.BytesIO(("step 1 loss 0.5\n" * 3 + text + "\n").encode()))
+        assert found[0].id == "cuda-driver-insufficient" and found[0].confidence == want
+    foreign = "RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version\n"
+    assert LogScan().run(io.BytesIO(foreign.encode())) == []
+
+
+CT2 = "RuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED"
+
+
+def test_explain_names_the_other_framework():
+    # The installed command, in a child process: what a user sees, text and JSON.
+    run = lambda *a: subprocess.run([sys.executable, "-m", "torchdoctor", "explain", "--no-env", *a],
+                                    capture_output=True, text=True, timeout=60)
+    p = run(CT2)
+    assert p.returncode == 1 and "No known PyTorch error" in p.stdout and "CTranslate2" in p.stdout
+    assert "cuBLAS failed with status" in p.stdout and p.stderr == ""
+    p = run("--json", CT2)
+    doc = json.loads(p.stdout)
+    assert p.returncode == 1 and doc["matches"] == []
+    assert doc["other_framework"] == {"name": "CTranslate2 (faster-whisper)", "marker": "cuBLAS failed with status"}
+
+
+def test_a_torch_text_or_an_unknown_one_names_no_framework():
+    from torchdoctor.verbs.explain import explain
+    assert explain((TORCH_FRAME + CT2,), no_env=True).other is None
+    assert explain(("something went wrong",), no_env=True).other is None
+
+
+def test_the_mcp_tool_names_the_other_framework_too():
+    from torchdoctor.surfaces.mcp_server import explain
+    data, summary = explain(CT2)
+    assert data["matches"] == [] and data["other_framework"]["name"] == "CTranslate2 (faster-whisper)"
+    assert "CTranslate2" in summary
+
+
+@pytest.mark.parametrize("name", ["unrelated11.jsonl", "unrelated12.jsonl"])
+def test_other_stacks_errors_get_no_high_confidence_diagnosis(name):
+    # Real negatives from other stacks (JAX, PaddlePaddle, CTranslate2, TensorFlow, ONNX Runtime,
+    # llama.cpp, CuPy, numba, plain CUDA C++ builds): at most a "possibly", never a diagnosis.
+    with open(os.path.join(EVAL, name), encoding="utf-8") as fh:
+        rows = [json.loads(ln) for ln in fh if ln.strip()]
+    high = [r["source"] for r in rows for m in match_text(r["text"])[:1] if m.confidence == HIGH]
+    assert high == []
+
+
+# Messages of the CUDA driver and of NVIDIA's services that any CUDA program meets: without a
+# torch marker a match is a possibility, with one it is a diagnosis.
+GENERIC_RUNTIME = [
+    ("RuntimeError: CUDA error: uncorrectable ECC error encountered", "cuda-hardware-fault"),
+    ("CUDA error: the launch timed out and was terminated", "cuda-launch-timeout-watchdog"),
+    ("CUDA error: operation not supported", "cuda-platform-unsupported-operation"),
+    ("CUDA error: peer access is not supported between these two devices", "cuda-platform-unsupported-operation"),
+    ("CUDA error: a PTX JIT compilation failed", "cuda-ptx-jit-failed"),
+    ("CUDA error: PTX JIT compiler library not found", "cuda-ptx-jit-failed"),
+    ("CUDA error: MPS client failed to connect to the MPS control daemon or the MPS server", "cuda-gpu-sharing-service-error"),
+    ("cuFile error: nvidia-fs driver is not loaded", "gds-nvidia-fs-unavailable"),
+]
+
+
+@pytest.mark.parametrize("text,entry", GENERIC_RUNTIME, ids=[t for t, _ in GENERIC_RUNTIME])
+def test_generic_driver_and_service_messages_are_possible_without_torch(text, entry):
+    m = match_text(text)[0]
+    assert m.id == entry and m.confidence == POSSIBLE and m.neutral is not None
+    m = match_text(TORCH_FRAME + text)[0]
+    assert m.id == entry and m.confidence == HIGH and m.neutral is None

@@ -1,0 +1,106 @@
+"""Whose error a text is: PyTorch's, another framework's, or any program's.
+
+The same CUDA, cuDNN, cuBLAS, compiler, loader and OpenMP messages come out of PyTorch,
+TensorFlow, JAX, ONNX Runtime, CTranslate2, llama.cpp and plain CUDA C++ builds alike. What
+tells them apart is around the message (kb/data/foreign.json):
+
+* torch's own markers (its name, its C++ namespaces and mangled symbols, its CUDA error
+  trailer): the text is PyTorch's;
+* another framework's markers and none of torch's: that framework's error, which explain
+  names instead of diagnosing; on a line that names a framework carrying torch's name
+  (R's torch, Lua Torch7), "torch" is that framework's name, not PyTorch's;
+* neither: whoever printed it. A matched line that holds a generic message (a `neutral`
+  layer's wording) is then only a possible diagnosis, explained with the cause in words that
+  hold for every program.
+"""
+
+from __future__ import annotations  # no typing generics built at import: explain's cold start
+
+from functools import lru_cache
+from typing import Optional, Tuple
+
+from ..kb.errors import foreign_frameworks
+from ..model.records import record
+
+
+@record
+class Layer:
+    """Who prints a kind of generic message, and its cause for any program."""
+    by: str
+    cause: str
+    wording: Tuple[str, ...]
+
+
+@record
+class Markers:
+    own: Tuple[str, ...]
+    foreign: Tuple[Tuple[str, str], ...]  # (marker, framework)
+    namesakes: Tuple[Tuple[str, str], ...]  # (marker, framework named like torch)
+    layers: Tuple[Layer, ...]
+
+
+@lru_cache(maxsize=1)
+def markers() -> Markers:
+    data = foreign_frameworks()
+    return Markers(
+        own=tuple(data["own"]),
+        foreign=tuple((m, name) for name, ms in data["frameworks"].items() for m in ms),
+        namesakes=tuple((m, name) for name, ms in data["namesakes"].items() for m in ms),
+        layers=tuple(Layer(by=n["by"], cause=n["cause"], wording=tuple(n["wording"])) for n in data["neutral"]),
+    )
+
+
+@record
+class Verdict:
+    own: bool = False  # torch's own marker found
+    other: Optional[str] = None  # the other framework whose marker decides, if any
+    marker: str = ""  # that marker
+
+    @property
+    def foreign(self) -> bool:
+        return self.other is not None
+
+
+def first(text: str, pairs) -> Tuple[Optional[str], str]:
+    for m, name in pairs:
+        if m in text:
+            return name, m
+    return None, ""
+
+
+def own_outside_namesakes(text, own, namesakes) -> bool:
+    """Whether torch's own marker is in `text` (str or bytes) on a line that names no
+    framework carrying torch's name. Called only when such a name is in the text."""
+    nl = "\n" if isinstance(text, str) else b"\n"
+    return any(any(m in ln for m in own) for ln in text.split(nl) if not any(n in ln for n, _ in namesakes))
+
+
+def judge(text: str) -> Verdict:
+    """Whose error `text` is (see the module's doc)."""
+    mk = markers()
+    own = any(m in text for m in mk.own)
+    name, marker = first(text, mk.namesakes)
+    if name is not None and own:
+        own = own_outside_namesakes(text, mk.own, mk.namesakes)
+    if not own and name is None:
+        name, marker = first(text, mk.foreign)
+    return Verdict(own=own, other=None if own else name, marker="" if own else marker)
+
+
+def neutral_layer(line: str, anchor: str) -> Optional[Layer]:
+    """The layer whose generic wording `line` holds where the pattern hit (its `anchor`
+    overlaps that wording), if any. A line that also holds something specific (a torch
+    kernel's assertion beside 'device-side assert triggered') is judged by what the
+    pattern needed."""
+    for layer in markers().layers:
+        if any(w in line and _overlap(w, anchor) for w in layer.wording):
+            return layer
+    return None
+
+
+def _overlap(a: str, b: str, n: int = 8) -> bool:
+    """Whether `a` and `b` share a run of min(n, len(a), len(b)) characters."""
+    if len(a) > len(b):
+        a, b = b, a
+    n = min(n, len(a))
+    return n > 0 and any(a[i:i + n] in b for i in range(len(a) - n + 1))
