@@ -58,6 +58,14 @@ CATEGORIES = {
     "cuda-init-hang": "CUDA initialisation hangs",
     "cuda-toolkit-mismatch": "system CUDA toolkit (nvcc) differs from torch's CUDA",
     "internal": "torchdoctor itself failed somewhere (a check crashed)",
+    # the environment families of torch's own message catalogue (kb/catalogue)
+    "checkpoint-invalid": "the file torch.load reads is not a complete checkpoint (an LFS pointer, an HTML page, a cut-off download)",
+    "gpu-too-old-for-kernel": "the GPU runs torch but is too old for a kernel or dtype (FlashAttention, bf16, FP8)",
+    "build-lacks-feature": "this torch build was compiled without a backend or library the code asks for",
+    "xpu-unavailable": "an Intel GPU (XPU) build, driver or runtime is missing",
+    "cpu-isa-missing": "the CPU lacks an instruction set a kernel path needs (AVX-512, AMX, AVX2)",
+    "download-failed": "a model or repository download failed (rate limit, offline, bad hash)",
+    "app-integration": "another tool's integration with torch misbehaves (an app's file watcher, a launcher)",
     # torchdoctor dist: conditions of a whole distributed job
     "dist-mismatch": "a fact that must be equal on every rank differs between ranks or nodes",
     "dist-rank": "a rank that never joined, exited, stopped responding or could not report its facts",
