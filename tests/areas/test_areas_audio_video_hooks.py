@@ -33,7 +33,9 @@ def explain(text, want, f):
 
 
 def test_the_failing_line_decides_which_cause():
-    assert match_text(NOFFMPEG)[0].id == "torchcodec-ffmpeg-not-found"
+    ids = [m.id for m in match_text(NOFFMPEG)]
+    assert ids[0] == "torchcodec-ffmpeg-not-found" and "torchcodec-load-failed" not in ids
+    assert match_text(NOFFMPEG)[0].confidence == "high"
     ids = [m.id for m in match_text(SYMBOL)]
     assert ids[0] == "torchcodec-built-for-other-torch"
     assert "torchcodec-ffmpeg-not-found" not in ids and "extension-undefined-torch-symbol" not in ids
@@ -67,8 +69,10 @@ def test_no_ffmpeg_with_a_paired_torchcodec_gets_ffmpeg_for_this_os():
     assert "shared libraries" in e.fix.summary
 
 
-def test_the_header_alone_with_an_unpaired_torchcodec_names_the_pairing():
-    e = explain(HEAD, "torchcodec-ffmpeg-not-found", facts(torch="2.9.0", torchcodec="0.12.0"))
+def test_the_header_alone_is_only_possible_and_the_pairing_decides():
+    # the three causes torchcodec lists are told apart by the lines below its header
+    assert match_text(HEAD)[0].confidence == "possible"
+    e = explain(HEAD, "torchcodec-load-failed", facts(torch="2.9.0", torchcodec="0.12.0"))
     assert "built for another torch" in e.fix.summary
 
 

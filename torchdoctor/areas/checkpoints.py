@@ -24,7 +24,9 @@ _KINDS = (
                           "with safetensors.torch.load_file"),
     (lambda b: b in (0x7B, 0x5B), "a JSON text (a config or an API's error reply saved as the file)"),
     (lambda b: b in (0x0A, 0x0D, 0x09, 0x20) or 0x21 <= b <= 0x7E,
-     "a text file (a README, a pointer or redirect file, an error message saved by the downloader)"),
+     "a text file (a README, a pointer or redirect file, an error message saved by the downloader), or a "
+     "safetensors file, whose first byte is the low byte of its header length (load .safetensors with "
+     "safetensors.torch.load_file)"),
 )
 _OTHER = ("binary data in another format (safetensors, ONNX, TensorFlow/Keras, a GGUF or other model file), or a "
           "download damaged on the way")

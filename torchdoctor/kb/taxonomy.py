@@ -41,7 +41,7 @@ CATEGORIES = {
     "device-side-assert": "device-side assertion triggered",
     "device-mismatch": "tensors on different devices",
     "deserialize-cuda-on-cpu": "loading a CUDA checkpoint on a CPU-only machine",
-    "weights-only-load": "torch.load weights_only failures (2.6+ default)",
+    "weights-only-load": "torch.load failures: the weights_only default of 2.6+, and files that are no (complete) checkpoint",
     "determinism-cublas": "cuBLAS determinism needs CUBLAS_WORKSPACE_CONFIG",
     "determinism-op": "an operation has no deterministic implementation",
     "nccl-missing": "NCCL not available",
@@ -59,7 +59,6 @@ CATEGORIES = {
     "cuda-toolkit-mismatch": "system CUDA toolkit (nvcc) differs from torch's CUDA",
     "internal": "torchdoctor itself failed somewhere (a check crashed)",
     # the environment families of torch's own message catalogue (kb/catalogue)
-    "checkpoint-invalid": "the file torch.load reads is not a complete checkpoint (an LFS pointer, an HTML page, a cut-off download)",
     "gpu-too-old-for-kernel": "the GPU runs torch but is too old for a kernel or dtype (FlashAttention, bf16, FP8)",
     "build-lacks-feature": "this torch build was compiled without a backend or library the code asks for",
     "xpu-unavailable": "an Intel GPU (XPU) build, driver or runtime is missing",
