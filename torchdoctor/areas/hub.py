@@ -19,5 +19,5 @@ def torch_hub_github(match, facts: Facts) -> Optional[Tailored]:
                         notes=["GITHUB_TOKEN is set"])
     return Tailored(summary="GITHUB_TOKEN is not set here: set it to a GitHub token (5,000 API calls an hour instead of "
                             "60 per IP), or pass skip_validation=True / trust_repo=True for a repo you trust.",
-                    commands=[F.set_env_cmd(facts, "GITHUB_TOKEN", "<a GitHub token>")],
+                    commands=[F.set_env_cmd(facts, "GITHUB_TOKEN", "YOUR_GITHUB_TOKEN")],
                     notes=["GITHUB_TOKEN is not set"])
