@@ -65,6 +65,9 @@ CATEGORIES = {
     "cpu-isa-missing": "the CPU lacks an instruction set a kernel path needs (AVX-512, AMX, AVX2)",
     "download-failed": "a model or repository download failed (rate limit, offline, bad hash)",
     "app-integration": "another tool's integration with torch misbehaves (an app's file watcher, a launcher)",
+    "package-missing": "a Python package a torch feature or a companion library needs is missing or too old",
+    "disk-full": "a file torch writes cannot be written: the disk or quota is full, or the filesystem failed or went read-only",
+    "profiler-unavailable": "the profiler cannot collect GPU activity (CUPTI permissions or libraries)",
     # torchdoctor dist: conditions of a whole distributed job
     "dist-mismatch": "a fact that must be equal on every rank differs between ranks or nodes",
     "dist-rank": "a rank that never joined, exited, stopped responding or could not report its facts",
