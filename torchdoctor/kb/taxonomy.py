@@ -65,7 +65,8 @@ CATEGORIES = {
     "cpu-isa-missing": "the CPU lacks an instruction set a kernel path needs (AVX-512, AMX, AVX2)",
     "download-failed": "a model or repository download failed (rate limit, offline, bad hash)",
     "app-integration": "another tool's integration with torch misbehaves (an app's file watcher, a launcher)",
-    "package-missing": "a Python package a torch feature or a companion library needs is missing or too old",
+    "package-missing": "a Python package a torch feature or a companion library needs is missing or too old "
+                       "(cuda-bindings, nccl4py, opt_einsum, safetensors)",
     "disk-full": "a file torch writes cannot be written: the disk or quota is full, or the filesystem failed or went read-only",
     "profiler-unavailable": "the profiler cannot collect GPU activity (CUPTI permissions or libraries)",
     # torchdoctor dist: conditions of a whole distributed job
@@ -78,5 +79,4 @@ CATEGORIES = {
     # the environment families of torch's own message catalogue (kb/catalogue): runtime side
     "gpu-runtime-fault": "the GPU, its driver or a layer in front of it stopped or refused the work (hardware faults, "
                          "the display watchdog, MPS/vGPU, operations the platform does not offer)",
-    "package-missing": "a torch feature needs an optional package that is not installed (cuda-bindings, nccl4py)",
 }
