@@ -4,10 +4,11 @@ torch's CUDA variant; and torchaudio 2.9's removed backend API by the torchaudio
 
 import pytest
 
-from torchdoctor.diagnose import explain_match
 from torchdoctor.kb import compat
 from torchdoctor.match.matcher import match_text
 from torchdoctor.model.facts import Facts
+
+from hook_facts import explain
 
 HEAD = ("RuntimeError: Could not load libtorchcodec. Likely causes:\n"
         "          1. FFmpeg is not properly installed in your environment.\n"
@@ -22,14 +23,6 @@ NVRTC = HEAD + ("OSError: libnvrtc.so.13: cannot open shared object file: No suc
 def facts(system="Linux", **pkgs):
     return Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": system},
                   "packages": {"installed": {n: {"version": v} for n, v in pkgs.items()}}})
-
-
-def explain(text, want, f):
-    found = match_text(text)
-    assert found and found[0].id == want, [m.id for m in found]
-    e = explain_match(found[0], f)
-    assert e.hook_error is None, e.hook_error
-    return e
 
 
 def test_the_failing_line_decides_which_cause():

@@ -3,9 +3,10 @@ message names the version it needs, the cuDNN torch loads here decides the answe
 
 import pytest
 
-from torchdoctor.diagnose import explain_match
 from torchdoctor.match.matcher import match_text
 from torchdoctor.model.facts import Facts
+
+from hook_facts import explain
 
 OLD = ("RuntimeError: cuDNN Frontend error: s_kv not a multiple of 64 or d not a multiple of 64 is not supported with "
        "cudnn version below 8.9.6")
@@ -23,14 +24,6 @@ def facts(torch="2.5.1+cu124", cudnn_int=None, env=None, **pkgs):
     if cudnn_int:
         data["backends"] = {"cudnn": {"version": cudnn_int}}
     return Facts(data)
-
-
-def explain(text, want, f):
-    found = match_text(text)
-    assert found and found[0].id == want, [m.id for m in found]
-    e = explain_match(found[0], f)
-    assert e.hook_error is None, e.hook_error
-    return e
 
 
 @pytest.mark.parametrize("text", [

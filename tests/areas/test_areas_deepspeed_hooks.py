@@ -1,9 +1,9 @@
 """DeepSpeed's accelerator choice: DS_ACCELERATOR set here, a CPU-only torch, hidden GPUs, or a
 CUDA torch that sees GPUs here (so the process that warned could not)."""
 
-from torchdoctor.diagnose import explain_match
-from torchdoctor.match.matcher import match_text
 from torchdoctor.model.facts import Facts
+
+from hook_facts import explain as explain_as
 
 CPU = ("[2025-08-08 15:46:24,763] [WARNING] [real_accelerator.py:209:get_accelerator] Setting accelerator to CPU. "
        "If you have GPU or other accelerator, we were unable to detect it.")
@@ -20,11 +20,7 @@ def facts(torch_version, env=None, devices=None):
 
 
 def explain(text, f):
-    found = match_text(text)
-    assert found and found[0].id == "deepspeed-accelerator-not-detected", [m.id for m in found]
-    e = explain_match(found[0], f)
-    assert e.hook_error is None, e.hook_error
-    return e
+    return explain_as(text, "deepspeed-accelerator-not-detected", f)
 
 
 def test_ds_accelerator_naming_a_missing_plugin_is_unset_here():

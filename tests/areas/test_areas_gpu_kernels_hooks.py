@@ -5,9 +5,10 @@ build: upgrade the library; new enough: the error came from another GPU)."""
 import pytest
 
 from torchdoctor.areas.gpu_kernels import needed_cap, parse_cap
-from torchdoctor.diagnose import explain_match
 from torchdoctor.match.matcher import match_text
 from torchdoctor.model.facts import Facts
+
+from hook_facts import explain
 
 FA = "RuntimeError: FlashAttention only supports Ampere GPUs or newer."
 BF16 = ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has "
@@ -21,14 +22,6 @@ def facts(*gpus):
     return Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": "Linux"},
                   "packages": {"installed": {"torch": {"version": "2.5.1+cu124"}}},
                   "driver": {"gpus": [{"name": n, "capability": list(c)} for n, c in gpus]}})
-
-
-def explain(text, want, f):
-    found = match_text(text)
-    assert found and found[0].id == want, [m.id for m in found]
-    e = explain_match(found[0], f)
-    assert e.hook_error is None, e.hook_error
-    return e
 
 
 @pytest.mark.parametrize("text", [

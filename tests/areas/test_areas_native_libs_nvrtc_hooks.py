@@ -1,9 +1,9 @@
 """NVRTC not found: the pip package of torch's CUDA major, the CUDA release the loaded libnvrtc
 belongs to, and a CUDA directory on LD_LIBRARY_PATH decide the advice."""
 
-from torchdoctor.diagnose import explain_match
-from torchdoctor.match.matcher import match_text
 from torchdoctor.model.facts import Facts
+
+from hook_facts import explain as explain_as
 
 BUILTINS = ("RuntimeError: nvrtc: error: failed to open libnvrtc-builtins.so.11.1.\n"
             "  Make sure that libnvrtc-builtins.so.11.1 is installed correctly.")
@@ -14,11 +14,7 @@ def explain(text, torch_version, installed=None, env=None):
     pk.update(installed or {})
     f = Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": "Linux"},
                "packages": {"installed": pk}, "env": env or {}})
-    found = match_text(text)
-    assert found and found[0].id == "nvrtc-library-not-found", [m.id for m in found]
-    e = explain_match(found[0], f)
-    assert e.hook_error is None, e.hook_error
-    return e
+    return explain_as(text, "nvrtc-library-not-found", f)
 
 
 def test_builtins_of_another_cuda_mean_another_cuda_comes_first():

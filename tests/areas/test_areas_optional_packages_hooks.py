@@ -2,9 +2,10 @@
 process ran another one; missing means this interpreter's pip, with the distribution's own name."""
 
 from torchdoctor.areas.optional_packages import dist_name, report_key
-from torchdoctor.diagnose import explain_match
 from torchdoctor.match.matcher import match_text
 from torchdoctor.model.facts import Facts
+
+from hook_facts import explain as explain_as
 
 
 def facts(installed):
@@ -13,11 +14,7 @@ def facts(installed):
 
 
 def explain(text, f):
-    found = match_text(text)
-    assert found and found[0].id == "python-package-missing", [m.id for m in found]
-    e = explain_match(found[0], f)
-    assert e.hook_error is None, e.hook_error
-    return e
+    return explain_as(text, "python-package-missing", f)
 
 
 def test_a_missing_package_is_installed_with_this_interpreters_pip_under_its_pip_name():
@@ -45,3 +42,11 @@ def test_names_in_messages_map_to_the_distributions_pip_knows():
 
 def test_a_plain_module_not_found_is_not_this_entry():
     assert all(m.id != "python-package-missing" for m in match_text("ModuleNotFoundError: No module named 'gdown'"))
+
+
+def test_torch_cuda_nvml_queries_install_nvidia_ml_py_under_either_name_torch_gives():
+    # torch before 2.9 named the import (pynvml); later ones name the distribution.
+    for text in ("ModuleNotFoundError: pynvml does not seem to be installed or it can't be imported.",
+                 "ModuleNotFoundError: nvidia-ml-py does not seem to be installed or it can't be imported."):
+        e = explain(text, facts({}))
+        assert e.fix.commands == ["/opt/env/bin/python -m pip install nvidia-ml-py"], text

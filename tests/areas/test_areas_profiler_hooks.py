@@ -1,8 +1,8 @@
 """CUPTI failing to start: a CUPTI directory on LD_LIBRARY_PATH and a container decide the advice."""
 
-from torchdoctor.diagnose import explain_match
-from torchdoctor.match.matcher import match_text
 from torchdoctor.model.facts import Facts
+
+from hook_facts import explain as explain_as
 
 TEXT = ("WARNING:2024-02-02 09:53:39 166:166 init.cpp:156] CUPTI initialization failed - CUDA profiler activities "
         "will be missing")
@@ -14,11 +14,7 @@ def explain(env, container=None):
         os_["container"] = container
     f = Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": os_,
                "packages": {"installed": {"torch": {"version": "2.5.1+cu124"}}}, "env": env})
-    found = match_text(TEXT)
-    assert found and found[0].id == "cupti-init-failed", [m.id for m in found]
-    e = explain_match(found[0], f)
-    assert e.hook_error is None, e.hook_error
-    return e
+    return explain_as(TEXT, "cupti-init-failed", f)
 
 
 def test_a_cupti_directory_on_the_library_path_is_dropped():

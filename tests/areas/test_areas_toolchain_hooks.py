@@ -1,9 +1,10 @@
 """Building C++/CUDA extensions: setuptools against the torch that imports pkg_resources, the
 host compiler for this OS, ninja installed but not on PATH."""
 
-from torchdoctor.diagnose import explain_match
 from torchdoctor.match.matcher import match_text
 from torchdoctor.model.facts import Facts
+
+from hook_facts import explain
 
 PKG = ("  File \"/x/site-packages/torch/utils/cpp_extension.py\", line 28, in <module>\n"
        "    from pkg_resources import packaging  # type: ignore[attr-defined]\n"
@@ -16,14 +17,6 @@ NINJA = "RuntimeError: Ninja is required to load C++ extensions"
 def facts(system="Linux", **pkgs):
     return Facts({"python": {"version": "3.10.12", "executable": "/opt/env/bin/python"}, "os": {"system": system},
                   "packages": {"installed": {n: {"version": v} for n, v in pkgs.items()}}})
-
-
-def explain(text, want, f):
-    found = match_text(text)
-    assert found and found[0].id == want, [m.id for m in found]
-    e = explain_match(found[0], f)
-    assert e.hook_error is None, e.hook_error
-    return e
 
 
 def test_old_torch_with_new_setuptools_pins_setuptools():

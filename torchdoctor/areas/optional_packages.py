@@ -15,7 +15,7 @@ from .registry import Tailored, hook
 PIP_NAMES = {
     "opt_einsum": "opt-einsum", "pil": "Pillow", "transformer_engine": "transformer-engine[pytorch]",
     "transformerengine": "transformer-engine[pytorch]", "statefuldataloader": "torchdata>=0.8.0",
-    "deepphonemizer": "deep-phonemizer", "psutils": "psutil",
+    "deepphonemizer": "deep-phonemizer", "pynvml": "nvidia-ml-py", "psutils": "psutil",
     "scipy": "scipy>=1.9.0", "kenlm": "https://github.com/kpu/kenlm/archive/master.zip",
     "datastates": "git+https://github.com/DataStates/datastates-llm",
     "flashattention": "flash-attn", "megatron": "megatron-core", "transformersengine": "transformer-engine[pytorch]",
