@@ -2,6 +2,8 @@
 otherwise), as explain's cheap facts would read them; keyword sections add or replace parts.
 Shared by the hook tests of tests/areas/ and the known-error tests of tests/kb/errors/."""
 
+from torchdoctor.diagnose import explain_match
+from torchdoctor.match.matcher import match_text
 from torchdoctor.model.facts import Facts, absent
 
 SITE = "/home/u/venv/lib/python3.11/site-packages"
@@ -25,3 +27,13 @@ def facts(torch=None, py="3.11.7", exe="/home/u/venv/bin/python", bits=64, machi
         else:
             data[k] = v
     return Facts(data)
+
+
+def explain(text, want, f):
+    """The explanation of `text`, which must land on the entry `want` first, with its tailoring
+    hook run on the facts `f` and not failing."""
+    found = match_text(text)
+    assert found and found[0].id == want, [m.id for m in found]
+    e = explain_match(found[0], f)
+    assert e.hook_error is None, e.hook_error
+    return e

@@ -41,7 +41,7 @@ CATEGORIES = {
     "device-side-assert": "device-side assertion triggered",
     "device-mismatch": "tensors on different devices",
     "deserialize-cuda-on-cpu": "loading a CUDA checkpoint on a CPU-only machine",
-    "weights-only-load": "torch.load weights_only failures (2.6+ default)",
+    "weights-only-load": "torch.load failures: the weights_only default of 2.6+, and files that are no (complete) checkpoint",
     "determinism-cublas": "cuBLAS determinism needs CUBLAS_WORKSPACE_CONFIG",
     "determinism-op": "an operation has no deterministic implementation",
     "nccl-missing": "NCCL not available",
@@ -58,6 +58,17 @@ CATEGORIES = {
     "cuda-init-hang": "CUDA initialisation hangs",
     "cuda-toolkit-mismatch": "system CUDA toolkit (nvcc) differs from torch's CUDA",
     "internal": "torchdoctor itself failed somewhere (a check crashed)",
+    # the environment families of torch's own message catalogue (kb/catalogue)
+    "gpu-too-old-for-kernel": "the GPU runs torch but is too old for a kernel or dtype (FlashAttention, bf16, FP8)",
+    "build-lacks-feature": "this torch build was compiled without a backend or library the code asks for",
+    "xpu-unavailable": "an Intel GPU (XPU) build, driver or runtime is missing",
+    "cpu-isa-missing": "the CPU lacks an instruction set a kernel path needs (AVX-512, AMX, AVX2)",
+    "download-failed": "a model or repository download failed (rate limit, offline, bad hash)",
+    "app-integration": "another tool's integration with torch misbehaves (an app's file watcher, a launcher)",
+    "package-missing": "a Python package a torch feature or a companion library needs is missing or too old "
+                       "(cuda-bindings, nccl4py, opt_einsum, safetensors)",
+    "disk-full": "a file torch writes cannot be written: the disk or quota is full, or the filesystem failed or went read-only",
+    "profiler-unavailable": "the profiler cannot collect GPU activity (CUPTI permissions or libraries)",
     # torchdoctor dist: conditions of a whole distributed job
     "dist-mismatch": "a fact that must be equal on every rank differs between ranks or nodes",
     "dist-rank": "a rank that never joined, exited, stopped responding or could not report its facts",
@@ -68,5 +79,4 @@ CATEGORIES = {
     # the environment families of torch's own message catalogue (kb/catalogue): runtime side
     "gpu-runtime-fault": "the GPU, its driver or a layer in front of it stopped or refused the work (hardware faults, "
                          "the display watchdog, MPS/vGPU, operations the platform does not offer)",
-    "package-missing": "a torch feature needs an optional package that is not installed (cuda-bindings, nccl4py)",
 }

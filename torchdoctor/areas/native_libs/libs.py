@@ -273,3 +273,36 @@ def libuv(match, facts: Facts) -> Optional[Tailored]:
                         commands=["set USE_LIBUV=0", '$env:USE_LIBUV = "0"'], notes=notes)
     return Tailored(summary="This torch build has no libuv: set USE_LIBUV=0 for the process.",
                     commands=["export USE_LIBUV=0"], notes=notes)
+
+
+@hook("nvrtc-library")
+def nvrtc_library(match, facts: Facts) -> Optional[Tailored]:
+    """The NVRTC pip package of torch's CUDA major, and what LD_LIBRARY_PATH puts in front of it."""
+    tcuda = F.torch_cuda(facts)
+    if not tcuda:
+        return None
+    major = tcuda.split(".")[0]
+    pkg = "nvidia-cuda-nvrtc" if major == "13" else "nvidia-cuda-nvrtc-cu%s" % major
+    notes = installed_torch_note(facts)
+    cmds: List[str] = []
+    causes: List[str] = []
+    lib = (getattr(match, "groups", {}) or {}).get("lib") or ""
+    want = ".".join(lib.split(".so.")[1].split(".")[:2]) if ".so." in lib else None
+    if want and want.split(".")[0] != major:
+        causes.append("The libnvrtc that was loaded belongs to CUDA %s (it asks for %s), not to torch's CUDA %s: "
+                      "another CUDA installation comes first on the library path." % (want, lib, tcuda))
+    ver = installed_version(facts, pkg)
+    if ver:
+        notes.append("%s %s" % (pkg, ver))
+    else:
+        notes.append("%s is not installed" % pkg)
+        causes.append("%s, which brings libnvrtc and its builtins for torch's CUDA %s, is not installed here."
+                      % (pkg, tcuda))
+        cmds.append("%s install %s" % (F.pip_cmd(facts), pkg))
+    ld = F.env(facts, "LD_LIBRARY_PATH")
+    if ld and "cuda" in ld.lower():
+        notes.append("LD_LIBRARY_PATH=%s" % ld)
+        cmds.append('env -u LD_LIBRARY_PATH %s -c "import torch; print(torch.version.cuda)"' % F.python_cmd(facts))
+    if not causes and not cmds:
+        return None
+    return Tailored(cause=" ".join(causes) or None, commands=cmds or None, notes=notes)

@@ -12,7 +12,7 @@ One module per kind of question, all of them this package's API (``__all__``):
 
 * ``tables``     - loading the JSON, the release row of a torch version, source citations;
 * ``releases``   - torch releases and the Pythons they have wheels for;
-* ``companions`` - torchvision / torchaudio against torch (exact pins, then declared ranges);
+* ``companions`` - torchvision / torchaudio / torchcodec against torch (exact pins, then declared ranges);
 * ``cuda``       - CUDA wheel variants, toolkits and the drivers that run them;
 * ``arch``       - GPU architectures: arch lists and which GPUs a build runs on;
 * ``pins``       - NumPy 2, triton and cuDNN pins of a release;
@@ -28,7 +28,7 @@ from ...model import versions as V
 from .arch import (arch_info, arch_list, cc_supported_by, gpu_family, newest_release_supporting_cc,
                    variants_supporting_cc)
 from .companions import (matching_torchaudio, matching_torchvision, torch_for_torchvision,
-                         torchaudio_compatible, torchvision_compatible)
+                         torchaudio_compatible, torchcodec_compatible, torchcodec_for_torch, torchvision_compatible)
 from .cuda import (cuda_of_variant, cuda_variants, default_cuda, driver_supports_cuda, max_cuda_for_driver,
                    min_driver, newest_variant_for_driver, newest_variant_for_driver_cuda, variant_for_cuda,
                    variant_info)
@@ -50,7 +50,8 @@ __all__ = [
     "matching_torchaudio", "matching_torchvision", "max_cuda_for_driver", "min_driver", "mps_min_macos",
     "newest_release_supporting_cc", "newest_torch_for_python", "newest_variant_for_driver",
     "newest_variant_for_driver_cuda", "numpy2_supported", "python_supported", "release", "source",
-    "supported_pythons", "torch_for_torchvision", "torchaudio_compatible", "torchvision_compatible",
+    "supported_pythons", "torch_for_torchvision", "torchaudio_compatible", "torchcodec_compatible",
+    "torchcodec_for_torch", "torchvision_compatible",
     "triton_requirement", "variant_for_cuda", "variant_info", "variants_supporting_cc",
     "windows_inductor_min",
 ]

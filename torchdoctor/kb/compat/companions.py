@@ -96,3 +96,29 @@ def torch_for_torchvision(torchvision_version: Any) -> Optional[str]:
         return paired[-1] if paired else rng["torch"]
     series = [m for m, r in data()["releases"].items() if r.get("torchvision_series") == cv.public]
     return series[0] if series and len(cv.release) == 2 else None
+
+
+# torchcodec does not declare the torch it was built for; its README pairs each minor with a
+# torch minor (a range from 0.12). A mismatch only shows when its libraries fail to load.
+def _torchcodec_spec(torchcodec_version: Any) -> Optional[str]:
+    cv = V.parse(torchcodec_version)
+    if cv is None:
+        return None
+    table = data()["companions"]["torchcodec_torch"]
+    for key in (cv.base_version, "%d.%d" % cv.release[:2]):
+        if key in table:
+            return table[key]["torch"]
+    return None
+
+
+def torchcodec_compatible(torch_version: Any, torchcodec_version: Any) -> Optional[bool]:
+    """By the README's table; None when either version or the torchcodec release is unknown."""
+    spec = _torchcodec_spec(torchcodec_version)
+    return _in_range(torch_version, spec) if spec else None
+
+
+def torchcodec_for_torch(torch_version: Any) -> Optional[str]:
+    """The newest torchcodec minor the table pairs with that torch ("0.10" for 2.10.x)."""
+    table = data()["companions"]["torchcodec_torch"]
+    fits = [tc for tc, e in table.items() if _in_range(torch_version, e["torch"])]
+    return max(fits, key=V.parse) if fits else None

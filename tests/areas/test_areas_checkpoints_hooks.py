@@ -1,0 +1,93 @@
+"""Files that are not the checkpoint they claim to be: the entry is chosen by the byte the
+unpickler names, the generic one says what that byte means, and a NumPy-2 pickle is answered
+from the NumPy and torch installed here."""
+
+import pytest
+
+from torchdoctor.diagnose import explain_match
+from torchdoctor.match.matcher import match_text
+from torchdoctor.model.facts import Facts
+
+WO = ("_pickle.UnpicklingError: Weights only load failed. Re-running `torch.load` with `weights_only` set to `False` "
+      "will likely succeed, but it can result in arbitrary code execution.\nPlease file an issue with the following so "
+      "that we can make `weights_only=True` compatible with your use case: WeightsUnpickler error: Unsupported operand %s")
+
+
+def facts(system="Linux", **pkgs):
+    data = {"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": system},
+            "packages": {"installed": {n: {"version": v} for n, v in pkgs.items()}}}
+    return Facts(data)
+
+
+def top(text):
+    found = match_text(text)
+    assert found, text
+    return found[0]
+
+
+@pytest.mark.parametrize("text,want", [
+    (WO % 118, "checkpoint-git-lfs-pointer"),
+    ("_pickle.UnpicklingError: invalid load key, 'v'.", "checkpoint-git-lfs-pointer"),
+    (WO % 60, "checkpoint-html-page"),
+    (WO % 10, "checkpoint-not-a-torch-file"),
+    ("UnpicklingError: invalid load key, '\\x1f'.", "checkpoint-not-a-torch-file"),
+])
+def test_the_first_byte_picks_the_entry_and_hides_the_weights_only_advice(text, want):
+    ids = [m.id for m in match_text(text)]
+    assert ids[0] == want
+    # "re-run with weights_only=False" is no fix for a file that is no pickle at all
+    assert "torch-load-weights-only-failed" not in ids
+
+
+@pytest.mark.parametrize("op", [128, 149, 99, 40])
+def test_a_real_pickle_opcode_is_left_to_the_weights_only_entry(op):
+    # a pickle opcode the weights-only unpickler lacks: a trusted file loads with weights_only=False
+    ids = [m.id for m in match_text(WO % op)]
+    assert ids and ids[0] == "torch-load-weights-only-failed"
+    assert "checkpoint-not-a-torch-file" not in ids
+
+
+@pytest.mark.parametrize("text,kind", [
+    (WO % 10, "a text file"),
+    ("UnpicklingError: invalid load key, '\\x1f'.", "gzip"),
+    ("UnpicklingError: invalid load key, '\\x00'.", "zero bytes"),
+    ("UnpicklingError: invalid load key, '{'.", "JSON"),
+    ("UnpicklingError: invalid load key, '\\xe8'.", "another format"),
+])
+def test_the_generic_entry_says_what_the_first_byte_means(text, kind):
+    m = top(text)
+    e = explain_match(m, facts())
+    assert e.hook_error is None and e.tailored
+    assert kind in e.cause
+
+
+def test_the_code_line_that_raises_is_not_the_error():
+    text = ("   1035     raise RuntimeError(\"Invalid magic number; corrupt file?\")\n\n"
+            "UnpicklingError: invalid load key, '\\x0a'.")
+    assert top(text).id == "checkpoint-not-a-torch-file"
+    assert top("RuntimeError: Invalid magic number; corrupt file?").id == "checkpoint-plain-pickle"
+
+
+NP = "ModuleNotFoundError: No module named 'numpy._core'"
+
+
+def test_numpy_1_beside_a_torch_built_for_numpy_2_says_upgrade_numpy():
+    e = explain_match(top(NP), facts(numpy="1.26.4", torch="2.5.1"))
+    assert e.tailored and "Upgrade NumPy 1.26.4 to 2.x" in e.fix.summary
+    assert any('numpy>=2' in c and "/opt/env/bin/python -m pip install" in c for c in e.fix.commands)
+
+
+def test_numpy_1_beside_a_torch_built_for_numpy_1_warns_against_upgrading_numpy_alone():
+    e = explain_match(top(NP), facts(numpy="1.24.4", torch="2.1.2"))
+    assert "built for NumPy 1.x" in e.fix.summary and "re-save" in e.fix.summary
+    assert not any("numpy>=2" in c for c in e.fix.commands)
+
+
+def test_numpy_2_here_means_the_load_ran_elsewhere():
+    e = explain_match(top(NP), facts(numpy="2.1.0", torch="2.5.1"))
+    assert "another interpreter" in e.fix.summary
+
+
+def test_without_numpy_facts_the_entry_stays_generic():
+    e = explain_match(top(NP), facts())
+    assert not e.tailored

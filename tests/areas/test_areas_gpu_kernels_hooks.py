@@ -1,0 +1,76 @@
+"""Kernels that need a newer GPU: the entry names the kernel, the GPU's compute capability on
+this machine decides the answer (too old: another path, never a torch reinstall; newer than the
+build: upgrade the library; new enough: the error came from another GPU)."""
+
+import pytest
+
+from torchdoctor.areas.gpu_kernels import needed_cap, parse_cap
+from torchdoctor.match.matcher import match_text
+from torchdoctor.model.facts import Facts
+
+from hook_facts import explain
+
+FA = "RuntimeError: FlashAttention only supports Ampere GPUs or newer."
+BF16 = ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has "
+        "compute capability 7.5.")
+FP8 = "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9, or ROCm MI300+"
+RANGE = ("UserWarning: Flash attention only supports gpu architectures in the range [sm80, sm90]. "
+         "Attempting to run on a sm 12.0 gpu.")
+
+
+def facts(*gpus):
+    return Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": "Linux"},
+                  "packages": {"installed": {"torch": {"version": "2.5.1+cu124"}}},
+                  "driver": {"gpus": [{"name": n, "capability": list(c)} for n, c in gpus]}})
+
+
+@pytest.mark.parametrize("text", [
+    "Error: FlashAttention only supports Ampere GPUs or newer.",
+    "RuntimeError: Expected is_sm90 || is_sm8x || is_sm75 to be true, but got false.",
+    "AssertionError: Unsupported compute capability: 8.6. Supported: 9.x, 10.x",
+])
+def test_flash_attention_wordings(text):
+    assert match_text(text)[0].id == "flash-attn-needs-ampere"
+
+
+def test_a_turing_gpu_is_too_old_for_flash_attention_and_no_reinstall_helps():
+    e = explain(FA, "flash-attn-needs-ampere", facts(("Tesla T4", (7, 5))))
+    assert "Tesla T4 is sm_75, older than the sm_80" in e.fix.summary
+    assert "no torch reinstall" in e.fix.summary and "sdpa" in e.fix.summary
+    assert e.category == "gpu-too-old-for-kernel"  # not the torch build's arch list
+
+
+def test_an_rtx50_meeting_an_old_flash_attn_build_needs_a_newer_flash_attn():
+    e = explain(FA, "flash-attn-needs-ampere", facts(("NVIDIA GeForce RTX 5090", (12, 0))))
+    assert "upgrade flash-attn" in e.fix.summary
+
+
+def test_bf16_on_volta_says_float16():
+    e = explain(BF16, "bf16-needs-ampere", facts(("Tesla V100-SXM2-32GB", (7, 0))))
+    assert "sm_70" in e.fix.summary and "--dtype=half" in e.fix.summary
+
+
+def test_fp8_needs_ada_or_hopper():
+    e = explain(FP8, "kernel-needs-newer-gpu", facts(("NVIDIA GeForce RTX 3090", (8, 6))))
+    assert "sm_86, older than the sm_89" in e.fix.summary
+
+
+def test_a_new_enough_gpu_means_another_gpu_failed():
+    e = explain(FP8, "kernel-needs-newer-gpu", facts(("NVIDIA GeForce RTX 4090", (8, 9))))
+    assert "another GPU" in e.fix.summary
+
+
+def test_a_gpu_newer_than_the_sdpa_range_means_the_build_predates_it():
+    e = explain(RANGE, "kernel-needs-newer-gpu", facts(("NVIDIA GeForce RTX 5090", (12, 0))))
+    assert "newer than the sm_90" in e.fix.summary
+
+
+def test_without_gpu_facts_the_entry_is_generic():
+    e = explain(FA, "flash-attn-needs-ampere", Facts({"os": {"system": "Linux"}}))
+    assert not e.tailored
+
+
+def test_reading_capabilities():
+    assert parse_cap("8.9") == (8, 9) and parse_cap("8") == (8, 0) and parse_cap("121") == (12, 1)
+    m = match_text("NotImplementedError: cvt_e8m0_rceil requires NVIDIA SM100+ (Blackwell) for PTX instruction support")[0]
+    assert needed_cap(m) == (10, 0)

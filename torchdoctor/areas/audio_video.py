@@ -1,0 +1,103 @@
+"""Audio and video decoding beside torch: TorchCodec (FFmpeg, the torch it was built for, its
+CUDA build) and torchaudio 2.9's removal of the audio-backend API.
+
+TorchCodec declares no torch requirement, so pip pairs it with any torch; the pairing comes
+from its README's table (kb/data/compat.json, companions.torchcodec_torch).
+"""
+
+from typing import List, Optional
+
+from ..advice.commands import index_args, pip, torch_index_tag
+from ..kb import compat
+from ..model import derived as F
+from ..model import versions as V
+from ..model.facts import Facts
+from .registry import Tailored, hook
+
+_FFMPEG = {
+    "windows": ("Install FFmpeg's shared build (the one that ships DLLs, e.g. `winget install Gyan.FFmpeg.Shared`, "
+                "or conda-forge's ffmpeg) and put its bin folder on PATH; a static or \"essentials\" build has no DLLs "
+                "for torchcodec to load.", ["winget install Gyan.FFmpeg.Shared", "where ffmpeg"]),
+    "macos": ("Install FFmpeg with its libraries (Homebrew or conda-forge).", ["brew install ffmpeg"]),
+    "linux": ("Install FFmpeg's shared libraries (the distribution's ffmpeg/libav* packages or conda-forge's ffmpeg).",
+              ["conda install -c conda-forge ffmpeg", "ldconfig -p | grep -e libavutil -e libavcodec"]),
+}
+
+
+def _versions(facts: Facts):
+    return F.package_version(facts, "torchcodec"), F.torch_version_str(facts)
+
+
+def pairing_remedy(facts: Facts) -> Optional[Tailored]:
+    """torchcodec and torch that the README does not pair: the torchcodec to install instead."""
+    tc, tv = _versions(facts)
+    if not tc or not tv or compat.torchcodec_compatible(tv, tc) is not False:
+        return None
+    want = compat.torchcodec_for_torch(tv)
+    notes = ["torchcodec %s and torch %s are installed; torchcodec's table does not pair them" % (tc, tv)]
+    if not want:
+        return Tailored(summary="torchcodec %s is not built for torch %s, and torchcodec's table names no release for "
+                                "this torch: upgrade torch, or pick the torchcodec the table pairs with it." % (tc, tv),
+                        notes=notes)
+    spec = "torchcodec==%s.*" % want if not want.startswith("0.0") else "torchcodec==%s" % want
+    return Tailored(summary="torchcodec %s is built for another torch than %s: install torchcodec %s, the release paired "
+                            "with this torch, from torch's own index." % (tc, tv, want),
+                    commands=[pip(facts, 'install "%s"%s' % (spec, index_args(torch_index_tag(facts))))],
+                    notes=notes)
+
+
+@hook("torchcodec-load")
+def torchcodec_load(match, facts: Facts) -> Optional[Tailored]:
+    paired = pairing_remedy(facts)
+    if paired is not None:
+        return paired
+    os_ = F.os_of(facts)
+    if os_ not in _FFMPEG:
+        return None
+    summary, commands = _FFMPEG[os_]
+    tc, tv = _versions(facts)
+    notes = ["%s; torchcodec %s with torch %s is a pair its table lists" % (os_, tc, tv)] if tc and tv else [os_]
+    return Tailored(summary=summary, commands=commands + ['python -c "import torchcodec"'], notes=notes)
+
+
+@hook("torchcodec-torch-mismatch")
+def torchcodec_torch_mismatch(match, facts: Facts) -> Optional[Tailored]:
+    return pairing_remedy(facts)
+
+
+@hook("torchcodec-cuda-variant")
+def torchcodec_cuda_variant(match, facts: Facts) -> Optional[Tailored]:
+    major = (getattr(match, "groups", {}) or {}).get("major")
+    tag = torch_index_tag(facts)
+    torch_cuda = F.torch_cuda(facts)
+    if not major or not tag:
+        return None
+    notes = ["the missing library is a CUDA %s one; torch is %s" % (major, F.torch_version_str(facts))]
+    if torch_cuda and V.parse(torch_cuda) and str(V.parse(torch_cuda).major) == major:
+        return None  # torch itself uses that CUDA major: its own libraries are what is missing
+    what = "a CPU build" if tag == "cpu" else "built for CUDA %s (%s)" % (torch_cuda or "?", tag)
+    return Tailored(summary="This torchcodec is a CUDA %s build, but torch is %s: install torchcodec from torch's index "
+                            "(%s) so both use the same CUDA." % (major, what, tag),
+                    commands=[pip(facts, "install --force-reinstall --no-deps torchcodec%s" % index_args(tag))],
+                    notes=notes)
+
+
+@hook("torchaudio-backend-api")
+def torchaudio_backend_api(match, facts: Facts) -> Optional[Tailored]:
+    ta = F.package_version(facts, "torchaudio")
+    if not ta:
+        return None
+    notes: List[str] = ["torchaudio %s is installed" % ta]
+    if V.older(ta, "2.9"):
+        if "deprecated" in getattr(match, "text", ""):
+            return Tailored(summary="torchaudio %s still has these functions but warns: they are gone in 2.9. Update "
+                                    "the calling code (or its package) before upgrading torchaudio." % ta, notes=notes)
+        return Tailored(summary="torchaudio %s still has these functions, so the failing code ran with another "
+                                "torchaudio (another interpreter or a partial install)." % ta,
+                        commands=['python -c "import sys, torchaudio; print(sys.executable, torchaudio.__file__)"'],
+                        notes=notes)
+    tv = F.torch_base_version(facts)
+    pin = compat.matching_torchaudio("2.8.0")
+    return Tailored(summary="torchaudio %s removed the audio-backend API. Upgrade the package that calls it, or go back "
+                            "to torchaudio %s with torch 2.8.0 (torch %s is installed)." % (ta, pin or "2.8.0", tv or "?"),
+                    notes=notes)

@@ -1,0 +1,91 @@
+"""Files torch.load is given that are not what they claim: what their first byte says they are,
+and pickles written under a newer NumPy.
+
+The unpickler names the file's first byte when it is no pickle opcode ("invalid load key, 'x'",
+or "Unsupported operand N" under the weights-only loader), so the message itself tells what
+kind of file was opened: that byte is the fact these hooks read.
+"""
+
+import ast
+from typing import Optional
+
+from ..advice.commands import pip
+from ..kb import compat
+from ..model import derived as F
+from ..model.facts import Facts
+from .registry import Tailored, hook
+
+# What a file starting with this byte usually is (the LFS pointer 'v' and the HTML '<' have
+# entries of their own).
+_KINDS = (
+    (lambda b: b == 0x1F, "a gzip-compressed file (a .gz/.tgz archive or a compressed download): decompress it first"),
+    (lambda b: b == 0x00, "a file starting with zero bytes: a preallocated download that never finished, or a "
+                          "safetensors file (its first 8 bytes are a little-endian length): load .safetensors "
+                          "with safetensors.torch.load_file"),
+    (lambda b: b in (0x7B, 0x5B), "a JSON text (a config or an API's error reply saved as the file)"),
+    (lambda b: b in (0x0A, 0x0D, 0x09, 0x20) or 0x21 <= b <= 0x7E,
+     "a text file (a README, a pointer or redirect file, an error message saved by the downloader), or a "
+     "safetensors file, whose first byte is the low byte of its header length (load .safetensors with "
+     "safetensors.torch.load_file)"),
+)
+_OTHER = ("binary data in another format (safetensors, ONNX, TensorFlow/Keras, a GGUF or other model file), or a "
+          "download damaged on the way")
+
+
+def first_byte(match) -> Optional[int]:
+    """The file's first byte as the message names it: the operand number, or the load key
+    (a character or a Python escape such as '\\x0a')."""
+    g = getattr(match, "groups", {}) or {}
+    if g.get("op", "").isdigit():
+        return int(g["op"]) if int(g["op"]) < 256 else None
+    key = g.get("key")
+    if not key:
+        return None
+    if len(key) == 1:
+        return ord(key)
+    try:
+        value = ast.literal_eval("'%s'" % key)
+    except (ValueError, SyntaxError):
+        return None
+    return ord(value) if isinstance(value, str) and len(value) == 1 and ord(value) < 256 else None
+
+
+def describe_byte(b: int) -> str:
+    for test, kind in _KINDS:
+        if test(b):
+            return kind
+    return _OTHER
+
+
+@hook("checkpoint-first-byte")
+def checkpoint_first_byte(match, facts: Facts) -> Optional[Tailored]:
+    b = first_byte(match)
+    if b is None:
+        return None
+    shown = repr(chr(b)) if 0x21 <= b <= 0x7E else "0x%02x" % b
+    return Tailored(cause="The file's first byte is %s (%d), so it is most likely %s." % (shown, b, describe_byte(b)),
+                    notes=["first byte of the file, as the unpickler reported it: %s" % shown])
+
+
+@hook("pickle-newer-numpy")
+def pickle_newer_numpy(match, facts: Facts) -> Optional[Tailored]:
+    np_v = F.package_version(facts, "numpy")
+    v = F.parse_version(np_v)
+    if v is None:
+        return None
+    notes = ["NumPy %s is installed" % np_v]
+    if v.major >= 2:
+        return Tailored(summary="NumPy %s here has numpy._core, so the failing load ran in another interpreter or "
+                                "environment (one with NumPy 1.x): run it with this one, or upgrade NumPy there." % np_v,
+                        commands=['python -c "import sys, numpy; print(sys.executable, numpy.__version__)"'],
+                        notes=notes)
+    tv, os_ = F.torch_version_str(facts), F.os_name(facts)
+    if tv and compat.numpy2_supported(tv, os_) is False:
+        notes.append("torch %s was built for NumPy 1.x" % tv)
+        return Tailored(summary="NumPy %s cannot read numpy._core pickles, and torch %s here was built for NumPy 1.x, "
+                                "so upgrading NumPy alone would break torch's NumPy bridge: re-save the file under "
+                                "NumPy 2 as tensors or plain Python values, or move to a torch built for NumPy 2 "
+                                "together with NumPy 2." % (np_v, tv), commands=[], notes=notes)
+    return Tailored(summary="Upgrade NumPy %s to 2.x (torch %s supports it), then load the file again."
+                            % (np_v, tv or "here"),
+                    commands=[pip(facts, 'install "numpy>=2"')], notes=notes)

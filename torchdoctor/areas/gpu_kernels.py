@@ -1,0 +1,90 @@
+"""Kernels and dtypes that need a newer GPU than this one (FlashAttention, bfloat16, FP8,
+sparse kernels): the GPU's compute capability decides whether the GPU is too old (nothing a
+torch reinstall can fix), or newer than the library's build knows.
+"""
+
+import re
+from typing import List, Optional, Tuple
+
+from ..model import derived as F
+from ..model.facts import Facts
+from .registry import Tailored, hook
+
+Cap = Tuple[int, int]
+
+# What each entry's message needs when the text names no number itself.
+_NEEDS_BY_ENTRY = {"flash-attn-needs-ampere": (8, 0), "bf16-needs-ampere": (8, 0)}
+_NEEDS_BY_WORD = ((re.compile(r"SM100|Blackwell"), (10, 0)), (re.compile(r"Supported: 9\.x|Hopper"), (9, 0)),
+                  (re.compile(r"FP8 mixed precision|fp8"), (8, 9)), (re.compile(r"Ampere"), (8, 0)),
+                  (re.compile(r"\b53\b|5\.3"), (5, 3)))
+_INSTEAD = {
+    "flash-attn-needs-ampere": "use PyTorch's SDPA (attn_implementation=\"sdpa\"), xformers or eager attention and turn "
+                               "the application's FlashAttention option off",
+    "bf16-needs-ampere": "run in float16 or float32 (vLLM: --dtype=half; transformers: torch_dtype=torch.float16)",
+}
+
+
+def parse_cap(text: Optional[str]) -> Optional[Cap]:
+    """'8.9' -> (8, 9); '8' (an '8.x' family) -> (8, 0); 'sm80'-style '80' / '121' -> (8, 0) / (12, 1)."""
+    if not text:
+        return None
+    if "." in text:
+        major, _, minor = text.partition(".")
+        return (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
+    if not text.isdigit():
+        return None
+    if len(text) == 1:
+        return int(text), 0
+    return int(text[:-1]), int(text[-1])
+
+
+def needed_cap(match) -> Optional[Cap]:
+    groups = getattr(match, "groups", {}) or {}
+    # "compute capability >= 9.0 or 8.9": the lowest one named is what the GPU needs
+    named = [c for c in (parse_cap(groups.get("need")), parse_cap(groups.get("alt"))) if c]
+    if named:
+        return min(named)
+    entry = getattr(match, "id", "")
+    if entry in _NEEDS_BY_ENTRY and "Supported: 9.x" not in getattr(match, "text", ""):
+        return _NEEDS_BY_ENTRY[entry]
+    text = getattr(match, "text", "")
+    return next((cap for rx, cap in _NEEDS_BY_WORD if rx.search(text)), None)
+
+
+def _sm(cap: Cap) -> str:
+    return "sm_%d%d" % cap
+
+
+def kernel_gpu_remedy(facts: Facts, need: Optional[Cap], upper: Optional[Cap], entry: str) -> Optional[Tailored]:
+    """The answer from the GPUs' compute capabilities: too old for the kernel, newer than the
+    range a build knows, or all new enough (so the failing process saw another GPU)."""
+    gpus = [(g.get("name") or "GPU", F.capability(g)) for g in F.all_gpus(facts)]
+    gpus = [(n, c) for n, c in gpus if c]
+    if not gpus or not need:
+        return None
+    notes = ["%s is %s" % (n, _sm(c)) for n, c in gpus]
+    old: List[Tuple[str, Cap]] = [(n, c) for n, c in gpus if c < need]
+    if old:
+        name, cap = old[0]
+        instead = _INSTEAD.get(entry, "choose a path that does not need this kernel (another dtype or backend)")
+        return Tailored(summary="%s is %s, older than the %s this kernel needs: the GPU cannot run it, and no torch "
+                                "reinstall changes that. On this GPU, %s." % (name, _sm(cap), _sm(need), instead),
+                        notes=notes)
+    newer = [(n, c) for n, c in gpus if upper and c > upper]
+    if newer:
+        name, cap = newer[0]
+        return Tailored(summary="%s is %s, newer than the %s this build's kernels go up to: upgrade to a torch (or library) "
+                                "release built for %s." % (name, _sm(cap), _sm(upper), _sm(cap)), notes=notes)
+    if entry == "flash-attn-needs-ampere" and all(c >= (10, 0) for _, c in gpus):
+        return Tailored(summary="Every GPU here is %s or newer, which this FlashAttention build predates: upgrade "
+                                "flash-attn (or the xformers/vLLM that bundles it) to a release built for this GPU."
+                                % _sm(min(c for _, c in gpus)), notes=notes)
+    return Tailored(summary="Every GPU here is %s or newer, so this GPU can run the kernel: the failing process used "
+                            "another GPU (check CUDA_VISIBLE_DEVICES and which machine ran it)." % _sm(need),
+                    notes=notes)
+
+
+@hook("gpu-too-old-for-kernel")
+def gpu_too_old_for_kernel(match, facts: Facts) -> Optional[Tailored]:
+    groups = getattr(match, "groups", {}) or {}
+    return kernel_gpu_remedy(facts, needed_cap(match), parse_cap(groups.get("hi")), getattr(match, "id", ""))

@@ -1,0 +1,53 @@
+"""Optional Python packages a torch feature or a companion library imports on demand: is the
+one a message names installed in this interpreter, and the pip command for this interpreter.
+"""
+
+import re
+import shlex
+from typing import List, Optional
+
+from ..model import derived as F
+from ..model.facts import Facts
+from .registry import Tailored, hook
+
+# Messages name the import or the product ("PIL", "TransformerEngine"); pip needs the
+# distribution. Only names whose distribution differs from the lower-cased name are listed.
+PIP_NAMES = {
+    "opt_einsum": "opt-einsum", "pil": "Pillow", "transformer_engine": "transformer-engine[pytorch]",
+    "transformerengine": "transformer-engine[pytorch]", "statefuldataloader": "torchdata>=0.8.0",
+    "deepphonemizer": "deep-phonemizer", "pynvml": "nvidia-ml-py", "psutils": "psutil",
+    "scipy": "scipy>=1.9.0", "kenlm": "https://github.com/kpu/kenlm/archive/master.zip",
+    "datastates": "git+https://github.com/DataStates/datastates-llm",
+    "flashattention": "flash-attn", "megatron": "megatron-core", "transformersengine": "transformer-engine[pytorch]",
+}
+
+
+def dist_name(pkg: str) -> str:
+    return PIP_NAMES.get(pkg.lower(), pkg.lower())
+
+
+def report_key(dist: str) -> str:
+    """The key the probe files a distribution under (PEP 503 name, no extras or pins)."""
+    base = re.split(r"[\[<>=]", dist, maxsplit=1)[0]
+    return re.sub(r"[-_.]+", "-", base).lower()
+
+
+@hook("package-missing")
+def package_missing(match, facts: Facts) -> Optional[Tailored]:
+    named = (getattr(match, "groups", {}) or {}).get("pkg")
+    if not named or not facts.value("python.executable"):
+        return None
+    # torch.hub lists every missing dependency ("fastBPE, sacremoses"), one message names two.
+    dists: List[str] = [dist_name(p) for p in re.split(r"[,\s]+", named.strip(" .")) if p and p != "and"]
+    here = [(d, F.package_version(facts, report_key(d))) for d in dists]
+    installed = [(d, v) for d, v in here if v]
+    exe = facts.value("python.executable")
+    if installed and len(installed) == len(here):
+        return Tailored(summary="%s is installed in %s: the failing process ran another interpreter or environment "
+                                "(compare its sys.executable with this one), or needs a newer version than this if the "
+                                "message names one." % (", ".join("%s %s" % dv for dv in installed), exe),
+                        commands=["python -c \"import sys; print(sys.executable)\""],
+                        notes=["%s %s installed in %s" % (d, v, exe) for d, v in installed])
+    missing = [d for d, v in here if not v]
+    return Tailored(summary="Install %s with this interpreter's pip (%s)." % (", ".join(missing), exe),
+                    commands=["%s install %s" % (F.pip_cmd(facts), " ".join(shlex.quote(d) for d in missing))])
