@@ -17,6 +17,7 @@ from ..model.facts import SCHEMA_VERSION, Facts, failed
 DEFAULT_TIMEOUT = 60.0
 TARGET_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "target.py")
 TOO_OLD_MARK = "torchdoctor-probe: python too old:"
+IMPORT_TIME_VAR = "PYTHONPROFILEIMPORTTIME"
 
 # Runs under any Python, 2.7 included, so a too-old interpreter is reported
 # rather than dying on a SyntaxError in target.py. With -c, sys.path[0] is the
@@ -132,9 +133,16 @@ def run_target(python: str, timeout: float, light: bool = False, isolated_from: 
     argv += ["--light"] if light else []
     argv += ["--shadow-dir", isolated_from] if isolated_from else []
     empty = tempfile.mkdtemp(prefix="torchdoctor-probe-") if isolated_from else None
+    # -X importtime for the torch import's attribution (gather/import_time.py)
+    env = None if light else dict(os.environ, **{IMPORT_TIME_VAR: "1"})
     try:
-        r = proc.run(argv, timeout=timeout, cwd=empty)
+        r = proc.run(argv, timeout=timeout, cwd=empty, env=env)
         sections, stages = read_sections(out_path)
+        if not light:
+            from .import_time import MARK, add_attribution
+            printed = add_attribution(sections, out_path, python, timeout)
+            # the timing lines of the probe's other imports are no output of torch's
+            r.stderr = "\n".join(printed + [ln for ln in r.stderr.splitlines() if not ln.startswith(MARK)])
     finally:
         try:
             os.unlink(out_path)
