@@ -61,7 +61,7 @@ def run_child(python: str, timeout: float, environ: Optional[Mapping[str, str]] 
     import shutil
     import tempfile
 
-    from . import proc
+    from ..children import timed
     from .probe import LAUNCHER, read_sections
     environ = dict(os.environ if environ is None else environ)
     try:
@@ -78,7 +78,7 @@ def run_child(python: str, timeout: float, environ: Optional[Mapping[str, str]] 
     argv = [python, "-c", LAUNCHER, CHILD_SCRIPT, out_path, json.dumps(user)]
     argv += ["--toolchain-only"] if toolchain_only else []
     try:
-        r = proc.run(argv, timeout=timeout, env=env)
+        r = timed.run(argv, timeout=timeout, env=env)
         sections, stages = read_sections(out_path)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -87,7 +87,7 @@ def run_child(python: str, timeout: float, environ: Optional[Mapping[str, str]] 
     run: Dict[str, Any] = {"python": python, "timeout_s": timeout, "duration_s": round(r.duration_s, 3),
                            "returncode": r.returncode, "signal": r.signal, "timed_out": r.timed_out,
                            "last_stage": last, "completed": last == "done",
-                           "stderr_tail": proc.last_lines(r.stderr, 30)}
+                           "stderr_tail": timed.last_lines(r.stderr, 30)}
     if r.start_error:
         run["error"] = "could not run %s: %s" % (python, r.start_error)
     elif last != "done":

@@ -206,8 +206,8 @@ WARM_IMPORT = ("import time, sys\n"
 
 def warm_import_s(python: str, timeout: float) -> Optional[float]:
     """`import torch` again in a fresh child: the files are in the page cache now."""
-    from . import proc
-    r = proc.run([python, "-c", WARM_IMPORT], timeout=timeout)
+    from ..children import timed
+    r = timed.run([python, "-c", WARM_IMPORT], timeout=timeout)
     try:
         return round(float(r.stdout.strip().splitlines()[-1]), 3) if r.ok else None
     except (ValueError, IndexError):
