@@ -187,10 +187,12 @@ def run_target(python: str, timeout: float, light: bool = False, isolated_from: 
 
 
 def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
-           tool_timeout: float = 10.0, in_process: bool = False, isolated_from: Optional[str] = None) -> Facts:
+           tool_timeout: float = 10.0, in_process: bool = False, isolated_from: Optional[str] = None,
+           compile: bool = False) -> Facts:
     """All facts. `in_process`: ask the torch of *this* process (already imported, or
     imported now) instead of a child, so its live settings are what the checks see.
-    `isolated_from`: the child probe runs isolated (see ISOLATE)."""
+    `isolated_from`: the child probe runs isolated (see ISOLATE). `compile`: also the
+    torch.compile preflight (gather/compile.py), beside the probe."""
     from concurrent.futures import ThreadPoolExecutor
 
     from . import system
@@ -201,6 +203,10 @@ def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
         f_nvml = pool.submit(system.nvml_facts, tool_timeout)
         f_smi = pool.submit(system.nvidia_smi_facts, tool_timeout)
         f_tk = pool.submit(system.toolkit_facts, tool_timeout)
+        f_compile = None
+        if compile:
+            from .compile import compile_facts
+            f_compile = pool.submit(compile_facts, python)
         local = {}
         for key, fn in (("os", system.os_facts), ("cpu", system.cpu_facts),
                         ("memory", system.memory_facts), ("env", system.env_facts)):
@@ -225,6 +231,8 @@ def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
     data.update(local)
     data["driver"] = driver
     data["toolkit"] = toolkit
+    if f_compile is not None:
+        data["compile"] = _result(f_compile)
     from .network import listening_facts
     return Facts(data, loaders={"network": listening_facts})  # only when a hook asks
 
