@@ -62,7 +62,7 @@ def run_child(python: str, timeout: float, environ: Optional[Mapping[str, str]] 
     import tempfile
 
     from ..children import timed
-    from .probe import LAUNCHER, read_sections
+    from ..children.launcher import LAUNCHER, read_sections
     environ = dict(os.environ if environ is None else environ)
     try:
         work = tempfile.mkdtemp(prefix="torchdoctor-compile-")
@@ -114,10 +114,9 @@ def compile_facts(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT
         return failed("%s: %s" % (type(e).__name__, e))
 
 
-def toolchain_facts(python: Optional[str] = None) -> Dict[str, Any]:
-    """The compilers, headers and caches alone (no torch import, no compile): what `explain`
-    tailors a pasted compile error with, gathered only when a tailoring hook asks."""
+def toolchain_facts(python: Optional[str] = None, environ: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
+    """The compilers, headers and caches alone (no torch import, no compile), in seconds."""
     try:
-        return run_child(python or sys.executable, TOOLCHAIN_TIMEOUT, toolchain_only=True)
+        return run_child(python or sys.executable, TOOLCHAIN_TIMEOUT, environ, toolchain_only=True)
     except Exception as e:  # noqa: BLE001
         return failed("%s: %s" % (type(e).__name__, e))

@@ -2,13 +2,13 @@
 system/driver probes, all at once (the slowest decides the wall time).
 """
 
-import json
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 from .. import __version__
+from ..children.launcher import LAUNCHER, TOO_OLD_MARK, read_sections  # noqa: F401 - names others import from here
 from ..model.facts import SCHEMA_VERSION, Facts, failed
 
 # children.timed and system (subprocess, tempfile, concurrent.futures: 10 ms of imports)
@@ -16,25 +16,7 @@ from ..model.facts import SCHEMA_VERSION, Facts, failed
 
 DEFAULT_TIMEOUT = 60.0
 TARGET_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "target.py")
-TOO_OLD_MARK = "torchdoctor-probe: python too old:"
 IMPORT_TIME_VAR = "PYTHONPROFILEIMPORTTIME"
-
-# Runs under any Python, 2.7 included, so a too-old interpreter is reported
-# rather than dying on a SyntaxError in target.py. With -c, sys.path[0] is the
-# current directory, exactly as for the user's own `python -c "import torch"`.
-LAUNCHER = (
-    "import sys\n"
-    "if sys.version_info < (3, 8):\n"
-    "    sys.stderr.write('" + TOO_OLD_MARK + " %s\\n' % sys.version.split()[0]); sys.exit(3)\n"
-    "p = sys.argv[1]\n"
-    # The loader reads and writes __pycache__ (where writable): 10 ms of compile saved.
-    "try:\n"
-    "    from importlib.machinery import SourceFileLoader\n"
-    "    c = SourceFileLoader('__main__', p).get_code('__main__')\n"
-    "except Exception:\n"
-    "    c = compile(open(p).read(), p, 'exec')\n"
-    "exec(c, {'__name__': '__main__', '__file__': p})\n"
-)
 
 # Isolated (the MCP server, whose caller chose neither the folder nor what lies in it): the probe
 # runs from an empty folder of its own and first drops the '' that -c put on sys.path (what -P
@@ -96,27 +78,6 @@ def failure_reason(python: str, r, last: Optional[str], timeout: float) -> str:
 
 TORCH_SECTIONS = ("python", "torch_location", "packages", "torch_files", "torch_import", "torch", "backends",
                   "accelerators", "cuda", "companion_imports")
-
-
-def read_sections(path: str):
-    sections: Dict[str, Any] = {}
-    stages: List[str] = []
-    try:
-        with open(path, "r", encoding="ascii", errors="replace") as fh:
-            for line in fh:
-                try:
-                    obj = json.loads(line)
-                except ValueError:
-                    continue  # a line cut short by a crash
-                if not isinstance(obj, dict):
-                    continue
-                if "stage" in obj:
-                    stages.append(str(obj["stage"]))
-                elif "section" in obj:
-                    sections[str(obj["section"])] = obj.get("data")
-    except OSError:
-        pass
-    return sections, stages
 
 
 def run_target(python: str, timeout: float, light: bool = False, isolated_from: Optional[str] = None) -> Dict[str, Any]:
