@@ -35,6 +35,7 @@ IDS = ["compile-preflight", "compile-timings"]
 # The user's own settings of what the failures are made of.
 CLEARED = ("CXX", "CC", "PYTHONHOME", "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "TRITON_HOME")
 CACHE_FIX_DIR = "$HOME/.cache/torchinductor"
+BASH = shutil.which("bash")  # found now: a test's PATH may hold no programs at all
 
 
 def _findings(section):
@@ -51,7 +52,7 @@ def _errors(findings):
 def _applied(commands, env):
     """The environment after a shell runs `commands` in `env`."""
     script = "; ".join(commands) + "; env -0"
-    out = subprocess.run(["bash", "-c", script], env=env, stdout=subprocess.PIPE, check=True, timeout=30).stdout
+    out = subprocess.run([BASH, "-c", script], env=env, stdout=subprocess.PIPE, check=True, timeout=30).stdout
     got = dict(item.split("=", 1) for item in out.decode().split("\0") if "=" in item)
     for noise in ("_", "SHLVL", "PWD", "OLDPWD"):
         got.pop(noise, None)

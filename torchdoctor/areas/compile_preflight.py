@@ -161,7 +161,7 @@ def _folder_problem(f: Dict[str, Any]) -> Optional[str]:
 
 
 # -- the checks ---------------------------------------------------------------------
-@rule("check", "compile-preflight", category="compile-toolchain", severity=ERROR, verify=VERIFY)
+@rule("check", "compile-preflight", category="torch-compile-missing", severity=ERROR, verify=VERIFY)
 def compile_preflight(facts: Facts):
     """torch.compile of a small function failed (or will): the compiler, Python.h, a cache folder, Dynamo or triton."""
     c = _section(facts)
@@ -208,7 +208,7 @@ def _unknown(facts: Facts, d: Dict[str, Any], text: str):
                    commands=["TORCH_LOGS=+inductor torchdoctor check --compile"], severity=ERROR)
 
 
-@rule("check", "compile-timings", category="compile-toolchain", severity=INFO)
+@rule("check", "compile-timings", category="torch-compile-missing", severity=INFO)
 def compile_timings(facts: Facts):
     """torch.compile worked: how long the first compile took, and a second once the cache held it."""
     c = _section(facts)
