@@ -178,3 +178,13 @@ def test_dynamo_refusing_this_python():
     del c["devices"]
     [f] = _errors(c)
     assert "not supported by torch 2.13.0+cpu on Python 3.11" in f.title
+
+
+def test_the_cpu_compilers_python_h_error_is_known_and_tailored_to_this_python():
+    from torchdoctor.diagnose import explain
+    text = ("torch._inductor.exc.InductorError: CppCompileError: C++ compile error\n\nOutput:\n"
+            "/tmp/torchinductor_me/ab/cab.main.cpp:55:10: fatal error: Python.h: No such file or directory\n"
+            "compilation terminated.")
+    exps, _ = explain(text, facts=_facts(HEALTHY))
+    assert exps[0].id == "inductor-python-headers-missing"
+    assert "sudo apt-get install -y python3.11-dev" in exps[0].finding.fix.commands
