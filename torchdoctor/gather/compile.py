@@ -78,7 +78,9 @@ def run_child(python: str, timeout: float, environ: Optional[Mapping[str, str]] 
     argv = [python, "-c", LAUNCHER, CHILD_SCRIPT, out_path, json.dumps(user)]
     argv += ["--toolchain-only"] if toolchain_only else []
     try:
-        r = timed.run(argv, timeout=timeout, env=env)
+        # From its own folder: a torch.py where the user stands is the probe's finding
+        # (torch-shadowed), and the MCP server's caller chose neither the folder nor its files.
+        r = timed.run(argv, timeout=timeout, env=env, cwd=work)
         sections, stages = read_sections(out_path)
     finally:
         shutil.rmtree(work, ignore_errors=True)
