@@ -100,12 +100,12 @@ def test_a_compiler_that_does_not_run_is_named_with_what_it_said():
 
 def test_missing_python_h_under_pythonhome_unsets_it_first():
     c = copy.deepcopy(HEALTHY)
-    c["headers"].update(include_dir="/opt/home/include/python3.11", python_h=False, pythonhome="/opt/home",
+    c["headers"].update(include_dir="/srv/pyhome/include/python3.11", python_h=False, pythonhome="/srv/pyhome",
                         build_include_dir="/usr/include/python3.11", build_python_h=True)
     c["devices"]["cpu"] = _failed("CppCompileError: C++ compile error\n/tmp/x.cpp:1:10: fatal error: Python.h: "
                                   "No such file or directory\ncompilation terminated.")
     [f] = _errors(c)
-    assert "Python.h is missing (/opt/home/include/python3.11)" in f.title
+    assert "Python.h is missing (/srv/pyhome/include/python3.11)" in f.title
     assert f.fix.commands == ["unset PYTHONHOME", "sudo apt-get install -y python3.11-dev"]
 
 
