@@ -13,14 +13,15 @@ from .model.report import Report
 
 
 def check(python: Optional[str] = None, timeout: float = 60.0, in_process: bool = False,
-          only=None, skip=None) -> Report:
+          only=None, skip=None, compile: bool = False) -> Report:
     """Probe and diagnose. `in_process=True` reads torch's settings as this process has
     them (cudnn.benchmark, deterministic algorithms, TF32, threads), importing torch here
-    if it is not imported yet; it cannot be combined with `python`."""
+    if it is not imported yet; it cannot be combined with `python`. `compile=True` also
+    runs the torch.compile preflight (in a child of its own, whatever in_process says)."""
     if in_process and python:
         raise ValueError("in_process=True diagnoses this interpreter; do not pass python=")
     from .verbs.check import check as check_verb
-    return check_verb(python, timeout, only=only, skip=skip, in_process=in_process)
+    return check_verb(python, timeout, only=only, skip=skip, in_process=in_process, compile=compile)
 
 
 def explain_text(text: str, facts: Optional[object] = None, use_env: bool = True) -> List[Explanation]:

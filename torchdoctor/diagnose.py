@@ -31,17 +31,19 @@ def diagnose(facts: Facts, only=None, skip=None) -> "Report":
 
 def examine(python: Optional[str] = None, timeout: float = 60.0, in_process: bool = False,
             only=None, skip=None, extras: bool = False, redact: Optional[bool] = None,
-            isolated_from: Optional[str] = None) -> "Report":
+            isolated_from: Optional[str] = None, compile: bool = False) -> "Report":
     """Gather the facts of `python` (default: this interpreter) and diagnose them.
 
     extras: add what only a bug report carries (build tools, system libraries); redact:
     None leaves the report as it is, True redacts it (user and host names of this machine
-    too), False marks it as not redacted; isolated_from: probe isolated (probe.ISOLATE)."""
+    too), False marks it as not redacted; isolated_from: probe isolated (probe.ISOLATE);
+    compile: run the torch.compile preflight too (gather/compile.py)."""
     import sys
 
     from .gather.probe import gather
     python = python or sys.executable
-    facts = gather(python=python, timeout=timeout, in_process=in_process, isolated_from=isolated_from)
+    facts = gather(python=python, timeout=timeout, in_process=in_process, isolated_from=isolated_from,
+                   compile=compile)
     if extras:
         from .gather.extras import with_extras
         facts = with_extras(facts)

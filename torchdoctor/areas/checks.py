@@ -19,6 +19,7 @@ from . import backends_api
 from .companions import numpy as companions_numpy
 from .companions import vision_audio as companions_vision_audio
 from . import compile
+from . import compile_preflight
 from . import config
 from . import cpu_only_build
 from .cuda import arch as cuda_arch
@@ -26,6 +27,7 @@ from .cuda import driver as cuda_driver
 from .cuda import visibility as cuda_visibility
 from . import cudnn
 from . import dataloader
+from . import import_time
 from . import distributed
 from .install import files as install_files
 from .install import probe as install_probe
@@ -43,6 +45,8 @@ CHECKS = rules_of((
     companions_vision_audio.torchvision_mismatch,
     companions_vision_audio.torchaudio_mismatch,
     compile.triton_missing,
+    compile_preflight.compile_preflight,
+    compile_preflight.compile_timings,
     config.cudnn_benchmark,
     config.cudnn_deterministic,
     config.cudnn_disabled,
@@ -67,6 +71,7 @@ CHECKS = rules_of((
     cudnn.cudnn_version_mismatch,
     cudnn.cudnn_old_gpu,
     dataloader.small_shm,
+    import_time.slow_torch_import,
     distributed.omp_threads_distributed,
     install_files.torch_install_damaged,
     install_files.torch_shadowed,

@@ -7,7 +7,7 @@ from typing import Optional, Tuple
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_note
+from .registry import WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note
 from .companions.common import match_groups, python_minor, torch_meta_version
 from ..advice.commands import pip, torch_near_build
 from ..model import versions as V
@@ -224,36 +224,67 @@ def _distro_family(facts: Facts) -> str:
     return "apt"
 
 
+def compiler_install(facts: Facts) -> Optional[Remedy]:
+    """How to get the C++ compiler TorchInductor calls on this OS (None: this torch has no
+    CPU compiler backend for the OS, which compiler_remedy words)."""
+    osn = F.os_name(facts)
+    if osn == "windows":
+        return Remedy("TorchInductor on Windows compiles with MSVC's cl.exe, which must be on PATH: install "
+                      "the Visual Studio Build Tools with \"Desktop development with C++\", then start Python "
+                      "from a shell where vcvars64.bat has run (the \"x64 Native Tools Command Prompt\").",
+                      ["winget install Microsoft.VisualStudio.2022.BuildTools --override "
+                       "\"--wait --passive --add Microsoft.VisualStudio.Workload.VCTools --includeRecommended\"",
+                       "\"C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools\\VC\\Auxiliary"
+                       "\\Build\\vcvars64.bat\"",
+                       "where cl"])
+    if osn == "macos":
+        return Remedy("Install Apple's command line tools, which provide clang++ for TorchInductor.",
+                      ["xcode-select --install", "clang++ --version"])
+    cmd = {"apt": "sudo apt-get install -y g++", "dnf": "sudo dnf install -y gcc-c++",
+           "pacman": "sudo pacman -S --needed gcc"}[_distro_family(facts)]
+    if facts.value("python.conda") is True:
+        return Remedy("Install a C++ compiler into this conda environment (or the system's g++), then retry.",
+                      ["conda install -c conda-forge gxx_linux-64", cmd, "g++ --version"])
+    return Remedy("Install g++ (TorchInductor's CPU backend compiles C++), or point CXX at a compiler.",
+                  [cmd, "g++ --version"])
+
+
+def headers_install(facts: Facts) -> Optional[Remedy]:
+    """How to get Python.h for the target interpreter (None: nothing this OS's packages fix)."""
+    py = python_minor(facts)
+    osn = F.os_name(facts)
+    if osn == "windows":
+        return Remedy("The embedded or Store Python lacks Python.h and python3.lib. Use a full python.org or conda "
+                      "Python, or copy its include/ and libs/ folders next to the embedded python.exe.")
+    if osn == "macos":
+        return Remedy("Install Apple's command line tools (their Python ships its headers), or use a python.org, "
+                      "Homebrew or conda Python.", ["xcode-select --install"])
+    if osn != "linux" or not py:
+        return None
+    if facts.value("python.conda") is True:
+        return Remedy("The conda Python ships Python.h; reinstall this environment's Python to restore it.",
+                      ["conda install --force-reinstall python=%d.%d" % py])
+    cmd = {"apt": "sudo apt-get install -y python%d.%d-dev" % py,
+           "dnf": "sudo dnf install -y python%d.%d-devel" % py if py >= (3, 11) else "sudo dnf install -y python3-devel",
+           "pacman": "sudo pacman -S --needed python"}[_distro_family(facts)]
+    return Remedy("Install the Python %d.%d development package, which puts Python.h where this Python looks." % py,
+                  [cmd])
+
+
 @hook("cxx-compiler")
 def cxx_compiler(match, facts: Facts) -> Optional[Tailored]:
     osn = F.os_name(facts)
     torch_v = F.torch_version_str(facts)
     notes = installed_torch_note(facts) + ["OS: %s" % osn]
-    if osn == "windows":
-        if torch_v and V.older(torch_v, compat.windows_inductor_min()):
-            return Tailored(summary="torch %s has no TorchInductor for Windows (it arrived in %s); upgrade torch, or use "
-                                    "backend=\"aot_eager\"." % (torch_v, compat.windows_inductor_min()),
-                            commands=torch_near_build(facts, compat.latest_patch(compat.windows_inductor_min()) or compat.windows_inductor_min(),
-                                                    V.local_tag(torch_meta_version(facts))), notes=notes)
-        return Tailored(summary="TorchInductor on Windows compiles with MSVC's cl.exe, which must be on PATH: install "
-                                "the Visual Studio Build Tools with \"Desktop development with C++\", then start Python "
-                                "from a shell where vcvars64.bat has run (the \"x64 Native Tools Command Prompt\").",
-                        commands=["winget install Microsoft.VisualStudio.2022.BuildTools --override "
-                                  "\"--wait --passive --add Microsoft.VisualStudio.Workload.VCTools --includeRecommended\"",
-                                  "\"C:\\Program Files (x86)\\Microsoft Visual Studio\\2022\\BuildTools\\VC\\Auxiliary"
-                                  "\\Build\\vcvars64.bat\"",
-                                  "where cl"], notes=notes)
-    if osn == "macos":
-        return Tailored(summary="Install Apple's command line tools, which provide clang++ for TorchInductor.",
-                        commands=["xcode-select --install", "clang++ --version"], notes=notes)
-    fam = _distro_family(facts)
-    cmd = {"apt": "sudo apt-get install -y g++", "dnf": "sudo dnf install -y gcc-c++",
-           "pacman": "sudo pacman -S --needed gcc"}[fam]
-    if facts.value("python.conda") is True:
-        return Tailored(summary="Install a C++ compiler into this conda environment (or the system's g++), then retry.",
-                        commands=["conda install -c conda-forge gxx_linux-64", cmd, "g++ --version"], notes=notes)
-    return Tailored(summary="Install g++ (TorchInductor's CPU backend compiles C++), or point CXX at a compiler.",
-                    commands=[cmd, "g++ --version"], notes=notes + ["distro: %s" % (facts.value("os.distro") or "?")])
+    if osn == "windows" and torch_v and V.older(torch_v, compat.windows_inductor_min()):
+        return Tailored(summary="torch %s has no TorchInductor for Windows (it arrived in %s); upgrade torch, or use "
+                                "backend=\"aot_eager\"." % (torch_v, compat.windows_inductor_min()),
+                        commands=torch_near_build(facts, compat.latest_patch(compat.windows_inductor_min()) or compat.windows_inductor_min(),
+                                                V.local_tag(torch_meta_version(facts))), notes=notes)
+    r = compiler_install(facts)
+    if osn == "linux" and facts.value("python.conda") is not True:
+        notes = notes + ["distro: %s" % (facts.value("os.distro") or "?")]
+    return Tailored(summary=r.summary, commands=r.commands, notes=notes) if r else None
 
 
 @hook("python-headers")
@@ -261,23 +292,14 @@ def python_headers(match, facts: Facts) -> Optional[Tailored]:
     py = python_minor(facts)
     osn = F.os_name(facts)
     notes = ["Python %s (%s)" % ("%d.%d" % py if py else "?", facts.value("python.executable", "?")), "OS: %s" % osn]
-    if osn == "windows":
-        return Tailored(summary="triton-windows could not find Python.h/python3.lib: the embedded or Store Python "
-                                "lacks them. Use a full python.org or conda Python, or copy its include/ and libs/ "
-                                "folders next to the embedded python.exe.",
-                        commands=[], notes=notes)
-    if osn != "linux" or not py:
+    if osn == "macos":
         return None
-    fam = _distro_family(facts)
-    if facts.value("python.conda") is True:
-        return Tailored(summary="The conda Python ships Python.h; this build used another Python's headers. Activate the "
-                                "environment that runs the code, or install its headers.",
-                        commands=["conda install python=%d.%d" % py], notes=notes)
-    cmd = {"apt": "sudo apt-get install -y python%d.%d-dev" % py,
-           "dnf": "sudo dnf install -y python%d.%d-devel" % py if py >= (3, 11) else "sudo dnf install -y python3-devel",
-           "pacman": "sudo pacman -S --needed python"}[fam]
-    return Tailored(summary="triton compiles a small C helper against this Python's headers; install the Python %d.%d "
-                            "development package." % py, commands=[cmd], notes=notes)
+    r = headers_install(facts)
+    if r is None:
+        return None
+    summary = r.summary if osn == "windows" else "triton and TorchInductor compile C code against this Python's " \
+        "headers. " + r.summary
+    return Tailored(summary=summary, commands=r.commands, notes=notes)
 
 
 @hook("compile-windows")

@@ -21,8 +21,10 @@ from .options import FAIL_ON, positive
 @click.option("--skip", multiple=True, metavar="IDS", help="Skip these checks (comma-separated, repeatable).")
 @click.option("--list-checks", is_flag=True, help="List the checks and exit.")
 @click.option("--from", "from_report", metavar="REPORT.json", help="Re-diagnose a saved report (JSON or Markdown; - for standard input) instead of this machine.")
+@click.option("--compile", "compile_", is_flag=True,
+              help="Also compile and run a small function with torch.compile on each device, in a child with its own caches: the toolchain's failures with their fixes, and the compile timings.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
-def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_report, color):
+def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_report, compile_, color):
     """Probe torch, its backends, the GPU and driver; print findings with fixes."""
     from ..verbs import check as verb
     if list_checks:
@@ -35,7 +37,8 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
     verb.selected(only_ids, skip_ids)
     if from_report is None:
         python = chosen_python(python)
-    report = verb.check(python, timeout, only=only_ids or None, skip=skip_ids or None, from_report=from_report)
+    report = verb.check(python, timeout, only=only_ids or None, skip=skip_ids or None, from_report=from_report,
+                        compile=compile_)
     if as_json:
         echo(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
     else:

@@ -2,13 +2,13 @@
 system/driver probes, all at once (the slowest decides the wall time).
 """
 
-import json
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 from .. import __version__
+from ..children.launcher import LAUNCHER, TOO_OLD_MARK, read_sections  # noqa: F401 - names others import from here
 from ..model.facts import SCHEMA_VERSION, Facts, failed
 
 # children.timed and system (subprocess, tempfile, concurrent.futures: 10 ms of imports)
@@ -16,24 +16,7 @@ from ..model.facts import SCHEMA_VERSION, Facts, failed
 
 DEFAULT_TIMEOUT = 60.0
 TARGET_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "target.py")
-TOO_OLD_MARK = "torchdoctor-probe: python too old:"
-
-# Runs under any Python, 2.7 included, so a too-old interpreter is reported
-# rather than dying on a SyntaxError in target.py. With -c, sys.path[0] is the
-# current directory, exactly as for the user's own `python -c "import torch"`.
-LAUNCHER = (
-    "import sys\n"
-    "if sys.version_info < (3, 8):\n"
-    "    sys.stderr.write('" + TOO_OLD_MARK + " %s\\n' % sys.version.split()[0]); sys.exit(3)\n"
-    "p = sys.argv[1]\n"
-    # The loader reads and writes __pycache__ (where writable): 10 ms of compile saved.
-    "try:\n"
-    "    from importlib.machinery import SourceFileLoader\n"
-    "    c = SourceFileLoader('__main__', p).get_code('__main__')\n"
-    "except Exception:\n"
-    "    c = compile(open(p).read(), p, 'exec')\n"
-    "exec(c, {'__name__': '__main__', '__file__': p})\n"
-)
+IMPORT_TIME_VAR = "PYTHONPROFILEIMPORTTIME"
 
 # Isolated (the MCP server, whose caller chose neither the folder nor what lies in it): the probe
 # runs from an empty folder of its own and first drops the '' that -c put on sys.path (what -P
@@ -97,27 +80,6 @@ TORCH_SECTIONS = ("python", "torch_location", "packages", "torch_files", "torch_
                   "accelerators", "cuda", "companion_imports")
 
 
-def read_sections(path: str):
-    sections: Dict[str, Any] = {}
-    stages: List[str] = []
-    try:
-        with open(path, "r", encoding="ascii", errors="replace") as fh:
-            for line in fh:
-                try:
-                    obj = json.loads(line)
-                except ValueError:
-                    continue  # a line cut short by a crash
-                if not isinstance(obj, dict):
-                    continue
-                if "stage" in obj:
-                    stages.append(str(obj["stage"]))
-                elif "section" in obj:
-                    sections[str(obj["section"])] = obj.get("data")
-    except OSError:
-        pass
-    return sections, stages
-
-
 def run_target(python: str, timeout: float, light: bool = False, isolated_from: Optional[str] = None) -> Dict[str, Any]:
     """Run target.py under `python`; returns {section: data} plus 'probe'. `light`: only
     the Python and package sections (no torch import), for explain. `isolated_from`: run
@@ -132,9 +94,16 @@ def run_target(python: str, timeout: float, light: bool = False, isolated_from: 
     argv += ["--light"] if light else []
     argv += ["--shadow-dir", isolated_from] if isolated_from else []
     empty = tempfile.mkdtemp(prefix="torchdoctor-probe-") if isolated_from else None
+    # -X importtime for the torch import's attribution (gather/import_time.py)
+    env = None if light else dict(os.environ, **{IMPORT_TIME_VAR: "1"})
     try:
-        r = timed.run(argv, timeout=timeout, cwd=empty)
+        r = timed.run(argv, timeout=timeout, cwd=empty, env=env)
         sections, stages = read_sections(out_path)
+        if not light:
+            from .import_time import MARK, add_attribution
+            printed = add_attribution(sections, out_path, python, timeout)
+            # the timing lines of the probe's other imports are no output of torch's
+            r.stderr = "\n".join(printed + [ln for ln in r.stderr.splitlines() if not ln.startswith(MARK)])
     finally:
         try:
             os.unlink(out_path)
@@ -179,10 +148,12 @@ def run_target(python: str, timeout: float, light: bool = False, isolated_from: 
 
 
 def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
-           tool_timeout: float = 10.0, in_process: bool = False, isolated_from: Optional[str] = None) -> Facts:
+           tool_timeout: float = 10.0, in_process: bool = False, isolated_from: Optional[str] = None,
+           compile: bool = False) -> Facts:
     """All facts. `in_process`: ask the torch of *this* process (already imported, or
     imported now) instead of a child, so its live settings are what the checks see.
-    `isolated_from`: the child probe runs isolated (see ISOLATE)."""
+    `isolated_from`: the child probe runs isolated (see ISOLATE). `compile`: also the
+    torch.compile preflight (gather/compile.py), beside the probe."""
     from concurrent.futures import ThreadPoolExecutor
 
     from . import system
@@ -193,6 +164,10 @@ def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
         f_nvml = pool.submit(system.nvml_facts, tool_timeout)
         f_smi = pool.submit(system.nvidia_smi_facts, tool_timeout)
         f_tk = pool.submit(system.toolkit_facts, tool_timeout)
+        f_compile = None
+        if compile:
+            from .compile import compile_facts
+            f_compile = pool.submit(compile_facts, python)
         local = {}
         for key, fn in (("os", system.os_facts), ("cpu", system.cpu_facts),
                         ("memory", system.memory_facts), ("env", system.env_facts)):
@@ -217,6 +192,8 @@ def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
     data.update(local)
     data["driver"] = driver
     data["toolkit"] = toolkit
+    if f_compile is not None:
+        data["compile"] = _result(f_compile)
     from .network import listening_facts
     return Facts(data, loaders={"network": listening_facts})  # only when a hook asks
 

@@ -692,7 +692,10 @@ def cuda_facts(torch):
     out = {}
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
+        t0 = time.perf_counter()
         out["is_available"] = attempt(cuda.is_available)
+        # The first CUDA call starts the driver: seconds per GPU without persistence mode.
+        out["first_call_s"] = round(time.perf_counter() - t0, 3)
         out["device_count"] = attempt(cuda.device_count)
         out["arch_list"] = attempt(cuda.get_arch_list) if hasattr(cuda, "get_arch_list") else absent(
             "torch.cuda.get_arch_list missing")
@@ -745,6 +748,122 @@ def accelerator_facts(torch):
     return out
 
 
+# ------------------------------------------------ import-time attribution ----
+# The parent starts the probe with PYTHONPROFILEIMPORTTIME=1 (`-X importtime`, which every
+# Python reads from the environment and older ones ignore). While torch imports, file
+# descriptor 2 goes to OUT.imports: the parent reads the timing lines there, and whatever else
+# torch printed is copied back to stderr afterwards (or read there by the parent, should the
+# import kill the process).
+IMPORT_TIME_VAR = "PYTHONPROFILEIMPORTTIME"
+IMPORT_TIMES = False
+IMPORTS_SUFFIX = ".imports"
+IMPORT_TIME_MARK = "import time:"
+
+
+def _read_ints(path, names):
+    """{name: int} of 'name: value' lines (/proc/self/io)."""
+    out = {}
+    try:
+        with open(path) as fh:
+            for line in fh:
+                k, _, v = line.partition(":")
+                if k in names and v.strip().isdigit():
+                    out[k] = int(v)
+    except OSError:
+        pass
+    return out
+
+
+def process_clock():
+    """Where this process's time has gone so far: on a CPU and waiting for one (Linux's
+    schedstat for this thread), the process's CPU time, page faults that had to read the
+    disk, and the bytes read from storage (not from the page cache)."""
+    out = {"wall": time.perf_counter(), "cpu": time.process_time()}
+    try:
+        with open("/proc/self/schedstat") as fh:
+            fields = fh.read().split()
+        out["on_cpu"], out["runqueue"] = int(fields[0]) / 1e9, int(fields[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        out["major_faults"], out["blocks_in"] = ru.ru_majflt, ru.ru_inblock
+    except (ImportError, OSError, ValueError):
+        pass
+    io = _read_ints("/proc/self/io", ("read_bytes", "rchar"))
+    out.update(("disk_read_bytes" if k == "read_bytes" else "read_chars", v) for k, v in io.items())
+    return out
+
+
+def _stdlib_dir():
+    return os.path.dirname(os.__file__)
+
+
+def _kind_of(module, stdlib):
+    f = getattr(module, "__file__", None)
+    if not isinstance(f, str):
+        return "builtin"
+    if f.startswith(stdlib) and "site-packages" not in f and "dist-packages" not in f:
+        return "stdlib"
+    return "site"
+
+
+class ImportTimes:
+    """Around `import torch`: the clock before and after, the modules it brought in (by top
+    level name: stdlib, site or builtin), and the -X importtime lines kept apart."""
+
+    def __init__(self, out_path):
+        self.path = out_path + IMPORTS_SUFFIX if (out_path and IMPORT_TIMES) else None
+        self.facts = {}
+        self._saved = None
+
+    def __enter__(self):
+        self._before = set(sys.modules)
+        if self.path:
+            try:
+                sys.stderr.flush()
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                self._saved = os.dup(2)
+                os.dup2(fd, 2)
+                os.close(fd)
+            except (OSError, ValueError):
+                self._saved = None
+        self._start = process_clock()
+        return self
+
+    def __exit__(self, *exc):
+        end = process_clock()
+        if self._saved is not None:
+            try:
+                sys.stderr.flush()
+            except CATCH:  # noqa: BLE001
+                pass
+            os.dup2(self._saved, 2)
+            os.close(self._saved)
+            self._echo_other_lines()
+            self.facts["import_times_file"] = self.path
+        self.facts["clock"] = dict((k, round(end[k] - self._start[k], 6)) for k in self._start if k in end)
+        stdlib = _stdlib_dir()
+        loaded = {}
+        for name in list(sys.modules):
+            top = name.split(".", 1)[0]
+            if name not in self._before and top not in loaded and top in sys.modules and len(loaded) < 500:
+                loaded[top] = _kind_of(sys.modules[top], stdlib)
+        self.facts["loaded"] = loaded  # the top-level packages the import brought modules of
+        return False
+
+    def _echo_other_lines(self):
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as fh:
+                other = [ln for ln in fh if not ln.startswith(IMPORT_TIME_MARK)]
+            if other:
+                sys.stderr.write("".join(other))
+                sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+
+
 # ------------------------------------------------------------------ main ----
 def collect(out_path=None, torch_module=None, with_cuda=True):
     """Collect every section, in order; returns {section: data}.
@@ -770,7 +889,8 @@ def collect(out_path=None, torch_module=None, with_cuda=True):
     imp = {}
     if torch is None:
         t0 = time.time()
-        with warnings.catch_warnings(record=True) as rec:
+        timed = ImportTimes(out_path)
+        with warnings.catch_warnings(record=True) as rec, timed:
             warnings.simplefilter("always")
             try:
                 import torch  # noqa: F811
@@ -783,6 +903,7 @@ def collect(out_path=None, torch_module=None, with_cuda=True):
                 torch = None
         imp["duration_s"] = round(time.time() - t0, 3)
         imp["warnings"] = _warning_texts(rec)
+        imp.update(timed.facts)
     else:
         imp = {"ok": True, "in_process": True}
     w.section("torch_import", imp)
@@ -827,8 +948,10 @@ def collect_light(out_path=None):
 
 
 def main(argv):
-    global CATCH, SHADOW_DIR
+    global CATCH, SHADOW_DIR, IMPORT_TIMES
     CATCH = BaseException  # a child of its own session: no terminal Ctrl-C reaches it
+    # Read once at start-up by Python itself; nothing this probe starts should inherit it.
+    IMPORT_TIMES = os.environ.pop(IMPORT_TIME_VAR, None) == "1"
     out = argv[1] if len(argv) > 1 else None
     flags = argv[2:]
     if "--shadow-dir" in flags[:-1]:

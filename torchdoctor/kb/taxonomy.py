@@ -51,6 +51,7 @@ CATEGORIES = {
     "batchnorm-shape": "BatchNorm running stats shape mismatch",
     "torch-compile-missing": "torch.compile unavailable or failing to build",
     "torch-compile-windows": "torch.compile limitations on Windows",
+    "slow-import": "import torch is slow: where the time goes",
     "python-unsupported": "no torch wheels for this Python",
     "torch-index-mismatch": "the package index used lacks the wanted torch build (CUDA-variant index, +cuXXX local version, mirror)",
     "config": "settings that change speed, memory or reproducibility",

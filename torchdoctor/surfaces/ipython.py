@@ -114,6 +114,7 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", add_help=False)
     c.add_argument("--python")
     c.add_argument("--timeout", type=float, default=60.0)
+    c.add_argument("--compile", action="store_true")
     r = sub.add_parser("report", add_help=False)
     r.add_argument("--format", choices=("markdown", "json"), default="markdown")
     r.add_argument("-o", "--output")
@@ -122,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-USAGE = "%torchdoctor check [--python PATH] | explain [TEXT] | report [--format markdown|json] [-o FILE] [--no-redact]"
+USAGE = "%torchdoctor check [--python PATH] [--compile] | explain [TEXT] | report [--format markdown|json] [-o FILE] [--no-redact]"
 
 
 def magic(line: str) -> Any:
@@ -148,7 +149,7 @@ def _magic(line: str) -> Any:
     except ValueError as e:
         raise UsageError("%s\nusage: %s" % (e, USAGE))
     if args.verb == "check":
-        return check(args.python, args.timeout)
+        return check(args.python, args.timeout, args.compile)
     if args.verb == "report":
         try:
             return report(args.format, args.output, args.python, not args.no_redact)
@@ -157,11 +158,11 @@ def _magic(line: str) -> Any:
     raise UsageError("usage: " + USAGE)
 
 
-def check(python: Optional[str] = None, timeout: float = 60.0) -> CheckView:
+def check(python: Optional[str] = None, timeout: float = 60.0, compile: bool = False) -> CheckView:
     from ..diagnose import diagnose
     from ..gather.probe import gather
     from ..gather.live import overlay
-    facts = gather(python=python or sys.executable, timeout=timeout)
+    facts = gather(python=python or sys.executable, timeout=timeout, compile=compile)
     if not python or python == sys.executable:
         facts = overlay(facts)
     return CheckView(diagnose(facts))

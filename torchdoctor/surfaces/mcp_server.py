@@ -4,7 +4,7 @@ Built on the official `mcp` SDK (the `torchdoctor[mcp]` extra; v2's MCPServer, o
 FastMCP). Five tools, each returning the JSON contract of the matching CLI verb as
 structured content plus a short text summary:
 
-  check(python?, timeout?)      -> check --json        (facts + findings)
+  check(python?, timeout?, compile?) -> check --json [--compile] (facts + findings)
   explain(text, python?)        -> explain --json      (matches, tailored fixes)
   report(format?, python?)      -> report              Markdown text or the JSON report
   triage(text)                  -> triage --json
@@ -64,12 +64,12 @@ def _count_line(report) -> str:
     return "%d error(s), %d warning(s), %d note(s)" % (c["error"], c["warning"], c["info"])
 
 
-def check(python: Optional[str] = None, timeout: float = 60.0):
+def check(python: Optional[str] = None, timeout: float = 60.0, compile: bool = False):
     from ..render.brief import env_line
     from ..verbs.check import check as check_verb
     if not 0 < timeout <= 600:
         raise ValueError("timeout must be between 0 and 600 seconds")
-    rep = check_verb(_python(python), timeout, isolated_from=_here())
+    rep = check_verb(_python(python), timeout, isolated_from=_here(), compile=bool(compile))
     lines = ["%s: %s" % (rep.facts.value("probe.python"), env_line(rep.facts)), "Findings: " + _count_line(rep)]
     lines += ["- %s %s [%s]%s" % (f.severity.upper(), f.title, f.id, ("; fix: " + f.fix.summary) if f.fix.summary else "")
               for f in rep.findings]
@@ -224,8 +224,8 @@ def build_server(redact: bool = True):
     except TypeError:  # mcp 1.x's FastMCP has no version argument
         server = cls(NAME, instructions=INSTRUCTIONS)
 
-    def t_check(python: Optional[str] = None, timeout: float = 60.0) -> CallToolResult:
-        return _call(check, redact, python=python, timeout=timeout)
+    def t_check(python: Optional[str] = None, timeout: float = 60.0, compile: bool = False) -> CallToolResult:
+        return _call(check, redact, python=python, timeout=timeout, compile=compile)
 
     def t_explain(text: str, python: Optional[str] = None) -> CallToolResult:
         return _call(explain, redact, text=text, python=python)

@@ -159,7 +159,7 @@ def _run_info(records, proc_result, wall_s, opts, done, fatal, last_stage) -> Di
                      "timed_out": proc_result.timed_out, "start_error": proc_result.start_error,
                      "stderr_tail": timed.last_lines(proc_result.stderr, 20),
                      "stdout_tail": timed.last_lines(proc_result.stdout, 10)})
-        from ...gather.probe import TOO_OLD_MARK
+        from ...children.launcher import TOO_OLD_MARK
         if TOO_OLD_MARK in (proc_result.stderr or ""):
             info["python_too_old"] = proc_result.stderr.split(TOO_OLD_MARK, 1)[1].split()[0]
     if fatal is not None:

@@ -93,7 +93,7 @@ def run_child(opts: TuneOptions, on_record: Optional[Callable[[Dict[str, Any], f
               on_tick: Optional[Callable[[float], None]] = None):
     """-> (records, timed.ProcResult, wall seconds). `on_record(rec, elapsed)` sees each
     record as it arrives, `on_tick(elapsed)` is called every POLL_S."""
-    from ...gather.probe import LAUNCHER
+    from ...children.launcher import LAUNCHER
     from ...children import timed
     python = opts.python or sys.executable
     t0 = time.monotonic()
