@@ -14,8 +14,9 @@ from .options import FAIL_ON, positive
 
 
 @click.command("report")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "json", "text"]), default="markdown", show_default=True,
-              help="Markdown for a GitHub issue, JSON to attach (check --from / triage read it), or plain text.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json", "text"]), default=None,
+              help="Markdown for a GitHub issue, JSON to attach (check --from / triage read it), or plain text "
+                   "(default: JSON for an --output name ending in .json, as for `run --report`, else Markdown).")
 @click.option("--output", "-o", "output", metavar="FILE",
               help="Write the report to FILE (- for standard output). FILE is replaced atomically; a symbolic "
                    "link or a non-regular file there is refused unless --force.")
@@ -37,6 +38,7 @@ def report_cmd(fmt, output, force, python, timeout, no_redact, copy):
     if output == "-":
         output = None  # standard output, as everywhere else
     verb.check_target(output, force)
+    fmt = verb.format_for(fmt, output)
     rep = verb.report(chosen_python(python), timeout, redact=not no_redact)
     text = verb.render_report(rep, fmt)
     said, to_stdout = verb.deliver(text, fmt, output, force, copy, redacted=not no_redact)

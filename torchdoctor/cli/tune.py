@@ -59,7 +59,7 @@ def _reports(ctx, param, values):
 
 
 @click.command("tune")
-@click.option("--python", "python", metavar="PATH", help="Interpreter whose torch to tune (default: this one).")
+@click.option("--python", "python", metavar="PATH", help="Interpreter whose torch to tune (default: as for check: this one; when it has no torch, the active virtualenv or conda env, else the first python3 on PATH).")
 @click.option("--model", metavar="MODULE:CALLABLE", callback=_spec,
               help="Your model: a function or class that returns an nn.Module (MODULE a module name or a .py path).")
 @click.option("--inputs", metavar="MODULE:CALLABLE", callback=_spec,
