@@ -161,14 +161,14 @@ def test_github_format(tmp_path):
     lines = out.splitlines()
     assert lines[0].startswith("::error file=m.py,line=2,col=7,endLine=2,title=TD101 api-not-yet-added::"
                                "torch.backends.mps does not exist")
-    assert lines[-1].startswith("::notice title=torchdoctor lint::1 finding(s) in 1 file (1 file scanned)")
+    assert lines[-1].startswith("::notice title=torchdoctor lint::1 finding(s) in 1 file; target")
 
 
 def test_the_count_names_the_files_with_findings(tmp_path):
     write(tmp_path, "two.py", MPS + "y = torch.backends.mps.is_built()\n")
     write(tmp_path, "clean.py", "import torch\n")
     rc, out, _ = run("--torch", "1.11", "two.py", "clean.py", cwd=tmp_path)
-    assert rc == 1 and "Found 2 findings in 1 file (2 files scanned)" in out, out
+    assert rc == 1 and "Found 2 findings in 1 of 2 files" in out, out
 
 
 def test_bad_files_do_not_stop_the_scan(tmp_path):

@@ -26,12 +26,12 @@ def location(f) -> str:
 
 
 def _in_files(findings, scanned: int) -> str:
-    """' in 1 file (2 files scanned)': the files the findings are in, then how many were read."""
-    def files(n):
-        return "%d file%s" % (n, "" if n == 1 else "s")
-    if not findings:
-        return " in %s" % files(scanned)
-    return " in %s (%s scanned)" % (files(len({f.path for f in findings})), files(scanned))
+    """' in 1 of 2 files': the files the findings are in, of those read."""
+    plural = "" if scanned == 1 else "s"
+    with_findings = len({f.path for f in findings}) if findings else scanned
+    if with_findings == scanned:
+        return " in %d file%s" % (scanned, plural)
+    return " in %d of %d file%s" % (with_findings, scanned, plural)
 
 
 def text(findings, summary: Dict[str, Any], style) -> str:
