@@ -7,15 +7,14 @@ import sys
 
 import click
 
-from .options import FAIL_ON, positive
+from .options import FAIL_ON, PYTHON_DEFAULT, positive
 
 
 @click.command("dist", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--nproc-per-node", "nproc", metavar="N|gpu",
               help="Without a launcher: start `torchrun --standalone` with N ranks on this machine ('gpu': one per GPU).")
 @click.option("--python", "python", metavar="PATH",
-              help="Run the ranks in this interpreter, which has torch (default: this one; when it has no torch, "
-                   "the active virtualenv or conda env, else the first python3 on PATH).")
+              help="Run the ranks in this interpreter, which has torch (%s)." % PYTHON_DEFAULT)
 @click.option("--backend", type=click.Choice(["auto", "nccl", "gloo"]), default="auto", show_default=True,
               help="Backend for the collectives: NCCL when every rank has a CUDA device, else gloo.")
 @click.option("--join-timeout", type=float, default=60.0, show_default=True, callback=positive, metavar="SECONDS",

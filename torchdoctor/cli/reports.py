@@ -10,7 +10,7 @@ import sys
 import click
 
 from .common import chosen_python, echo, exit_code_for, style
-from .options import FAIL_ON, positive
+from .options import FAIL_ON, PYTHON_DEFAULT, positive
 
 
 @click.command("report")
@@ -21,7 +21,7 @@ from .options import FAIL_ON, positive
               help="Write the report to FILE (- for standard output). FILE is replaced atomically; a symbolic "
                    "link or a non-regular file there is refused unless --force.")
 @click.option("--force", is_flag=True, help="With --output: replace a symbolic link (not its target), or write into a pipe or device.")
-@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (default: this one; when it has no torch, the active virtualenv or conda env, else the first python3 on PATH).")
+@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (%s)." % PYTHON_DEFAULT)
 @click.option("--timeout", type=float, default=60.0, show_default=True, callback=positive,
               help="Seconds the torch probe may take before it counts as hung.")
 @click.option("--no-redact", is_flag=True,
