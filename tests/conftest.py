@@ -62,3 +62,26 @@ needs_torch = pytest.mark.skipif(
     not has_torch(TORCH_PYTHON),
     reason="torch is not importable in %s; README's test command (pip install -e \".[test]\") installs it"
            % TORCH_PYTHON)
+
+
+@pytest.fixture(scope="session")
+def doctor_without_torch(tmp_path_factory):
+    """(python, env) that run torchdoctor in an interpreter that cannot import torch, as a
+    pipx or `uv tool` install does: a real venv without torch whose only imports beyond the
+    standard library are torchdoctor and its dependencies, linked from the test venv onto its
+    PYTHONPATH. Give env VIRTUAL_ENV to say which environment the user has active."""
+    import click
+    import packaging
+    import psutil
+    base = tmp_path_factory.mktemp("doctor")
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    deps = base / "deps"
+    deps.mkdir()
+    for mod in (click, packaging, psutil):
+        src = os.path.dirname(mod.__file__)
+        os.symlink(src, str(deps / os.path.basename(src)))
+    os.symlink(os.path.join(ROOT, "torchdoctor"), str(deps / "torchdoctor"))
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONHOME")}
+    env["PYTHONPATH"] = str(deps)
+    return str(venv / "bin" / "python"), env

@@ -447,6 +447,7 @@ def test_python_2_that_chokes_on_the_launcher(box):
     assert "probe-failed" in ids(doc)
 
 
+# Refused before anything runs them: one line, exit 2.
 NOT_PYTHON = {
     "does not exist": lambda b: "/nonexistent/bin/python",
     "a bare name not on PATH": lambda b: "python-that-does-not-exist",
@@ -454,13 +455,20 @@ NOT_PYTHON = {
     "/bin/false": lambda b: "/bin/false",
     "a text file": lambda b: (b.root / "notes.txt").write_text("hello") and str(b.root / "notes.txt"),
     "a directory": lambda b: str(b.root),
-    "a program printing garbage": lambda b: fake_bin(b.bin, "garbage", "head -c 100000 /dev/urandom\n"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(NOT_PYTHON))
 def test_python_that_is_not_an_interpreter(box, case):
     exe = NOT_PYTHON[case](box)
+    p = box.run("check", "--json", "--python", exe, "--timeout", "10")
+    assert p.returncode == 2 and p.stdout == b"", (p.returncode, p.stdout[-2000:])
+    assert len(p.stderr.splitlines()) == 1 and b"is not a Python interpreter" in p.stderr, p.stderr
+
+
+def test_a_script_that_runs_no_python_is_a_finding(box):
+    """A script may wrap a Python (a shim, a container): it is run, and the probe says it was none."""
+    exe = fake_bin(box.bin, "garbage", "head -c 100000 /dev/urandom\n")
     doc = report(box.run("check", "--json", "--python", exe, "--timeout", "10"))
     assert "probe-failed" in ids(doc), ids(doc)
 

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from conftest import ROOT, make_facts
+from conftest import make_facts
 
 from torchdoctor.advice import reinstall_same_build
 from torchdoctor.advice.commands import runnable_here
@@ -73,26 +73,9 @@ def test_shm_advice_uses_the_measured_size():
 
 
 # -- which interpreter, when the doctor's own has no torch -------------------------------------
-def _doctor_without_torch(tmp_path):
-    """An interpreter that runs torchdoctor but cannot import torch: a bare venv whose only
-    packages are torchdoctor's own dependencies, linked from the test venv."""
-    import click
-    import packaging
-    import psutil
-    venv = tmp_path / "doctor"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    deps = tmp_path / "deps"
-    deps.mkdir()
-    for mod in (click, packaging, psutil):
-        src = os.path.dirname(mod.__file__)
-        os.symlink(src, str(deps / os.path.basename(src)))
-    os.symlink(os.path.join(ROOT, "torchdoctor"), str(deps / "torchdoctor"))
-    return str(venv / "bin" / "python"), str(deps)
-
-
-def test_doctor_without_torch_diagnoses_the_active_virtualenv(tmp_path):
-    doctor, deps = _doctor_without_torch(tmp_path)
-    env = dict(os.environ, PYTHONPATH=deps, VIRTUAL_ENV=sys.prefix)
+def test_doctor_without_torch_diagnoses_the_active_virtualenv(tmp_path, doctor_without_torch):
+    doctor, env = doctor_without_torch
+    env = dict(env, VIRTUAL_ENV=sys.prefix)
     r = subprocess.run([doctor, "-m", "torchdoctor", "check", "--json"], capture_output=True, text=True,
                        env=env, timeout=180, cwd=str(tmp_path))
     assert "has no torch, so this diagnoses" in r.stderr and "VIRTUAL_ENV" in r.stderr, r.stderr

@@ -116,6 +116,31 @@ def test_check_from_saved_report_uses_the_report_not_this_machine(tmp_path, chec
 
 
 # ---------------------------------------------------------------- explain --
+@pytest.mark.parametrize("args, words", [
+    (["chekc"], "no such command 'chekc'; did you mean check? (see `torchdoctor --help`)"),
+    (["check", "--bogus"], "(see `torchdoctor check --help`)"),
+    (["report", "--format", "yaml"], "(see `torchdoctor report --help`)"),
+])
+def test_click_usage_errors_are_one_line(args, words):
+    rc, out, err = run(*args)
+    assert rc == 2 and out == "" and err.startswith("torchdoctor: error: ") and words in err, err
+    assert len(err.splitlines()) == 1, err
+
+
+def test_no_kernel_image_verify_says_when_it_cannot_verify_here(tmp_path):
+    """Its verify command runs on a machine without a GPU too, and says it cannot verify there
+    rather than failing as if the fix had not worked."""
+    rc, out, _ = run("explain", "--json", "RuntimeError: CUDA error: no kernel image is available for execution on "
+                     "the device")
+    verify = json.loads(out)["matches"][0]["verify"]
+    assert verify and verify["expect"] == "1.0", verify
+    r = subprocess.run(verify["command"], shell=True, capture_output=True, text=True, timeout=180, cwd=str(tmp_path))
+    if "No module named 'torch'" in r.stderr:
+        pytest.skip("the interpreter the command names has no torch")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout.strip() == "1.0" or "not verifiable here" in r.stdout, r.stdout
+
+
 def test_explain_text_argument():
     rc, out, err = run("explain", "AssertionError: Torch not compiled with CUDA enabled")
     assert rc == 0

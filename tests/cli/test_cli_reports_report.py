@@ -83,6 +83,15 @@ def markdown_report(tmp_path_factory):
     return out.read_text(encoding="utf-8")
 
 
+def test_the_output_name_says_the_format(tmp_path):
+    """`-o r.json` writes JSON, as `run --report r.json` does; --format still decides when given."""
+    r = run_cli("report", "--python", TORCH_PYTHON, "-o", str(tmp_path / "r.json"))
+    assert r.returncode == 0 and "(json," in r.stderr, r.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["facts"]["python"]
+    r = run_cli("report", "--python", TORCH_PYTHON, "--format", "markdown", "-o", str(tmp_path / "md.json"))
+    assert (tmp_path / "md.json").read_text().startswith("## torchdoctor report")
+
+
 # -- Markdown ------------------------------------------------------------------------
 def test_markdown_summary_findings_details(markdown_report):
     md = markdown_report

@@ -29,8 +29,8 @@ def _check_json(*args, env=None):
 
 
 NOT_PYTHON = {
-    "/bin/true": ("/bin/true", "exited with status 0 without running the probe (it printed nothing)"),
-    "/bin/false": ("/bin/false", "exited with status 1 without running the probe"),
+    "exits 0": ("exit 0\n", "exited with status 0 without running the probe (it printed nothing)"),
+    "exits 1": ("exit 1\n", "exited with status 1 without running the probe"),
     "a program that prints": ("echo 'hello from a shell script'\n", "(it printed: hello from a shell script)"),
     "a program that segfaults": ("kill -SEGV $$\n", "killed by SIGSEGV before the probe's first step"),
     "a program that hangs": ("sleep 600\n", "ran for 3 s without starting the probe"),

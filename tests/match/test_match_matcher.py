@@ -254,3 +254,23 @@ def test_the_entry_index_is_fresh_and_rejects_a_kb_file_it_does_not_know(tmp_pat
         assert K.entry_index() is None
     finally:
         K.entry_index.cache_clear()
+
+
+TORCH_RAISE = '''Traceback (most recent call last):
+  File "train.py", line 3, in <module>
+    x = torch.zeros(1).cuda()
+  File "/venv/lib/python3.12/site-packages/torch/cuda/__init__.py", line 310, in _lazy_init
+    raise AssertionError("Torch not compiled with CUDA enabled")
+AssertionError: Torch not compiled with CUDA enabled
+'''
+
+
+def test_the_source_line_of_a_raise_is_not_the_error_nor_a_second_one():
+    """A traceback quotes torch's `raise AssertionError("...")`: the line quoted is the
+    exception's, and the error counts once, in a paste and in a log file alike."""
+    import io
+    from torchdoctor.match.logscan import scan_stream
+    for m in (match_text(TORCH_RAISE)[0], scan_stream(io.BytesIO(TORCH_RAISE.encode()))[0]):
+        assert m.text.startswith("AssertionError: Torch not compiled") and m.line == 6 and m.count == 1, m
+    twice = match_text(TORCH_RAISE + TORCH_RAISE.splitlines()[-1] + "\n")[0]
+    assert twice.count == 2 and twice.line == 6

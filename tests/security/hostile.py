@@ -13,6 +13,9 @@ import unicodedata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+# A --python that starts at once and runs no probe (a script, so it passes the check of
+# --python): for what the doctor prints, which does not need torch.
+NO_PROBE = os.path.join(ROOT, "tests", "fixtures", "bin", "exits-1")
 
 # Each vector is something a terminal obeys or that hides text from the reader.
 VECTORS = {

@@ -14,12 +14,12 @@ import time
 
 import pytest
 
-from hostile import ROOT, good_report, no_traceback, run
+from hostile import NO_PROBE, ROOT, good_report, no_traceback, run
 
 from torchdoctor import userfiles
 from torchdoctor.gather import saved
 
-FAST_PROBE = ["--python", "/bin/false", "--timeout", "10"]
+FAST_PROBE = ["--python", NO_PROBE, "--timeout", "10"]
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
 
 

@@ -12,11 +12,11 @@ import sys
 import pytest
 
 from conftest import has_torch
-from hostile import ROOT, good_report
+from hostile import NO_PROBE, ROOT, good_report
 
 ERROR_FULL = b"torchdoctor: error: cannot write to standard output: No space left on device"
 ERROR_CLOSED = b"torchdoctor: error: cannot write to standard output: it is closed"
-FAST_PROBE = ["--python", "/bin/false", "--timeout", "10"]  # stdout handling does not need torch
+FAST_PROBE = ["--python", NO_PROBE, "--timeout", "10"]  # stdout handling does not need torch
 
 
 def verbs(tmp):

@@ -178,7 +178,7 @@ def test_explain_big_log_stream(tmp_path):
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_report_of_an_environment_with_escapes(tmp_path, fmt):
     """The reporter's own env vars reach `report`; what it prints is safe too (JSON is exact)."""
-    p = run("report", "--format", fmt, "--python", "/bin/false", "--timeout", "10",
+    p = run("report", "--format", fmt, "--python", hostile.NO_PROBE, "--timeout", "10",
             env={"PYTORCH_CUDA_ALLOC_CONF": "bogus\x1b]52;c;eA==\x07:1", "CUDA_VISIBLE_DEVICES": "0\x9b2J\u202e"})
     out = _clean(p, codes=(0,))
     assert "\\x1b]52;c;eA==\\x07" in out or "\\\\x1b]52;c;eA==\\\\x07" in out
@@ -186,7 +186,7 @@ def test_report_of_an_environment_with_escapes(tmp_path, fmt):
 
 def test_report_json_keeps_the_value_exactly(tmp_path):
     value = "bogus\x1b]52;c;eA==\x07:1"
-    p = run("report", "--format", "json", "--python", "/bin/false", "--timeout", "10",
+    p = run("report", "--format", "json", "--python", hostile.NO_PROBE, "--timeout", "10",
             env={"PYTORCH_CUDA_ALLOC_CONF": value})
     no_traceback(p)
     assert_no_raw(p.stdout)

@@ -1,6 +1,7 @@
 """The IPython extension for real: an `ipython` run of a .ipy script, an nbclient execution
 of a small notebook in a real kernel, and the HTML renderer's structure and escaping."""
 
+import json
 import os
 import subprocess
 import sys
@@ -108,6 +109,8 @@ def test_notebook_in_a_real_kernel(tmp_path, monkeypatch):
     assert 'data-severity="info"' in check and "deterministic-algorithms" in check
     md = (tmp_path / "nb-report.md").read_text()
     assert md.startswith("## torchdoctor report") and "deterministic" in md
+    shown = "".join(o.get("text", "") + json.dumps(o.get("data", {})) for o in nb.cells[4].outputs)
+    assert "wrote %s" % (tmp_path / "nb-report.md") in shown and "## torchdoctor report" not in shown, shown
 
 
 def test_html_structure_and_escaping():

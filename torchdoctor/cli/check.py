@@ -7,11 +7,11 @@ import sys
 import click
 
 from .common import chosen_python, echo, exit_code_for, split_ids, style
-from .options import FAIL_ON, positive
+from .options import FAIL_ON, PYTHON_DEFAULT, positive
 
 
 @click.command("check")
-@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (default: this one; when it has no torch, the active virtualenv or conda env, else the first python3 on PATH).")
+@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (%s)." % PYTHON_DEFAULT)
 @click.option("--timeout", type=float, default=60.0, show_default=True, callback=positive,
               help="Seconds the torch probe may take before it counts as hung.")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report (schema_version 1).")

@@ -12,7 +12,7 @@ recognised, 2 usage or input error (one line on stderr, no traceback).
 import sys
 from typing import List, Optional
 
-from ..verbs.common import EXIT_INPUT, EXIT_INTERRUPTED, InputError, chosen_python  # noqa: F401 - the CLI's names
+from ..verbs.common import EXIT_INPUT, EXIT_INTERRUPTED, InputError, chosen_python, named_python  # noqa: F401 - the CLI's names
 from . import streams
 
 

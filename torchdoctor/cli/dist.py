@@ -7,12 +7,14 @@ import sys
 
 import click
 
-from .options import FAIL_ON, positive
+from .options import FAIL_ON, PYTHON_DEFAULT, positive
 
 
 @click.command("dist", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--nproc-per-node", "nproc", metavar="N|gpu",
               help="Without a launcher: start `torchrun --standalone` with N ranks on this machine ('gpu': one per GPU).")
+@click.option("--python", "python", metavar="PATH",
+              help="Run the ranks in this interpreter, which has torch (%s)." % PYTHON_DEFAULT)
 @click.option("--backend", type=click.Choice(["auto", "nccl", "gloo"]), default="auto", show_default=True,
               help="Backend for the collectives: NCCL when every rank has a CUDA device, else gloo.")
 @click.option("--join-timeout", type=float, default=60.0, show_default=True, callback=positive, metavar="SECONDS",
@@ -35,7 +37,7 @@ from .options import FAIL_ON, positive
 @click.option("--fail-on", type=FAIL_ON, default="error", show_default=True,
               help="Exit 1 when a finding reaches this severity.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off.")
-def dist(nproc, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_collectives, no_bandwidth, as_json,
+def dist(nproc, python, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_collectives, no_bandwidth, as_json,
          report, no_redact, force, fail_on, color):
     """Doctor a distributed job: run on every rank (torchrun ... -m torchdoctor dist).
 
@@ -50,4 +52,4 @@ def dist(nproc, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_
     opts = Options(backend=backend, join_timeout=join_timeout, timeout=timeout, sizes=sizes, iters=iters,
                    warmup=warmup, pairs=pairs, collectives=not no_collectives, bandwidth=not no_bandwidth,
                    fail_on=fail_on, as_json=as_json, report=report, no_redact=no_redact, force=force, color=color)
-    sys.exit(verb.run(nproc, opts, os.environ))
+    sys.exit(verb.run(nproc, opts, os.environ, python))

@@ -37,6 +37,30 @@ class _ClickInputError(click.ClickException):
         self.error.show()
 
 
+class _UsageError(click.ClickException):
+    """click's usage error in one line, as every other error (click's own is a usage block,
+    a blank line and the error: four lines), naming the command's --help, and for an
+    unknown verb the nearest ones."""
+
+    exit_code = EXIT_INPUT
+
+    def __init__(self, error: click.UsageError):
+        super().__init__(error.format_message())
+        self.error = InputError(_one_line(error))
+
+    def show(self, file=None):
+        self.error.show()
+
+
+_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click 8.2+: a UsageError that shows the help
+
+
+def _one_line(error: click.UsageError) -> str:
+    text = " ".join(error.format_message().split())
+    path = error.ctx.command_path if error.ctx is not None else "torchdoctor"
+    return "%s (see `%s --help`)" % (text.rstrip("."), path)
+
+
 class _Interrupted(click.ClickException):
     """Ctrl-C in a verb: one line and exit 130 (click's own "Aborted!" exits 1, which
     reads as "findings")."""
@@ -62,17 +86,34 @@ class _Group(click.Group):
             self.add_command(getattr(importlib.import_module("." + module, __package__), attr), name)
         return self.commands.get(name)
 
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else None
+        if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+            near = difflib.get_close_matches(name, self.list_commands(ctx), n=2, cutoff=0.6)
+            hint = "; did you mean %s?" % " or ".join(near) if near else ""
+            ctx.fail("no such command %r%s" % (name, hint))
+        return super().resolve_command(ctx, args)
+
     def make_context(self, *args, **kwargs):
         try:
             return super().make_context(*args, **kwargs)
         except streams.OutputGone as e:
             raise streams.StdoutFailed(e)
+        except _HELP:  # `torchdoctor` alone: the help, as click shows it
+            raise
+        except click.UsageError as e:
+            raise _UsageError(e) from None
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except streams.OutputGone as e:
             raise streams.StdoutFailed(e)
+        except _HELP:  # `torchdoctor` alone: the help, as click shows it
+            raise
+        except click.UsageError as e:
+            raise _UsageError(e) from None
         except InputError as e:
             raise _ClickInputError(e) from None
         except KeyboardInterrupt:

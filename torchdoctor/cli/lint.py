@@ -74,6 +74,9 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     for p in paths:
         if not os.path.exists(p):
             raise InputError("%s: no such file or directory" % p)
+    if python:
+        from .common import named_python
+        python = named_python(python)
     if fix and show_diff:
         raise InputError("--fix and --diff exclude each other (--diff shows what --fix would write)")
     if fix or show_diff:
@@ -100,9 +103,8 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
         target, tnotes = project_target(paths)
         notes.extend(tnotes)
         if target is None:
-            if python and not os.path.exists(python):
-                raise InputError("--python %s: no such file" % python)
-            target = T.from_installed(python) or T.newest()
+            from .common import chosen_python
+            target = T.from_installed(chosen_python(python)) or T.newest()
     ex = exclude_matcher(_split(exclude), os.getcwd())
     if cfg.exclude:  # patterns of the pyproject.toml are relative to its directory
         ex = Ignore(ex.layers + exclude_matcher(cfg.exclude, os.path.dirname(os.path.abspath(cfg.path))).layers)

@@ -7,6 +7,8 @@ import click
 from .common import InputError
 
 FAIL_ON = click.Choice(["error", "warning", "info", "never"])
+# Which interpreter a verb uses without --python: verbs/common.chosen_python, for every verb.
+PYTHON_DEFAULT = "default: this one; when it has no torch, the active virtualenv or conda env, else the first python3 on PATH"
 
 
 def positive(ctx, param, value):

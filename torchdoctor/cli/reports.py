@@ -10,17 +10,18 @@ import sys
 import click
 
 from .common import chosen_python, echo, exit_code_for, style
-from .options import FAIL_ON, positive
+from .options import FAIL_ON, PYTHON_DEFAULT, positive
 
 
 @click.command("report")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "json", "text"]), default="markdown", show_default=True,
-              help="Markdown for a GitHub issue, JSON to attach (check --from / triage read it), or plain text.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json", "text"]), default=None,
+              help="Markdown for a GitHub issue, JSON to attach (check --from / triage read it), or plain text "
+                   "(default: JSON for an --output name ending in .json, as for `run --report`, else Markdown).")
 @click.option("--output", "-o", "output", metavar="FILE",
               help="Write the report to FILE (- for standard output). FILE is replaced atomically; a symbolic "
                    "link or a non-regular file there is refused unless --force.")
 @click.option("--force", is_flag=True, help="With --output: replace a symbolic link (not its target), or write into a pipe or device.")
-@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (default: this one; when it has no torch, the active virtualenv or conda env, else the first python3 on PATH).")
+@click.option("--python", "python", metavar="PATH", help="Interpreter to diagnose (%s)." % PYTHON_DEFAULT)
 @click.option("--timeout", type=float, default=60.0, show_default=True, callback=positive,
               help="Seconds the torch probe may take before it counts as hung.")
 @click.option("--no-redact", is_flag=True,
@@ -37,6 +38,7 @@ def report_cmd(fmt, output, force, python, timeout, no_redact, copy):
     if output == "-":
         output = None  # standard output, as everywhere else
     verb.check_target(output, force)
+    fmt = verb.format_for(fmt, output)
     rep = verb.report(chosen_python(python), timeout, redact=not no_redact)
     text = verb.render_report(rep, fmt)
     said, to_stdout = verb.deliver(text, fmt, output, force, copy, redacted=not no_redact)

@@ -10,7 +10,7 @@ import sys
 import click
 
 from .common import InputError
-from .options import positive
+from .options import PYTHON_DEFAULT, positive
 
 WORKLOADS = ("convnet", "attention", "matmul", "lstm")
 SPEC_RE = re.compile(r"^[^:\s][^:]*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -59,7 +59,7 @@ def _reports(ctx, param, values):
 
 
 @click.command("tune")
-@click.option("--python", "python", metavar="PATH", help="Interpreter whose torch to tune (default: this one).")
+@click.option("--python", "python", metavar="PATH", help="Interpreter whose torch to tune (%s)." % PYTHON_DEFAULT)
 @click.option("--model", metavar="MODULE:CALLABLE", callback=_spec,
               help="Your model: a function or class that returns an nn.Module (MODULE a module name or a .py path).")
 @click.option("--inputs", metavar="MODULE:CALLABLE", callback=_spec,

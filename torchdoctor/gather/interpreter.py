@@ -19,10 +19,17 @@ from typing import Optional
 class Choice:
     python: str
     why: Optional[str] = None  # None: the user named it, or the doctor's own has torch
+    own: bool = False  # the doctor's own interpreter, chosen although it has no torch
+    with_torch: tuple = ()  # then: other interpreters that have torch
 
     def note(self) -> Optional[str]:
+        """The one line every verb says on stderr about which interpreter it diagnoses."""
         if not self.why:
             return None
+        if self.own:
+            others = ("; Pythons with torch: %s" % ", ".join(self.with_torch)) if self.with_torch else ""
+            return ("diagnosing %s (%s, where torchdoctor itself is installed; it has no torch yet%s); "
+                    "choose another with --python PATH" % (self.python, self.why, others))
         return ("torchdoctor's own Python (%s) has no torch, so this diagnoses %s (%s); "
                 "choose another with --python PATH" % (sys.executable, self.python, self.why))
 
@@ -52,9 +59,38 @@ def own_has_torch() -> bool:
         return True
 
 
+# Where an installation keeps torch, relative to its prefix: a venv's or conda's site-packages,
+# Debian's dist-packages (/usr and /usr/local).
+_TORCH_PLACES = (("lib", "python3*", "site-packages"), ("lib", "python3*", "dist-packages"),
+                 ("local", "lib", "python3*", "dist-packages"),
+                 ("Lib", "site-packages"))
+
+
+def has_torch_installed(python: str) -> bool:
+    """Whether the installation around `python` holds a torch package, read from the file
+    system: a look, not a run (the user's site folder and .pth paths are not read)."""
+    import glob
+    prefix = os.path.dirname(os.path.dirname(os.path.abspath(python)))
+    return any(glob.glob(os.path.join(prefix, *place, "torch", "__init__.py")) for place in _TORCH_PLACES)
+
+
+def _on_path(env) -> list:
+    """Every python3/python on PATH that is not the doctor's own, first found first."""
+    import shutil
+    out = []
+    for name in ("python3", "python"):
+        for folder in (env.get("PATH") or "").split(os.pathsep):
+            exe = shutil.which(name, path=folder) if folder else None
+            if exe and not _same_env(exe) and exe not in (p for p, _ in out):
+                out.append((exe, "the first %s on PATH" % name))
+    return out
+
+
 def resolve(python: Optional[str], environ=None) -> Choice:
     """The interpreter to diagnose: `python` when given (a bare name is looked up on PATH),
-    else this one when it has torch, else the one the user is working in."""
+    else this one when it has torch, else the one the user is working in: the active
+    virtualenv or conda environment, even when it is the doctor's own (a fresh venv where
+    torchdoctor came first: torch is what is missing there), else the first python3 on PATH."""
     if python:
         if not os.path.exists(python) and os.sep not in python:
             import shutil  # bz2, lzma, zlib: not for the common case
@@ -69,12 +105,12 @@ def resolve(python: Optional[str], environ=None) -> Choice:
         exe = _env_python(prefix) if prefix else None
         if exe and not _same_env(exe):
             return Choice(exe, what)
-    import shutil
-    for name in ("python3", "python"):
-        for folder in (env.get("PATH") or "").split(os.pathsep):
-            exe = shutil.which(name, path=folder) if folder else None
-            if exe and not _same_env(exe):
-                return Choice(exe, "the first %s on PATH" % name)
+        if exe:
+            return Choice(sys.executable, what, own=True,
+                          with_torch=tuple(p for p, _ in _on_path(env) if has_torch_installed(p)))
+    found = _on_path(env)
+    if found:
+        return Choice(found[0][0], found[0][1])
     return Choice(sys.executable)
 
 
@@ -86,8 +122,13 @@ NATIVE_MAGIC = (b"\x7fELF", b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa
                 b"\xca\xfe\xba\xbe", b"MZ")
 
 
-def not_a_python(path: str) -> Optional[str]:
+def not_a_python(path: str, scripts: bool = False) -> Optional[str]:
     """Why `path` is not a Python interpreter that a diagnosis may run, or None when it is one.
+
+    `scripts`: accept a script as well (a pyenv shim, a wrapper that runs a Python in a
+    container), which the command line does for the user's own --python: what it runs is
+    the user's choice, and a script that turns out to run no Python is a finding of the probe.
+    A native program is still judged by its name, so `--python /bin/ls` is refused unrun.
 
     Decided from the file system alone, since running a program to ask it would already run
     whatever it is: an executable file named like an interpreter (the name given and the file a
@@ -103,20 +144,22 @@ def not_a_python(path: str) -> Optional[str]:
         return "a directory"
     if not os.path.isfile(real) or not os.access(real, os.X_OK):
         return "not an executable file"
-    for name in dict.fromkeys((os.path.basename(path), os.path.basename(real))):
-        if not PYTHON_NAME_RE.fullmatch(name):
-            return "%s is not the name of a Python interpreter" % name
     try:
         with open(real, "rb") as fh:
             head = fh.read(4)
     except OSError as e:
         return "cannot read it (%s)" % (e.strerror or e)
+    if head.startswith(b"#!") and scripts:
+        return None
+    for name in dict.fromkeys((os.path.basename(path), os.path.basename(real))):
+        if not PYTHON_NAME_RE.fullmatch(name):
+            return "%s is not the name of a Python interpreter" % name
     if head.startswith(b"#!"):
         return "a script, not an interpreter (a pyenv or asdf shim? give the interpreter it runs, " \
                "e.g. the output of `pyenv which python`)"
     if not head.startswith(NATIVE_MAGIC):
         return "not a native program"
-    if not _installation_around(os.path.abspath(path), real):
+    if not scripts and not _installation_around(os.path.abspath(path), real):
         return "no Python standard library or virtual environment around it"
     return None
 

@@ -287,25 +287,43 @@ class Context:
         return kept
 
 
+# A traceback quotes the source line that raised: `raise AssertionError("Torch not compiled
+# with CUDA enabled")` holds the message's words, but it is code, not the error. It finds an
+# entry only when nothing else does, is never the line quoted when the message itself is there,
+# and is never counted as an occurrence of the error.
+SOURCE_RAISE = re.compile(r"^\s*raise\s+[A-Za-z_][\w.]*\s*\(")
+
+
 class Collector:
     def __init__(self, index: "Index"):
         self.found: Dict[str, Match] = {}
         self.context = Context(index)
+        self.quoted_source: set = set()  # ids found so far only on a traceback's source lines
 
     def add(self, line_no: int, text: str, hits) -> None:
+        source = SOURCE_RAISE.match(text) is not None
         for entry, score, groups, anchor in hits:
             m = self.found.get(entry.id)
             if m is None:
                 self.found[entry.id] = Match(entry, line_no, text[:2000], 1, score, groups, anchor=anchor,
                                              anchor_line=text[:2000])
+                if source:
+                    self.quoted_source.add(entry.id)
+                continue
+            if source:
+                pass
+            elif entry.id in self.quoted_source:  # the message after its source line: quote the message
+                self.quoted_source.discard(entry.id)
+                m.line, m.text = line_no, text[:2000]
+                m.anchor, m.anchor_line = anchor, text[:2000]
             else:
                 m.count += 1
-                if score > m.score:
-                    m.score, m.anchor, m.anchor_line = score, anchor, text[:2000]
-                # A multi-line message may name its details on a later line
-                # (the GLOBAL in a weights-only failure): keep what we learn.
-                for k, v in groups.items():
-                    m.groups.setdefault(k, v)
+            if score > m.score:
+                m.score, m.anchor, m.anchor_line = score, anchor, text[:2000]
+            # A multi-line message may name its details on a later line
+            # (the GLOBAL in a weights-only failure): keep what we learn.
+            for k, v in groups.items():
+                m.groups.setdefault(k, v)
 
     def results(self) -> List[Match]:
         # Below the floor a match is no diagnosis; dropped before the refines

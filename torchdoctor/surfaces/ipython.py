@@ -116,7 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--timeout", type=float, default=60.0)
     c.add_argument("--compile", action="store_true")
     r = sub.add_parser("report", add_help=False)
-    r.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    r.add_argument("--format", choices=("markdown", "json"))
     r.add_argument("-o", "--output")
     r.add_argument("--python")
     r.add_argument("--no-redact", action="store_true")
@@ -148,6 +148,12 @@ def _magic(line: str) -> Any:
         args = _parser().parse_args(shlex.split(line))
     except ValueError as e:
         raise UsageError("%s\nusage: %s" % (e, USAGE))
+    if getattr(args, "python", None):
+        from ..verbs.common import named_python
+        try:
+            args.python = named_python(args.python)
+        except ValueError as e:
+            raise UsageError(str(e))
     if args.verb == "check":
         return check(args.python, args.timeout, args.compile)
     if args.verb == "report":
@@ -176,10 +182,14 @@ def explain(text: str, lines: bool = True) -> ExplainView:
     return ExplainView(exps, live_line(facts) if facts is not None else None, lines)
 
 
-def report(fmt: str = "markdown", output: Optional[str] = None, python: Optional[str] = None,
-           redact: bool = True) -> ReportView:
+def report(fmt: Optional[str] = None, output: Optional[str] = None, python: Optional[str] = None,
+           redact: bool = True) -> Optional[ReportView]:
+    """The report shown in the notebook, or with `output` written there instead (one line
+    says so: a report of hundreds of lines in the cell too would bury it)."""
     from . import attachment
     from ..gather.live import overlay
+    from ..verbs.report import format_for
+    fmt = format_for(fmt, output)
     live = not python or python == sys.executable
     rep = attachment.build("live", None, python=python, redact=redact,
                            prepare=overlay if live else None)
@@ -188,6 +198,7 @@ def report(fmt: str = "markdown", output: Optional[str] = None, python: Optional
         from ..userfiles import write_output
         write_output(output, text, what="-o", forcible=False)
         print("torchdoctor: wrote %s (%s, %s)" % (output, fmt, "redacted" if redact else "NOT redacted"))
+        return None
     return ReportView(text, fmt)
 
 

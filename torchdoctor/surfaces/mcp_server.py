@@ -39,15 +39,10 @@ INSTRUCTIONS = ("torchdoctor diagnoses PyTorch environments: what is wrong with 
 def _python(python: Optional[str]) -> str:
     """The interpreter a tool probes: the one named, when it is a Python interpreter (it is run),
     else the one the user works in."""
-    from ..gather.interpreter import not_a_python, resolve
-    if python:
-        path = resolve(python).python
-        why = not_a_python(path)
-        if why:
-            raise ValueError("%s is not a Python interpreter (%s), so it was not run; `python` takes the path of "
-                             "one, such as a virtual environment's bin/python" % (python, why))
-        return path
-    return resolve(None).python
+    from ..verbs.common import chosen_python, named_python
+    if python:  # an agent's choice, unseen by a person: a script is refused too
+        return named_python(python, what="`python`", scripts=False)
+    return chosen_python(None)
 
 
 def _here() -> str:

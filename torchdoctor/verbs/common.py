@@ -42,11 +42,32 @@ def say(text: str) -> None:
         pass
 
 
+def named_python(python: str, what: str = "--python", scripts: bool = True) -> str:
+    """The interpreter the user named, looked up on PATH when it is a bare name, refused with
+    one line before anything runs it when it is missing, not executable or not a Python
+    (`scripts`: a wrapper script counts as one; see interpreter.not_a_python)."""
+    from ..gather.interpreter import not_a_python, resolve
+    path = resolve(python).python
+    why = not_a_python(path, scripts=scripts)
+    if why:
+        raise InputError("%s is not a Python interpreter (%s), so it was not run; %s takes the path of one, "
+                         "such as a virtual environment's bin/python" % (python, why, what))
+    return path
+
+
 def chosen_python(python: Optional[str]) -> str:
-    """--python, or the interpreter the user works in (said on stderr when it is not ours)."""
-    from ..gather.interpreter import resolve
-    choice = resolve(python)
+    """The interpreter every verb diagnoses: --python (checked by named_python), or the one the
+    user works in, said in one line on stderr when it is not simply the doctor's own."""
+    return named_python(python) if python else chosen(None).python
+
+
+def chosen(python: Optional[str]):
+    """chosen_python's interpreter.Choice, for a verb that also says why (run's postmortem)."""
+    from ..gather.interpreter import Choice, resolve
+    if python:
+        return Choice(named_python(python))
+    choice = resolve(None)
     if choice.note():
         from ..render.safe import line  # it names paths from $VIRTUAL_ENV / $CONDA_PREFIX / PATH
         say("torchdoctor: %s" % line(choice.note()))
-    return choice.python
+    return choice

@@ -9,7 +9,7 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..model.records import field, record
-from .common import InputError, chosen_python
+from .common import InputError, chosen_python, named_python
 
 
 def _read_input(text_args, file, stdin_stream):
@@ -107,6 +107,8 @@ def explain(text=(), file=None, list_entries=False, deep=False, python: Optional
         raise InputError("nothing to explain: pass the error text, --file LOG, or pipe it into `torchdoctor explain -`")
     if len(text) == 1 and get_entry(text[0].strip()) is not None:
         return Explained(entry=get_entry(text[0].strip()))
+    if python and not no_env:
+        python = named_python(python)  # refused before the input is read, not only when a match needs it
     kind, payload = _read_input(text, file, sys.stdin.buffer)
     from ..diagnose import explain as explain_text
     gather = None if no_env else lambda: facts_for(chosen_python(python), deep)

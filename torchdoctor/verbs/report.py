@@ -19,6 +19,14 @@ def report(python: Optional[str] = None, timeout: float = 60.0, redact: Optional
     return examine(python, timeout, extras=True, redact=redact, isolated_from=isolated_from)
 
 
+def format_for(fmt: Optional[str], output: Optional[str]) -> str:
+    """--format when given, else the one the --output name says, as every report file is named."""
+    if fmt:
+        return fmt
+    from ..surfaces.attachment import fmt_for
+    return fmt_for(output) if output else "markdown"
+
+
 def check_target(output: Optional[str], force: bool) -> None:
     """Before the probe: a name that cannot be written must not cost a minute."""
     if output is None:

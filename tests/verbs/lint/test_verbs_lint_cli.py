@@ -88,6 +88,14 @@ def test_pyproject_config(tmp_path):
     assert rc == 2 and "unknown key 'selct'" in err
 
 
+def test_extra_hint_by_install_kind(monkeypatch):
+    from torchdoctor.verbs import extra_hint
+    monkeypatch.setattr(sys, "prefix", os.path.join(os.sep, "home", "u", ".local", "share", "pipx", "venvs", "torchdoctor"))
+    assert extra_hint.add_package("libcst", "lint") == "pipx inject torchdoctor libcst"
+    monkeypatch.setattr(sys, "prefix", os.path.join(os.sep, "home", "u", ".local", "share", "uv", "tools", "torchdoctor"))
+    assert extra_hint.add_package("libcst", "lint").startswith("uv tool install --with libcst torchdoctor")
+
+
 def test_target_order(tmp_path):
     write(tmp_path, "m.py", MPS)
     # nothing declared: the torch installed in --python (this interpreter has torch 2.13)
@@ -153,7 +161,14 @@ def test_github_format(tmp_path):
     lines = out.splitlines()
     assert lines[0].startswith("::error file=m.py,line=2,col=7,endLine=2,title=TD101 api-not-yet-added::"
                                "torch.backends.mps does not exist")
-    assert lines[-1].startswith("::notice title=torchdoctor lint::1 finding(s) in 1 file(s)")
+    assert lines[-1].startswith("::notice title=torchdoctor lint::1 finding(s) in 1 file; target")
+
+
+def test_the_count_names_the_files_with_findings(tmp_path):
+    write(tmp_path, "two.py", MPS + "y = torch.backends.mps.is_built()\n")
+    write(tmp_path, "clean.py", "import torch\n")
+    rc, out, _ = run("--torch", "1.11", "two.py", "clean.py", cwd=tmp_path)
+    assert rc == 1 and "Found 2 findings in 1 of 2 files" in out, out
 
 
 def test_bad_files_do_not_stop_the_scan(tmp_path):
@@ -238,7 +253,10 @@ def test_fix_without_libcst_is_one_line(tmp_path):
             "main(['lint', '--fix', 'm.py'])\n")
     p = subprocess.run([PY, "-c", code], capture_output=True, text=True, cwd=str(tmp_path), timeout=120)
     assert p.returncode == 2
-    assert p.stderr.strip() == 'torchdoctor: error: --fix and --diff need LibCST: pip install "torchdoctor[lint]"'
+    # the command that adds it to this install (a checkout or pip: this interpreter's pip), not
+    # `pip install "torchdoctor[lint]"`, which no index serves
+    assert p.stderr.strip() == ("torchdoctor: error: --fix and --diff need LibCST (the lint extra): "
+                                "%s -m pip install libcst" % PY)
 
 
 def test_parallel_and_serial_agree(tmp_path):

@@ -58,7 +58,10 @@ def arch_remedy(facts: Facts, cap: Tuple[int, int]) -> Remedy:
 
 
 @rule("check", "arch-unsupported", category="arch-unsupported", severity=ERROR,
-       verify=('python -c "import torch; print(torch.ones(1, device=\'cuda\').sum().item())"', '1.0'))
+       # On a machine without a visible GPU (where the error was pasted from elsewhere, or the
+       # driver is gone) it says that it cannot verify there, instead of failing as if the fix had not worked.
+       verify=('python -c "import torch; print(torch.ones(1, device=\'cuda\').sum().item() if torch.cuda.is_available() '
+               'else \'not verifiable here: torch sees no CUDA device; run this where the error happened\')"', '1.0'))
 def arch_unsupported(facts):
     """A GPU whose compute capability this torch build has no kernels for."""
     if not F.is_cuda_build(facts):

@@ -146,7 +146,8 @@ def _on_signal(signum, frame):
     raise Interrupted(signal.Signals(signum).name)
 
 
-def run(nproc: str, opts, forward: List[str]) -> int:
+def run(nproc: str, opts, forward: List[str], python: Optional[str] = None) -> int:
+    """torchrun with `nproc` ranks, in this interpreter or in `python` (foreign.py)."""
     tmp = tempfile.mkdtemp(prefix="torchdoctor-dist-")
     old = {}
     for sig in _signals("SIGTERM", "SIGHUP"):  # `timeout 240 torchdoctor dist ...`: still report, leave nothing
@@ -155,20 +156,27 @@ def run(nproc: str, opts, forward: List[str]) -> int:
         except (OSError, ValueError):
             pass
     try:
-        return _run(nproc, opts, forward, tmp)
+        return _run(nproc, opts, forward, tmp, python)
     finally:
         for sig, h in old.items():
             signal.signal(sig, h)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _run(nproc: str, opts, forward: List[str], tmp: str) -> int:
+def _run(nproc: str, opts, forward: List[str], tmp: str, python: Optional[str] = None) -> int:
     result = os.path.join(tmp, "job.json")
     logdir = os.path.join(tmp, "logs")
-    cmd = [sys.executable, "-m", "torchdoctor.verbs.dist.loopback", "--standalone", "--nnodes", "1",
-           "--local-addr", "127.0.0.1", "--nproc-per-node", str(nproc), "--max-restarts", "0",
-           "--monitor-interval", "0.2", "--redirects", "3", "--log-dir", logdir, "-m", "torchdoctor", "dist"] + forward
+    torchrun = ["--standalone", "--nnodes", "1", "--local-addr", "127.0.0.1", "--nproc-per-node", str(nproc),
+                "--max-restarts", "0", "--monitor-interval", "0.2", "--redirects", "3", "--log-dir", logdir]
     env = dict(os.environ)
+    if python is None:
+        cmd = [sys.executable, "-m", "torchdoctor.verbs.dist.loopback"] + torchrun + ["-m", "torchdoctor", "dist"] + forward
+    else:
+        from . import foreign
+        rank, _ = foreign.command(python, ["dist"] + forward, [])
+        cmd, extra = foreign.command(python, ["-m", "torchdoctor.verbs.dist.loopback"] + torchrun + rank[1:],
+                                     foreign.doctor_deps())
+        env.update(extra)
     env[RESULT_ENV] = result
     ours = []
     for name, value in (("GLOO_SOCKET_IFNAME", "lo"),):

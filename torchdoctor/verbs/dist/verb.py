@@ -28,18 +28,27 @@ def check_options(sizes: Optional[str], report: Optional[str], force: bool) -> N
             raise InputError(str(e))
 
 
-def run(nproc: Optional[str], opts, environ: Mapping[str, str]) -> int:
+def run(nproc: Optional[str], opts, environ: Mapping[str, str], python: Optional[str] = None) -> int:
     """One rank under a launcher (it ends the process itself), else torchrun with `nproc`
-    ranks started here: -> the exit status."""
+    ranks started here: -> the exit status. The ranks run in `python`, else in the
+    interpreter every verb picks (verbs/common.chosen_python) when this one has no torch."""
     from . import env as E
     try:
         job = E.detect(environ)
     except ValueError as e:
         raise InputError("the launcher's variables do not add up: %s" % e)
+    if job is not None and nproc is not None:
+        raise InputError("--nproc-per-node starts torchrun itself; this process already is rank %d of %d "
+                         "(leave the option out under a launcher)" % (job.rank, job.world_size))
+    elsewhere = _elsewhere(python, environ)
     if job is not None:
-        if nproc is not None:
-            raise InputError("--nproc-per-node starts torchrun itself; this process already is rank %d of %d "
-                             "(leave the option out under a launcher)" % (job.rank, job.world_size))
+        if elsewhere:  # this rank goes on in the user's interpreter, as the same process
+            from . import foreign
+            argv, extra = foreign.command(elsewhere, ["dist"] + rank_args(opts), foreign.doctor_deps())
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.execve(argv[0], argv, dict(environ, **extra))
+        _need_torch()
         from .rank import Rank, leave
         leave(Rank(job, opts, dict(environ)).run())
     if nproc is None:
@@ -48,12 +57,11 @@ def run(nproc: Optional[str], opts, environ: Mapping[str, str]) -> int:
                          "torchrun here")
     if not (str(nproc).isdigit() and int(nproc) >= 1) and nproc not in ("gpu", "auto", "cpu"):
         raise InputError("--nproc-per-node must be a positive number or 'gpu' (got %r)" % nproc)
-    import importlib.util
-    if importlib.util.find_spec("torch") is None:
-        raise InputError("torch is not installed in %s: torchdoctor dist runs torch.distributed" % sys.executable)
+    if not elsewhere:
+        _need_torch()
     from . import launch
     try:
-        return launch.run(nproc, opts, forwarded(opts))
+        return launch.run(nproc, opts, forwarded(opts), elsewhere)
     except Exception as e:  # noqa: BLE001 - a bug of ours: one line, the traceback only on request
         if os.environ.get("TORCHDOCTOR_DEBUG"):
             import traceback
@@ -62,11 +70,49 @@ def run(nproc: Optional[str], opts, environ: Mapping[str, str]) -> int:
                          % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
 
 
+def _elsewhere(python: Optional[str], environ: Mapping[str, str]) -> Optional[str]:
+    """The interpreter the ranks must run in when it is not this one, else None."""
+    from ..common import chosen_python, named_python
+    from . import foreign
+    if python:
+        exe = named_python(python)
+    elif environ.get(foreign.DEPS_ENV) or _has_torch():
+        return None  # already moved once (no loop between two interpreters without torch), or here is fine
+    else:
+        exe = chosen_python(None)
+    return None if os.path.abspath(exe) == os.path.abspath(sys.executable) else exe
+
+
+def _has_torch() -> bool:
+    from ...gather.interpreter import own_has_torch
+    return own_has_torch()
+
+
+def _need_torch() -> None:
+    if not _has_torch():
+        raise InputError("torch is not installed in %s, and torchdoctor dist runs torch.distributed: give "
+                         "--python PATH, an interpreter that has torch, or start the ranks with one "
+                         "(PATH -m torchrun ... -m torchdoctor dist)" % sys.executable)
+
+
+def rank_args(opts) -> List[str]:
+    """The options of this rank, for the same rank run in another interpreter."""
+    out = _shared_args(opts) + ["--fail-on", opts.fail_on]
+    for flag, on in (("--json", opts.as_json), ("--no-redact", opts.no_redact), ("--force", opts.force),
+                     ("--color", opts.color is True), ("--no-color", opts.color is False)):
+        if on:
+            out.append(flag)
+    return out + (["--report", opts.report] if opts.report else [])
+
+
 def forwarded(opts) -> List[str]:
     """The options every rank of a torchrun started here runs with (rank 0 of the launcher
     side prints the result, so the ranks never fail on findings)."""
-    out = ["--backend", opts.backend, "--join-timeout", repr(opts.join_timeout), "--timeout", repr(opts.timeout),
-           "--fail-on", "never"]
+    return _shared_args(opts) + ["--fail-on", "never"]
+
+
+def _shared_args(opts) -> List[str]:
+    out = ["--backend", opts.backend, "--join-timeout", repr(opts.join_timeout), "--timeout", repr(opts.timeout)]
     if opts.sizes:
         out += ["--sizes", opts.sizes]
     if opts.iters:

@@ -15,9 +15,6 @@ from typing import Dict, List, Optional, Tuple
 from ...model.records import field, record
 from . import inplace
 
-EXTRA_HINT = 'pip install "torchdoctor[lint]"'
-
-
 class FixUnavailable(RuntimeError):
     pass
 
@@ -26,7 +23,8 @@ def require_libcst():
     try:
         import libcst  # noqa: F401
     except ImportError:
-        raise FixUnavailable("--fix and --diff need LibCST: %s" % EXTRA_HINT)
+        from ..extra_hint import add_package
+        raise FixUnavailable("--fix and --diff need LibCST (the lint extra): %s" % add_package("libcst", "lint"))
 
 
 def _module_bindings(tree: ast.Module) -> Dict[str, str]:

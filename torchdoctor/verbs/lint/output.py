@@ -25,6 +25,15 @@ def location(f) -> str:
     return "%s:%d:%d" % (f.path, f.line, f.col)
 
 
+def _in_files(findings, scanned: int) -> str:
+    """' in 1 of 2 files': the files the findings are in, of those read."""
+    plural = "" if scanned == 1 else "s"
+    with_findings = len({f.path for f in findings}) if findings else scanned
+    if with_findings == scanned:
+        return " in %d file%s" % (scanned, plural)
+    return " in %d of %d file%s" % (with_findings, scanned, plural)
+
+
 def text(findings, summary: Dict[str, Any], style) -> str:
     out = []
     for f in findings:
@@ -35,7 +44,7 @@ def text(findings, summary: Dict[str, Any], style) -> str:
     n = len(findings)
     fixable = sum(1 for f in findings if f.fix)
     tail = "Found %d finding%s" % (n, "" if n == 1 else "s") if n else "No findings"
-    tail += " in %d file%s" % (summary["files"], "" if summary["files"] == 1 else "s")
+    tail += _in_files(findings, summary["files"])
     if fixable:
         tail += " (%d fixable with --fix)" % fixable
     out.append(tail + "; target: %s." % safe.line(summary["target"]))
@@ -129,7 +138,7 @@ def github(findings, summary: Dict[str, Any]) -> str:
         props.append("title=%s" % _gh_prop(title))
         out.append("::%s %s::%s" % (_GH_LEVEL[severity(f.code)], ",".join(props), _gh_data(f.message)))
     out.append("::notice title=torchdoctor lint::%s" % _gh_data(
-        "%d finding(s) in %d file(s); target: %s" % (len(findings), summary["files"], summary["target"])))
+        "%d finding(s)%s; target: %s" % (len(findings), _in_files(findings, summary["files"]), summary["target"])))
     return "\n".join(out) + "\n"
 
 

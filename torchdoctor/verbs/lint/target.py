@@ -96,7 +96,9 @@ _READ_VERSION = ("import sys\ntry:\n    import importlib.metadata as m\nexcept I
 
 def installed_torch(python: Optional[str], timeout: float = 20.0) -> Optional[str]:
     """torch's version from the dist-info of `python` (default: this interpreter); no import of torch."""
-    if not python or os.path.realpath(python) == os.path.realpath(sys.executable):
+    # By the path itself, not realpath: a venv's python links to its base interpreter, whose
+    # torch is not the venv's.
+    if not python or os.path.abspath(python) == os.path.abspath(sys.executable):
         try:
             import importlib.metadata as md
             return md.version("torch")

@@ -54,8 +54,8 @@ def choose_python(argv: List[str], python: Optional[str]):
     found, how = interpreter_of(argv)
     if found:
         return found, how
-    from ...gather.interpreter import resolve
-    choice = resolve(None)
+    from ..common import chosen
+    choice = chosen(None)
     return choice.python, "%s; so %s" % (how, choice.why or "the doctor's own interpreter")
 
 

@@ -75,6 +75,9 @@ def run(argv: List[str], say: Callable[[str], None], report_path: Optional[str] 
     if report_path:
         check_target(report_path, "--report")
     target = json_target(json_to)
+    if python:
+        from ..common import named_python
+        python = named_python(python)
     from .runner import Runner, StartError
     from .signals import oom_kill_count
     oom_before = oom_kill_count()

@@ -29,9 +29,8 @@ def tune(python: Optional[str] = None, model: Optional[str] = None, inputs: Opti
         result = api.load_result(from_json)
     else:
         _check_model(model, inputs, input_shapes)
-        if python:
-            from ...gather.interpreter import resolve
-            python = resolve(python).python
+        from ..common import chosen_python
+        python = chosen_python(python)
         from .progress import Progress
         from .runner import TuneOptions
         opts = TuneOptions(python=python, model=model, inputs=inputs, input_shapes=list(input_shapes), mode=mode,
