@@ -69,7 +69,7 @@ def test_removed_api_and_its_fix():
     src = "import torch\ntorch.set_deterministic(True)\n"
     (h,) = scan(src, "2.1")
     assert h.code == "TD102" and "removed in torch 1.10" in h.message
-    assert h.fix == {"kind": "rename_attr", "line": 2, "col": 1, "attr": "set_deterministic",
+    assert h.edit == {"kind": "rename_attr", "line": 2, "col": 1, "attr": "set_deterministic",
                      "new": "use_deterministic_algorithms"}
     (h,) = scan(src, "1.9")   # still there, with a deprecation warning
     assert h.code == "TD201"
@@ -177,14 +177,14 @@ def test_sdp_kernel_deprecated_with_exact_fix():
     (h,) = scan(src, "2.4")
     assert h.code == "TD201" and "since torch 2.3" in h.message
     # enable_cudnn defaults to True, and sdp_kernel appends CUDNN_ATTENTION for it (2.3+)
-    assert h.fix["backends"] == ["FLASH_ATTENTION", "CUDNN_ATTENTION"]
+    assert h.edit["backends"] == ["FLASH_ATTENTION", "CUDNN_ATTENTION"]
     assert codes(src, "2.2") == []                       # not deprecated yet
-    assert scan(src, ">=2.2,<2.5")[0].fix is None        # sdpa_kernel does not exist in 2.2
+    assert scan(src, ">=2.2,<2.5")[0].edit is None        # sdpa_kernel does not exist in 2.2
 
 
 def test_sdp_kernel_with_variables_is_not_fixable():
     (h,) = scan("import torch\nflag = True\nwith torch.backends.cuda.sdp_kernel(enable_flash=flag):\n    pass\n", "2.4")
-    assert h.code == "TD201" and h.fix is None
+    assert h.code == "TD201" and h.edit is None
 
 
 def test_amp_deprecations_at_calls_and_imports_only():
