@@ -1,6 +1,6 @@
 """The rules' documentation, written from the rule modules: one rule for `lint --explain
-TD301`, all of them for docs/lint-rules.md (tools/lint_rules_doc.py writes it; a test holds
-the committed page to what this module writes now).
+TD301`, all of them for docs/lint-rules.md (tools/capture_examples.py writes its generated
+part from `page()`; a test holds the committed page to what this module writes now).
 
 A rule's page is its module's docstring (its first line the summary, then the sections
 What it finds / Why it matters / Fix), a line of facts (severity, since, fixable, on by
@@ -13,18 +13,6 @@ from typing import List
 from . import history as H
 from . import rules as R
 from .output import api_table, rules_table
-
-PAGE_HEAD = """# torchdoctor lint: the rules
-
-<!-- Written by tools/lint_rules_doc.py from torchdoctor/verbs/lint/rules/ (one module per rule,
-its docstring and examples): edit those, then run the script. -->
-
-Every rule, with why it matters, how to fix what it finds, and the code it fires on (and
-the code it leaves alone), each example checked by the test suite. `torchdoctor lint
---explain CODE` prints one of them; `torchdoctor lint --list-rules` the table. How to add
-a rule: CONTRIBUTING.md.
-
-"""
 
 
 def _facts(code: str) -> str:
@@ -73,8 +61,8 @@ def explain(code: str, level: int = 1) -> str:
 
 
 def page() -> str:
-    """docs/lint-rules.md."""
-    out = [PAGE_HEAD, "## The rules", "", rules_table(markdown=True)]
+    """docs/lint-rules.md's generated part: the table, every rule's page, the API history."""
+    out = ["## The rules", "", rules_table(markdown=True)]
     for code in R.all_codes():
         out.append(explain(code, level=3))
     out += ["## The API history outside torch.backends", "",

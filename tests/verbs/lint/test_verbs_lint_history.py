@@ -9,6 +9,7 @@ import pytest
 from conftest import REFERENCE, ROOT
 from torchdoctor.kb import compat
 from torchdoctor.verbs.lint import history as R
+from torchdoctor.verbs.lint import output as O
 from torchdoctor.verbs.lint import rules as RULES
 
 
@@ -83,3 +84,11 @@ def test_backends_history_matches_the_shared_reference():
         seen = ref["all_scanned"].get(path)
         if seen and e.get("added") and not e.get("added_or_earlier"):
             assert R.mt(e["added"]) <= R.mt(seen["first_seen"]), path
+
+
+def test_the_docs_rule_table_is_the_data():
+    """docs/lint.md's tables are generated (tools/capture_examples.py): run it after a change."""
+    with open(os.path.join(ROOT, "docs", "lint.md"), encoding="utf-8") as f:
+        page = f.read()
+    assert O.rules_table(markdown=True) in page
+    assert O.api_table() in page
