@@ -39,9 +39,10 @@ def _emit(text: str, output) -> None:
               help="Write the report to FILE (replaced atomically; a link or non-regular file needs --force).")
 @click.option("--force", is_flag=True, help="Replace a symbolic link there (not its target), or write into a pipe or device.")
 @click.option("--list-rules", "list_rules", is_flag=True, help="Print the rule table and exit.")
+@click.option("--explain", "explain_code", metavar="CODE", help="Print one rule's documentation (TD301) and exit.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
 def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff, jobs, output, force, list_rules,
-         color):
+         explain_code, color):
     """Scan code, notebooks and environment files for torch API drift and settings pitfalls.
 
     PATHS default to the current directory. Exit 0: no findings; 1: findings; 2: usage or
@@ -57,6 +58,14 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
             check_output(output, force=force, what="--output")
         except ValueError as e:
             raise InputError(str(e))
+    if explain_code:
+        from ..verbs.lint import rules as R
+        from ..verbs.lint.ruledocs import explain
+        code = explain_code.strip().upper()
+        if code not in R.BY_CODE:
+            raise InputError("--explain %s: no such rule (torchdoctor lint --list-rules lists them)" % explain_code)
+        click.echo(explain(code), nl=False)
+        sys.exit(0)
     if list_rules:  # text: aligned columns; json: the rules as data; sarif/github: the docs' Markdown table
         if fmt == "json":
             import json

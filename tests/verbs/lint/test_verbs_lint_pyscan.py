@@ -364,3 +364,32 @@ def test_dynamo_compares_deprecated_classes_without_using_them():
 def test_a_decorator_missing_in_the_target_is_a_finding():
     src = "import torch\n@torch.compile\ndef f():\n    pass\n"
     assert codes(src, "1.11") == [("TD101", 2)]
+
+
+# -- TD104-TD106: names, settings and functions of torch.backends -------------------------------
+def test_misspelt_backends_names_through_every_alias():
+    assert codes("import torch.backends.cudnn as cudnn\nprint(cudnn.ver)\n") == [("TD104", 2)]
+    assert codes("from torch.backends import cuda\ncuda.matmul.allow_fp32 = True\n") == [("TD104", 2)]
+    assert codes("from torch.backends.cuda import flash_sdp_enable\n") == [("TD104", 1)]
+    assert codes("import torch\ntorch.backends.cudnn.benchmarks = True\n") == [("TD104", 2)]
+    ok = "import torch\nfrom torch.backends.cuda import flash_sdp_enabled\ntorch.backends.cuda.matmul.allow_tf32 = True\n"
+    assert codes(ok) == []
+    assert codes("import torch\ntry:\n    v = torch.backends.cudnn.ver\nexcept AttributeError:\n    v = None\n") == []
+
+
+def test_settings_called_as_functions_even_under_a_guard():
+    assert codes("import torch\ntorch.backends.cudnn.benchmark()\n") == [("TD105", 2)]
+    src = "import torch\nif hasattr(torch.backends, 'cudnn') and torch.backends.cudnn.enabled():\n    pass\n"
+    assert codes(src) == [("TD105", 2)]
+    assert codes("import torch\nx = torch.backends.cuda.matmul.allow_tf32()\n") == [("TD105", 2)]
+    assert codes("import torch\nx = torch.backends.cudnn.version()\ny = torch.backends.cudnn.enabled\n") == []
+
+
+def test_functions_tested_without_a_call():
+    assert codes("import torch\nif torch.backends.mps.is_available:\n    pass\n") == [("TD106", 2)]
+    assert codes("import torch\nok = 1 if not torch.backends.cudnn.is_available else 2\n") == [("TD106", 2)]
+    assert codes("import torch\nwhile torch.backends.mps.is_built and False:\n    pass\n") == [("TD106", 2)]
+    assert codes("import torch\nif torch.backends.mps.is_available():\n    pass\n") == []
+    assert codes("import torch\nf = torch.backends.mps.is_available\nif f():\n    pass\n") == []
+    # compared or passed on, not tested for truth
+    assert codes("import torch\nif check(torch.backends.mps.is_available):\n    pass\n") == []

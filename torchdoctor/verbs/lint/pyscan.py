@@ -38,6 +38,8 @@ from .rules import on
 from .uses import Use
 
 USE_RULES = on("use")
+# Misusing an API (calling a flag, testing an uncalled function) is wrong under a guard too.
+UNGUARDED_USE_RULES = tuple(r for r in USE_RULES if r.options.get("despite_guards"))
 FILE_RULES = on("file")
 
 
@@ -63,6 +65,9 @@ class Analyzer(Guards, ast.NodeVisitor):
         self.events: List[Event] = []
         self.leaves = H.leaf_names()
         self.guard_words = True  # False when the source has none of the words a guard needs
+        # ids of the expressions whose truth an if/while/assert tests, while they are walked
+        # (removed after: a freed node's id is reused, and the set stays small)
+        self.truth_tested: set = set()
 
     # -- positions ------------------------------------------------------------------------
     def pos(self, node) -> Pos:
@@ -81,13 +86,13 @@ class Analyzer(Guards, ast.NodeVisitor):
                    via_import: bool = False) -> None:
         """Hand one use of `path` to the rules (nothing under a guard: see pyguards)."""
         parts = path.split(".")
-        if parts[0] != "torch" or self.guard:
+        if parts[0] != "torch" or (self.guard and not UNGUARDED_USE_RULES):
             return
         known = via_import or any(p in self.leaves for p in parts[start - 1:])
         if not known and not H.below_lazy_module(parts):
             return
         use = Use(path, node, start, call, via_import, known, self)
-        for r in USE_RULES:
+        for r in (UNGUARDED_USE_RULES if self.guard else USE_RULES):
             self.found.extend(call_rule(r, use, self))
 
     # -- names ------------------------------------------------------------------------------
@@ -182,7 +187,9 @@ class Analyzer(Guards, ast.NodeVisitor):
         if g:
             self.guard += 1
         if test is not None:
+            self.truth_tested.add(id(test))
             self.visit(test)
+            self.truth_tested.discard(id(test))
         bid = next(self.branch_ids)
         for label, body in parts:
             self.branch.append((bid, label))
@@ -238,15 +245,31 @@ class Analyzer(Guards, ast.NodeVisitor):
 
     visit_TryStar = visit_Try
 
+    def visit_Assert(self, node):
+        self.truth_tested.add(id(node.test))
+        self.generic_visit(node)
+        self.truth_tested.discard(id(node.test))
+
+    def visit_UnaryOp(self, node):
+        if isinstance(node.op, ast.Not) and id(node) in self.truth_tested:
+            self.truth_tested.add(id(node.operand))
+            self.generic_visit(node)
+            self.truth_tested.discard(id(node.operand))
+        else:
+            self.generic_visit(node)
+
     def visit_BoolOp(self, node):
         # `hasattr(x, "y") and x.y.z`: the operands after a guard are guarded
         g = 0
+        tested = [id(v) for v in node.values] if id(node) in self.truth_tested else []
+        self.truth_tested.update(tested)
         for v in node.values:
             self.visit(v)
             if not g and self.is_guard(v):
                 g = 1
                 self.guard += 1
         self.guard -= g
+        self.truth_tested.difference_update(tested)
 
     def visit_With(self, node):
         g = any(self._is_suppress(item.context_expr) for item in node.items)

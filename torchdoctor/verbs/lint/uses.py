@@ -39,6 +39,12 @@ class Use:
     def targets(self) -> List[Tuple[int, int]]:
         return self.walk.targets
 
+    @property
+    def truth_tested(self) -> bool:
+        """Whether an if/while/assert tests this expression's truth (itself, or as an operand
+        of and/or/not there)."""
+        return id(self.node) in self.walk.truth_tested
+
     def pos(self, node: Optional[ast.AST] = None) -> Pos:
         return self.walk.pos(self.node if node is None else node)
 

@@ -12,7 +12,9 @@ finds, Why it matters, Fix) are what `lint --explain TD301` prints and docs/lint
 holds, with the module's FIRES and QUIET examples (examples.py). Its options, read by lint
 only: ``on`` (what it is called with, below), ``fixable`` (True, False or "some"), ``since``
 (the release the condition holds from, or "per API"), ``source`` (citation keys of
-data/api_history.json's sources), ``default`` (False: off unless selected).
+data/api_history.json's sources), ``default`` (False: off unless selected),
+``despite_guards`` (True: a use rule that also runs in guarded code: misusing an API is
+wrong there too).
 
 What a rule is called with (``on``), and by whom:
 
@@ -31,7 +33,7 @@ from typing import Dict, List, Tuple
 
 from ....model.rules import Rule, rules_of
 from . import (td000_syntax_error, td101_api_not_yet_added, td102_api_removed, td103_submodule_not_auto_imported,
-               td201_deprecated_api, td202_tf32_api_mix, td203_tf32_legacy_flag, td301_cudnn_disabled_for_determinism,
+               td104_unknown_backends_attribute, td105_setting_called, td106_function_not_called, td201_deprecated_api, td202_tf32_api_mix, td203_tf32_legacy_flag, td301_cudnn_disabled_for_determinism,
                td302_benchmark_with_deterministic, td303_deterministic_without_cublas_config,
                td304_benchmark_set_in_loop, td305_seed_helper_enables_benchmark, td401_companion_pins_unpaired,
                td402_index_url_variant, td403_no_wheel_for_python, td404_cuda_image_too_old,
@@ -44,6 +46,9 @@ RULES = rules_of((
     td101_api_not_yet_added.api_not_yet_added,
     td102_api_removed.api_removed,
     td103_submodule_not_auto_imported.submodule_not_auto_imported,
+    td104_unknown_backends_attribute.unknown_backends_attribute,
+    td105_setting_called.setting_called,
+    td106_function_not_called.function_not_called,
     td201_deprecated_api.deprecated_api,
     td202_tf32_api_mix.tf32_api_mix,
     td203_tf32_legacy_flag.tf32_legacy_flag,
