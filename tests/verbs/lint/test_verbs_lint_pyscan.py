@@ -393,3 +393,21 @@ def test_functions_tested_without_a_call():
     assert codes("import torch\nf = torch.backends.mps.is_available\nif f():\n    pass\n") == []
     # compared or passed on, not tested for truth
     assert codes("import torch\nif check(torch.backends.mps.is_available):\n    pass\n") == []
+
+
+# -- the legacy linear algebra, version-aware, and every call of a from-imported name ---------
+def test_legacy_linalg_removed_or_deprecated_per_release():
+    src = "import torch\nx = torch.solve(b, A)\ny = torch.symeig(A)\nz = torch.qr(A)\n"
+    assert codes(src, "1.11") == [("TD201", 2), ("TD201", 3), ("TD201", 4)]   # still there, warning
+    assert codes(src, "1.12") == [("TD102", 2), ("TD201", 3), ("TD201", 4)]   # solve is a raising stub
+    assert codes(src, "2.13") == [("TD102", 2), ("TD102", 3), ("TD201", 4)]
+    assert codes("import torch\nx = torch.linalg.solve(A, b)\ny = torch.linalg.eigh(A)\n", "2.13") == []
+    msg = [h.message for h in scan("import torch\ntorch.solve(b, A)\n", "2.13")][0]
+    assert "torch.linalg.solve" in msg and "other order" in msg
+
+
+def test_each_call_of_a_from_imported_name_is_a_use():
+    src = "from torch import qr\nfrom torch.backends.cuda import sdp_kernel\nqr(A)\nwith sdp_kernel():\n    pass\n"
+    assert codes(src, "2.13") == [("TD201", 1), ("TD201", 2), ("TD201", 3), ("TD201", 4)]
+    assert codes("from torch.linalg import qr\nqr(A)\n", "2.13") == []
+    assert codes("from torch import qr\ndef f(qr):\n    return qr(A)\n", "2.13") == [("TD201", 1)]   # a parameter shadows it

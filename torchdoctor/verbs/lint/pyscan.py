@@ -396,6 +396,8 @@ class Analyzer(Guards, ast.NodeVisitor):
         if path is not None:
             if isinstance(func, ast.Attribute):
                 self.calls[id(func)] = node  # visited next, by generic_visit: the attribute is called
+            elif path.count(".") > 0:  # `from torch import qr; qr(a)`: each call is a use, as the import was
+                self.check_path(path, func, start=path.count(".") + 1, call=node)
             self._event("call", path, node, node)
         self.generic_visit(node)
 

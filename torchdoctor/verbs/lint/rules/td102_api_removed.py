@@ -2,7 +2,8 @@
 
 ## What it finds
 A use of a torch API that a release of the target no longer has, or keeps only as a stub
-that raises: `torch.set_deterministic` (removed in 1.10), `torch._six` (2.0) and every other removal the API history records (docs/lint-rules.md).
+that raises: `torch.set_deterministic` (removed in 1.10), `torch.solve` (1.12), `torch.symeig`,
+`torch._six` (2.0) and every other removal the API history records (docs/lint-rules.md).
 
 ## Why it matters
 On those releases the line raises (AttributeError, ImportError, or the stub's RuntimeError)
