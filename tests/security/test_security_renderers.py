@@ -85,17 +85,15 @@ def test_json_renderings_keep_the_values_exactly():
 
 # ------------------------------------------------------------ lint, tune, dist --
 def test_lint_text_and_github(tmp_path):
+    from torchdoctor.model.findings import WARNING, Finding
     from torchdoctor.verbs.lint import output as O
+    from torchdoctor.verbs.lint.located import Located, Place
 
-    class F:
-        path = str(tmp_path / ("m" + PAYLOAD + ".py"))
-        line, col, end_line, end_col, cell, code = 1, 1, 1, 5, None, "TD001"
-        message = "torch.cuda.amp.autocast(" + PAYLOAD + ") is deprecated"
-        fix, replacement = None, None
-    F.code = sorted(__import__("torchdoctor.verbs.lint.rules", fromlist=["x"]).all_codes())[0]
+    f = Located(Finding("TD201", "lint", WARNING, "torch.cuda.amp.autocast(" + PAYLOAD + ") is deprecated",
+                        check="TD201"), Place(str(tmp_path / ("m" + PAYLOAD + ".py")), 1, 1, 1, 5))
     summary = {"files": 1, "target": "torch 2.5" + PAYLOAD}
-    assert_no_raw(O.text([F()], summary, Style(color=False)), "lint text")
-    assert_no_raw(O.github([F()], summary), "lint github")
+    assert_no_raw(O.text([f], summary, Style(color=False)), "lint text")
+    assert_no_raw(O.github([f], summary), "lint github")
 
 
 def _tune_result(payload):

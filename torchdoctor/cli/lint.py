@@ -1,7 +1,6 @@
-"""`torchdoctor lint`: the click command (a thin adapter over runner and output)."""
+"""`torchdoctor lint`: the click command (options -> verbs.lint.run -> render)."""
 
 import io
-import os
 import sys
 
 import click
@@ -40,21 +39,18 @@ def _emit(text: str, output) -> None:
               help="Write the report to FILE (replaced atomically; a link or non-regular file needs --force).")
 @click.option("--force", is_flag=True, help="Replace a symbolic link there (not its target), or write into a pipe or device.")
 @click.option("--list-rules", "list_rules", is_flag=True, help="Print the rule table and exit.")
+@click.option("--explain", "explain_code", metavar="CODE", help="Print one rule's documentation (TD301) and exit.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
 def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff, jobs, output, force, list_rules,
-         color):
+         explain_code, color):
     """Scan code, notebooks and environment files for torch API drift and settings pitfalls.
 
     PATHS default to the current directory. Exit 0: no findings; 1: findings; 2: usage or
     input error.
     """
     from .common import InputError
-    from ..verbs.lint import config as C
     from ..verbs.lint import output as O
-    from ..verbs.lint import target as T
-    from ..verbs.lint.lintfile import Settings
-    from ..verbs.lint.runner import project_target, run
-    from ..verbs.lint.walk import Ignore, discover, exclude_matcher
+    from ..verbs.lint.command import LintError, Options, run
 
     if output:  # before any work: a link or a device there is refused now, not after the scan
         from ..userfiles import check_output
@@ -62,79 +58,34 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
             check_output(output, force=force, what="--output")
         except ValueError as e:
             raise InputError(str(e))
-    if list_rules:  # text: aligned columns; json: the rules as data; sarif/github: README's Markdown table
+    if explain_code:
+        from ..verbs.lint import rules as R
+        from ..verbs.lint.ruledocs import explain
+        code = explain_code.strip().upper()
+        if code not in R.BY_CODE:
+            raise InputError("--explain %s: no such rule (torchdoctor lint --list-rules lists them)" % explain_code)
+        click.echo(explain(code), nl=False)
+        sys.exit(0)
+    if list_rules:  # text: aligned columns; json: the rules as data; sarif/github: the docs' Markdown table
         if fmt == "json":
             import json
             from ..verbs.lint import rules as R
-            click.echo(json.dumps({"schema_version": 1, "rules": R.rules()}, indent=2))
+            click.echo(json.dumps({"schema_version": 1, "rules": {c: R.row(R.BY_CODE[c]) for c in R.all_codes()}},
+                                  indent=2))
         else:
             click.echo(O.rules_table(markdown=(fmt != "text")), nl=False)
         sys.exit(0)
-    paths = list(paths) or ["."]
-    for p in paths:
-        if not os.path.exists(p):
-            raise InputError("%s: no such file or directory" % p)
-    if python:
-        from .common import named_python
-        python = named_python(python)
-    if fix and show_diff:
-        raise InputError("--fix and --diff exclude each other (--diff shows what --fix would write)")
-    if fix or show_diff:
-        from ..verbs.lint.fix import FixUnavailable, require_libcst
-        try:
-            require_libcst()
-        except FixUnavailable as e:
-            raise InputError(str(e))
+    opts = Options(paths=list(paths), torch=torch_spec, python=python, select=_split(select), ignore=_split(ignore),
+                   exclude=_split(exclude), fix=fix, diff=show_diff, jobs=jobs)
     try:
-        cfg = C.load(C.find_pyproject(paths[0]))
-        selected = C.selection(_split(select), _split(ignore), cfg)
-    except C.ConfigError as e:
+        result = run(opts)
+    except LintError as e:
         raise InputError(str(e))
-    notes = list(cfg.notes)
-    spec = torch_spec or cfg.torch
-    if spec:
-        try:
-            target = T.from_option(spec)
-        except ValueError as e:
-            raise InputError("--torch: %s" % e)
-        if not torch_spec:
-            target.origin = "%s [tool.torchdoctor.lint] torch" % os.path.relpath(cfg.path)
-    else:
-        target, tnotes = project_target(paths)
-        notes.extend(tnotes)
-        if target is None:
-            from .common import chosen_python
-            target = T.from_installed(chosen_python(python)) or T.newest()
-    ex = exclude_matcher(_split(exclude), os.getcwd())
-    if cfg.exclude:  # patterns of the pyproject.toml are relative to its directory
-        ex = Ignore(ex.layers + exclude_matcher(cfg.exclude, os.path.dirname(os.path.abspath(cfg.path))).layers)
-    files = list(discover(paths, ex, notes))
-    settings = Settings(targets=list(target.versions), cuda=target.cuda, select=selected, want_fixes=True)
-    outcome = run(files, settings, jobs)
-    notes.extend(outcome.notes)
-    findings = outcome.findings
-    fixed = fixed_files = 0
-    if fix or show_diff:
-        from ..verbs.lint.fix import fix_findings
-        from ..verbs.lint.inplace import tree_roots
-        from ..verbs.lint.lintfile import lint_path
-        done = fix_findings(findings, outcome.digests, tree_roots(paths), write=fix)
-        notes.extend(done.notes)
-        fixed, fixed_files = done.rewrites, len(done.paths)
-        if show_diff:
-            click.echo("".join(done.diffs), nl=False)
-        if fix and done.paths:
-            # what is left, at its new place
-            again = set(done.paths)
-            findings = [f for f in findings if f.path not in again]
-            for path in sorted(again):
-                findings.extend(lint_path((path, "python"), settings).findings)
-            findings.sort(key=lambda f: f.sort_key())
-    summary = {"files": outcome.files, "target": target.describe(), "target_dict": target.to_dict(),
-               "notes": notes, "fixed": fixed, "fixed_files": fixed_files, "dry_run": show_diff}
+    if show_diff:
+        click.echo(result.diffs, nl=False)
     stream = io.StringIO() if output else None
     try:
-        _render(fmt, findings, summary, stream, color)
+        _render(fmt, result.findings, result.summary, stream, color)
     except (BrokenPipeError, OutputFailed):  # standard output's: cli.main says it, as for every verb
         raise
     except OSError as e:  # /dev/full, a vanished disk: one line, not a traceback
@@ -145,10 +96,10 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
             write_output(output, stream.getvalue(), force=force, what="--output")
         except ValueError as e:
             raise InputError(str(e))
-    for n in notes:
+    for n in result.notes:
         from ..render.safe import line  # notes quote the project's own files
         click.echo("torchdoctor: note: %s" % line(n), err=True)
-    sys.exit(1 if findings else 0)
+    sys.exit(result.exit_code)
 
 
 def _render(fmt, findings, summary, stream, color):

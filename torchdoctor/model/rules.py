@@ -19,7 +19,8 @@ a rule whose required facts are unknown is skipped (and said so), one that raise
 ``rule-crashed`` finding (as Flutter's doctor does with a crashed validator), never a
 traceback, in every family alike; the id, category and severity a rule leaves empty come
 from its registration. The rule's docstring is its documentation: the first line is the
-summary the listings show, the rest the page the docs are generated from.
+summary the listings show, the rest the page the docs are generated from; a rule alone in its
+module (a lint rule) may leave its function bare and document itself in the module's docstring.
 """
 
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -52,7 +53,9 @@ class Rule:
     @property
     def docs(self) -> str:
         import inspect  # only when documentation is asked for
-        return inspect.cleandoc(self.func.__doc__ or "")
+        import sys
+        text = self.func.__doc__ or getattr(sys.modules.get(self.func.__module__), "__doc__", None)
+        return inspect.cleandoc(text or "")
 
 
 def rule(family: str, id: str, severity: str, category: str, requires: Iterable[str] = (),

@@ -294,3 +294,28 @@ def test_a_named_pipe_in_the_tree_is_skipped_not_waited_for(tmp_path):
     rc, out, err = run("--torch", "1.11", ".", cwd=tmp_path, timeout=60)
     assert rc == 1 and "m.py:2:7: TD101" in out
     assert "pipe.py: skipped, not a regular file" in err
+
+
+def test_explain_prints_the_rules_documentation(tmp_path):
+    rc, out, err = run("--explain", "td106", cwd=tmp_path)
+    assert rc == 0 and out.startswith("# TD106 `function-not-called`") and "## Why it matters" in out
+    assert "if torch.backends.mps.is_available:" in out   # its examples come with it
+    rc, out, err = run("--explain", "TD999", cwd=tmp_path)
+    assert rc == 2 and out == "" and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "no such rule" in err
+
+
+def test_the_backends_questions_of_a_real_file(tmp_path):
+    write(tmp_path, "train.py", """\
+        import torch
+        import torch.backends.cudnn as cudnn
+        print(cudnn.ver)
+        torch.backends.cudnn.benchmark()
+        if torch.backends.mps.is_available:
+            device = "mps"
+    """)
+    rc, out, err = run("--torch", "2.13", "train.py", cwd=tmp_path)
+    assert rc == 1
+    got = [line.split(" ")[:2] for line in out.splitlines()[:-1]]
+    assert got == [["train.py:3:7:", "TD104"], ["train.py:4:1:", "TD105"], ["train.py:5:4:", "TD106"]], out
+    assert "did you mean torch.backends.cudnn.version()?" in out

@@ -3,7 +3,8 @@
 import textwrap
 
 from torchdoctor.verbs.lint import envfiles as E
-from torchdoctor.verbs.lint import envreaders, envrules
+from torchdoctor.verbs.lint import envreaders
+from torchdoctor.verbs.lint.lintfile import env_results
 
 
 def check(kind, text, name=None, python=None):
@@ -11,7 +12,7 @@ def check(kind, text, name=None, python=None):
     g = envreaders.read(kind, text, name or {"requirements": "requirements.txt", "docker": "Dockerfile",
                                     "conda": "environment.yml", "pyproject": "pyproject.toml",
                                     "setupcfg": "setup.cfg", "setuppy": "setup.py"}[kind])
-    return [(c, line) for c, line, col, msg in envrules.check_group(g, python)], g
+    return [(h.code, h.line) for h in env_results(g, python)], g
 
 
 def test_kinds():

@@ -54,7 +54,7 @@ def _run_with_editor(tmp_path, after, *args):
 
 def test_a_file_changed_after_the_scan_is_not_rewritten(tmp_path):
     write(tmp_path, "m.py", SDP)
-    rc, out, err = _run_with_editor(tmp_path, "runner.run", "--torch", "2.4", "--fix", "m.py")
+    rc, out, err = _run_with_editor(tmp_path, "runner.scan", "--torch", "2.4", "--fix", "m.py")
     assert read(tmp_path / "m.py").decode() == OTHER
     assert "Fixed" not in out
     assert "m.py: changed since it was scanned: not fixed" in err

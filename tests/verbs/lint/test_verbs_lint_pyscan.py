@@ -69,7 +69,7 @@ def test_removed_api_and_its_fix():
     src = "import torch\ntorch.set_deterministic(True)\n"
     (h,) = scan(src, "2.1")
     assert h.code == "TD102" and "removed in torch 1.10" in h.message
-    assert h.fix == {"kind": "rename_attr", "line": 2, "col": 1, "attr": "set_deterministic",
+    assert h.edit == {"kind": "rename_attr", "line": 2, "col": 1, "attr": "set_deterministic",
                      "new": "use_deterministic_algorithms"}
     (h,) = scan(src, "1.9")   # still there, with a deprecation warning
     assert h.code == "TD201"
@@ -177,14 +177,14 @@ def test_sdp_kernel_deprecated_with_exact_fix():
     (h,) = scan(src, "2.4")
     assert h.code == "TD201" and "since torch 2.3" in h.message
     # enable_cudnn defaults to True, and sdp_kernel appends CUDNN_ATTENTION for it (2.3+)
-    assert h.fix["backends"] == ["FLASH_ATTENTION", "CUDNN_ATTENTION"]
+    assert h.edit["backends"] == ["FLASH_ATTENTION", "CUDNN_ATTENTION"]
     assert codes(src, "2.2") == []                       # not deprecated yet
-    assert scan(src, ">=2.2,<2.5")[0].fix is None        # sdpa_kernel does not exist in 2.2
+    assert scan(src, ">=2.2,<2.5")[0].edit is None        # sdpa_kernel does not exist in 2.2
 
 
 def test_sdp_kernel_with_variables_is_not_fixable():
     (h,) = scan("import torch\nflag = True\nwith torch.backends.cuda.sdp_kernel(enable_flash=flag):\n    pass\n", "2.4")
-    assert h.code == "TD201" and h.fix is None
+    assert h.code == "TD201" and h.edit is None
 
 
 def test_amp_deprecations_at_calls_and_imports_only():
@@ -364,3 +364,50 @@ def test_dynamo_compares_deprecated_classes_without_using_them():
 def test_a_decorator_missing_in_the_target_is_a_finding():
     src = "import torch\n@torch.compile\ndef f():\n    pass\n"
     assert codes(src, "1.11") == [("TD101", 2)]
+
+
+# -- TD104-TD106: names, settings and functions of torch.backends -------------------------------
+def test_misspelt_backends_names_through_every_alias():
+    assert codes("import torch.backends.cudnn as cudnn\nprint(cudnn.ver)\n") == [("TD104", 2)]
+    assert codes("from torch.backends import cuda\ncuda.matmul.allow_fp32 = True\n") == [("TD104", 2)]
+    assert codes("from torch.backends.cuda import flash_sdp_enable\n") == [("TD104", 1)]
+    assert codes("import torch\ntorch.backends.cudnn.benchmarks = True\n") == [("TD104", 2)]
+    ok = "import torch\nfrom torch.backends.cuda import flash_sdp_enabled\ntorch.backends.cuda.matmul.allow_tf32 = True\n"
+    assert codes(ok) == []
+    assert codes("import torch\ntry:\n    v = torch.backends.cudnn.ver\nexcept AttributeError:\n    v = None\n") == []
+
+
+def test_settings_called_as_functions_even_under_a_guard():
+    assert codes("import torch\ntorch.backends.cudnn.benchmark()\n") == [("TD105", 2)]
+    src = "import torch\nif hasattr(torch.backends, 'cudnn') and torch.backends.cudnn.enabled():\n    pass\n"
+    assert codes(src) == [("TD105", 2)]
+    assert codes("import torch\nx = torch.backends.cuda.matmul.allow_tf32()\n") == [("TD105", 2)]
+    assert codes("import torch\nx = torch.backends.cudnn.version()\ny = torch.backends.cudnn.enabled\n") == []
+
+
+def test_functions_tested_without_a_call():
+    assert codes("import torch\nif torch.backends.mps.is_available:\n    pass\n") == [("TD106", 2)]
+    assert codes("import torch\nok = 1 if not torch.backends.cudnn.is_available else 2\n") == [("TD106", 2)]
+    assert codes("import torch\nwhile torch.backends.mps.is_built and False:\n    pass\n") == [("TD106", 2)]
+    assert codes("import torch\nif torch.backends.mps.is_available():\n    pass\n") == []
+    assert codes("import torch\nf = torch.backends.mps.is_available\nif f():\n    pass\n") == []
+    # compared or passed on, not tested for truth
+    assert codes("import torch\nif check(torch.backends.mps.is_available):\n    pass\n") == []
+
+
+# -- the legacy linear algebra, version-aware, and every call of a from-imported name ---------
+def test_legacy_linalg_removed_or_deprecated_per_release():
+    src = "import torch\nx = torch.solve(b, A)\ny = torch.symeig(A)\nz = torch.qr(A)\n"
+    assert codes(src, "1.11") == [("TD201", 2), ("TD201", 3), ("TD201", 4)]   # still there, warning
+    assert codes(src, "1.12") == [("TD102", 2), ("TD201", 3), ("TD201", 4)]   # solve is a raising stub
+    assert codes(src, "2.13") == [("TD102", 2), ("TD102", 3), ("TD201", 4)]
+    assert codes("import torch\nx = torch.linalg.solve(A, b)\ny = torch.linalg.eigh(A)\n", "2.13") == []
+    msg = [h.message for h in scan("import torch\ntorch.solve(b, A)\n", "2.13")][0]
+    assert "torch.linalg.solve" in msg and "other order" in msg
+
+
+def test_each_call_of_a_from_imported_name_is_a_use():
+    src = "from torch import qr\nfrom torch.backends.cuda import sdp_kernel\nqr(A)\nwith sdp_kernel():\n    pass\n"
+    assert codes(src, "2.13") == [("TD201", 1), ("TD201", 2), ("TD201", 3), ("TD201", 4)]
+    assert codes("from torch.linalg import qr\nqr(A)\n", "2.13") == []
+    assert codes("from torch import qr\ndef f(qr):\n    return qr(A)\n", "2.13") == [("TD201", 1)]   # a parameter shadows it

@@ -12,8 +12,9 @@ import pytest
 
 from torchdoctor.verbs.lint import pyscan
 from torchdoctor.verbs.lint.lintfile import Settings, lint_python
+from torchdoctor.verbs.lint.located import call
+from torchdoctor.verbs.lint.pyevents import FileScan
 from torchdoctor.verbs.lint.pyrecords import Event, Func, Pos
-from torchdoctor.verbs.lint.pysettings import settings_rules
 from torchdoctor.verbs.lint.rules import all_codes
 from torchdoctor.verbs.lint.target import from_option
 
@@ -117,13 +118,16 @@ def _within(seconds):
 
 
 def _rules_over(events, targets=((2, 9),)):
-    an = pyscan.Analyzer(list(targets), None)
-    an.events = events
+    funcs = {}
     for e in events:
         e.func.events.append(e)
+        funcs[id(e.func)] = e.func
+    found = []
     with _within(60):  # about a second here
-        settings_rules(an, False)
-    return [(h.code, h.line) for h in an.hits]
+        scan = FileScan.of(events, list(funcs.values()), list(targets), None, False)
+        for r in pyscan.FILE_RULES:
+            found += call(r, scan)
+    return [(h.code, h.line) for h in found]
 
 
 def _event(path, value, line, func, branch=()):

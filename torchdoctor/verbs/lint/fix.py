@@ -175,8 +175,8 @@ def fix_findings(findings, digests: Dict[str, str], roots: List[str], write: boo
     """Apply (or, without `write`, show) the rewrites the findings carry, file by file."""
     by_file: Dict[str, List[dict]] = {}
     for f in findings:
-        if f.fix and f.cell is None:
-            by_file.setdefault(f.path, []).append(f.fix)
+        if f.edit and f.cell is None:
+            by_file.setdefault(f.path, []).append(f.edit)
     out = Fixed()
     for path, fixes in by_file.items():
         try:

@@ -7,13 +7,18 @@ returns a FileResult (picklable), never raises for bad input, and never writes.
 import ast
 import json
 import re
-import sys
 from ...model.records import field, record
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from . import envfiles as E
-from . import envpins, envreaders, envrules, ipython, pyscan, pysource
+from . import envpins, envreaders, ipython, pyscan, pysource
+from .envcheck import EnvCase
 from .inplace import digest
+from .located import Located, Place, call
+from .rules import on
+
+ENV_RULES = on("env")
+(SYNTAX_RULE,) = on("parse")
 
 _NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>[A-Za-z]+[0-9]+(?:[,\s]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 _CELL_PIP = re.compile(r"^\s*(?:!|%)\s*(pip|conda|mamba)\s+install\b(.*)$")
@@ -28,27 +33,9 @@ class Settings:
 
 
 @record
-class Finding:
-    path: str
-    line: int
-    col: int
-    code: str
-    message: str
-    end_line: Optional[int] = None
-    end_col: Optional[int] = None
-    cell: Optional[int] = None
-    fix: Optional[dict] = None
-    replacement: Optional[str] = None
-    needs_absent: Optional[str] = None
-
-    def sort_key(self):
-        return (self.path, self.cell or 0, self.line, self.col, self.code)
-
-
-@record
 class FileResult:
     path: str
-    findings: List[Finding] = field(default_factory=list)
+    findings: List[Located] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
     mentions: FrozenSet[str] = frozenset()
     scanned: bool = True
@@ -91,19 +78,23 @@ def _read(path: str, res: FileResult) -> Optional[bytes]:
     return data
 
 
-def _syntax(path: str, e: Exception) -> Finding:
-    line = getattr(e, "lineno", None) or 1
-    col = getattr(e, "offset", None) or 1
-    msg = getattr(e, "msg", None) or str(e)
-    return Finding(path, line, max(int(col), 1), "TD000", "syntax error for Python %d.%d: %s; the file was not checked"
-                   % (sys.version_info[0], sys.version_info[1], msg))
+def _syntax(path: str, e: Exception) -> Located:
+    (loc,) = call(SYNTAX_RULE, e)
+    loc.place.path = path
+    return loc
+
+
+def _placed(found: List[Located], path: str) -> List[Located]:
+    for loc in found:
+        loc.place.path = path
+    return found
 
 
 def _mentions(text: str) -> FrozenSet[str]:
     return frozenset(["CUBLAS_WORKSPACE_CONFIG"]) if "CUBLAS_WORKSPACE_CONFIG" in text else frozenset()
 
 
-def _keep(findings: List[Finding], noqa, settings: Settings) -> List[Finding]:
+def _keep(findings: List[Located], noqa, settings: Settings) -> List[Located]:
     return [f for f in findings if f.code in settings.select and not suppressed(noqa, f.line, f.code)]
 
 
@@ -125,9 +116,9 @@ def lint_python(path: str, settings: Settings, data: Optional[bytes] = None) -> 
         data = None
         if path.endswith("setup.py"):  # small, and its setup() call is read from the whole tree
             tree = ast.parse(text, filename=path)
-            hits = pyscan.analyze(tree, text, settings.targets, settings.cuda)
+            found = pyscan.analyze(tree, text, settings.targets, settings.cuda)
         else:
-            hits = pyscan.analyze_text(text, settings.targets, settings.cuda)
+            found = pyscan.analyze_text(text, settings.targets, settings.cuda)
     except RecursionError:  # the walk or the parser ran out of stack: the parser says which
         error = pysource.parse_error(text)
         if error is None:
@@ -138,9 +129,10 @@ def lint_python(path: str, settings: Settings, data: Optional[bytes] = None) -> 
     except pysource.PARSE_ERRORS as e:
         res.findings = _keep([_syntax(path, e)], noqa, settings)
         return res
-    res.findings = _keep([Finding(path, h.line, h.col, h.code, h.message, h.end_line, h.end_col, None,
-                                  h.fix if settings.want_fixes else None, h.replacement, h.needs_absent)
-                          for h in hits], noqa, settings)
+    if not settings.want_fixes:
+        for loc in found:
+            loc.edit = None
+    res.findings = _keep(_placed(found, path), noqa, settings)
     if tree is not None:
         group = envreaders.read_setup_py(text, path, tree)
         res.findings += env_findings(group, settings, noqa)
@@ -167,7 +159,7 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
     where: List[Tuple[int, int]] = []   # joined line -> (cell, line in cell)
     noqa: Dict[Tuple[int, int], Optional[FrozenSet[str]]] = {}
     group = E.Group(path, "notebook")
-    out: List[Finding] = []
+    out: List[Located] = []
     for ci, cell in enumerate(cells, 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -189,7 +181,7 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
             ast.parse("\n".join(clean) + "\n")
         except pysource.PARSE_ERRORS as e:
             f = _syntax(path, e)
-            f.cell = ci
+            f.place.cell = ci
             out.append(f)
             continue
         for ln in range(1, len(clean) + 1):
@@ -198,27 +190,36 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
     source = "\n".join(joined) + "\n"
     res.mentions = _mentions(source)
     try:
-        hits = pyscan.analyze_text(source, settings.targets, settings.cuda)
+        found = pyscan.analyze_text(source, settings.targets, settings.cuda)
     except pysource.PARSE_ERRORS:
-        hits = []
-    for h in hits:
-        cell, line = where[h.line - 1] if 0 < h.line <= len(where) else (None, h.line)
-        end_line = where[h.end_line - 1][1] if h.end_line and 0 < h.end_line <= len(where) and where[h.end_line - 1][0] == cell else None
-        out.append(Finding(path, line, h.col, h.code, h.message, end_line, h.end_col if end_line else None, cell,
-                           None, h.replacement, h.needs_absent))
-    for code, line, col, msg in envrules.check_group(group):
+        found = []
+    for h in found:
+        p = h.place
+        cell, line = where[p.line - 1] if 0 < p.line <= len(where) else (None, p.line)
+        end_line = where[p.end_line - 1][1] if p.end_line and 0 < p.end_line <= len(where) and where[p.end_line - 1][0] == cell else None
+        h.place = Place(path, line, p.col, end_line, p.end_col if end_line else None, cell)
+        h.edit = None   # --fix rewrites .py files only
+        out.append(h)
+    for h in env_results(group):
+        line = h.place.line
         cell = next((p.col for p in group.pins if p.line == line and p.where.startswith("cell ")), None)
-        out.append(Finding(path, line, 1, code, msg, cell=cell))
+        h.place = Place(path, line, 1, cell=cell)
+        out.append(h)
     res.findings = [f for f in out if f.code in settings.select and not (
         (f.cell, f.line) in noqa and (noqa[(f.cell, f.line)] is None or f.code in noqa[(f.cell, f.line)]))]
     return res
 
 
-def env_findings(group: E.Group, settings: Settings, noqa, python=None) -> List[Finding]:
-    out = []
-    for code, line, col, msg in envrules.check_group(group, python):
-        out.append(Finding(group.path, line, col, code, msg))
-    return _keep(out, noqa, settings)
+def env_results(group: E.Group, python=None) -> List[Located]:
+    case = EnvCase(group, python)
+    out: List[Located] = []
+    for r in ENV_RULES:
+        out.extend(call(r, case))
+    return out
+
+
+def env_findings(group: E.Group, settings: Settings, noqa, python=None) -> List[Located]:
+    return _keep(_placed(env_results(group, python), group.path), noqa, settings)
 
 
 def lint_env(path: str, kind: str, settings: Settings, python=None) -> Tuple[FileResult, Optional[E.Group]]:

@@ -7,6 +7,7 @@ from typing import Any, Dict
 
 from ... import __version__
 from ...render import safe
+from . import history as H
 from . import rules as R
 
 SCHEMA_VERSION = 1
@@ -15,8 +16,9 @@ _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GH_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
-def severity(code: str) -> str:
-    return R.rule(code)["severity"]
+def name_of(f) -> str:
+    """The rule's name, or rule-crashed for a rule that crashed."""
+    return f.finding.id if f.crashed else R.BY_CODE[f.code].name
 
 
 def location(f) -> str:
@@ -37,12 +39,12 @@ def _in_files(findings, scanned: int) -> str:
 def text(findings, summary: Dict[str, Any], style) -> str:
     out = []
     for f in findings:
-        sev = severity(f.code)
+        sev = f.severity
         code = style.paint(f.code, "error" if sev == "error" else "warning" if sev == "warning" else "info")
-        fixable = " [*]" if f.fix else ""
+        fixable = " [*]" if f.edit else ""
         out.append("%s: %s%s %s" % (style.paint(safe.line(location(f)), "title"), code, fixable, safe.line(f.message)))
     n = len(findings)
-    fixable = sum(1 for f in findings if f.fix)
+    fixable = sum(1 for f in findings if f.edit)
     tail = "Found %d finding%s" % (n, "" if n == 1 else "s") if n else "No findings"
     tail += _in_files(findings, summary["files"])
     if fixable:
@@ -55,10 +57,10 @@ def text(findings, summary: Dict[str, Any], style) -> str:
 
 
 def finding_dict(f) -> Dict[str, Any]:
-    r = R.rule(f.code)
+    r = R.BY_CODE[f.code]
     return {"path": f.path, "line": f.line, "column": f.col, "end_line": f.end_line, "end_column": f.end_col,
-            "cell": f.cell, "code": f.code, "name": r["name"], "severity": r["severity"], "message": f.message,
-            "fixable": bool(f.fix), "replacement": f.replacement, "links": list(r.get("links") or [])}
+            "cell": f.cell, "code": f.code, "name": name_of(f), "severity": f.severity, "message": f.message,
+            "fixable": bool(f.edit), "replacement": f.replacement, "links": list(r.links)}
 
 
 def as_json(findings, summary: Dict[str, Any]) -> str:
@@ -83,7 +85,7 @@ def sarif(findings, summary: Dict[str, Any]) -> str:
     codes = R.all_codes()
     rules = []
     for code in codes:
-        r = R.rule(code)
+        r = R.row(R.BY_CODE[code])
         entry = {"id": code, "name": r["name"], "shortDescription": {"text": r["summary"]},
                  "fullDescription": {"text": r.get("explain") or r["summary"]},
                  "defaultConfiguration": {"level": _SARIF_LEVEL[r["severity"]], "enabled": r.get("default", True)},
@@ -98,7 +100,7 @@ def sarif(findings, summary: Dict[str, Any]) -> str:
             region["endLine"] = f.end_line
             if f.end_col and (f.end_line > f.line or f.end_col > f.col):
                 region["endColumn"] = f.end_col
-        res = {"ruleId": f.code, "ruleIndex": codes.index(f.code), "level": _SARIF_LEVEL[severity(f.code)],
+        res = {"ruleId": f.code, "ruleIndex": codes.index(f.code), "level": _SARIF_LEVEL[f.severity],
                "message": {"text": f.message},
                "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(f.path), "uriBaseId": "%SRCROOT%"},
                                                    "region": region}}]}
@@ -132,21 +134,21 @@ def github(findings, summary: Dict[str, Any]) -> str:
         props = ["file=%s" % _gh_prop(f.path.replace(os.sep, "/")), "line=%d" % f.line, "col=%d" % f.col]
         if f.end_line and f.end_line >= f.line:
             props.append("endLine=%d" % f.end_line)
-        title = "%s %s" % (f.code, R.rule(f.code)["name"])
+        title = "%s %s" % (f.code, name_of(f))
         if f.cell is not None:
             title += " (cell %d)" % f.cell
         props.append("title=%s" % _gh_prop(title))
-        out.append("::%s %s::%s" % (_GH_LEVEL[severity(f.code)], ",".join(props), _gh_data(f.message)))
+        out.append("::%s %s::%s" % (_GH_LEVEL[f.severity], ",".join(props), _gh_data(f.message)))
     out.append("::notice title=torchdoctor lint::%s" % _gh_data(
         "%d finding(s)%s; target: %s" % (len(findings), _in_files(findings, summary["files"]), summary["target"])))
     return "\n".join(out) + "\n"
 
 
 def rules_table(markdown: bool = True) -> str:
-    """The rule table (README's, from rules.json)."""
+    """The rule table (docs/lint-rules.md's, from the rule modules)."""
     rows = []
     for code in R.all_codes():
-        r = R.rule(code)
+        r = R.row(R.BY_CODE[code])
         fix = {True: "yes", False: "no", "some": "some"}.get(r.get("fixable"), str(r.get("fixable")))
         since = r.get("since") or "any"
         what = r["summary"] + ("" if r.get("default", True) else " Off by default.")
@@ -161,10 +163,9 @@ def rules_table(markdown: bool = True) -> str:
 def api_table() -> str:
     """Every API the history names outside torch.backends, with its versions (README)."""
     out = ["| API | added | deprecated | removed | replacement | `--fix` |", "|---|---|---|---|---|---|"]
-    for path, e in sorted(R.data()["apis"].items()):
+    for path, e in sorted(H.data()["apis"].items()):
         added = ("<= " if e.get("added_or_earlier") else "") + e["added"] if e.get("added") else ""
         out.append("| `%s` | %s | %s | %s | %s | %s |" % (
             path, added, e.get("deprecated") or "", e.get("removed") or "",
             ("`%s`" % e["replacement"]) if e.get("replacement") else "", "yes" if e.get("fix") else ""))
     return "\n".join(out) + "\n"
-

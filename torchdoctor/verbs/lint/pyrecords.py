@@ -1,7 +1,7 @@
-"""What the Python walker (pyscan) records: a Hit (one finding at a place, with its fix),
-a Pos (a place in the file), an Event (a torch setting stored, called or read, with its
-function, loop depth, branch and guard), CallArgs (the literal arguments of a call), a Func
-(a function and its events); and the reading of literal values (const, truthy) the rules share.
+"""What the Python walker (pyscan) records: a Pos (a place in the file), an Event (a torch
+setting stored, called or read, with its function, loop depth, branch and guard), CallArgs
+(the literal arguments of a call), a Func (a function and its events); and the reading of
+literal values (const, truthy) the rules share.
 
 Events and functions hold positions and literal values, never syntax tree nodes: the walker
 drops each top-level statement's tree once it has walked it (see pysource).
@@ -13,19 +13,6 @@ from ...model.records import field, record
 from typing import Any, Dict, List, Optional, Tuple
 
 _DET_CONTEXT = re.compile(r"(?i)seed|determinis|reproduc")
-
-
-@record
-class Hit:
-    code: str
-    line: int
-    col: int                      # 1-based, in characters
-    message: str
-    end_line: Optional[int] = None
-    end_col: Optional[int] = None
-    fix: Optional[Dict[str, Any]] = None
-    replacement: Optional[str] = None
-    needs_absent: Optional[str] = None   # dropped if any scanned file mentions this text
 
 
 @record

@@ -2,10 +2,11 @@
 
 One pass over a module resolves the names bound to torch (``import torch as th``,
 ``import torch.backends.cudnn as cudnn``, ``from torch.backends import cuda``,
-``tbc = torch.backends.cuda``), checks every attribute chain, import and literal
-``getattr`` against the API history for the target releases (TD101/TD102/TD103/TD201), and
-records the settings it sees (cudnn flags, deterministic algorithms, TF32 flags) with their
-place (function, loop, if-branch, guard) for the file-level rules (TD202-TD203, TD301-TD305).
+``tbc = torch.backends.cuda``), hands every attribute chain, import and literal ``getattr``
+of a torch path to the rules called on a use (rules/: the API-history rules, TD1xx and
+TD201), and records the settings it sees (cudnn flags, deterministic algorithms, TF32 flags)
+with their place (function, loop, if-branch, guard) for the rules called on the whole file
+afterwards (the settings rules, TD2xx-TD3xx).
 
 Guarded code is not flagged for API existence or deprecation: the body and the else-branch
 of an ``if``/``while``/conditional expression whose test uses ``hasattr``, a 3-argument
@@ -18,29 +19,36 @@ or ModuleNotFoundError (body, handlers and else); ``with contextlib.suppress(...
 This module is the walker: the Analyzer (names bound to torch, scopes, blocks, branches,
 loops, imports, assignments, the settings events) and its entry points, `analyze_text` (a
 file's text, its top-level statements parsed and walked a chunk at a time: see pysource)
-and `analyze` (a tree already parsed). What a guard is: pyguards; the API-history rules it
-applies on the way (TD101-TD103, TD201): pyapi; what it records (Hit, Pos, Event, Func):
-pyrecords; the file-level settings rules run over the events afterwards: pysettings.
+and `analyze` (a tree already parsed); both return the rules' results (located.Located).
+What a guard is: pyguards; what a rule is handed: uses.Use (one use) and pyevents.FileScan
+(the file); what the walker records (Pos, Event, Func): pyrecords.
 """
 
 import ast
 import itertools
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
+from . import history as H
 from . import pysource
-from . import rules as R
-from .pyapi import ApiRules
+from .located import Located, Place, call
+from .pyevents import FileScan, reads as reads_event
 from .pyguards import GUARD_WORDS, Guards
-from .pyrecords import Event, Func, Hit, Pos, call_args, const
-from .pysettings import reads as reads_event, settings_rules
+from .pyrecords import Event, Func, Pos, call_args, const
+from .rules import on
+from .uses import Use
+
+USE_RULES = on("use")
+# Misusing an API (calling a flag, testing an uncalled function) is wrong under a guard too.
+UNGUARDED_USE_RULES = tuple(r for r in USE_RULES if r.options.get("despite_guards"))
+FILE_RULES = on("file")
 
 
-class Analyzer(ApiRules, Guards, ast.NodeVisitor):
+class Analyzer(Guards, ast.NodeVisitor):
     def __init__(self, targets: List[Tuple[int, int]], target_cuda: Optional[bool]):
         self.chunk: Optional[pysource.Chunk] = None   # the piece of the file being walked
         self.targets = targets
         self.target_cuda = target_cuda
-        self.hits: List[Hit] = []
+        self.found: List[Located] = []
         self.scopes: List[Dict[str, Optional[str]]] = [{}]
         self.imported: set = set()
         self.version_names: set = set()
@@ -55,8 +63,11 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
         self.funcs: List[Func] = [self.module_func]
         self.func_stack: List[Func] = [self.module_func]
         self.events: List[Event] = []
-        self.leaves = R.leaf_names()
+        self.leaves = H.leaf_names()
         self.guard_words = True  # False when the source has none of the words a guard needs
+        # ids of the expressions whose truth an if/while/assert tests, while they are walked
+        # (removed after: a freed node's id is reused, and the set stays small)
+        self.truth_tested: set = set()
 
     # -- positions ------------------------------------------------------------------------
     def pos(self, node) -> Pos:
@@ -70,9 +81,19 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
         end_line += chunk.line0
         return Pos(line, chunk.col(line, node.col_offset), end_line, chunk.col(end_line, end_col))
 
-    def _hit(self, code: str, where: Union[ast.AST, Pos], message: str, **kw) -> None:
-        p = where if isinstance(where, Pos) else self.pos(where)
-        self.hits.append(Hit(code, p.line, p.col, message, p.end_line, p.end_col, **kw))
+    # -- uses: what the rules called on a use are handed ---------------------------------------
+    def check_path(self, path: str, node: ast.AST, start: int = 2, call: Optional[ast.AST] = None,
+                   via_import: bool = False) -> None:
+        """Hand one use of `path` to the rules (nothing under a guard: see pyguards)."""
+        parts = path.split(".")
+        if parts[0] != "torch" or (self.guard and not UNGUARDED_USE_RULES):
+            return
+        known = via_import or any(p in self.leaves for p in parts[start - 1:])
+        if not known and not H.below_lazy_module(parts):
+            return
+        use = Use(path, node, start, call, via_import, known, self)
+        for r in (UNGUARDED_USE_RULES if self.guard else USE_RULES):
+            self.found.extend(call_rule(r, use, self))
 
     # -- names ------------------------------------------------------------------------------
     def lookup(self, name: str) -> Optional[str]:
@@ -166,7 +187,9 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
         if g:
             self.guard += 1
         if test is not None:
+            self.truth_tested.add(id(test))
             self.visit(test)
+            self.truth_tested.discard(id(test))
         bid = next(self.branch_ids)
         for label, body in parts:
             self.branch.append((bid, label))
@@ -222,15 +245,31 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
 
     visit_TryStar = visit_Try
 
+    def visit_Assert(self, node):
+        self.truth_tested.add(id(node.test))
+        self.generic_visit(node)
+        self.truth_tested.discard(id(node.test))
+
+    def visit_UnaryOp(self, node):
+        if isinstance(node.op, ast.Not) and id(node) in self.truth_tested:
+            self.truth_tested.add(id(node.operand))
+            self.generic_visit(node)
+            self.truth_tested.discard(id(node.operand))
+        else:
+            self.generic_visit(node)
+
     def visit_BoolOp(self, node):
         # `hasattr(x, "y") and x.y.z`: the operands after a guard are guarded
         g = 0
+        tested = [id(v) for v in node.values] if id(node) in self.truth_tested else []
+        self.truth_tested.update(tested)
         for v in node.values:
             self.visit(v)
             if not g and self.is_guard(v):
                 g = 1
                 self.guard += 1
         self.guard -= g
+        self.truth_tested.difference_update(tested)
 
     def visit_With(self, node):
         g = any(self._is_suppress(item.context_expr) for item in node.items)
@@ -314,12 +353,12 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
             full = mod + "." + a.name
             self.imported.add(full)
             if not self.guard:
-                before = len(self.hits)
+                before = len(self.found)
                 self.check_path(full, node, start=len(parts) + 1, via_import=True)
-                for h in self.hits[before:]:
-                    if hasattr(a, "lineno"):  # the imported name's own place (3.10+)
-                        p = self.pos(a)
-                        h.line, h.col, h.end_line, h.end_col = p.line, p.col, p.end_line, p.end_col
+                if hasattr(a, "lineno"):  # the imported name's own place (3.10+)
+                    p = self.pos(a)
+                    for loc in self.found[before:]:
+                        loc.place = Place("", p.line, p.col, p.end_line, p.end_col)
             self.bind(a.asname or a.name, full)
 
     # -- expressions ---------------------------------------------------------------------------------------
@@ -357,6 +396,8 @@ class Analyzer(ApiRules, Guards, ast.NodeVisitor):
         if path is not None:
             if isinstance(func, ast.Attribute):
                 self.calls[id(func)] = node  # visited next, by generic_visit: the attribute is called
+            elif path.count(".") > 0:  # `from torch import qr; qr(a)`: each call is a use, as the import was
+                self.check_path(path, func, start=path.count(".") + 1, call=node)
             self._event("call", path, node, node)
         self.generic_visit(node)
 
@@ -417,24 +458,35 @@ _LEAVES = (ast.Constant, ast.Name, ast.expr_context, ast.operator, ast.unaryop, 
 _DISPATCH: Dict[type, Any] = {}
 
 
-def analyze_text(text: str, targets, target_cuda) -> List[Hit]:
+def call_rule(r, use: Use, an: Analyzer) -> List[Located]:
+    """One use rule on one use; a crash is placed at the use."""
+    def where() -> Place:
+        p = an.pos(use.node)
+        return Place("", p.line, p.col)
+    return call(r, use, where)
+
+
+def analyze_text(text: str, targets, target_cuda) -> List[Located]:
     """The findings of a file's text, its statements parsed a chunk at a time; raises the
     parse error (SyntaxError and the like) of a text that does not parse."""
     return _run(text, pysource.chunks(text), targets, target_cuda)
 
 
-def analyze(tree: ast.Module, source: Union[bytes, str], targets, target_cuda) -> List[Hit]:
+def analyze(tree: ast.Module, source: Union[bytes, str], targets, target_cuda) -> List[Located]:
     """The findings of a module already parsed (`source`: its text)."""
     text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
     return _run(text, [pysource.Chunk(list(tree.body), 0, text)], targets, target_cuda)
 
 
-def _run(text: str, chunks: Iterable[pysource.Chunk], targets, target_cuda) -> List[Hit]:
+def _run(text: str, chunks: Iterable[pysource.Chunk], targets, target_cuda) -> List[Located]:
     an = Analyzer(targets, target_cuda)
     an.guard_words = any(w in text for w in GUARD_WORDS)
     an.module(chunks)
-    settings_rules(an, "CUBLAS_WORKSPACE_CONFIG" in text)
+    scan = FileScan.of(an.events, an.funcs, targets, target_cuda, "CUBLAS_WORKSPACE_CONFIG" in text)
+    for r in FILE_RULES:
+        an.found.extend(call(r, scan))
     for f in an.funcs:  # no reference cycles left: the events go with the last reference
         f.events = []
     an.events, an.funcs, an.func_stack = [], [], []
-    return an.hits
+    scan.events = scan.funcs = scan.stores = scan.calls = []
+    return an.found

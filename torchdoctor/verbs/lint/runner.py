@@ -8,7 +8,8 @@ from typing import Dict, List, Optional, Tuple
 
 from . import envfiles as E
 from . import envreaders
-from .lintfile import FileResult, Finding, Settings, lint_env, lint_path
+from .lintfile import FileResult, Settings, lint_env, lint_path
+from .located import Located
 from .target import Target
 
 MAX_WORKERS = 8          # more processes than this buys nothing on a few thousand files
@@ -17,7 +18,7 @@ PARALLEL_MIN_FILES = 48  # below this, starting processes costs more than it sav
 
 @record
 class Outcome:
-    findings: List[Finding] = field(default_factory=list)
+    findings: List[Located] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
     files: int = 0
     workers: int = 1
@@ -88,7 +89,7 @@ def lint_python_files(items: List[Tuple[str, str]], settings: Settings, workers:
         return _lint_serial(items, settings), 1
 
 
-def run(files: List[Tuple[str, str]], settings: Settings, jobs: Optional[int] = None) -> Outcome:
+def scan(files: List[Tuple[str, str]], settings: Settings, jobs: Optional[int] = None) -> Outcome:
     out = Outcome(files=len(files))
     py = [(p, k) for p, k in files if k in ("python", "notebook", "setuppy")]
     py = [(p, "python" if k == "setuppy" else k) for p, k in py]
@@ -115,7 +116,7 @@ def run(files: List[Tuple[str, str]], settings: Settings, jobs: Optional[int] = 
             out.files -= 1
     for r in results:
         out.findings.extend(f for f in r.findings if not (f.needs_absent and f.needs_absent in mentions))
-    out.findings.sort(key=Finding.sort_key)
+    out.findings.sort(key=Located.sort_key)
     return out
 
 

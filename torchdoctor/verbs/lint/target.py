@@ -14,7 +14,7 @@ from typing import List, Optional, Tuple
 
 from ...model import versions as V
 from ...kb import compat
-from . import rules as R
+from . import history as R
 
 
 @record

@@ -1,4 +1,4 @@
-"""The rule table is data with sources, and every version it names exists in the tables."""
+"""The API history is data with sources, and every version it or a rule names exists in the tables."""
 
 import json
 import os
@@ -8,8 +8,9 @@ import pytest
 
 from conftest import REFERENCE, ROOT
 from torchdoctor.kb import compat
+from torchdoctor.verbs.lint import history as R
 from torchdoctor.verbs.lint import output as O
-from torchdoctor.verbs.lint import rules as R
+from torchdoctor.verbs.lint import rules as RULES
 
 
 def test_every_version_named_exists_in_the_tables():
@@ -18,6 +19,10 @@ def test_every_version_named_exists_in_the_tables():
     assert max(pre, key=lambda v: tuple(map(int, v.split(".")))) < min(known, key=lambda v: tuple(map(int, v.split("."))))
     named = R.versions_named()
     assert len(named) > 40
+    for r in RULES.RULES:
+        since = r.options.get("since")
+        if since and (since[0].isdigit() or since.startswith("<=")):
+            named.append((r.id, "since", since.lstrip("<= ")))
     for where, fieldname, version in named:
         minor = ".".join(version.split(".")[:2])
         assert minor in known or minor in pre, "%s %s=%s is no release of compat.json" % (where, fieldname, version)
@@ -41,11 +46,15 @@ def test_every_source_resolves():
         assert e.get("source") and R.source_text(e["source"]) != e["source"], path
         for part in e["source"].split("+"):
             assert part in R.data()["_meta"]["sources"], (path, part)
-    for code, r in R.rules().items():
-        assert re.fullmatch(r"TD\d{3}", code)
-        assert r["severity"] in ("error", "warning", "info") and r["summary"] and r["name"]
-        if code != "TD000":
-            assert r["source"], code
+    for r in RULES.RULES:
+        assert re.fullmatch(r"TD\d{3}", r.id)
+        assert r.severity in ("error", "warning", "info") and r.doc and r.name
+        if r.id != "TD000":
+            source = r.options.get("source")
+            assert source, r.id
+            if not source.startswith("kb/"):
+                for part in source.split("+"):
+                    assert part in R.data()["_meta"]["sources"], (r.id, part)
     assert R.source_text("SCAN").startswith("static scan")   # compat.json's keys are cited too
 
 

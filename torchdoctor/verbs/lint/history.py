@@ -1,7 +1,7 @@
-"""The rule table and the torch API history, as data.
+"""The torch API history, as data: when each API was added, deprecated and removed.
 
-``data/rules.json`` holds the rules (code, name, severity, fixable, links, source) and the
-history of torch APIs outside ``torch.backends``; the ``torch.backends`` history comes from
+``data/api_history.json`` holds the history of torch APIs outside ``torch.backends`` and the
+sources every rule and entry cites; the ``torch.backends`` history comes from
 ``kb/data/compat.json`` (the knowledge base's copy of the shared reference), read through
 ``torchdoctor.kb.compat``. Versions are compared as (major, minor): every release the
 tables know is a minor release line.
@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ...model import versions as V
 
-_DATA = os.path.join(os.path.dirname(__file__), "data", "rules.json")
+_DATA = os.path.join(os.path.dirname(__file__), "data", "api_history.json")
 
 
 @functools.lru_cache(maxsize=None)
@@ -23,24 +23,8 @@ def data() -> Dict[str, Any]:
         return json.load(f)
 
 
-def rules() -> Dict[str, Dict[str, Any]]:
-    return data()["rules"]
-
-
-def rule(code: str) -> Dict[str, Any]:
-    return data()["rules"][code]
-
-
-def default_codes() -> List[str]:
-    return sorted(c for c, r in rules().items() if r.get("default", True))
-
-
-def all_codes() -> List[str]:
-    return sorted(rules())
-
-
 def source_text(key: Optional[str]) -> Optional[str]:
-    """Citation of a 'KEY+KEY' source of rules.json (compat keys are cited by compat.source)."""
+    """Citation of a 'KEY+KEY' source (api_history.json's sources; compat keys are cited by compat.source)."""
     if not key:
         return None
     sources = data()["_meta"]["sources"]
@@ -119,6 +103,20 @@ def imported_by_torch_from(module: str) -> Tuple[bool, Optional[Tuple[int, int]]
     return False, None
 
 
+@functools.lru_cache(maxsize=None)
+def _lazy_roots() -> frozenset:
+    mods = list(data()["imported_by_torch"]["from"]) + [p for p, e in data()["apis"].items()
+                                                         if e.get("imported_by_torch_from")]
+    return frozenset(m.split(".")[1] for m in mods)
+
+
+def below_lazy_module(parts: List[str]) -> bool:
+    """Whether a torch path may pass through a module that `import torch` does not import
+    in every release (torch.backends.*, torch.mps): the walker's cheap test before it hands
+    a path the API history does not name to the rules."""
+    return len(parts) > 2 and parts[1] in _lazy_roots()
+
+
 def missing_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[str, Any]]:
     """Why `path` does not exist in some of `targets` (minor tuples), or None.
 
@@ -160,7 +158,7 @@ def fix_allowed(path: str, targets: List[Tuple[int, int]]) -> bool:
 
 
 def versions_named() -> List[Tuple[str, str, str]]:
-    """(where, field, version) of every version the rule table names: for the cross-check test."""
+    """(where, field, version) of every version the API history names: for the cross-check test."""
     out = []
     for path, e in data()["apis"].items():
         for f in ("added", "deprecated", "removed", "fix_min", "imported_by_torch_from"):
@@ -169,8 +167,4 @@ def versions_named() -> List[Tuple[str, str, str]]:
     for mod, v in data()["imported_by_torch"]["from"].items():
         if v:
             out.append((mod, "imported_by_torch_from", v))
-    for code, r in rules().items():
-        s = r.get("since")
-        if s and s[0].isdigit() or (s and s.startswith("<=")):
-            out.append((code, "since", s.lstrip("<= ")))
     return out

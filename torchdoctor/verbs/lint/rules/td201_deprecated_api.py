@@ -1,0 +1,52 @@
+"""A torch API deprecated in a target release (sdp_kernel, torch.cuda.amp.*, set_deterministic ...), with its replacement.
+
+## What it finds
+A call, import or decorator of a torch API that a release of the target deprecates (and
+still has): `torch.backends.cuda.sdp_kernel` (2.3), `torch.cuda.amp.autocast` and its kin
+(2.4), `torch.nn.utils.weight_norm` (2.1), the legacy linear-algebra functions and every
+other deprecation of the API history (docs/lint-rules.md). A name only compared or listed
+(`f is torch.cuda.amp.autocast`) warns nowhere and is not reported.
+
+## Why it matters
+The call warns on every run, and the API goes in a later release: the code breaks on an
+upgrade.
+
+## Fix
+Use the replacement the message names. `--fix` rewrites where the replacement is exactly
+equivalent on every target release: `sdp_kernel(enable_flash=True, enable_math=False,
+enable_mem_efficient=False)` becomes `sdpa_kernel([SDPBackend.FLASH_ATTENTION,
+SDPBackend.CUDNN_ATTENTION])` (sdp_kernel itself adds CUDNN_ATTENTION for its default
+`enable_cudnn=True`), only when every target has torch.nn.attention (2.3+) and every flag is a literal.
+"""
+
+import ast
+
+from ....model.findings import WARNING
+from ....model.rules import rule
+from ..examples import Example
+from ..located import hit
+
+FIRES = (Example("import torch\nwith torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=False,"
+                 " enable_mem_efficient=False):\n    pass\n", torch="2.4",
+                 note="--fix writes sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION])"),)
+QUIET = (Example("import torch\nwith torch.backends.cuda.sdp_kernel(enable_flash=True):\n    pass\n", torch="2.2",
+                 note="not deprecated yet in 2.2"),
+         Example("import torch\nuses_old_amp = f is torch.cuda.amp.autocast\n", torch="2.4",
+                 note="only compared: nothing warns"))
+
+
+@rule("lint", "TD201", severity=WARNING, category="lint", name="deprecated-api", on="use", fixable="some",
+      since="per API", source="WHEELS+AMP_24+PR_49904")
+def deprecated_api(use):
+    if use.miss() or (not use.via_import and use.call is None):
+        return None  # a missing API is TD101/TD102's; a name only referenced warns nowhere
+    d = use.deprecation()
+    if d is None:
+        return None
+    path, whole, dep = d
+    repl = dep["entry"].get("replacement")
+    msg = "%s is deprecated since torch %s" % (path, dep["deprecated"])
+    if repl:
+        msg += "; use %s" % repl
+    call = use.call if whole and isinstance(use.call, ast.Call) else None
+    return hit(use.pos(call), msg, edit=use.edit_for(path) if call is not None else None, replacement=repl)
