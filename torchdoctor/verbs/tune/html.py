@@ -9,8 +9,8 @@ import math
 from html import escape
 from typing import Any, Dict, List
 
-from .numbers import FASTER, SAME, SLOWER, fmt_drift
-from .render import HEAD, STATUS_WORDS, header_lines, knowledge, rows, verdict_text
+from .numbers import FASTER, SAME, SLOWER, drift_value, fmt_drift
+from .render import HEAD, STATUS_WORDS, header_lines, knowledge, legend, rows, verdict_text
 
 ROW_H = 24
 LABEL_W = 300
@@ -151,15 +151,15 @@ def chart(w: Dict[str, Any], tolerance: float) -> str:
             p.append('<text x="%d" y="%.1f" font-size="11" fill="#666" dominant-baseline="middle">%s</text>' % (
                 LABEL_W + 20, mid, e(why)))
         d = s.get("drift")
-        if d and d.get("max_rel") is not None:
-            dv = _num(d["max_rel"])
+        if d and drift_value(d) is not None:
+            dv = _num(drift_value(d))
             xd = _drift_x(dv)
             bad = d.get("within_tolerance") is False
             p.append('<rect class="bar drift %s" x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>' % (
                 "bad" if bad else "ok", x0d, bar_y, max(2.0, xd - x0d), bar_h,
                 COLORS["drift_bad"] if bad else COLORS["drift_ok"]))
             p.append('<text x="%.1f" y="%.1f" font-size="11" dominant-baseline="middle">%s</text>' % (
-                max(xd, x0d + 2) + 5, mid, e(fmt_drift(d["max_rel"]))))
+                max(xd, x0d + 2) + 5, mid, e(fmt_drift(drift_value(d)))))
         else:
             p.append('<rect class="bar drift none" x="%d" y="%d" width="12" height="%d" fill="%s"/>' % (
                 x0d, bar_y, bar_h, COLORS["none"]))
@@ -237,10 +237,9 @@ def render_html(result: Dict[str, Any]) -> str:
             k = info[fam]
             out.append('<li><b>%s</b>: %s <a href="%s">docs</a></li>' % (e(k["title"]), e(k["meaning"]), e(k["docs"])))
         out.append('</ul>')
-    out.append('<p class="note">drift: largest |difference| from the strict baseline (float32, TF32 off, '
-               'deterministic) relative to the largest |value|; the bars show the speedup against the reference with '
-               'the range its interquartile range allows; a speedup counts only when the two ranges do not overlap. '
-               'torchdoctor %s</p>' % e((result.get("tool") or {}).get("version", "")))
+    out.append('<p class="note">%s The bars show the speedup against the reference with the range the '
+               'interquartile ranges allow. torchdoctor %s</p>' % (e(legend(result)),
+                                                                  e((result.get("tool") or {}).get("version", ""))))
     out.append('</body></html>')
     from ...render.safe import visible  # no bidi override or control from a saved result
     return visible("\n".join(out) + "\n")

@@ -58,24 +58,34 @@ def compare(cfg: Optional[Dict[str, float]], ref: Optional[Dict[str, float]]) ->
 
 
 def drift_of(check: Optional[Dict[str, Any]], tolerance: float) -> Optional[Dict[str, Any]]:
+    """A setting's drift from the strict baseline: per set (outputs, gradients) the normwise
+    relative error the worker measured (worker/compare.py says why normwise), and the worse
+    of the two, which --tolerance bounds."""
     if not check or "drift_output" not in check:
         return None
     out, grad = check.get("drift_output"), check.get("drift_grad")
     if out is None and grad is None:
-        return {"output": None, "grad": None, "max_rel": None, "within_tolerance": None,
+        return {"output": None, "grad": None, "rel": None, "within_tolerance": None,
                 "note": "outputs differ in shape from the baseline"}
-    parts = [num(d["max_rel"]) for d in (out, grad) if d]
+    parts = [num(d.get("rel")) for d in (out, grad) if d]
     worst = max(parts) if parts else 0.0
     if math.isnan(worst):
         worst = float("inf")
-    return {"output": _drift_part(out), "grad": _drift_part(grad), "max_rel": _finite(worst),
+    return {"output": _drift_part(out), "grad": _drift_part(grad), "rel": _finite(worst),
             "within_tolerance": worst <= tolerance}
+
+
+def drift_value(d: Optional[Dict[str, Any]]):
+    """The drift of a result's drift entry (`max_rel` in results saved before the normwise metric)."""
+    if not d:
+        return None
+    return d.get("rel", d.get("max_rel"))
 
 
 def _drift_part(d):
     if not d:
         return None
-    return {"max_abs": _finite(num(d.get("max_abs"))), "max_rel": _finite(num(d.get("max_rel")))}
+    return {"rel": _finite(num(d.get("rel"))), "max_abs": _finite(num(d.get("max_abs")))}
 
 
 def _finite(x: float):

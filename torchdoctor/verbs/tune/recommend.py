@@ -6,7 +6,7 @@ rejected, slower or not measurably different, and what made seeded runs bitwise 
 import math
 from typing import Any, Dict, List
 
-from .numbers import FASTER, SAME, SLOWER, fmt_drift, num
+from .numbers import FASTER, SAME, SLOWER, drift_value, fmt_drift, num
 
 
 def by_id(w):
@@ -49,8 +49,8 @@ def recommend(w: Dict[str, Any], tolerance: float) -> Dict[str, Any]:
     for s in rejected:
         d = s["drift"]
         notes.append("%s is %s faster but drifts %s from the strict baseline, more than the tolerance %s "
-                     "(accept it with --tolerance %s)" % (s["label"], _x(s["speedup"]), fmt_drift(d["max_rel"]),
-                                                         fmt_drift(tolerance), _ceil_tol(d["max_rel"])))
+                     "(accept it with --tolerance %s)" % (s["label"], _x(s["speedup"]), fmt_drift(drift_value(d)),
+                                                         fmt_drift(tolerance), _ceil_tol(drift_value(d))))
     for s in slower:
         if s.get("varying_shapes") and s.get("family") == "cudnn.benchmark":
             notes.append("with input shapes that change, keep cudnn.benchmark off: on is %.2fx the speed of off "
@@ -96,7 +96,7 @@ def _speed_item(s, tolerance) -> Dict[str, Any]:
     if d is None:
         drift_txt = "drift not measured"
     else:
-        drift_txt = "drift %s within tolerance %s" % (fmt_drift(d["max_rel"]), fmt_drift(tolerance))
+        drift_txt = "drift %s within tolerance %s" % (fmt_drift(drift_value(d)), fmt_drift(tolerance))
     vs = "" if sp.get("reference") in (None, "default") else " vs %s" % sp["reference"]
     text = "%s: %.2fx faster%s (%.2f-%.2f)%s; %s" % (s["label"], sp["value"], vs, sp["low"], sp["high"], why, drift_txt)
     return {"setting": s["id"], "label": s["label"], "speedup": sp["value"], "low": sp["low"], "high": sp["high"],
@@ -136,19 +136,19 @@ def _repro(w, settings, default, tolerance):
         items.append({"setting": None, "text": "avoid for reproducibility (two seeded runs differed): %s"
                       % ", ".join(s["label"] for s in broke)})
     threads_drift = [s for s in settings if s.get("family") == "threads" and s.get("drift")
-                     and num(s["drift"].get("max_rel")) > 0]
+                     and num(drift_value(s["drift"])) > 0]
     if threads_drift and default.get("drift") is not None:
         s = threads_drift[0]
         items.append({"setting": "threads", "text": "results depend on the thread count (%s drifts %s): fix it with "
                       "torch.set_num_threads() to reproduce results on another machine"
-                      % (s["label"], fmt_drift(s["drift"]["max_rel"]))})
+                      % (s["label"], fmt_drift(drift_value(s["drift"])))})
     dd = default.get("drift")
     if dd and dd.get("within_tolerance") is False:
         fixes = [s for s in settings if (s.get("drift") or {}).get("within_tolerance") and
                  s.get("status") in ("measured", "partial")]
         fixes.sort(key=lambda s: -((s.get("speedup") or {}).get("value") or 0))
         text = "the default settings drift %s from the strict float32 baseline (tolerance %s)" % (
-            fmt_drift(dd["max_rel"]), fmt_drift(tolerance))
+            fmt_drift(drift_value(dd)), fmt_drift(tolerance))
         if fixes:
             sp = fixes[0].get("speedup")
             text += "; %s is within it%s" % (fixes[0]["label"], (" at %.2fx" % sp["value"]) if sp else "")

@@ -5,7 +5,7 @@ import os
 import re
 from typing import Any, Dict, List
 
-from .numbers import FASTER, SAME, SLOWER, TOO_FEW, fmt_drift, fmt_time
+from .numbers import FASTER, SAME, SLOWER, TOO_FEW, drift_value, fmt_drift, fmt_time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS_DATA = os.path.join(HERE, "data", "settings.json")
@@ -95,7 +95,7 @@ def rows(w: Dict[str, Any]) -> List[List[str]]:
                 continue
             d = s.get("drift")
             row = [s["label"], fmt_time((s.get("time") or {}).get("median_s")), spread_text(s), verdict_text(s),
-                   fmt_drift(d.get("max_rel")) if d else "-", repro_text(s)]
+                   fmt_drift(drift_value(d)) if d else "-", repro_text(s)]
             if st == "partial":
                 row[3] = "not timed (budget)"
             out.append(row)
@@ -107,6 +107,15 @@ def rows(w: Dict[str, Any]) -> List[List[str]]:
 
 
 HEAD = ["setting", "median", "IQR", "vs reference", "drift", "2 runs"]
+
+
+def legend(result: Dict[str, Any]) -> str:
+    """What the table's numbers mean, said once for every rendering."""
+    train = (result.get("options") or {}).get("mode") == "train"
+    return ("drift: the normwise relative error from the strict baseline (float32, TF32 off, deterministic), "
+            "||setting - baseline|| / ||baseline|| over all outputs%s; IQR: interquartile range of the timed blocks "
+            "relative to the median; a speedup counts only when the two IQRs do not overlap."
+            % (" (and, separately, all gradients: the worse of the two)" if train else ""))
 
 
 # --------------------------------------------------------------------- text --
@@ -174,10 +183,7 @@ def render_text(result: Dict[str, Any], style=None) -> str:
                 out.append("    $ " + c)
     if any(w.get("settings") for w in result.get("workloads") or []):
         out.append("")
-        out.append(p("drift: largest |difference| from the strict baseline (float32, TF32 off, deterministic) "
-                 "relative to the largest |value|, over outputs%s; IQR: interquartile range of the timed blocks "
-                     "relative to the median; a speedup counts only when the two IQRs do not overlap."
-                     % (" and gradients" if (result.get("options") or {}).get("mode") == "train" else ""), "dim"))
+        out.append(p(legend(result), "dim"))
     return "\n".join(out) + "\n"
 
 
@@ -265,10 +271,7 @@ def render_markdown(result: Dict[str, Any]) -> str:
         out.append("")
         out.append("</details>")
     out.append("")
-    out.append("<sub>drift: largest |difference| from the strict baseline (float32, TF32 off, deterministic) relative "
-               "to the largest |value|; IQR: interquartile range of the timed blocks relative to the median; a speedup "
-               "counts only when the two IQRs do not overlap. torchdoctor %s</sub>" % md(
-                   (result.get("tool") or {}).get("version", "")))
+    out.append("<sub>%s torchdoctor %s</sub>" % (md(legend(result)), md((result.get("tool") or {}).get("version", ""))))
     from ...render.safe import visible
     return visible("\n".join(out) + "\n")
 

@@ -10,7 +10,7 @@ from ...model import rules
 from ...model.findings import ERROR, INFO, WARNING, Finding, Fix
 from ...model.records import record
 from ...model.rules import rule, rules_of
-from .numbers import fmt_drift
+from .numbers import drift_value, fmt_drift
 from .recommend import by_id
 
 RANDOMNESS_DOCS = "https://docs.pytorch.org/docs/stable/notes/randomness.html"
@@ -232,7 +232,7 @@ def default_drift(t: TuneRun):
         if dd and dd.get("within_tolerance") is False:
             out.append(Finding("tune-default-drift", "config", WARNING,
                                "%s: the default settings drift %s from the strict float32 baseline" % (
-                                   w["name"], fmt_drift(dd["max_rel"])),
+                                   w["name"], fmt_drift(drift_value(dd))),
                                detail="More than the tolerance %s; see the reproducibility advice for a setting "
                                       "that is within it." % fmt_drift(t.result["options"]["tolerance"])))
     return out
