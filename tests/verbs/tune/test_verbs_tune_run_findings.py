@@ -73,6 +73,8 @@ FIRE = {
                                                    "phase": "check", "error": "RuntimeError: no kernel", "t": 3.0}])),
     "tune-default-drift": lambda: _default_check(rel=5e-2),
     "tune-not-reproducible": lambda: _default_check(repro=False),
+    "tune-machine-busy": lambda: result(finish([plan(settings=[setting("a")]), check("default"), check("a"),
+                                                times("default", 1.0), times("control", 1.4), times("a", 1.0)])),
     "tune-budget-short": lambda: result(finish([plan(settings=[setting("a")]), check("default"),
                                                 times("default", 1.0)])),
     "tune-nothing-measured": _nothing,

@@ -10,7 +10,7 @@ from html import escape
 from typing import Any, Dict, List
 
 from .numbers import FASTER, SAME, SLOWER, drift_value, fmt_drift
-from .render import HEAD, STATUS_WORDS, header_lines, knowledge, legend, rows, verdict_text
+from .render import HEAD, STATUS_WORDS, header_lines, knowledge, legend, noise_line, rows, verdict_text
 
 ROW_H = 24
 LABEL_W = 300
@@ -195,6 +195,8 @@ def render_html(result: Dict[str, Any]) -> str:
             out.append('</section>')
             continue
         out.append(chart(w, tol))
+        if noise_line(w):
+            out.append('<p class="note">%s</p>' % e(noise_line(w)))
         out.append('<table><tr>%s</tr>' % "".join("<th>%s</th>" % e(h) for h in HEAD))
         for r in rows(w):
             if len(r) == len(HEAD):

@@ -4,23 +4,10 @@ and gradients are kept for the comparisons."""
 
 import time
 
-from .workloads import SEED
+from .workloads import SEED, flat_tensors
 
 
 # ---------------------------------------------------------------- running --
-def flat_tensors(torch, obj, acc=None):
-    acc = [] if acc is None else acc
-    if isinstance(obj, torch.Tensor):
-        acc.append(obj)
-    elif isinstance(obj, dict):
-        for k in sorted(obj, key=str):
-            flat_tensors(torch, obj[k], acc)
-    elif isinstance(obj, (list, tuple)):
-        for x in obj:
-            flat_tensors(torch, x, acc)
-    return acc
-
-
 class Runner(object):
     """Builds the step of one (workload, setting) and runs it."""
 
@@ -33,7 +20,7 @@ class Runner(object):
         self.proj = {}
         self.grad_inputs = []
         if mode == "train" and not self.params:
-            for x in flat_tensors(torch, (work.args, work.kwargs)):
+            for x in flat_tensors(torch, work.pool):
                 if x.is_floating_point():
                     x.requires_grad_(True)
                     self.grad_inputs.append(x)
@@ -52,8 +39,9 @@ class Runner(object):
             total = term if total is None else total + term
         return total
 
-    def inputs_for(self, setting):
-        args, kwargs = self.work.args, self.work.kwargs
+    def inputs_for(self, setting, args=None, kwargs=None):
+        if args is None:
+            args, kwargs = self.work.args, self.work.kwargs
         if setting.layout == "channels_last":
             cl, T = self.torch.channels_last, self.torch.Tensor
             args = tuple(a.to(memory_format=cl) if isinstance(a, T) and a.dim() == 4 else a for a in args)
@@ -96,6 +84,20 @@ class Runner(object):
                 with ctx():
                     return model(*args, **kwargs)
         return step
+
+    def timed_step(self, setting):
+        """(the step the timing repeats, how many model calls it makes): one call on the input,
+        or, when the user's inputs vary in shape, one call on each of them in turn, so that
+        every timed block holds the same mix of shapes."""
+        if len(self.work.pool) < 2:
+            return self.step_for(setting), 1
+        steps = [self.step_for(setting, *self.inputs_for(setting, a, k)) for a, k in self.work.pool]
+
+        def step():
+            for one in steps:
+                out = one()
+            return out
+        return step, len(steps)
 
     def enter(self, setting, state):
         snap = state.snapshot()

@@ -294,6 +294,13 @@ def default_setting(torch, device):
                    threads=torch.get_num_threads())
 
 
+def control_setting(torch):
+    """The default settings once more, timed as one more setting: what two timings of the
+    same thing differ by on this machine, now, is the noise no verdict may fall inside."""
+    return Setting("control", "default", "default settings, timed again (noise control)", "", role="control",
+                   threads=torch.get_num_threads())
+
+
 def strict_enter(torch, device):
     """fp32, no TF32, deterministic algorithms (warn only: a missing deterministic kernel
     must not stop the baseline), cuDNN deterministic without benchmark, math SDPA."""

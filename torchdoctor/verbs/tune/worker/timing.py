@@ -22,7 +22,7 @@ class Timing(object):
 
     def run(self, runner, settings, state, est, share_end, work):
         torch, out, name = self.torch, self.out, work.name
-        if len(settings) < 2 or not any(s.role == "default" for s in settings):
+        if len([s for s in settings if s.role != "control"]) < 2 or not any(s.role == "default" for s in settings):
             # Nothing to compare against (the drift checks used the time up): leave the
             # time to the next workload rather than timing one setting alone.
             for s in settings:
@@ -81,19 +81,20 @@ class Timing(object):
                 return
 
     def time_block(self, runner, s, Timer, slice_s):
-        step = runner.step_for(s)
+        """(seconds per model call of each timed block, model calls per block)."""
+        step, calls = runner.timed_step(s)
         threads = s.threads if s.threads is not None else self.base_state.get("threads", self.torch.get_num_threads())
         if Timer is not None:
             t = Timer(stmt="step()", globals={"step": step}, timer=runner.dev.timer, num_threads=threads)
             m = t.blocked_autorange(min_run_time=slice_s)
-            return [float(x) for x in m.times], int(m.number_per_run)
+            return [float(x) / calls for x in m.times], int(m.number_per_run) * calls
         times, t_end = [], time.perf_counter() + slice_s  # torch < 1.8: no torch.utils.benchmark
         step()
         while time.perf_counter() < t_end:
             t0 = runner.dev.timer()
             step()
-            times.append(runner.dev.timer() - t0)
-        return times, 1
+            times.append((runner.dev.timer() - t0) / calls)
+        return times, calls
 
     def shape_pool(self, work, settings):
         varying = [s for s in settings if s.varying]

@@ -11,13 +11,19 @@ from .compare import drift, same_runs
 from .ops import NEED_WORDS, detect_ops, needs_of
 from .output import Clock, Fatal, Out, attempt, describe_error
 from .runner import Device, Runner
-from .settings import (Setting, cpu_settings, cuda_settings, default_setting, mps_settings, strict_context,
-                       strict_enter)
+from .settings import (Setting, control_setting, cpu_settings, cuda_settings, default_setting, mps_settings,
+                       strict_context, strict_enter)
 from .state import State, fp32_api
 from .timing import Timing
 from .workloads import BUILTIN, BUILTIN_OPS, SIZES, build_builtin, build_user
 
 CHECK_SHARE = 0.6  # of a workload's time: the drift checks stop there, timing gets the rest
+
+
+def load_average():
+    """The machine's 1-minute load average (None where the OS has none): how busy it was,
+    said beside the verdicts."""
+    return attempt(lambda: round(os.getloadavg()[0], 2))
 
 
 class Tuner(object):
@@ -89,6 +95,10 @@ class Tuner(object):
         else:
             items = cpu_settings(torch, env, self.cfg.get("cores") or {}, self.mode)
         have = needs_of(work.ops)
+        shapes = work.shapes(torch)
+        for s in items:
+            if s.id == "cudnn.benchmark=True" and shapes > 1:  # the user's inputs vary: they are what it meets
+                s.label = "cudnn.benchmark=True (your %d input shapes)" % shapes
         for s in items:
             if s.status == "planned" and s.needs and have is not None and not (s.needs & have):
                 s.status = "not_applicable"
@@ -101,7 +111,7 @@ class Tuner(object):
         for s in items:  # a setting measured against a reference that is not measured is not measured
             if s.status == "planned" and s.reference not in (None, "default") and s.reference not in ids:
                 s.status, s.reason = "not_applicable", "its reference (%s) is not measured here" % s.reference
-        return [default_setting(torch, device)] + items
+        return [default_setting(torch, device), control_setting(torch)] + items
 
     # ----------------------------------------------------------------- main --
     def run(self):
@@ -111,6 +121,7 @@ class Tuner(object):
         dev = Device(torch, device)
         size = self.size(device)
         env["size"] = size
+        env["load"] = load_average()
         out.rec("env", **env)
         state = State(torch)
         self.base_state = state.snapshot()
@@ -152,7 +163,7 @@ class Tuner(object):
             work.ops = BUILTIN_OPS[name]
             settings = self.settings_for(dev.kind, env, work)
             out.rec("plan", workload=name, description=work.description, input=work.input_desc, builtin=True,
-                    mode=self.mode, ops=work.ops, first_run_s=None, settings=[s.plan() for s in settings])
+                    mode=self.mode, ops=work.ops, shapes=work.shapes(torch), first_run_s=None, settings=[s.plan() for s in settings])
             return
         out.stage("%s: first run" % name, workload=name, setting="default", calls_model=True)
         try:
@@ -173,7 +184,7 @@ class Tuner(object):
             state.restore(self.base_state)
         settings = self.settings_for(dev.kind, env, work)
         out.rec("plan", workload=name, description=work.description, input=work.input_desc, builtin=work.builtin,
-                mode=self.mode, ops=work.ops, first_run_s=first, settings=[s.plan() for s in settings])
+                mode=self.mode, ops=work.ops, shapes=work.shapes(torch), first_run_s=first, settings=[s.plan() for s in settings])
         if self.cfg.get("list_only"):
             return
         active = [s for s in settings if s.status == "planned"]
@@ -186,7 +197,7 @@ class Tuner(object):
         # The check time is dealt out in slots, one per setting and one for the baseline: a
         # second (reproducibility) run only when it fits its slot, so a slow model still
         # gets a drift check of every setting rather than two runs of the first few.
-        slots = [1 + sum(1 for s in active if not s.varying)]
+        slots = [1 + sum(1 for s in active if not (s.varying or s.role == "control"))]
 
         def slot_end():
             end = time.time() + max(0.0, check_end - time.time()) / max(1, slots[0])
@@ -206,7 +217,7 @@ class Tuner(object):
         est = {}
         checked = []
         for s in active:
-            if s.varying:
+            if s.varying or s.role == "control":  # no drift check of their own: timed only
                 checked.append(s)
                 est[s.id] = first
                 continue
@@ -234,7 +245,7 @@ class Tuner(object):
             checked.append(s)
         # -- timing, interleaved
         Timing(self.torch, self.out, self.clock, self.base_state).run(runner, checked, state, est, share_end, work)
-        out.rec("workload_done", workload=name)
+        out.rec("workload_done", workload=name, load=load_average())
 
     def check_runs(self, runner, setting, state, first, slot_end, hard_end):
         """Seeded runs of one setting: the first whenever it fits before `hard_end`, more

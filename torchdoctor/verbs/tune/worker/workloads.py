@@ -3,11 +3,15 @@ matmul, an LSTM, at three sizes) and the user's ``--model`` with its ``--inputs`
 ``--input-shape``."""
 
 import os
+import random
 import sys
+import time
 
 from .output import Fatal, describe_error
 
 SEED = 0
+INPUT_CALLS = 8  # calls of --inputs: enough to see whether, and how, its shapes vary
+INPUT_SHARE = 0.05  # of the time left: what those calls may take
 SIZES = {
     # name: {workload: dims}
     "tiny": {"convnet": dict(n=2, c=8, hw=16), "attention": dict(b=2, s=32, d=32, h=2),
@@ -25,11 +29,43 @@ BUILTIN_OPS = {"convnet": ["adaptive_avg_pool2d", "batch_norm", "conv2d", "linea
 
 
 class Workload(object):
+    """A model and its input. `pool`: every input the timing turns through, one after the
+    other (the user's --inputs when its shapes vary; else just `args`, `kwargs`): the drift
+    and reproducibility checks use the first."""
+
     def __init__(self, name, description, model, args, kwargs, ops=None, builtin=True, shape_fn=None,
-                 input_desc=""):
+                 input_desc="", pool=None):
         self.name, self.description = name, description
         self.model, self.args, self.kwargs = model, args, kwargs
         self.ops, self.builtin, self.shape_fn, self.input_desc = ops, builtin, shape_fn, input_desc
+        self.pool = pool or [(args, kwargs)]
+
+    def shapes(self, torch):
+        """How many different input shapes the timing measures."""
+        return len(set(shape_key(torch, p) for p in self.pool))
+
+
+def flat_tensors(torch, obj, acc=None):
+    acc = [] if acc is None else acc
+    if isinstance(obj, torch.Tensor):
+        acc.append(obj)
+    elif isinstance(obj, dict):
+        for k in sorted(obj, key=str):
+            flat_tensors(torch, obj[k], acc)
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            flat_tensors(torch, x, acc)
+    return acc
+
+
+def shape_key(torch, inputs):
+    return tuple(tuple(t.shape) for t in flat_tensors(torch, inputs))
+
+
+def same_inputs(torch, a, b):
+    ta, tb = flat_tensors(torch, a), flat_tensors(torch, b)
+    return len(ta) == len(tb) and all(x.shape == y.shape and x.dtype == y.dtype and torch.equal(x, y)
+                                      for x, y in zip(ta, tb))
 
 
 def build_builtin(torch, name, dims, device):
@@ -156,22 +192,22 @@ def build_user(torch, cfg, device, out):
     if not callable(model):
         raise Fatal("spec", {"error": "--model %s returned %s, not a model (return an nn.Module or another "
                                       "callable)" % (spec, type(model).__name__)})
+    pool = None
     if cfg.get("inputs"):
         make = load_callable(cfg["inputs"], "--inputs")
-        try:
-            raw = make()
-        except Exception as e:  # noqa: BLE001
-            raise Fatal("model_error", dict(describe_error(e), stage="build inputs (%s())" % cfg["inputs"]))
-        if isinstance(raw, torch.Tensor):
-            args, kwargs = (raw,), {}
-        elif isinstance(raw, dict):
-            args, kwargs = (), raw
-        elif isinstance(raw, (list, tuple)):
-            args, kwargs = tuple(raw), {}
-        else:
-            raise Fatal("spec", {"error": "--inputs %s returned %s; return a tensor, a tuple/list of positional "
-                                          "arguments or a dict of keyword arguments" % (cfg["inputs"], type(raw).__name__)})
+        left = max(0.0, float(cfg.get("deadline") or time.time()) - time.time())
+        pool = input_pool(torch, make, cfg["inputs"], time.time() + INPUT_SHARE * left)
+        args, kwargs = pool[0]
         desc = cfg["inputs"]
+        shapes = []
+        for p in pool:
+            key = shape_key(torch, p)
+            if key not in shapes:
+                shapes.append(key)
+        if len(shapes) > 1:
+            desc += ", %d shapes (%s%s)" % (len(shapes), "; ".join(
+                ", ".join("x".join(str(d) for d in t) for t in key) for key in shapes[:4]),
+                "; ..." if len(shapes) > 4 else "")
     else:
         gen = torch.Generator().manual_seed(SEED)
         args = []
@@ -189,9 +225,57 @@ def build_user(torch, cfg, device, out):
         if isinstance(model, torch.nn.Module):
             model = model.to(device)
         args, kwargs = to_device(torch, args, device), to_device(torch, kwargs, device)
+        if pool is not None:
+            pool = [(args, kwargs)] + [(to_device(torch, a, device), to_device(torch, k, device)) for a, k in pool[1:]]
     except Exception as e:  # noqa: BLE001
         raise Fatal("model_error", dict(describe_error(e), stage="move the model to %s" % device))
     name = getattr(model, "__class__", type(model)).__name__ if isinstance(model, torch.nn.Module) else spec
-    return Workload(spec, "%s from %s" % (name, spec), model, args, kwargs, builtin=False, input_desc=desc)
+    return Workload(spec, "%s from %s" % (name, spec), model, args, kwargs, builtin=False, input_desc=desc,
+                    pool=pool)
+
+
+def as_arguments(torch, raw, spec):
+    """What --inputs returned, as (args, kwargs) of the model's call."""
+    if isinstance(raw, torch.Tensor):
+        return (raw,), {}
+    if isinstance(raw, dict):
+        return (), raw
+    if isinstance(raw, (list, tuple)):
+        return tuple(raw), {}
+    raise Fatal("spec", {"error": "--inputs %s returned %s; return a tensor, a tuple/list of positional "
+                                  "arguments or a dict of keyword arguments (or an iterator of them)"
+                                  % (spec, type(raw).__name__)})
+
+
+def input_pool(torch, make, spec, until):
+    """Inputs from the user's --inputs callable: up to INPUT_CALLS calls (each after
+    torch.manual_seed and random.seed, so a callable that draws its batch size draws the
+    same ones every run), or as many items of the iterator it returns. A callable whose
+    first two calls give equal inputs gives a fixed input: one is kept. Later calls stop at
+    `until`; the model is timed on every input kept, in turn."""
+    pool, items = [], None
+    for i in range(INPUT_CALLS):
+        if i and time.time() > until:
+            break
+        torch.manual_seed(SEED + i)
+        random.seed(SEED + i)
+        try:
+            if items is None:
+                raw = make()
+                if hasattr(raw, "__next__") and not isinstance(raw, (torch.Tensor, dict, list, tuple)):
+                    items = raw
+                    raw = next(items)
+            else:
+                raw = next(items)
+        except StopIteration:
+            if not pool:
+                raise Fatal("spec", {"error": "--inputs %s gave no input (its iterator was empty)" % spec})
+            break
+        except Exception as e:  # noqa: BLE001
+            raise Fatal("model_error", dict(describe_error(e), stage="build inputs (%s())" % spec))
+        pool.append(as_arguments(torch, raw, spec))
+        if i == 1 and items is None and same_inputs(torch, pool[0], pool[1]):
+            return pool[:1]
+    return pool
 
 
