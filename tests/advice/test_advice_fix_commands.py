@@ -125,3 +125,51 @@ def test_resolve_keeps_its_own_interpreter_when_it_has_torch(monkeypatch):
     from torchdoctor.gather import interpreter
     monkeypatch.setattr(interpreter, "own_has_torch", lambda: True)
     assert interpreter.resolve(None, {"VIRTUAL_ENV": "/elsewhere"}).python == sys.executable
+
+
+# -- a notebook kernel: an environment variable is set in the kernel, not in a subshell --
+NB = make_facts(python=PY, live={"kernel": "ipykernel"})
+OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+       "15.77 GiB of which 1.02 GiB is free.")
+
+
+def test_notebook_env_vars_are_set_in_the_kernel_not_in_a_subshell():
+    # `!export X=1` runs in a shell that exits at once: the kernel never sees X
+    cmds = runnable_here(["export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "unset CUDA_LAUNCH_BLOCKING",
+                          "export A=1 B='two words'"], NB)
+    assert not any(c.startswith("!") for c in cmds), cmds
+    assert cmds[0].startswith('import os; os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"  # ')
+    assert "restart the kernel" in cmds[0] and "before" in cmds[0]
+    assert cmds[1] == 'import os; os.environ.pop("CUDA_LAUNCH_BLOCKING", None)'
+    assert cmds[2].startswith('import os; os.environ["A"] = "1"; os.environ["B"] = "two words"  # ')
+    for c in cmds:
+        compile(c, "cell", "exec")
+
+
+def test_the_out_of_memory_fix_in_a_notebook():
+    x = _explain(OOM, NB)
+    env = [c for c in x.fix.commands if "PYTORCH_CUDA_ALLOC_CONF" in c]
+    assert env and env[0].startswith("import os; os.environ[") and "restart the kernel" in env[0], x.fix.commands
+    assert not [c for c in x.fix.commands if "export" in c]
+
+
+def test_the_notebook_env_cell_reaches_a_real_kernel_where_export_does_not(tmp_path, monkeypatch):
+    import pytest
+    for var in ("IPYTHONDIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR"):  # nothing written to $HOME
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
+    nbformat = pytest.importorskip("nbformat", reason="nbformat is in the test extra")
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is in the test extra")
+    pytest.importorskip("ipykernel", reason="ipykernel is in the test extra")
+    [cell] = runnable_here(["export TD_ALLOC=expandable_segments:True"], NB)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in (
+        "!export TD_OLD=1", cell, "import os; print(os.environ.get('TD_OLD'), os.environ.get('TD_ALLOC'))")]
+    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    try:
+        client.execute()
+    except Exception as e:  # noqa: BLE001 - no kernel here is a skip, not a failure
+        if "kernel" in type(e).__name__.lower() or "Kernel" in str(e):
+            pytest.skip("a Jupyter kernel could not start here: %s" % e)
+        raise
+    assert nb.cells[2].outputs[0]["text"].strip() == "None expandable_segments:True", nb.cells[2].outputs
