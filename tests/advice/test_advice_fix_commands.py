@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from conftest import ROOT, make_facts
+from conftest import ROOT, make_facts, run_notebook
 
 from torchdoctor.advice import reinstall_same_build
 from torchdoctor.advice.commands import runnable_here
@@ -154,22 +154,7 @@ def test_the_out_of_memory_fix_in_a_notebook():
 
 
 def test_the_notebook_env_cell_reaches_a_real_kernel_where_export_does_not(tmp_path, monkeypatch):
-    import pytest
-    for var in ("IPYTHONDIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR"):  # nothing written to $HOME
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    nbformat = pytest.importorskip("nbformat", reason="nbformat is in the test extra")
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is in the test extra")
-    pytest.importorskip("ipykernel", reason="ipykernel is in the test extra")
     [cell] = runnable_here(["export TD_ALLOC=expandable_segments:True"], NB)
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in (
-        "!export TD_OLD=1", cell, "import os; print(os.environ.get('TD_OLD'), os.environ.get('TD_ALLOC'))")]
-    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                                     resources={"metadata": {"path": str(tmp_path)}})
-    try:
-        client.execute()
-    except Exception as e:  # noqa: BLE001 - no kernel here is a skip, not a failure
-        if "kernel" in type(e).__name__.lower() or "Kernel" in str(e):
-            pytest.skip("a Jupyter kernel could not start here: %s" % e)
-        raise
+    nb = run_notebook(["!export TD_OLD=1", cell, "import os; print(os.environ.get('TD_OLD'), os.environ.get('TD_ALLOC'))"],
+                      tmp_path, monkeypatch, timeout=120)
     assert nb.cells[2].outputs[0]["text"].strip() == "None expandable_segments:True", nb.cells[2].outputs
