@@ -236,8 +236,12 @@ def test_odd_ranks_are_named_and_gather_works_without_numpy(tmp_path):
                               "arrived wrong")
     assert {r["op"] for r in job["bandwidth"]["rows"]} == {"all_reduce"}  # the sweep ran on, up to the hang
     hang = _finding(job, "dist-collective-timeout")
-    assert hang["title"] == "all_gather 64 KiB did not complete within 5 s on ranks 0-2"
-    assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in hang["fix"]["commands"][0]
+    # the rank that never reached torch's all_gather is named, apart from those that waited in it
+    assert hang["title"] == "all_gather 64 KiB hung: rank 1 (node a, local 1) never entered it; ranks 0,2 waited in it"
+    assert "rank 1 (node a, local 1) never entered all_gather 64 KiB (last seen: after all_reduce 256 KiB" in \
+        hang["detail"] and "in hang" in hang["detail"]  # its thread's frame: the fault's sleeping function
+    assert "export TORCH_DISTRIBUTED_DEBUG=DETAIL TORCH_CPP_LOG_LEVEL=INFO" in hang["fix"]["commands"]
+    assert "flight" not in json.dumps(hang).lower()  # gloo: gloo's advice, not NCCL's flight recorder
     st = next(s for s in job["steps"] if s["name"] == "all_gather 64 KiB")
     assert st["status"] == "timeout" and st["seconds"] < 5 + 5 + 5   # --timeout, rank 0's slack, scheduling
     assert next(s for s in job["steps"] if s["name"] == "all_gather 256 KiB")["status"] == "skipped"
