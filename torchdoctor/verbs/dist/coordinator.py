@@ -21,6 +21,7 @@ from .store import Liveness, Stopped
 OBJECT_STEPS = ("init", "barrier", "all_reduce", "all_gather", "broadcast", "reduce_scatter", "all_gather_object")
 MAX_ALL_PAIRS_NODES = 16
 MAX_RANK_PAIRS = 64
+STOP_REPORT_S = 1.0  # after a stop signal, how long rank 0 waits for the others' word on the running step
 
 
 class Coordinator:
@@ -362,6 +363,13 @@ class Coordinator:
             return
         if any(s.get("name") == name for s in self.job["steps"]):
             return
+        # Every rank got the signal too: give them a moment to say where they were in the step.
+        end = time.monotonic() + STOP_REPORT_S
+        try:
+            while self.ch.count("n/res/%s" % name) < self.n and time.monotonic() < end:
+                time.sleep(0.05)
+        except Exception:  # noqa: BLE001 - the store may be going away with the job
+            pass
         per = {}
         for r in range(self.n):
             try:
@@ -408,7 +416,7 @@ class Coordinator:
         """What the stop signal was and when, for the report."""
         sig = getattr(self.R, "stop_signal", None)
         if sig:
-            self.job["stopped"] = {"signal": sig, "during": self.current_step(),
+            self.job["stopped"] = {"signal": sig, "during": getattr(self.R, "stop_step", None) or self.current_step(),
                                    "after_s": round(time.monotonic() - early.STARTED, 1)}
 
     def finish(self) -> int:

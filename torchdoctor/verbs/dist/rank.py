@@ -83,7 +83,7 @@ class Rank:
         if self.stop_reason is not None:
             leave(128 + signum)  # a second signal: leave now (rank 0 has had its chance to report)
         self.stop_reason = "%s during %s" % (name, self.step_name)
-        self.stop_signal = name
+        self.stop_signal, self.stop_step = name, self.step_name
         # Whatever the main thread is blocked in, the process ends WATCHDOG_S from now.
         dog = threading.Timer(WATCHDOG_S, leave, (128 + signum,))
         dog.daemon = True
@@ -112,6 +112,7 @@ class Rank:
         while t.is_alive():
             if self.stop_reason:
                 self.stuck = True
+                self.stopped_in = where_now.where(t.ident)  # what rank 0 says of a job it was stopped in
                 return "stopped", self.stop_reason
             now = time.monotonic()
             left = deadline - now
@@ -328,6 +329,9 @@ class Rank:
             elif status == "timeout":
                 res = {"status": "timeout", "entered": True, "thread": value}
             elif status == "stopped":
+                self.ch.put("res/%s/%d" % (name, self.r), {"status": "stopped", "entered": True,
+                                                          "thread": getattr(self, "stopped_in", None)})
+                self.ch.add("n/res/%s" % name, 1)
                 raise Stopped(value)
             else:
                 res = {"status": "error", "error": value}

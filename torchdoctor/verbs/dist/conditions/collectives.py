@@ -131,7 +131,7 @@ def _step_findings(job, name: str) -> List[Finding]:
     if status == "timeout":
         return [_hang(job, name, st)]
     if status == "interrupted" and not any(v.get("status") in ("error", "gone") for v in per.values()):
-        unfinished = [r for r, v in per.items() if v.get("status") in ("missing", "timeout")]
+        unfinished = [r for r, v in per.items() if v.get("status") in ("missing", "timeout", "stopped")]
         rs = hangs.roles(job, name)
         never = [r for r, _ in rs["never"]]
         return [finding("dist-collective-unfinished", WARNING, "dist-collective",

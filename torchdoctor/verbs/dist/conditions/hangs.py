@@ -44,7 +44,7 @@ def roles(job: Dict[str, Any], name: str) -> Dict[str, List[Tuple[int, str]]]:
         elif thread and thread.get("in_torch") is False:
             where = "its step was at %s" % " <- ".join(thread.get("stack") or [])[:300]
             out["never"].append((r, "; ".join(x for x in (_last_seen(at), where) if x)))
-        elif thread or status == "timeout":
+        elif thread or status in ("timeout", "stopped"):
             out["waited"].append((r, ""))
         elif status == "gone":
             continue  # it left: the finding of its own says how (an exit, no heartbeat)
