@@ -37,13 +37,14 @@ from .coordinator import Coordinator, answer_unconnected
 from .env import JobEnv
 from .store import Answered, Channel, Heartbeat, Liveness, Stopped, connect, prefix_for
 
-WATCHDOG_S = 4.0  # after a stop signal, the most a rank stays (rank 0 answers well within it)
+WATCHDOG_S = 4.0  # after a stop signal, the most a rank stays (rank 0, which answers first: 4.5 s)
 DONE_POLL_S = 0.25  # how often a hanging step looks for rank 0's answer
 
 
 class Interrupted(BaseException):
     """A stop signal while this rank had no store connection yet (importing torch): there is
     nothing to wait for, and rank 0 answers from what it knows alone."""
+
 
 def say(msg: str) -> None:
     try:
@@ -85,7 +86,7 @@ class Rank:
         self.stop_reason = "%s during %s" % (name, self.step_name)
         self.stop_signal, self.stop_step = name, self.step_name
         # Whatever the main thread is blocked in, the process ends WATCHDOG_S from now.
-        dog = threading.Timer(WATCHDOG_S, leave, (128 + signum,))
+        dog = threading.Timer(WATCHDOG_S + (0.5 if self.r == 0 else 0.0), leave, (128 + signum,))
         dog.daemon = True
         dog.start()
         if self.ch is None:  # still starting (importing torch): nobody to tell, nothing to wait for
@@ -95,7 +96,8 @@ class Rank:
         # Connected: the waits see stop_reason within a poll, and the step records the exit.
 
     def in_thread(self, fn: Callable[[], Any], deadline: float) -> Tuple[str, Any]:
-        """('ok', value) | ('error', 'Type: message') | ('timeout', None) | ('stopped', reason)."""
+        """('ok', value) | ('error', 'Type: message') | ('timeout', where its thread was) |
+        ('stopped', reason); raises Answered on a rank other than 0 once rank 0 has answered."""
         box: Dict[str, Any] = {}
 
         def run():
