@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 
 from . import conditions as C
 from . import jobfacts as J
-from ...lifeline import Lifeline
+from ...children.lifeline import Lifeline
 from .common import RESULT_ENV
 from .torchrun import parse_torchrun_failures
 

@@ -9,8 +9,6 @@ from typing import Any, Dict, List, Optional
 
 MIN_SAMPLES = 3  # fewer timed blocks than this and a quartile is not a spread
 FASTER, SLOWER, SAME, TOO_FEW, TOO_BUSY = "faster", "slower", "no_measurable_difference", "not_enough_data", "too_busy"
-VERDICT_WORDS = {FASTER: "faster", SLOWER: "slower", SAME: "no measurable difference", TOO_FEW: "too few samples",
-                 TOO_BUSY: "machine too busy for a verdict"}
 # The no-difference band. Two timings of the same settings, interleaved with the others (the
 # noise control), differ by what this machine's load and this run's own jitter make of them;
 # a verdict needs the setting's whole range outside NOISE_FACTOR times that (one pair of
@@ -156,8 +154,3 @@ def fmt_drift(x) -> str:
         return "0"
     return "%.1e" % x
 
-
-def fmt_speed(sp: Optional[Dict[str, Any]]) -> str:
-    if not sp:
-        return "-"
-    return "%.2fx (%.2f-%.2f)" % (sp["value"], sp["low"], sp["high"])
