@@ -4,7 +4,7 @@ fires and one where it stays quiet, as every dist condition has (the same meta-t
 import pytest
 
 from test_verbs_tune_analysis import check, env, finish, killed, plan, result, setting, stage, times
-from torchdoctor.gather.proc import ProcResult
+from torchdoctor.children.timed import ProcResult
 from torchdoctor.verbs.tune.run_findings import TUNE_RULES
 from torchdoctor.verbs.tune.runner import TuneOptions
 
