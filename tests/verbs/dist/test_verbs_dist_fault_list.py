@@ -1,12 +1,13 @@
-"""The fault list: ten real faults of one rank in a job under the user's own torchrun (CPU
+"""The fault list: eleven real faults of one rank in a job under the user's own torchrun (CPU
 torch, gloo), each named by rank 0 as that rank's doing, and every job gone within 5 s of rank
-0's answer. Minutes of torchrun jobs (a few at a time): `slow`, run in CI's own step
+0's answer (and, for the job the launcher stops, of its SIGTERM). Minutes of torchrun jobs (a few at a time): `slow`, run in CI's own step
 (`pytest -m slow`).
 
 Rank 1 is the culprit of each: it never starts; it exits before joining; it exits inside a
 collective; it never reaches all_gather; it is stopped (SIGSTOP) inside all_reduce; its
 all_reduce contribution is corrupted; it has TORCH_DISTRIBUTED_DEBUG=DETAIL; it runs another
-virtualenv without NumPy; it has another torch build; it is SIGKILLed inside all_gather.
+virtualenv without NumPy; it has another torch build; it is SIGKILLed inside all_gather; it
+never reaches all_gather and the launcher stops the job (SIGTERM) while rank 0 waits in it.
 """
 
 import json
@@ -24,6 +25,7 @@ pytestmark = [needs_torch, pytest.mark.slow]
 AT_ONCE = 3  # jobs running at the same time (each: torchrun and its ranks importing torch)
 LEAVE_S = 5.0
 CULPRIT = "rank 1 (node a"
+SIGTERMED = "never reaches all_gather, the launcher stops the job"
 
 
 def faults(root):
@@ -39,9 +41,11 @@ def faults(root):
         "never reaches all_gather": ({1: fault}, run + ["--timeout", "20", "--no-bandwidth"],
                                      {"TDTEST_FAULTS": "hang_in_all_gather", "TDTEST_FAULT_RANK": "1"},
                                      "dist-collective-timeout"),
+        # a stopped process is still there (its pid lives) and its heartbeat stands still only
+        # as long as the collective's deadline: rank 0 names it as the one that stopped answering
         "stopped (SIGSTOP) in all_reduce": ({1: fault}, run + ["--timeout", "30", "--no-bandwidth"],
                                             {"TDTEST_FAULTS": "stop_in_all_reduce", "TDTEST_FAULT_RANK": "1"},
-                                            "dist-rank-exited"),
+                                            "dist-collective-timeout"),
         "corrupts its all_reduce contribution": ({1: fault}, run + ["--timeout", "60", "--no-bandwidth"],
                                                  {"TDTEST_FAULTS": "corrupt_all_reduce", "TDTEST_FAULT_RANK": "1"},
                                                  "dist-collective-wrong"),
@@ -58,6 +62,8 @@ def faults(root):
         "SIGKILLed inside all_gather": ({1: fault}, run + ["--timeout", "60", "--no-bandwidth"],
                                         {"TDTEST_FAULTS": "kill_in_all_gather", "TDTEST_FAULT_RANK": "1"},
                                         "dist-rank-exited"),
+        SIGTERMED: ({1: fault}, run + ["--timeout", "300", "--no-bandwidth"],
+                    {"TDTEST_FAULTS": "hang_in_all_gather", "TDTEST_FAULT_RANK": "1"}, "dist-collective-unfinished"),
     }
 
 
@@ -78,6 +84,12 @@ def results(tmp_path_factory):
         running = {name: (Job(root, name.replace(" ", "_").replace("/", "_"), 2, ranks, args, env=env), fid)
                    for name, (ranks, args, env, fid) in wave}
         for name, (job, fid) in running.items():
+            if name == SIGTERMED:
+                end = time.monotonic() + 400
+                while not job.flagged(1) and job.proc.poll() is None and time.monotonic() < end:
+                    time.sleep(0.2)
+                time.sleep(3)  # rank 0 is in all_gather by now, waiting for rank 1
+                job.signal(signal.SIGTERM)
             if "SIGSTOP" in name:
                 end = time.monotonic() + 400
                 while job.answered_at is None and job.proc.poll() is None and time.monotonic() < end:
@@ -86,10 +98,11 @@ def results(tmp_path_factory):
                 _continue_stopped(job)
         for name, (job, fid) in running.items():
             done[name] = (job.wait(), fid)
-    print("\nfault | finding that names the culprit | s from rank 0's answer to the last rank's exit")
+    print("\nfault | finding that names the culprit | s from rank 0's answer (the SIGTERM) to the last rank's exit")
     for name, (job, fid) in done.items():
         titles = [f["title"] for f in job.job()["findings"] if f["id"] == fid]
-        print("%s | %s | %s" % (name, titles[0] if titles else "-", job.after_answer()))
+        print("%s | %s | %s%s" % (name, titles[0] if titles else "-", job.after_answer(),
+                                  " (%s)" % job.after_signal() if job.signalled_at is not None else ""))
     yield done
     for job, _ in done.values():
         job.kill()
@@ -102,7 +115,7 @@ def test_the_list_has_at_least_eight_faults(results):
 NAMES = ["never starts", "exits before joining", "exits inside broadcast", "never reaches all_gather",
          "stopped (SIGSTOP) in all_reduce", "corrupts its all_reduce contribution",
          "TORCH_DISTRIBUTED_DEBUG=DETAIL on it alone", "another virtualenv without NumPy", "another torch build",
-         "SIGKILLed inside all_gather"]
+         "SIGKILLed inside all_gather", SIGTERMED]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -115,3 +128,6 @@ def test_rank_0_names_the_culprit_and_the_job_leaves_within_5_s(results, name):
     assert not [f for f in j["findings"] if f["severity"] == "error" and f["category"] != "dist-mismatch"
                 and ("rank 0 (" in f["title"]) and CULPRIT not in f["title"]], j["findings"]
     assert job.after_answer() is not None and job.after_answer() < LEAVE_S, (name, job.after_answer())
+    if name == SIGTERMED:
+        assert j["stopped"]["signal"] == "SIGTERM" and job.answered_at - job.signalled_at < LEAVE_S
+        assert job.after_signal() < LEAVE_S, job.after_signal()

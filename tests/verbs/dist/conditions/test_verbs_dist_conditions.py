@@ -522,6 +522,23 @@ def test_a_hang_names_the_rank_that_never_entered_the_collective():
     assert "(last seen: after broadcast, 21 s ago)" in f.detail
 
 
+def test_a_rank_that_stopped_responding_in_a_hung_collective_is_the_one_blamed_for_the_hang():
+    """A stopped rank (SIGSTOP, a frozen node) whose heartbeat stood still before the deadline:
+    rank 0 records it as gone, and the hang it caused is its doing, not the waiting rank's."""
+    waiting = {"status": "timeout", "entered": True, "thread": {
+        "in_torch": True, "at": "distributed_c10d.py:2950 in all_reduce", "stack": ["distributed_c10d.py:2950 in all_reduce"]},
+        "at": {"step": "all_reduce", "left": False, "last_left": "barrier", "ago_s": 30.2}}
+    job = make_job([summary()] * 2, backend="gloo", steps=[step("all_reduce", {
+        0: waiting, 1: {"status": "gone", "entered": True}}, status="timeout")])
+    job["ranks"][1]["fate"] = {"how": "gone", "step": "all_reduce", "reason": "no heartbeat for 12 s"}
+    [f] = only(job, "dist-collective-timeout")
+    assert f.title == "all_reduce hung: rank 1 (node a, local 1) stopped responding in it; rank 0 waited in it"
+    assert "rank 1 (node a, local 1) stopped responding in all_reduce (no heartbeat for 12 s)" in f.detail
+    assert "py-spy dump --pid 1001  # rank 1" in f.fix.commands[0]
+    [gone] = only(job, "dist-rank-exited")
+    assert gone.title == "rank 1 (node a, local 1) stopped responding during all_reduce"
+
+
 def test_a_debug_setting_on_one_rank_is_the_linked_cause_of_the_init_hang():
     job = make_job([summary(), summary(**{"env.TORCH_DISTRIBUTED_DEBUG": "DETAIL"})], backend="gloo", steps=[
         step("init", {0: {"status": "ok"}, 1: {"status": "timeout", "entered": True}}, status="timeout")])

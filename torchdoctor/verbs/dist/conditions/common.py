@@ -58,6 +58,14 @@ def per_rank_of(stepd: Optional[Dict[str, Any]]) -> Dict[int, Dict[str, Any]]:
     return {int(k): v for k, v in (stepd.get("per_rank") or {}).items() if isinstance(v, dict)}
 
 
+# What became of a rank that left, as a verb phrase ("rank 1 ... stopped responding during ...").
+FATE_WORDS = {"exited": "exited", "gone": "stopped responding", "terminated": "was stopped", "crashed": "crashed"}
+
+
+def fate_how(fate: Dict[str, Any]) -> str:
+    return FATE_WORDS.get(fate.get("how"), fate.get("how") or "stopped")
+
+
 def fate_text(job: Dict[str, Any], r: int) -> str:
     fate = J.rank_record(job, r).get("fate") or {}
     bits = []

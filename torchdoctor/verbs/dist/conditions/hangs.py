@@ -8,6 +8,8 @@ entered and left, and when); from both, each rank gets one role in the step:
 
 * ``never``  - never entered the collective: its thread was elsewhere, or it gave no result
                and its last progress was an earlier step;
+* ``left``   - left the job during it (exited, or stopped responding: its heartbeat stood
+               still), so the others waited for it in vain;
 * ``silent`` - entered it and then said nothing more (stopped, or too slow to answer);
 * ``waited`` - waited inside torch's collective for the others;
 * ``done``   - completed it (a root whose broadcast left, a rank that was not needed).
@@ -16,9 +18,9 @@ entered and left, and when); from both, each rank gets one role in the step:
 from typing import Any, Dict, List, Tuple
 
 from .. import jobfacts as J
-from .common import per_rank_of
+from .common import fate_how, fate_text, per_rank_of
 
-ROLES = ("never", "silent", "waited", "done")
+ROLES = ("never", "left", "silent", "waited", "done")
 
 
 def _ago(at: Dict[str, Any], key: str) -> str:
@@ -47,7 +49,9 @@ def roles(job: Dict[str, Any], name: str) -> Dict[str, List[Tuple[int, str]]]:
         elif thread or status in ("timeout", "stopped"):
             out["waited"].append((r, ""))
         elif status == "gone":
-            continue  # it left: the finding of its own says how (an exit, no heartbeat)
+            # it left while the others waited for it: its own finding says how, and the hang is its doing
+            fate = J.rank_record(job, r).get("fate") or {}
+            out["left"].append((r, fate_how(fate) if isinstance(fate, dict) else "left"))
         elif at and (at.get("step") != name or at.get("left")):
             out["never"].append((r, _last_seen(at)))
         elif at or v.get("entered"):
@@ -58,19 +62,21 @@ def roles(job: Dict[str, Any], name: str) -> Dict[str, List[Tuple[int, str]]]:
 
 
 def blamed(job: Dict[str, Any], name: str) -> List[int]:
-    """The ranks a hang in `name` is to be blamed on: those that never entered it, else those
-    that went silent in it."""
+    """The ranks a hang in `name` is to be blamed on: those that never entered it or left during
+    it, else those that went silent in it."""
     rs = roles(job, name)
-    return [r for r, _ in rs["never"]] or [r for r, _ in rs["silent"]]
+    return sorted(r for k in ("never", "left") for r, _ in rs[k]) or [r for r, _ in rs["silent"]]
 
 
 def title(job: Dict[str, Any], name: str, rs: Dict[str, List[Tuple[int, str]]]) -> str:
     never, silent, waited = ([r for r, _ in rs[k]] for k in ("never", "silent", "waited"))
-    if not (never or silent):
+    if not (never or silent or rs["left"]):
         return ""
     bits = []
     if never:
         bits.append("%s never entered it" % J.ranks_phrase(job, never))
+    for how in sorted({h for _, h in rs["left"]}):
+        bits.append("%s %s in it" % (J.ranks_phrase(job, [r for r, h in rs["left"] if h == how]), how))
     if silent:
         bits.append("%s stopped answering in it" % J.ranks_phrase(job, silent))
     if waited:
@@ -82,6 +88,9 @@ def detail(job: Dict[str, Any], name: str, rs: Dict[str, List[Tuple[int, str]]])
     lines = []
     for r, what in rs["never"]:
         lines.append("%s never entered %s%s" % (J.rank_label(job, r), name, " (%s)" % what if what else ""))
+    for r, how in rs["left"]:
+        why = fate_text(job, r)
+        lines.append("%s %s in %s%s" % (J.rank_label(job, r), how, name, " (%s)" % why if why else ""))
     for r, what in rs["silent"]:
         lines.append("%s entered %s and stopped answering%s" % (J.rank_label(job, r), name,
                                                                 " (%s)" % what if what else ""))

@@ -6,7 +6,7 @@ ranks whose facts could not be gathered.
 from ....model.findings import ERROR, INFO, WARNING
 from ....model.rules import rule
 from .. import jobfacts as J
-from .common import explained, fate_text, finding, short_error
+from .common import explained, fate_how, fate_text, finding, short_error
 
 
 @rule("dist", "dist-rank-never-joined", severity=ERROR, category="dist-rank")
@@ -56,8 +56,7 @@ def rank_exited(job):
         if not rec.get("joined") and join_step:
             continue  # never joined: dist-rank-never-joined names it, with this exit reason
         r = rec["rank"]
-        how = {"exited": "exited", "gone": "stopped responding", "terminated": "was stopped",
-               "crashed": "crashed"}.get(fate.get("how"), fate.get("how") or "stopped")
+        how = fate_how(fate)
         what = fate_text(job, r)
         victims = [x["rank"] for x in job.get("ranks") or []
                    if isinstance(x.get("fate"), dict) and x["fate"].get("victim")]
