@@ -85,3 +85,24 @@ def doctor_without_torch(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONHOME")}
     env["PYTHONPATH"] = str(deps)
     return str(venv / "bin" / "python"), env
+
+
+def run_notebook(cells, tmp_path, monkeypatch, timeout=180):
+    """Execute code cells in a real Jupyter kernel (nbclient, ipykernel: the test extra) and return
+    the notebook; skips where no kernel can start. Nothing is written to $HOME."""
+    for var in ("IPYTHONDIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR"):
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
+    nbformat = pytest.importorskip("nbformat", reason="nbformat is in the test extra")
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is in the test extra")
+    pytest.importorskip("ipykernel", reason="ipykernel is in the test extra")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    try:
+        client.execute()
+    except Exception as e:  # noqa: BLE001 - no kernel here is a skip, not a failure
+        if "kernel" in type(e).__name__.lower() or "Kernel" in str(e):
+            pytest.skip("a Jupyter kernel could not start here: %s" % e)
+        raise
+    return nb

@@ -10,7 +10,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG = os.path.join(ROOT, "torchdoctor")
 # Child scripts that run alone in another interpreter (stdlib only): one file by design.
-STANDALONE = {"torchdoctor/gather/target.py", "torchdoctor/verbs/tune/worker.py"}
+STANDALONE = {"torchdoctor/gather/target.py"}
 MAX_LINES = 500
 
 

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from conftest import make_facts
+from conftest import make_facts, run_notebook
 
 from torchdoctor.advice import reinstall_same_build
 from torchdoctor.advice.commands import runnable_here
@@ -108,3 +108,36 @@ def test_resolve_keeps_its_own_interpreter_when_it_has_torch(monkeypatch):
     from torchdoctor.gather import interpreter
     monkeypatch.setattr(interpreter, "own_has_torch", lambda: True)
     assert interpreter.resolve(None, {"VIRTUAL_ENV": "/elsewhere"}).python == sys.executable
+
+
+# -- a notebook kernel: an environment variable is set in the kernel, not in a subshell --
+NB = make_facts(python=PY, live={"kernel": "ipykernel"})
+OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+       "15.77 GiB of which 1.02 GiB is free.")
+
+
+def test_notebook_env_vars_are_set_in_the_kernel_not_in_a_subshell():
+    # `!export X=1` runs in a shell that exits at once: the kernel never sees X
+    cmds = runnable_here(["export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "unset CUDA_LAUNCH_BLOCKING",
+                          "export A=1 B='two words'"], NB)
+    assert not any(c.startswith("!") for c in cmds), cmds
+    assert cmds[0].startswith('import os; os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"  # ')
+    assert "restart the kernel" in cmds[0] and "before" in cmds[0]
+    assert cmds[1] == 'import os; os.environ.pop("CUDA_LAUNCH_BLOCKING", None)'
+    assert cmds[2].startswith('import os; os.environ["A"] = "1"; os.environ["B"] = "two words"  # ')
+    for c in cmds:
+        compile(c, "cell", "exec")
+
+
+def test_the_out_of_memory_fix_in_a_notebook():
+    x = _explain(OOM, NB)
+    env = [c for c in x.fix.commands if "PYTORCH_CUDA_ALLOC_CONF" in c]
+    assert env and env[0].startswith("import os; os.environ[") and "restart the kernel" in env[0], x.fix.commands
+    assert not [c for c in x.fix.commands if "export" in c]
+
+
+def test_the_notebook_env_cell_reaches_a_real_kernel_where_export_does_not(tmp_path, monkeypatch):
+    [cell] = runnable_here(["export TD_ALLOC=expandable_segments:True"], NB)
+    nb = run_notebook(["!export TD_OLD=1", cell, "import os; print(os.environ.get('TD_OLD'), os.environ.get('TD_ALLOC'))"],
+                      tmp_path, monkeypatch, timeout=120)
+    assert nb.cells[2].outputs[0]["text"].strip() == "None expandable_segments:True", nb.cells[2].outputs

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from conftest import make_facts, needs_torch
+from conftest import make_facts, needs_torch, run_notebook
 
 IPY = textwrap.dedent('''
     import sys
@@ -76,27 +76,13 @@ def test_ipy_script(tmp_path):
 
 @needs_torch
 def test_notebook_in_a_real_kernel(tmp_path, monkeypatch):
-    for var in ("IPYTHONDIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR"):  # nothing written to $HOME
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    nbformat = pytest.importorskip("nbformat", reason="nbformat is in the test extra")
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is in the test extra")
-    pytest.importorskip("ipykernel", reason="ipykernel is in the test extra")
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in (
+    nb = run_notebook((
         "%load_ext torchdoctor",
         "import torch\ntorch.use_deterministic_algorithms(True)",
         "raise RuntimeError('operator torchvision::nms does not exist')",
         "%torchdoctor check",
         "%%torchdoctor report --format markdown -o %s" % (tmp_path / "nb-report.md"),
-    )]
-    client = nbclient.NotebookClient(nb, timeout=180, kernel_name="python3", allow_errors=True,
-                                     resources={"metadata": {"path": str(tmp_path)}})
-    try:
-        client.execute()
-    except Exception as e:  # noqa: BLE001 - no kernel here is a skip, not a failure
-        if "kernel" in type(e).__name__.lower() or "Kernel" in str(e):
-            pytest.skip("a Jupyter kernel could not start here: %s" % e)
-        raise
+    ), tmp_path, monkeypatch)
     err_cell = nb.cells[2].outputs
     assert err_cell[0]["output_type"] == "error" and err_cell[0]["ename"] == "RuntimeError"
     shown = [o for o in err_cell if o["output_type"] == "display_data"]

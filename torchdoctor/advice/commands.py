@@ -168,9 +168,39 @@ def notebook_commands(commands: List[str], facts: Facts) -> List[str]:
             out.append("%pip " + cmd[cmd.index(" ") + 1:])
         elif cmd.startswith(("%", "!")):
             out.append(cmd)
+        elif cmd.startswith(("export ", "unset ")) and kernel_env(cmd):
+            out.append(kernel_env(cmd))
         else:
             out.append("!" + cmd)
     return out
+
+
+# `!export X=1` sets X in a shell that exits at once: the kernel, where torch runs, never sees it.
+KERNEL_ENV_NOTE = ("  # before torch first reads it (at import or at the first CUDA use); "
+                   "if that has happened, restart the kernel and run this first")
+
+
+def kernel_env(cmd: str) -> Optional[str]:
+    """`export A=1 B=2` / `unset A` as Python that sets them in the kernel's own environment
+    (IPython's %env does the same for one variable); None for what is not plain assignments."""
+    import shlex
+    try:
+        words = shlex.split(cmd)
+    except ValueError:
+        return None
+    if words[0] == "unset" and len(words) > 1 and all(re.fullmatch(r"[A-Za-z_]\w*", w) for w in words[1:]):
+        return "import os; " + "; ".join('os.environ.pop("%s", None)' % w for w in words[1:])
+    pairs = [w.partition("=") for w in words[1:]]
+    if words[0] != "export" or not pairs or not all(eq and re.fullmatch(r"[A-Za-z_]\w*", k) for k, eq, _ in pairs):
+        return None
+    sets = ["os.environ[%s] = %s" % (_py_str(k), "os.path.expandvars(%s)" % _py_str(v) if "$" in v else _py_str(v))
+            for k, _, v in pairs]
+    return "import os; " + "; ".join(sets) + KERNEL_ENV_NOTE
+
+
+def _py_str(text: str) -> str:
+    """A Python string literal, double-quoted."""
+    return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def torch_index_tag(facts: Facts) -> Optional[str]:

@@ -27,6 +27,9 @@ def __getattr__(name):
 
 def _run(argv) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["dist"]:  # a rank: a launcher's SIGTERM during start-up must not end it silently
+        from ..verbs.dist import early
+        early.catch()
     if args[:1] == ["explain"]:
         from . import explain_fast
         code = explain_fast.run(args[1:])

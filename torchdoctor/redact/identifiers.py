@@ -41,3 +41,5 @@ MAC_RE = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}(?![\w:])
 EMAIL_RE = re.compile(r"(?<![\w.+\-])[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63})*\.[A-Za-z]{2,24}\b")
 # Values in these keys are versions, where "8.9.2.26" is not an IP address.
 VERSION_KEY = re.compile(r"(?i)version|_ver$|^ver$")
+# Maps of package name -> version (a dist summary's packages, NCCL wheels): their values are versions too.
+VERSION_MAP_KEY = re.compile(r"(?i)^(?:packages|wheels)$")

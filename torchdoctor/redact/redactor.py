@@ -7,7 +7,7 @@ from ..model.records import field, record
 from typing import Any, Dict, List, Optional, Set
 
 from .identifiers import (COMMON_WORDS, EMAIL_RE, GPU_UUID_RE, HOME_PATH_RES, HOST_WORDS, IPV4_RE, IPV4_SUBNET_RE,
-                          IPV6_CAND_RE, KEEP_IPS, MAC_RE, NOT_USER, UUID_RE, VERSION_KEY)
+                          IPV6_CAND_RE, KEEP_IPS, MAC_RE, NOT_USER, UUID_RE, VERSION_KEY, VERSION_MAP_KEY)
 from .keyblocks import block_end
 from .pairs import (BEARER_RE, DASH_P_CONTEXT, DASH_P_RE, EQ_PAIR_RE, NOT_DASH_P, NOT_SECRET_NAME, OPTION_RE, PAIR_RE,
                     PATH_PAIR_RE, PORT_FIRST_RE, SECRET_HINTS, SECRET_NAME, SERIAL_NAME, SPACE_PAIR_RE, URL_CRED_RE,
@@ -22,6 +22,7 @@ class Redactor:
 
     users: Set[str] = field(default_factory=set)
     hosts: Set[str] = field(default_factory=set)
+    versions: Set[str] = field(default_factory=set)  # seen as versions: kept wherever they appear
     counts: Dict[str, int] = field(default_factory=dict)
     _word_res: Optional[List] = None
     _nested_pair: bool = False  # a NAME: pair that is no secret held a NAME=value in its value
@@ -48,6 +49,24 @@ class Redactor:
                 if short != name and len(short) >= 3:
                     self.hosts.add(short)
                 self._word_res = None
+
+    def learn_version(self, value: Any) -> None:
+        """A version string ("13.1.1.3"): kept in any text that quotes it, not taken for an address."""
+        if isinstance(value, str) and value.strip():
+            self.versions.add(value.strip())
+
+    def learn_versions(self, data: Any) -> None:
+        """Every version in `data` that a version key or a map of versions holds, before text that
+        quotes them (a finding's words) is redacted."""
+        stack = [(data, "")]
+        while stack:
+            node, key = stack.pop()
+            if isinstance(node, dict):
+                stack.extend((x, "version" if VERSION_MAP_KEY.search(key) else str(k)) for k, x in node.items())
+            elif isinstance(node, list):
+                stack.extend((x, key) for x in node)
+            elif key and VERSION_KEY.search(key):
+                self.learn_version(node)
 
     def learn_from_text(self, text: str) -> None:
         for rx in HOME_PATH_RES:
@@ -217,7 +236,8 @@ class Redactor:
         if not VERSION_KEY.search(key):
             if s.count(".") >= 3:
                 s = sub(IPV4_SUBNET_RE, lambda m: m.group(0) if m.group(1) in KEEP_IPS else IP + m.group(2), "ip", s)
-                s = sub(IPV4_RE, lambda m: m.group(0) if m.group(1) in KEEP_IPS else IP, "ip", s)
+                s = sub(IPV4_RE, lambda m: m.group(0) if m.group(1) in KEEP_IPS or m.group(1) in self.versions
+                        else IP, "ip", s)
             s = self._ipv6(s)
             if s.count(":") >= 5 or s.count("-") >= 5:
                 s = sub(MAC_RE, MAC, "mac", s)
@@ -259,8 +279,9 @@ class Redactor:
                 return GPU_UUID if v.startswith("GPU-") else UUID
             return self.text(v, key)
         if isinstance(v, dict):
-            return {self.text(k) if isinstance(k, str) and not k.startswith("_") else k: self.value(x, str(k))
-                    for k, x in v.items()}
+            versions = bool(key) and VERSION_MAP_KEY.search(key)
+            return {self.text(k) if isinstance(k, str) and not k.startswith("_") else k:
+                    self.value(x, "version" if versions else str(k)) for k, x in v.items()}
         if isinstance(v, list):
             return self._list(v, key)
         return v

@@ -160,3 +160,27 @@ def test_json_is_versioned():
     job = _finish(make_job([summary()]))
     d = json.loads(R.render_json(job))
     assert d["schema_version"] == 1 and d["kind"] == "torchdoctor-dist"
+
+
+def test_four_part_versions_are_versions_not_addresses():
+    """nvidia-cublas-cu12 13.1.1.3 and cuDNN's 9.24.0.43 look like IPv4 addresses; in a version
+    they stay (as `report` keeps them), while an address in the environment is still redacted."""
+    f = gpu_facts()
+    inst = f.value("packages.installed")
+    inst.update({"nvidia-cublas-cu12": {"version": "13.1.1.3"}, "nvidia-cudnn-cu12": {"version": "9.24.0.43"},
+                 "nvidia-nccl-cu12": {"version": "2.28.9.1"}})
+    s = S.build(f, {"MASTER_ADDR": "10.20.30.40", "NCCL_SOCKET_IFNAME": "eth0"}, 0, ifaces=[])
+    s["env"]["NCCL_IB_HCA"] = "mlx5_0 at 10.20.30.41"
+    out = S.redact(s, {})
+    assert out["packages"]["nvidia-cublas-cu12"] == "13.1.1.3" and out["packages"]["nvidia-cudnn-cu12"] == "9.24.0.43"
+    assert out["nccl"]["wheels"] == {"nvidia-nccl-cu12": "2.28.9.1"}
+    assert out["env"]["NCCL_IB_HCA"] == "mlx5_0 at <ip>"
+    # the Markdown report redacts the job again, findings included: the versions in their words stay too
+    other = json.loads(json.dumps(out))
+    other["packages"]["nvidia-cublas-cu12"] = "12.8.4.1"
+    job = make_job([out, other, json.loads(json.dumps(other))])
+    job["findings"] = [x.to_dict() for x in __import__("torchdoctor.verbs.dist.conditions",
+                                                        fromlist=["diagnose"]).diagnose(job)]
+    md = R.render_markdown(R.redact_job(job))
+    assert "13.1.1.3" in md and "12.8.4.1" in md and "9.24.0.43" in md, md[:3000]
+    assert "10.20.30.41" not in md and "<ip>" in md

@@ -28,80 +28,9 @@ import uuid
 import pytest
 
 from conftest import TORCH_PYTHON, needs_torch
+from dist_jobs import FAULTS, WRAPPER  # the fault tests' sitecustomize and per-rank wrapper
 
 pytestmark = needs_torch
-
-# Faults, injected from outside the product: a sitecustomize that acts in the ranks where
-# TDTEST_FAULTS is set (and, with TDTEST_FAULT_RANK, only in that RANK).
-FAULTS = r'''
-import os, sys
-FAULTS = set(filter(None, os.environ.get("TDTEST_FAULTS", "").split(",")))
-ONLY = os.environ.get("TDTEST_FAULT_RANK")
-if FAULTS and (ONLY is None or os.environ.get("RANK") == ONLY):
-    import importlib.machinery
-
-    class _Finder:
-        def find_spec(self, name, path=None, target=None):
-            if "hide_numpy" in FAULTS and (name == "numpy" or name.startswith("numpy.")):
-                # what a torch without NumPy sees; torch then says "Numpy is not available"
-                raise ModuleNotFoundError("No module named %r" % name, name=name)
-            if name == "torch.distributed" and FAULTS & {"corrupt_all_reduce", "exit_in_broadcast", "hang_in_sweep"}:
-                spec = importlib.machinery.PathFinder.find_spec(name, path, target)
-                if spec is None or spec.loader is None:
-                    return spec
-                real = spec.loader.exec_module
-
-                def exec_module(module, real=real):
-                    real(module)
-                    _patch(module)
-                spec.loader.exec_module = exec_module
-                return spec
-            return None
-
-    def _patch(d):
-        if "corrupt_all_reduce" in FAULTS:
-            orig = d.all_reduce
-
-            def all_reduce(tensor, *a, **k):
-                r = int(os.environ.get("RANK", "0"))
-                if tensor.numel() > r:
-                    tensor.view(-1)[r] += 1   # this rank's own slot: its contribution is off by one
-                return orig(tensor, *a, **k)
-            d.all_reduce = all_reduce
-        if "exit_in_broadcast" in FAULTS:
-            def broadcast(*a, **k):
-                os._exit(7)
-            d.broadcast = broadcast
-        if "hang_in_sweep" in FAULTS:   # the all_gather of the bandwidth sweep never returns here
-            import time
-
-            def hang(*a, **k):
-                flag = os.environ.get("TDTEST_HANG_FLAG")
-                if flag:  # the test waits for this before it acts
-                    open("%s.%s" % (flag, os.environ.get("RANK")), "w").close()
-                time.sleep(600)
-            for name in ("all_gather_single", "all_gather_into_tensor"):
-                if hasattr(d, name):
-                    setattr(d, name, hang)
-
-    sys.meta_path.insert(0, _Finder())
-'''
-
-# Per-rank wrapper for `torchrun --no-python`: rank-dependent env, then exec the real command.
-WRAPPER = r'''
-import json, os, sys, time
-here = os.path.dirname(os.path.abspath(__file__))
-cfg = json.load(open(os.path.join(here, "ranks.json"))).get(os.environ["LOCAL_RANK"], {})
-env = dict(os.environ)
-env.update(cfg.get("env", {}))
-if cfg.get("pythonpath"):
-    env["PYTHONPATH"] = os.pathsep.join([cfg["pythonpath"]] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-if cfg.get("sleep"):
-    time.sleep(cfg["sleep"])      # never joins
-    sys.exit(0)
-cmd = json.load(open(os.path.join(here, "cmd.json")))
-os.execve(cmd[0], cmd + sys.argv[1:], env)
-'''
 
 FAST = ["--timeout", "60", "--sizes", "64K,256K", "--iters", "2", "--warmup", "0"]
 
@@ -236,8 +165,12 @@ def test_odd_ranks_are_named_and_gather_works_without_numpy(tmp_path):
                               "arrived wrong")
     assert {r["op"] for r in job["bandwidth"]["rows"]} == {"all_reduce"}  # the sweep ran on, up to the hang
     hang = _finding(job, "dist-collective-timeout")
-    assert hang["title"] == "all_gather 64 KiB did not complete within 5 s on ranks 0-2"
-    assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in hang["fix"]["commands"][0]
+    # the rank that never reached torch's all_gather is named, apart from those that waited in it
+    assert hang["title"] == "all_gather 64 KiB hung: rank 1 (node a, local 1) never entered it; ranks 0,2 waited in it"
+    assert "rank 1 (node a, local 1) never entered all_gather 64 KiB (last seen: after all_reduce 256 KiB" in \
+        hang["detail"] and "in hang" in hang["detail"]  # its thread's frame: the fault's sleeping function
+    assert "export TORCH_DISTRIBUTED_DEBUG=DETAIL TORCH_CPP_LOG_LEVEL=INFO" in hang["fix"]["commands"]
+    assert "flight" not in json.dumps(hang).lower()  # gloo: gloo's advice, not NCCL's flight recorder
     st = next(s for s in job["steps"] if s["name"] == "all_gather 64 KiB")
     assert st["status"] == "timeout" and st["seconds"] < 5 + 5 + 5   # --timeout, rank 0's slack, scheduling
     assert next(s for s in job["steps"] if s["name"] == "all_gather 256 KiB")["status"] == "skipped"

@@ -409,3 +409,24 @@ def test_report_hides_secrets_given_as_separate_words_of_the_command(tmp_path):
     md = attachment.render(Report(Facts.from_dict(d["facts"]), [Finding.from_dict(f) for f in d["findings"]]),
                            "markdown", "run")
     assert "--password &lt;secret&gt; --api-key &lt;secret&gt; --db-pass &lt;secret&gt;" in md
+
+
+SEGV_RANK = """
+    import os, signal, time
+    if os.environ.get("RANK") == "1":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    time.sleep(60)
+"""
+
+
+@needs_torch
+def test_a_rank_killed_by_a_signal_under_torchrun_is_named_by_rank(tmp_path):
+    prog = script(tmp_path, "seg.py", SEGV_RANK)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    r = td(["--", TORCH_PYTHON, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", prog],
+           env=env, timeout=240, cwd=str(tmp_path))
+    err = r.stderr.decode()
+    tail = err[err.index("torchdoctor:"):]
+    assert "Rank 1 of the job (local rank 1, PID " in tail and "was killed by SIGSEGV" in tail, tail
+    gdb = [ln.strip() for ln in tail.splitlines() if " gdb -q" in ln]
+    assert gdb and "--no-python gdb -q -batch -ex run -ex bt --args python " in gdb[0] and gdb[0].endswith("seg.py")

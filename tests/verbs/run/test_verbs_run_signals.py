@@ -62,8 +62,8 @@ def test_a_shell_or_launcher_reporting_a_signal():
     tail = ("[rank1]: ... \nroot:\n  time      : 2026-01-01_00:00:00\n  rank      : 1 (local_rank: 1)\n"
             "  exitcode  : -11 (pid: 4242)\n  error_file: <N/A>\n  traceback : Signal 11 (SIGSEGV) received by PID 4242\n")
     x = explain_death(1, tail)
-    assert x["signal"] == "SIGSEGV" and x["who"] == "a worker of the job (PID 4242)"
-    assert x["title"] == "A worker of the job (PID 4242) was killed by SIGSEGV (segmentation fault)"
+    assert x["signal"] == "SIGSEGV" and x["who"] == "rank 1 of the job (local rank 1, PID 4242)"
+    assert x["title"] == "Rank 1 of the job (local rank 1, PID 4242) was killed by SIGSEGV (segmentation fault)"
     assert explain_death(128 + 200) is None
     for said in ("Segmentation fault (core dumped)", "zsh: segmentation fault  python x.py", "Signal 11 received",
                  "exited on signal 11 (SIGSEGV)"):
@@ -93,3 +93,36 @@ def test_oom_kill_count_reads_cgroup_v2_and_v1(tmp_path):
     (cg / "memory" / "docker" / "abc" / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
     assert oom_kill_count(str(proc), str(cg)) == 2
     assert oom_kill_count(str(tmp_path / "nothing"), str(cg)) is None
+
+
+TORCHRUN_TAIL = """Failures:
+[1]:
+  time      : 2026-12-03_13:54:35
+  host      : localhost
+  rank      : 0 (local_rank: 0)
+  exitcode  : -15 (pid: 12080)  (SIGTERM)
+  error_file: <N/A>
+  traceback : Signal 15 (SIGTERM) received by PID 12080
+-------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-03_13:54:35
+  host      : localhost
+  rank      : 3 (local_rank: 1)
+  exitcode  : -11 (pid: 12081)  (SIGSEGV)
+  error_file: <N/A>
+  traceback : Signal 11 (SIGSEGV) received by PID 12081
+"""
+
+
+def test_a_rank_killed_under_torchrun_is_named_by_rank_and_gdb_runs_the_rank_not_the_launcher():
+    argv = ["torchrun", "--nnodes", "2", "--nproc-per-node", "2", "train.py", "--lr", "0.1"]
+    x = explain_death(1, TORCHRUN_TAIL, argv=argv)
+    assert x["signal"] == "SIGSEGV" and x["who"] == "rank 3 of the job (local rank 1, PID 12081)"  # the root cause
+    gdb = [c for st in x["steps"] for c in st["commands"] if "gdb" in c]
+    assert gdb == ["torchrun --nnodes 2 --nproc-per-node 2 --no-python gdb -q -batch -ex run -ex bt --args python "
+                   "train.py --lr 0.1"], gdb
+    m = explain_death(1, TORCHRUN_TAIL, argv=["python", "-m", "torch.distributed.run", "--standalone", "-m", "pkg.train"])
+    assert [c for st in m["steps"] for c in st["commands"] if "gdb" in c] == [
+        "python -m torch.distributed.run --standalone --no-python gdb -q -batch -ex run -ex bt --args python -m "
+        "pkg.train"]

@@ -63,7 +63,7 @@ def setting(sid, family=None, group=None, reference="default", code="torch.x = 1
 
 def check(sid, rel=0.0, repro=True, workload="convnet", grad=0.0):
     return {"type": "check", "workload": workload, "setting": sid, "reproducible": repro, "runs": 2, "step_s": 0.01,
-            "drift_output": {"max_abs": rel, "max_rel": rel}, "drift_grad": {"max_abs": grad, "max_rel": grad}, "t": 2.0}
+            "drift_output": {"max_abs": rel, "rel": rel}, "drift_grad": {"max_abs": grad, "rel": grad}, "t": 2.0}
 
 
 def times(sid, median, spread=0.02, workload="convnet"):

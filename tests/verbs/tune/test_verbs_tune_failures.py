@@ -236,7 +236,8 @@ def test_a_torch_that_does_not_import_is_a_finding_with_the_known_error(runs):
 
 def test_load_callable_tells_a_bad_spec_from_a_broken_module(tmp_path, monkeypatch):
     # The worker's loader needs no torch: its verdicts, in-process.
-    from torchdoctor.verbs.tune.worker import Fatal, load_callable
+    from torchdoctor.verbs.tune.worker.output import Fatal
+    from torchdoctor.verbs.tune.worker.workloads import load_callable
     (tmp_path / "good_td.py").write_text("def make():\n    return 1\nvalue = 3\n")
     (tmp_path / "broken_td.py").write_text("import nosuchdependency_td\n")
     monkeypatch.syspath_prepend(str(tmp_path))

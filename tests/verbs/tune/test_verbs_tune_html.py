@@ -109,3 +109,45 @@ def test_the_markdown_report_escapes_the_model_name_too():
     r2, _ = page(model="a|b")
     rows = [ln for ln in render_markdown(r2).splitlines() if ln.startswith("| ")]
     assert all(ln.count(" | ") == 5 for ln in rows if "\\|" not in ln)
+
+
+LONG = "a setting with the longest label a row shows, cut here and beyond"
+
+
+def crowded(speeds, tolerance=1e-3):
+    """A chart where every label is at its widest: 44-character names (and longer), drifts of
+    8.4e-01 and inf at the right edge, and the given speedups (off the scale both ways, or all
+    slower, so that the 1x line sits at the right and value texts land left of their bars,
+    next to the row names)."""
+    n = len(speeds)
+    sets = [setting("s%d" % i, "f%d" % i, label=((LONG.upper() if i % 2 else LONG) + str(i))[:40 + i % 8])
+            for i in range(n)]
+    sets += [setting("bigdrift", "bigdrift", label="channels_last memory format"),
+             setting("inf", "inf", label="autocast fp16 (under autocast bf16)")]
+    recs = [plan(settings=sets), check("default")]
+    recs += [check("s%d" % i, rel=10.0 ** -(i % 9 + 1)) for i in range(n)]
+    recs += [check("bigdrift", rel=8.4e-1), check("inf", rel="inf")]
+    recs += [times("default", 1e-3, 0.01), times("control", 1e-3, 0.01)]
+    recs += [times("s%d" % i, 1e-3 / v, 0.01) for i, v in enumerate(speeds)]
+    recs += [times("bigdrift", 1e-3 / 1.2, 0.01), times("inf", 1e-3 / 0.9, 0.01)]
+    return result(finish(recs), TuneOptions(workloads=["convnet"], tolerance=tolerance))
+
+
+SCENARIOS = {"off the scale both ways": ([80, 1.6, 1 / 1.55, 1 / 90, 3, 1 / 3, 0.65], 1e-3),
+             "all slower, a loose tolerance": ([0.65, 0.62, 0.9, 0.55, 0.97, 1 / 60, 0.8], 0.5),
+             "tiny differences, a tight tolerance": ([1.01, 0.99, 1.02, 0.98, 1.0, 1.03, 0.97], 1e-9)}
+
+
+@pytest.mark.skipif(not B.available(), reason=B.SKIP_REASON)
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_chart_labels_stay_inside_and_never_overlap_in_chromium(tmp_path, scenario):
+    r = crowded(*SCENARIOS[scenario])
+    boxes = B.text_boxes(render_html(r), str(tmp_path))
+    assert len(boxes) > 3 * len(r["workloads"][0]["settings"]), boxes
+    edge = [b for b in boxes if b["x"] < -0.5 or b["x"] + b["w"] > b["width"] + 0.5]
+    assert not edge, edge  # nothing cut at an edge: "8.4" for 8.4e-01
+    drift_texts = {b["text"] for b in boxes if b["row"] in ("bigdrift", "inf")}
+    assert {"8.4e-01", "inf"} <= drift_texts, drift_texts
+    clashes = [(a["text"], b["text"]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+               if a["chart"] == b["chart"] and B.overlaps(a, b)]
+    assert not clashes, clashes

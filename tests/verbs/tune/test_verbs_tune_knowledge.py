@@ -11,8 +11,9 @@ import sys
 
 import pytest
 
-from conftest import REFERENCE, ROOT
+from conftest import REFERENCE, ROOT, needs_torch
 from torchdoctor.verbs.tune import worker
+from torchdoctor.verbs.tune.worker import settings as worker_settings
 from torchdoctor.verbs.tune.render import knowledge
 
 API = os.path.join(REFERENCE, "backends_api.json")
@@ -20,7 +21,7 @@ API = os.path.join(REFERENCE, "backends_api.json")
 
 def test_every_family_the_worker_measures_is_explained_with_a_doc_link():
     info = knowledge()
-    src = open(worker.__file__).read()
+    src = open(worker_settings.__file__).read()
     families = set(re.findall(r'Setting\("[^"]*", "([a-z0-9_.]+)"', src))
     families |= set(re.findall(r'"tf32\." \+ what', src) and ["tf32.matmul", "tf32.conv"])
     families -= {"default", "strict"}
@@ -57,25 +58,61 @@ def test_the_docs_explain_every_setting_with_its_link():
         assert k["docs"] in section, "docs/tune.md's settings table lacks the doc link of %s" % fam
 
 
+WORKER_DIR = os.path.dirname(worker.__file__)
+
+
 def test_the_worker_is_python_3_8_and_imports_only_the_standard_library_and_torch():
-    # The worker runs under whatever interpreter --python names (3.8+): its syntax must parse as 3.8.
-    tree = ast.parse(open(worker.__file__).read(), feature_version=(3, 8))
+    # The worker runs under whatever interpreter --python names (3.8+), where torchdoctor may not be
+    # installed: every module of its folder parses as 3.8 and imports only the standard library,
+    # torch, and (relatively) the folder's own modules.
+    names = sorted(n for n in os.listdir(WORKER_DIR) if n.endswith(".py"))
+    assert "script.py" in names and len(names) > 3, names
+    own = {n[:-3] for n in names}
     mods = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            mods.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, "the worker runs as a script: no relative imports"
-            mods.add(node.module.split(".")[0])
+    for name in names:
+        tree = ast.parse(open(os.path.join(WORKER_DIR, name)).read(), feature_version=(3, 8))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                mods.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    assert node.level == 1 and (node.module in own or node.module is None), (name, node.module)
+                    continue
+                mods.add(node.module.split(".")[0])
     std = set(getattr(sys, "stdlib_module_names", ())) or {"json", "os", "random", "sys", "time", "traceback",
                                                             "importlib", "contextlib", "platform", "faulthandler"}
     assert mods - std == {"torch"}, mods - std
 
 
+@needs_torch
+def test_the_worker_runs_where_torchdoctor_is_not_installed_and_user_modules_do_not_shadow_it(tmp_path):
+    """A copy of the worker folder, run by an interpreter that cannot import torchdoctor, from a folder
+    holding a module named like each of the worker's (what a user's project may well have)."""
+    import shutil
+    copy = tmp_path / "somewhere" / "worker"
+    shutil.copytree(WORKER_DIR, str(copy), ignore=shutil.ignore_patterns("__pycache__"))
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    for name in os.listdir(WORKER_DIR):
+        if name.endswith(".py"):
+            (cwd / name).write_text("raise SystemExit('the user module %s was imported')\n" % name)
+    out = tmp_path / "out.jsonl"
+    cfg = {"deadline": __import__("time").time() + 60, "reserve": 0.3, "budget": 60, "list_only": True,
+           "workloads": ["matmul"], "device": "cpu", "size": "tiny", "mode": "train", "cores": {}}
+    code = ("import sys; sys.modules['torchdoctor'] = None; sys.argv[0] = '-c'; "
+            "exec(compile(open(sys.argv[1]).read(), sys.argv[1], 'exec'), {'__name__': '__main__', '__file__': sys.argv[1]})")
+    p = subprocess.run([sys.executable, "-c", code, str(copy / "script.py"), str(out), json.dumps(cfg)],
+                       cwd=str(cwd), capture_output=True, text=True, timeout=240)
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert p.returncode == 0, (p.stderr[-2000:], recs[-3:])
+    assert [r["type"] for r in recs if r["type"] in ("plan", "done")] == ["plan", "done"], recs
+    assert "torchdoctor" not in p.stderr
+
+
 def test_torch_never_loads_in_the_doctors_process_and_cli_start_up_stays_light():
     code = ("import sys, torchdoctor.cli\n"
             "heavy = [m for m in ('torchdoctor.verbs.tune.runner', 'torchdoctor.verbs.tune.analysis', 'torchdoctor.verbs.tune.numbers',"
-            " 'torchdoctor.verbs.tune.recommend', 'torchdoctor.verbs.tune.run_findings', 'torchdoctor.verbs.tune.worker')"
+            " 'torchdoctor.verbs.tune.recommend', 'torchdoctor.verbs.tune.run_findings', 'torchdoctor.verbs.tune.worker', 'torchdoctor.verbs.tune.worker.tuner')"
             " if m in sys.modules]\n"
             "assert not heavy, heavy\n"
             "from torchdoctor.verbs.tune import api\n"

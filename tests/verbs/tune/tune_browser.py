@@ -79,3 +79,56 @@ def read_png(path: str, max_rows: int = 0):
         prev = line
         rows.append(bytes(line) if bpp == 3 else bytes(b for k, b in enumerate(line) if k % 4 != 3))
     return w, h, rows
+
+
+# Measures every <text> of every chart where the browser laid it out (getBBox in the SVG's
+# own units, the same as its width) and writes them into the page as JSON, which
+# --dump-dom prints. Added to a copy of the page only: the page itself has no script and a
+# policy that forbids one.
+MEASURE = r"""
+<script>
+var out = [];
+document.querySelectorAll("svg.chart").forEach(function (svg, i) {
+  var w = svg.viewBox.baseVal.width;
+  svg.querySelectorAll("text").forEach(function (t) {
+    var b = t.getBBox();
+    var g = t.closest("g.row");
+    out.push({chart: i, width: w, text: t.textContent, row: g ? g.getAttribute("data-setting") : null,
+              x: b.x, y: b.y, w: b.width, h: b.height});
+  });
+});
+var pre = document.createElement("pre");
+pre.id = "td-boxes";
+pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>
+"""
+
+
+def text_boxes(html: str, tmpdir: str, timeout: float = 90):
+    """The laid-out box of every text in the page's charts, as Chromium measures it:
+    [{chart, width, text, row, x, y, w, h}]."""
+    import html as H
+    import json
+    import re
+    page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html).replace("</body>", MEASURE + "</body>")
+    path = os.path.join(tmpdir, "measure.html")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(page)
+    profile = tempfile.mkdtemp(prefix="torchdoctor-chromium-")
+    try:
+        argv = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=%s" % profile,
+                "--dump-dom", "file://" + os.path.abspath(path)]
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    m = re.search(r'<pre id="td-boxes">(.*?)</pre>', p.stdout, re.S)
+    if not m:
+        raise AssertionError("chromium measured nothing (exit %s): %s" % (p.returncode, p.stderr[-800:]))
+    return json.loads(H.unescape(m.group(1)))
+
+
+def overlaps(a, b, slack=0.5):
+    return (a["x"] + slack < b["x"] + b["w"] and b["x"] + slack < a["x"] + a["w"] and
+            a["y"] + slack < b["y"] + b["h"] and b["y"] + slack < a["y"] + a["h"])

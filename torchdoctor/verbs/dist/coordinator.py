@@ -13,6 +13,7 @@ from ...model.findings import severity_rank
 from . import bandwidth as B
 from . import conditions as C
 from . import jobfacts as J
+from . import early
 from .common import RESULT_ENV, SLACK, STALE_S, default_sizes, write_result
 from .conditions.bandwidth import expected_bound
 from .store import Liveness, Stopped
@@ -20,10 +21,11 @@ from .store import Liveness, Stopped
 OBJECT_STEPS = ("init", "barrier", "all_reduce", "all_gather", "broadcast", "reduce_scatter", "all_gather_object")
 MAX_ALL_PAIRS_NODES = 16
 MAX_RANK_PAIRS = 64
+STOP_REPORT_S = 1.0  # after a stop signal, how long rank 0 waits for the others' word on the running step
 
 
 class Coordinator:
-    def __init__(self, rank):  # a rank.Rank: the channel, options, and its own steps
+    def __init__(self, rank):  # a rank.Rank: the channel (None before it connected), options, its own steps
         self.R = rank
         self.ch = rank.ch
         self.n = rank.n
@@ -241,6 +243,8 @@ class Coordinator:
                     per[r] = {"status": "gone" if gone else "missing",
                               "entered": self.ch.has("enter/%s/%d" % (name, r))}
             status = self.judge(step, per)
+            if status not in ("ok", "unsupported", "wrong"):
+                self.add_progress(per)
             rec = {"name": name, "kind": step["kind"], "status": status, "timeout_s": self.opts.timeout,
                    "seconds": round(time.monotonic() - t, 4), "backend": plan["backend"],
                    "per_rank": {str(r): per[r] for r in sorted(per)}}
@@ -257,6 +261,24 @@ class Coordinator:
                                               "detail": "not run after %s %s" % (name, status)})
                 break
             self.save()
+
+    def add_progress(self, per: Dict[Any, Dict[str, Any]]) -> None:
+        """Each rank's last published progress (the step it last entered and left, how long
+        ago), beside its result of a step that did not pass: what names the rank that never
+        reached it."""
+        now = time.time()
+        for r, v in per.items():
+            try:
+                if not self.ch.has("at/%d" % int(r)):
+                    continue
+                at = self.ch.get("at/%d" % int(r))
+            except Exception:  # noqa: BLE001 - the store may be going away with the job
+                return
+            if isinstance(at, dict):
+                at["ago_s"] = round(max(0.0, now - float(at.get("t") or now)), 1)
+                if at.get("last_left_t"):
+                    at["last_left_ago_s"] = round(max(0.0, now - float(at["last_left_t"])), 1)
+                v["at"] = at
 
     def judge(self, step: Dict[str, Any], per: Dict[int, Dict[str, Any]]) -> str:
         states = [v.get("status") for v in per.values() if v.get("status") != "skipped"]
@@ -341,6 +363,13 @@ class Coordinator:
             return
         if any(s.get("name") == name for s in self.job["steps"]):
             return
+        # Every rank got the signal too: give them a moment to say where they were in the step.
+        end = time.monotonic() + STOP_REPORT_S
+        try:
+            while self.ch.count("n/res/%s" % name) < self.n and time.monotonic() < end:
+                time.sleep(0.05)
+        except Exception:  # noqa: BLE001 - the store may be going away with the job
+            pass
         per = {}
         for r in range(self.n):
             try:
@@ -350,6 +379,7 @@ class Coordinator:
                     per[str(r)] = {"status": "missing", "entered": self.ch.has("enter/%s/%d" % (name, r))}
             except Exception:  # noqa: BLE001 - the store may be going away with the job
                 break
+        self.add_progress(per)
         self.job["steps"].append({"name": name, "kind": name, "status": "interrupted",
                                   "detail": self.job["interrupted"], "per_rank": per})
 
@@ -382,10 +412,19 @@ class Coordinator:
                 if v.get("status") == "missing" and isinstance(f, dict) and f.get("how") != "terminated":
                     v["status"] = "gone"
 
+    def stopped_by(self) -> None:
+        """What the stop signal was and when, for the report."""
+        sig = getattr(self.R, "stop_signal", None)
+        if sig:
+            self.job["stopped"] = {"signal": sig, "during": getattr(self.R, "stop_step", None) or self.current_step(),
+                                   "after_s": round(time.monotonic() - early.STARTED, 1)}
+
     def finish(self) -> int:
         running = self.current_step()
+        self.stopped_by()
         self.R.step_name = "report"
-        self.collect_fates(running)
+        if self.ch is not None:
+            self.collect_fates(running)
         self.job["expectation"] = expected_bound(self.job)
         self.job["complete"] = not self.job.get("interrupted")
         self.job["timings"]["total_s"] = round(time.monotonic() - self.t0, 3)
@@ -398,6 +437,8 @@ class Coordinator:
         else:
             from .render import emit
             code = emit(self.job, self.opts, code)
+        if self.ch is None:
+            return 0 if self.result_path else code
         try:
             self.ch.put("done", {"exit": code})
             if not self.R.job.agent_store:
@@ -407,6 +448,20 @@ class Coordinator:
         except Exception:  # noqa: BLE001
             pass
         return 0 if self.result_path else code
+
+
+def answer_unconnected(rank) -> int:
+    """Rank 0 was stopped before it reached the rendezvous store (the launcher's SIGTERM while
+    it started or imported torch): the job's answer from what rank 0 alone knows."""
+    from . import summary as S
+    co = Coordinator(rank)
+    co.rec(0)["where"] = S.where(0, rank.job.local_rank, rank.job.local_world_size, rank.job.node_rank)
+    J.assign_nodes(co.job)
+    co.job["interrupted"] = "%s before rank 0 reached the rendezvous store" % rank.stop_reason
+    co.job["steps"].append({"name": "join", "kind": "join", "status": "interrupted", "unknown": True,
+                            "detail": co.job["interrupted"], "seconds": round(time.monotonic() - early.STARTED, 3),
+                            "timeout_s": rank.opts.join_timeout, "missing": None})
+    return co.finish()
 
 
 def exit_code(findings, fail_on: str) -> int:

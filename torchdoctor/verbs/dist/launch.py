@@ -26,34 +26,11 @@ from . import conditions as C
 from . import jobfacts as J
 from ...children.lifeline import Lifeline
 from .common import RESULT_ENV
+from .torchrun import parse_torchrun_failures
 
 SET_ENV = "TORCHDOCTOR_DIST_SET"     # names of variables this launcher set (not the user's; left out of the diff)
 STARTUP_S = 120.0                    # interpreter and torch start-up of the agent and every rank, generously
 GRACE_S = 8.0                        # after rank 0's final word, for torchrun to wind down by itself
-
-_ENTRY = re.compile(r"rank\s*:\s*(\d+)\s*\(local_rank:\s*(\d+)\)\s*\n\s*exitcode\s*:\s*(-?\d+)\s*\(pid:\s*(\d+)\)"
-                    r"[^\n]*(?:\n\s*error_file\s*:[^\n]*)?(?:\n\s*traceback\s*:\s*([^\n]*))?")
-
-
-def parse_torchrun_failures(text: str) -> Dict[int, Dict[str, Any]]:
-    """torchrun's ChildFailedError summary -> {rank: {exitcode, pid, local_rank, root, signal}}."""
-    out: Dict[int, Dict[str, Any]] = {}
-    root_at = text.find("Root Cause")
-    for m in _ENTRY.finditer(text or ""):
-        r = int(m.group(1))
-        code = int(m.group(3))
-        tb = (m.group(5) or "").strip()
-        sig = re.search(r"Signal (\d+) \((\w+)\) received", tb)
-        out[r] = {"exitcode": code, "pid": int(m.group(4)), "local_rank": int(m.group(2)),
-                  "root": root_at >= 0 and m.start() > root_at,
-                  "signal": sig.group(2) if sig else None}
-    for m in re.finditer(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)", text or ""):
-        lr = int(m.group(2))
-        if lr not in out:  # standalone: one node, rank == local rank
-            out[lr] = {"exitcode": int(m.group(1)), "pid": int(m.group(3)), "local_rank": lr, "root": True,
-                       "signal": None}
-    return out
-
 
 def rank_stderr(logdir: str, local_rank: int, lines: int = 12) -> str:
     paths = glob.glob(os.path.join(logdir, "*", "attempt_*", str(local_rank), "stderr.log"))

@@ -7,8 +7,16 @@ that never returns costs `--timeout` once, is reported, and the rank still exits
 end every rank leaves through os._exit: a process group stuck in a dead collective, or
 torch's own shutdown, cannot hold it.
 
+Every rank leaves promptly when rank 0 has answered ("done", polled by every wait, even
+while a step's thread hangs) and when the launcher stops the job: on SIGTERM the waits end
+at once (rank 0 reports what it knows first), and a watchdog ends the process WATCHDOG_S
+later whatever its main thread is blocked in. The process group talks over a store
+connection of its own, so a process-group constructor waiting in the store never holds
+the connection the rank's waits poll.
+
 Store keys (under store.prefix_for): join/<r>, n/join; plan/join; sum/<r>, n/sum; plan;
-enter/<step>/<r>, res/<step>/<r>, n/res/<step>; go/<step>; exit/<r>; hb/<r>; done; bye.
+enter/<step>/<r>, res/<step>/<r>, n/res/<step>; go/<step>; at/<r> (the step the rank last
+entered and left, with times); exit/<r>; hb/<r>; done; bye.
 """
 
 import faulthandler
@@ -22,10 +30,21 @@ import warnings
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from ... import __version__
+from . import early
+from . import stack as where_now
 from .common import SLACK, STALE_S, Options
-from .coordinator import Coordinator
+from .coordinator import Coordinator, answer_unconnected
 from .env import JobEnv
-from .store import Channel, Heartbeat, Liveness, Stopped, connect, prefix_for
+from .store import Answered, Channel, Heartbeat, Liveness, Stopped, connect, prefix_for
+
+WATCHDOG_S = 4.0  # after a stop signal, the most a rank stays (rank 0, which answers first: 4.5 s)
+DONE_POLL_S = 0.25  # how often a hanging step looks for rank 0's answer
+
+
+class Interrupted(BaseException):
+    """A stop signal while this rank had no store connection yet (importing torch): there is
+    nothing to wait for, and rank 0 answers from what it knows alone."""
+
 
 def say(msg: str) -> None:
     try:
@@ -54,6 +73,7 @@ class Rank:
         self.torch = None
         self.comm = None
         self.stuck = False       # a worker thread did not come back: no further collectives here
+        self.last_left: Optional[Tuple[str, float]] = None  # the step this rank last finished, and when
 
     # -- plumbing ---------------------------------------------------------------
     def _stop(self) -> Optional[str]:
@@ -61,18 +81,23 @@ class Rank:
 
     def on_signal(self, signum, frame) -> None:
         name = signal.Signals(signum).name
-        if self.stop_reason is None:
-            self.stop_reason = "%s during %s" % (name, self.step_name)
-            if self.ch is not None:
-                try:
-                    self.ch.put("exit/%d" % self.r, {"how": "terminated", "signal": name, "step": self.step_name})
-                except Exception:  # noqa: BLE001
-                    pass
-        else:
+        if self.stop_reason is not None:
             leave(128 + signum)  # a second signal: leave now (rank 0 has had its chance to report)
+        self.stop_reason = "%s during %s" % (name, self.step_name)
+        self.stop_signal, self.stop_step = name, self.step_name
+        # Whatever the main thread is blocked in, the process ends WATCHDOG_S from now.
+        dog = threading.Timer(WATCHDOG_S + (0.5 if self.r == 0 else 0.0), leave, (128 + signum,))
+        dog.daemon = True
+        dog.start()
+        if self.ch is None:  # still starting (importing torch): nobody to tell, nothing to wait for
+            if self.r != 0:
+                leave(128 + signum)
+            raise Interrupted(name)
+        # Connected: the waits see stop_reason within a poll, and the step records the exit.
 
     def in_thread(self, fn: Callable[[], Any], deadline: float) -> Tuple[str, Any]:
-        """('ok', value) | ('error', 'Type: message') | ('timeout', None) | ('stopped', reason)."""
+        """('ok', value) | ('error', 'Type: message') | ('timeout', where its thread was) |
+        ('stopped', reason); raises Answered on a rank other than 0 once rank 0 has answered."""
         box: Dict[str, Any] = {}
 
         def run():
@@ -85,14 +110,21 @@ class Rank:
 
         t = threading.Thread(target=run, name="torchdoctor-%s" % self.step_name, daemon=True)
         t.start()
+        next_poll = time.monotonic() + DONE_POLL_S
         while t.is_alive():
             if self.stop_reason:
                 self.stuck = True
+                self.stopped_in = where_now.where(t.ident)  # what rank 0 says of a job it was stopped in
                 return "stopped", self.stop_reason
-            left = deadline - time.monotonic()
+            now = time.monotonic()
+            left = deadline - now
             if left <= 0:
                 self.stuck = True
-                return "timeout", None
+                return "timeout", where_now.where(t.ident)
+            if self.r != 0 and self.ch is not None and now >= next_poll:
+                next_poll = now + DONE_POLL_S
+                if self.ch.answered():
+                    raise Answered("rank 0 answered during %s" % self.step_name)
             t.join(min(0.05, left))
         if "error" in box:
             return "error", box["error"]
@@ -107,17 +139,30 @@ class Rank:
                 signal.signal(sig, self.on_signal)
             except (OSError, ValueError):
                 pass
+        try:
+            for name, _ in early.RECEIVED[:1]:  # the launcher stopped the job while the CLI was starting
+                self.step_name = "start-up"
+                self.on_signal(getattr(signal, name), None)
+            return self.run_connected()
+        except Interrupted:
+            self.step_name = "start-up"
+            return answer_unconnected(self) if self.r == 0 else 143
+
+    def run_connected(self) -> int:
         set_log = "TORCH_CPP_LOG_LEVEL" not in os.environ
         if set_log:
             # c10d logs its retries and timeouts (with C++ stack traces) itself; this tool reports them in
             # one line instead. An explicit TORCH_CPP_LOG_LEVEL of the user's is left alone.
             os.environ["TORCH_CPP_LOG_LEVEL"] = "FATAL"
         try:
+            self.step_name = "import torch"
             with warnings.catch_warnings(record=True) as caught:  # kept in the summary, not printed by a rank
                 warnings.simplefilter("always")
                 import torch
                 import torch.distributed  # noqa: F401
             self.import_warnings = ["%s: %s" % (w.category.__name__, str(w.message)[:300]) for w in caught][:5]
+        except Interrupted:
+            raise
         except BaseException as e:  # noqa: BLE001
             say("error: rank %d: import torch failed (%s: %s); this rank cannot join" % (self.r, type(e).__name__, e))
             return 1
@@ -127,6 +172,7 @@ class Rank:
         self.torch = torch
         warnings.simplefilter("ignore", FutureWarning)
         parent = os.getppid()
+        self.step_name = "connect"
         try:
             raw = connect(self.job, self.opts.join_timeout)
         except Exception as e:  # noqa: BLE001
@@ -141,7 +187,10 @@ class Rank:
             if self.r == 0:
                 return Coordinator(self).run()
             return self.run_worker()
+        except Answered:
+            return 0  # rank 0 has answered for the job; what this rank was doing is in it
         except Stopped:
+            self.say_exit({"how": "terminated", "signal": getattr(self, "stop_signal", None), "step": self.step_name})
             return 143  # the launcher is stopping the job (128 + SIGTERM)
         except Exception as e:  # noqa: BLE001 - a bug of ours: one line, the traceback only on request
             if os.environ.get("TORCHDOCTOR_DEBUG"):
@@ -155,6 +204,28 @@ class Rank:
                 pass
             return 1
 
+    def say_exit(self, what: Dict[str, Any]) -> None:
+        try:
+            self.ch.put("exit/%d" % self.r, what)
+        except Exception:  # noqa: BLE001 - the store may be going away with the job
+            pass
+
+    def progress(self, step: str, left: bool = False) -> None:
+        """Publish the step this rank is in (or has just finished), with the time: what rank 0
+        says of a rank that never answers ("last seen: after broadcast, 14 s ago")."""
+        now = time.time()
+        if left:
+            self.last_left = (step, now)
+        rec: Dict[str, Any] = {"step": step, "t": now, "left": left}
+        if self.last_left:
+            rec["last_left"], rec["last_left_t"] = self.last_left
+        try:
+            self.ch.put("at/%d" % self.r, rec)
+        except Stopped:
+            raise
+        except Exception:  # noqa: BLE001 - progress is a bonus; the steps' own keys carry the job
+            pass
+
     # -- shared steps ------------------------------------------------------------------
     def join(self) -> None:
         from . import summary as S
@@ -163,6 +234,7 @@ class Rank:
         self.where["heartbeat"] = True
         self.ch.put("join/%d" % self.r, self.where)
         self.ch.add("n/join", 1)
+        self.progress("join", left=True)
 
     def gather(self) -> Dict[str, Any]:
         """This rank's redacted summary; the probe runs in-process in a worker thread, with
@@ -206,13 +278,20 @@ class Rank:
     def publish_summary(self, summ: Dict[str, Any]) -> None:
         self.ch.put("sum/%d" % self.r, summ)
         self.ch.add("n/sum", 1)
+        self.progress("gather", left=True)
 
     def make_comm(self, plan: Dict[str, Any]):
         from torch.distributed import PrefixStore
 
         from .collectives import Comm
+        # A connection of its own: the process group's constructor waits in the store (up to its
+        # timeout) for ranks that may never come, and a client serves one request at a time.
+        try:
+            raw = connect(self.job, self.opts.join_timeout, client=True)
+        except Exception:  # noqa: BLE001 - the shared one still works, as before
+            raw = self.raw
         return Comm(self.torch, plan["backend"], self.r, self.n, self.device_index,
-                    PrefixStore(prefix_for(self.job) + "pg/", self.raw), self.opts.timeout)
+                    PrefixStore(prefix_for(self.job) + "pg/", raw), self.opts.timeout)
 
     def step_fn(self, plan: Dict[str, Any], step: Dict[str, Any]) -> Optional[Callable[[], Any]]:
         """The callable for `step` on this rank, or None where this rank sits it out."""
@@ -245,12 +324,16 @@ class Rank:
                    "error": None if not self.stuck else "an earlier step is still running on this rank"}
         else:
             self.ch.put("enter/%s/%d" % (name, self.r), 1)
+            self.progress(name)
             status, value = self.in_thread(fn, t0 + self.opts.timeout)
             if status == "ok":
                 res = dict(value or {"status": "ok"})
             elif status == "timeout":
-                res = {"status": "timeout", "entered": True}
+                res = {"status": "timeout", "entered": True, "thread": value}
             elif status == "stopped":
+                self.ch.put("res/%s/%d" % (name, self.r), {"status": "stopped", "entered": True,
+                                                          "thread": getattr(self, "stopped_in", None)})
+                self.ch.add("n/res/%s" % name, 1)
                 raise Stopped(value)
             else:
                 res = {"status": "error", "error": value}
@@ -258,6 +341,8 @@ class Rank:
         res["seconds"] = res.get("seconds") if step["kind"] in ("sweep", "pair") else round(time.monotonic() - t0, 4)
         self.ch.put("res/%s/%d" % (name, self.r), res)
         self.ch.add("n/res/%s" % name, 1)
+        if res.get("status") not in ("timeout", "skipped"):
+            self.progress(name, left=True)
         return res
 
     def wait_word(self, key: str, deadline: float) -> Any:
@@ -265,6 +350,8 @@ class Rank:
         live = Liveness(self.ch, STALE_S)
 
         def rank0_gone():
+            if key != "done" and self.ch.answered():
+                raise Answered("rank 0 answered while rank %d waited for %s" % (self.r, key))
             return bool(live.dead([0]))
 
         if self.ch.wait_key(key, deadline, tick=rank0_gone):

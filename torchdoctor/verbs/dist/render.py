@@ -75,6 +75,10 @@ def step_note(job: Dict[str, Any], s: Dict[str, Any]) -> str:
         return "not supported by %s%s" % (s.get("backend") or job.get("backend") or "the backend",
                                           ": " + errs[0] if errs else "")
     if status == "timeout":
+        from .conditions import hangs  # the same words as the finding's
+        said = hangs.title(job, s["name"], hangs.roles(job, s["name"]))
+        if said:
+            return "%s (%g s)" % (said.split(": ", 1)[1], s.get("timeout_s") or 0)
         late = [int(r) for r, v in per.items() if v.get("status") in ("timeout", "missing")]
         return "no result within %g s from %s" % (s.get("timeout_s") or 0, J.ranks_text(late))
     if status == "error":
@@ -252,6 +256,7 @@ def redact_job(job: Dict[str, Any]) -> Dict[str, Any]:
     for node in out.get("nodes") or []:
         if node.get("host"):
             node["host"] = "<host>"
+    r.learn_versions(out)  # the findings quote versions ("13.1.1.3") the summaries hold as versions
     red = r.value(out)
     counts_ = dict(r.counts)
     if hosts:

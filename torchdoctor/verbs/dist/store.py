@@ -28,11 +28,16 @@ class Stopped(Exception):
     """A wait was cut short: this process is being stopped, or rank 0 said to stop."""
 
 
-def connect(job: JobEnv, timeout: float):
-    """The raw TCPStore: a client of the launcher's store, or (rank 0 under srun/env://) its host."""
+class Answered(Stopped):
+    """Rank 0 has answered for the job ("done"): nothing this rank does now is in the report."""
+
+
+def connect(job: JobEnv, timeout: float, client: bool = False):
+    """The raw TCPStore: a client of the launcher's store, or (rank 0 under srun/env://) its
+    host; with `client`, always a client (another connection to a store already there)."""
     from torch.distributed import TCPStore
     td = timedelta(seconds=max(1.0, timeout))
-    if job.agent_store or job.rank != 0:
+    if client or job.agent_store or job.rank != 0:
         return TCPStore(job.master_addr, job.master_port, None, False, timeout=td, wait_for_workers=False)
     return TCPStore(job.master_addr, job.master_port, job.world_size, True, timeout=td, wait_for_workers=False,
                     multi_tenant=True)
@@ -84,6 +89,10 @@ class Channel:
 
     def count(self, key: str) -> int:
         return self.add(key, 0)
+
+    def answered(self) -> bool:
+        """Whether rank 0 has given the job's answer (the "done" key)."""
+        return self.has("done")
 
     def which(self, keys: Iterable[str]) -> List[str]:
         """The keys that exist (one round trip each: only for a final account)."""

@@ -12,6 +12,7 @@ import hashlib
 import os
 import re
 import socket
+import sys
 import time
 from typing import Any, Dict, List, Mapping, Optional
 
@@ -114,7 +115,9 @@ def build(facts: Optional[Facts], environ: Mapping[str, str], local_rank: Option
     """The rank's summary, not yet redacted. `facts` may be None (the probe failed)."""
     f = facts if facts is not None else Facts({})
     s: Dict[str, Any] = {"v": SUMMARY_VERSION, "tool": __version__}
-    s["python"] = {"version": f.value("python.version"), "implementation": f.value("python.implementation")}
+    # The interpreter tells one environment from another (and is what a fix command for this rank runs).
+    s["python"] = {"version": f.value("python.version"), "implementation": f.value("python.implementation"),
+                   "executable": f.value("python.executable") or sys.executable}
     cudnn = f.value("backends.cudnn.version")
     s["torch"] = {"version": f.value("torch.version"), "cuda": f.value("torch.cuda"), "hip": f.value("torch.hip"),
                   "cudnn": cudnn, "git": (f.value("torch.git_version") or "")[:12] or None}

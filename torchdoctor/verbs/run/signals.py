@@ -58,7 +58,17 @@ def oom_kill_count(proc_root: str = "/proc", cgroup_root: str = "/sys/fs/cgroup"
 
 
 def _who_from_torchrun(tail: str) -> Optional[Dict[str, str]]:
+    """The worker torchrun's summary says a signal killed, as a rank: the failure it calls the
+    root cause first (the others were mostly stopped by torchrun itself)."""
+    from ..dist.torchrun import parse_torchrun_failures
     spec = load()["torchrun"]
+    failed = parse_torchrun_failures(tail or "")
+    killed = sorted(((not v["root"], r) for r, v in failed.items() if v.get("signal") and v["exitcode"] < 0))
+    if killed:
+        r = killed[0][1]
+        v = failed[r]
+        return {"name": v["signal"], "number": str(-v["exitcode"]), "rank": str(r),
+                "who": spec["who_rank"].format(rank=r, local_rank=v["local_rank"], pid=v["pid"])}
     found = None
     for m in re.finditer(spec["pattern"], tail or ""):
         found = m
@@ -66,6 +76,35 @@ def _who_from_torchrun(tail: str) -> Optional[Dict[str, str]]:
         return None
     return {"name": found.group("name"), "number": found.group("number"),
             "who": spec["who"].format(pid=found.group("pid"))}
+
+
+TORCHRUN = ("torchrun", "torch.distributed.run", "torch.distributed.launch")
+
+
+def torchrun_script_at(argv: List[str]) -> Optional[int]:
+    """Where the training script starts in a torchrun command line (after torchrun's own options):
+    the first .py argument, or the -m before a module; None for another command (or --no-python)."""
+    at = [i for i, a in enumerate(argv[:3]) if os.path.basename(a) == "torchrun" or a in TORCHRUN]
+    if not at or "--no-python" in argv:
+        return None
+    for i in range(at[0] + 1, len(argv)):
+        if argv[i] in ("-m", "--module") and i + 1 < len(argv):
+            return i
+        if argv[i].endswith(".py"):
+            return i
+    return None
+
+
+def rank_under_gdb(argv: List[str]) -> Optional[str]:
+    """The same torchrun job with every rank run under gdb (torchrun --no-python starts any
+    program per rank): gdb on torchrun itself would debug the launcher, not the rank that died."""
+    i = torchrun_script_at(argv or [])
+    if i is None:
+        return None
+    module = argv[i] in ("-m", "--module")
+    script = argv[i + 1:] if module else argv[i:]
+    return shlex.join(argv[:i] + ["--no-python", "gdb", "-q", "-batch", "-ex", "run", "-ex", "bt", "--args",
+                                  "python"] + (["-m"] if module else []) + script)
 
 
 REPORT_LINES = 50  # how far back from the end of the output a shell's report of the death is looked for
@@ -150,6 +189,11 @@ def explain_death(returncode: int, tail: str = "", argv: Optional[List[str]] = N
     out["steps"] = [{"what": data["steps"][s]["what"],
                      "commands": [c.format(run=run, cmd=cmd) for c in data["steps"][s]["commands"]]}
                     for s in steps]
+    under_gdb = rank_under_gdb(argv or []) if who.startswith("rank ") else None
+    for st in out["steps"]:
+        if under_gdb and any(c.startswith("gdb ") for c in st["commands"]):
+            st["what"] = data["steps"]["gdb"]["what_rank"]
+            st["commands"] = [under_gdb]
     srcs = data["sources"]
     links = []
     for key in list(spec.get("sources", [])) + [k for s in spec.get("steps", []) for k in data["steps"][s]["sources"]]:

@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 
 from ... import __version__
 from ...model.findings import sort_findings
-from .numbers import MIN_SAMPLES, compare, drift_of, stats
+from .numbers import MIN_SAMPLES, compare, drift_of, noise_of, stats
 from .recommend import recommend
 from .run_findings import findings
 
@@ -40,7 +40,7 @@ def assemble(records: List[Dict[str, Any]], opts, proc_result=None, wall_s: Opti
         if wl not in by_wl:
             by_wl[wl] = {"plan": None, "checks": {}, "times": {}, "errors": {}, "not_measured": {},
                          "baseline": None, "baseline_error": None, "done": False, "error": None,
-                         "skipped": None, "flags": None, "leaks": []}
+                         "skipped": None, "flags": None, "leaks": [], "load": None}
             order.append(wl)
         w = by_wl[wl]
         t = r["type"]
@@ -60,6 +60,7 @@ def assemble(records: List[Dict[str, Any]], opts, proc_result=None, wall_s: Opti
             w["baseline_error"] = r
         elif t == "workload_done":
             w["done"] = True
+            w["load"] = r.get("load")
         elif t == "workload_error":
             w["error"] = r
         elif t == "workload_skipped":
@@ -73,7 +74,7 @@ def assemble(records: List[Dict[str, Any]], opts, proc_result=None, wall_s: Opti
     cut = last_stage if ending in ("crashed", "hung", "budget") else None
     workloads = []
     for name in order:
-        workloads.append(_workload(name, by_wl[name], tolerance, cut, ending, opts))
+        workloads.append(_workload(name, by_wl[name], tolerance, cut, ending, opts, env))
     if not opts.model and not opts.list_only and env is not None and fatal is None:
         wanted = opts.workloads or list(BUILTIN)
         for name in wanted:
@@ -175,7 +176,15 @@ def _run_info(records, proc_result, wall_s, opts, done, fatal, last_stage) -> Di
 ENDING_STATUS = {"crashed": "crashed", "hung": "hung", "budget": "not_measured"}
 
 
-def _workload(name, w, tolerance, cut, ending, opts) -> Dict[str, Any]:
+def _noise(w, stats_of, env) -> Dict[str, Any]:
+    """The workload's timing noise, from its noise control and the machine's load (the
+    higher of the load when the run started and when this workload's timing ended)."""
+    loads = [x for x in ((env or {}).get("load"), w.get("load")) if isinstance(x, (int, float))]
+    cores = ((env or {}).get("cores") or {}).get("logical")
+    return noise_of(stats_of.get("control"), stats_of.get("default"), max(loads) if loads else None, cores)
+
+
+def _workload(name, w, tolerance, cut, ending, opts, env=None) -> Dict[str, Any]:
     plan = w["plan"]
     out: Dict[str, Any] = {"name": name, "builtin": name in BUILTIN and not opts.model}
     if plan is None:
@@ -192,7 +201,7 @@ def _workload(name, w, tolerance, cut, ending, opts) -> Dict[str, Any]:
             out.update(status="not_measured", reason="not reached", settings=[])
         return out
     out.update(description=plan.get("description"), input=plan.get("input"), mode=plan.get("mode"),
-               ops=plan.get("ops"), builtin=bool(plan.get("builtin")))
+               ops=plan.get("ops"), builtin=bool(plan.get("builtin")), shapes=plan.get("shapes"))
     base = w["baseline"]
     out["baseline"] = ({"reproducible": base.get("reproducible"), "runs": base.get("runs"),
                         "description": base.get("description")} if base else
@@ -202,6 +211,7 @@ def _workload(name, w, tolerance, cut, ending, opts) -> Dict[str, Any]:
     if w["leaks"]:
         out["leaks"] = [{"setting": r.get("setting"), "keys": r.get("keys")} for r in w["leaks"]]
     stats_of = {sid: stats(ts) for sid, ts in w["times"].items()}
+    out["noise"] = noise = _noise(w, stats_of, env)
     settings = []
     cut_setting = cut.get("setting") if (cut and cut.get("workload") == name) else None
     for s in plan.get("settings") or []:
@@ -215,7 +225,7 @@ def _workload(name, w, tolerance, cut, ending, opts) -> Dict[str, Any]:
         ref = s.get("reference")
         item["speedup"] = None
         if ref and st:
-            sp = compare(st, stats_of.get(ref))
+            sp = compare(st, stats_of.get(ref), noise)
             if sp:
                 sp["reference"] = ref
             item["speedup"] = sp
@@ -230,7 +240,7 @@ def _workload(name, w, tolerance, cut, ending, opts) -> Dict[str, Any]:
                 item["status"] = "error"
                 item["reason"] = "%s raised %s" % ("the drift check" if err.get("phase") == "check" else "timing",
                                                    err.get("error"))
-            elif st and (check or s.get("varying_shapes")):
+            elif st and (check or s.get("varying_shapes") or s.get("role") == "control"):
                 item["status"], item["reason"] = "measured", None
                 if st["n"] < MIN_SAMPLES:
                     item["reason"] = "only %d timed block(s) within the budget" % st["n"]

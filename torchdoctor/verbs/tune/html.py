@@ -9,8 +9,8 @@ import math
 from html import escape
 from typing import Any, Dict, List
 
-from .numbers import FASTER, SAME, SLOWER, fmt_drift
-from .render import HEAD, STATUS_WORDS, header_lines, knowledge, rows, verdict_text
+from .numbers import FASTER, SAME, SLOWER, drift_value, fmt_drift
+from .render import HEAD, STATUS_WORDS, header_lines, knowledge, legend, noise_line, rows, verdict_text
 
 ROW_H = 24
 LABEL_W = 300
@@ -32,6 +32,27 @@ svg text{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif} .note
 
 
 SPEED_CLAMP = (1 / 64.0, 64.0)
+# Text widths in em, generously (the page names no font: whatever sans-serif the browser has),
+# for placing labels where they fit: narrow glyphs, wide ones, the rest.
+NARROW, WIDE = set("iIl.,:;'|!()[] "), set("mwMW@%")
+LABEL_FONT, VALUE_FONT = 12, 11
+
+
+def text_width(text: str, size: float) -> float:
+    """An upper estimate of how wide `text` is at font size `size`, in px."""
+    return size * sum(0.34 if c in NARROW else 0.95 if c in WIDE else 0.64 for c in text)
+
+
+def fit(text: str, size: float, room: float) -> str:
+    """`text`, cut with an ellipsis until it fits in `room` px."""
+    if text_width(text, size) <= room:
+        return text
+    while text and text_width(text + "\u2026", size) > room:
+        text = text[:-1]
+    return text.rstrip() + "\u2026"
+
+
+DRIFT_PAD = text_width("1.0e-10", VALUE_FONT) + 10  # right of the drift panel: the longest drift label
 
 
 def _x(v: float) -> str:
@@ -68,6 +89,20 @@ def _num(x):
         return float("inf")
 
 
+def value_place(text: str, left: float, right: float, bar1: float, bar2: float):
+    """(x, anchor, white) for a speed value: right of its bar and range where it fits in the
+    speed panel, else left of them (clear of the row names), else inside the bar in white,
+    else over the gap between the panels."""
+    w = text_width(text, VALUE_FONT)
+    if right + 5 + w <= LABEL_W + SPEED_W:
+        return right + 5, "start", False
+    if left - 5 - w >= LABEL_W + 2:
+        return left - 5, "end", False
+    if bar2 - bar1 >= w + 8:
+        return bar1 + 4, "start", True
+    return min(right + 5, LABEL_W + SPEED_W + GAP - 4 - w), "start", False
+
+
 def chart(w: Dict[str, Any], tolerance: float) -> str:
     settings = w.get("settings") or []
     values = [s["speedup"][k] for s in settings if s.get("speedup") for k in ("low", "high", "value")]
@@ -75,7 +110,7 @@ def chart(w: Dict[str, Any], tolerance: float) -> str:
     hi = min(SPEED_CLAMP[1], max([2.0] + values))
     lo, hi = 2 ** math.floor(math.log2(lo)), 2 ** math.ceil(math.log2(hi))
     height = TOP + ROW_H * len(settings) + 30
-    width = LABEL_W + SPEED_W + GAP + DRIFT_W + 20
+    width = int(LABEL_W + SPEED_W + GAP + DRIFT_W + DRIFT_PAD)
     p: List[str] = ['<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" '
                     'role="img" aria-label="speedup and drift per setting for %s">' % (width, height, width, height,
                                                                                        e(w["name"]))]
@@ -103,8 +138,11 @@ def chart(w: Dict[str, Any], tolerance: float) -> str:
     xt = _drift_x(tolerance)
     p.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#c62828" stroke-dasharray="4 3" stroke-width="1.5"/>'
              % (xt, TOP - 6, xt, bottom))
-    p.append('<text x="%.1f" y="%d" font-size="11" fill="#c62828" text-anchor="middle">tolerance %s</text>'
-             % (xt, TOP - 10, e(fmt_drift(tolerance))))
+    tol_text = "tolerance %s" % fmt_drift(tolerance)
+    half = text_width(tol_text, VALUE_FONT) / 2
+    xt_label = min(max(xt, x0d + half), width - 2 - half)  # a tolerance at either end stays in the chart
+    p.append('<text x="%.1f" y="%d" font-size="11" fill="#c62828" text-anchor="middle">%s</text>'
+             % (xt_label, TOP - 10, e(tol_text)))
     one = _speed_x(1.0, lo, hi)
     for i, s in enumerate(settings):
         y = TOP + i * ROW_H
@@ -112,7 +150,7 @@ def chart(w: Dict[str, Any], tolerance: float) -> str:
         p.append('<g class="row" data-setting="%s">' % e(s["id"]))
         if i % 2:
             p.append('<rect x="0" y="%d" width="%d" height="%d" fill="#fafafa"/>' % (y, width, ROW_H))
-        label = s["label"] if len(s["label"]) <= 44 else s["label"][:42] + "\u2026"
+        label = fit(s["label"], LABEL_FONT, LABEL_W - 16)
         p.append('<text x="%d" y="%.1f" font-size="12" text-anchor="end" dominant-baseline="middle">%s</text>'
                  % (LABEL_W - 8, mid, e(label)))
         p.append('<title>%s: %s</title>' % (e(s["label"]), e(verdict_text(s))))
@@ -137,11 +175,10 @@ def chart(w: Dict[str, Any], tolerance: float) -> str:
                 p.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#222" stroke-width="1.2"/>'
                          % (xx, mid - 4, xx, mid + 4))
             off = sp["value"] < lo or sp["value"] > hi
-            tx, anchor = max(x2, xh) + 5, "start"
-            if tx > LABEL_W + SPEED_W - 90:  # no room on the right: write it left of the bar
-                tx, anchor = min(x1, xl) - 5, "end"
-            p.append('<text x="%.1f" y="%.1f" font-size="11" text-anchor="%s" dominant-baseline="middle">%s%s</text>'
-                     % (tx, mid, anchor, _x(sp["value"]), " (off scale)" if off else ""))
+            text = _x(sp["value"]) + (" (off scale)" if off else "")
+            tx, anchor, fill = value_place(text, min(x1, xl), max(x2, xh), x1, x2)
+            p.append('<text x="%.1f" y="%.1f" font-size="11" text-anchor="%s" dominant-baseline="middle"%s>%s</text>'
+                     % (tx, mid, anchor, ' fill="#ffffff"' if fill else "", e(text)))
         else:
             why = STATUS_WORDS.get(s.get("status"), s.get("status") or "")
             if s.get("status") == "measured":
@@ -151,15 +188,15 @@ def chart(w: Dict[str, Any], tolerance: float) -> str:
             p.append('<text x="%d" y="%.1f" font-size="11" fill="#666" dominant-baseline="middle">%s</text>' % (
                 LABEL_W + 20, mid, e(why)))
         d = s.get("drift")
-        if d and d.get("max_rel") is not None:
-            dv = _num(d["max_rel"])
+        if d and drift_value(d) is not None:
+            dv = _num(drift_value(d))
             xd = _drift_x(dv)
             bad = d.get("within_tolerance") is False
             p.append('<rect class="bar drift %s" x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>' % (
                 "bad" if bad else "ok", x0d, bar_y, max(2.0, xd - x0d), bar_h,
                 COLORS["drift_bad"] if bad else COLORS["drift_ok"]))
             p.append('<text x="%.1f" y="%.1f" font-size="11" dominant-baseline="middle">%s</text>' % (
-                max(xd, x0d + 2) + 5, mid, e(fmt_drift(d["max_rel"]))))
+                max(xd, x0d + 2) + 5, mid, e(fmt_drift(drift_value(d)))))
         else:
             p.append('<rect class="bar drift none" x="%d" y="%d" width="12" height="%d" fill="%s"/>' % (
                 x0d, bar_y, bar_h, COLORS["none"]))
@@ -195,6 +232,8 @@ def render_html(result: Dict[str, Any]) -> str:
             out.append('</section>')
             continue
         out.append(chart(w, tol))
+        if noise_line(w):
+            out.append('<p class="note">%s</p>' % e(noise_line(w)))
         out.append('<table><tr>%s</tr>' % "".join("<th>%s</th>" % e(h) for h in HEAD))
         for r in rows(w):
             if len(r) == len(HEAD):
@@ -237,10 +276,9 @@ def render_html(result: Dict[str, Any]) -> str:
             k = info[fam]
             out.append('<li><b>%s</b>: %s <a href="%s">docs</a></li>' % (e(k["title"]), e(k["meaning"]), e(k["docs"])))
         out.append('</ul>')
-    out.append('<p class="note">drift: largest |difference| from the strict baseline (float32, TF32 off, '
-               'deterministic) relative to the largest |value|; the bars show the speedup against the reference with '
-               'the range its interquartile range allows; a speedup counts only when the two ranges do not overlap. '
-               'torchdoctor %s</p>' % e((result.get("tool") or {}).get("version", "")))
+    out.append('<p class="note">%s The bars show the speedup against the reference with the range the '
+               'interquartile ranges allow. torchdoctor %s</p>' % (e(legend(result)),
+                                                                  e((result.get("tool") or {}).get("version", ""))))
     out.append('</body></html>')
     from ...render.safe import visible  # no bidi override or control from a saved result
     return visible("\n".join(out) + "\n")

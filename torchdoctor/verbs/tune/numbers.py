@@ -8,7 +8,16 @@ import statistics
 from typing import Any, Dict, List, Optional
 
 MIN_SAMPLES = 3  # fewer timed blocks than this and a quartile is not a spread
-FASTER, SLOWER, SAME, TOO_FEW = "faster", "slower", "no_measurable_difference", "not_enough_data"
+FASTER, SLOWER, SAME, TOO_FEW, TOO_BUSY = "faster", "slower", "no_measurable_difference", "not_enough_data", "too_busy"
+# The no-difference band. Two timings of the same settings, interleaved with the others (the
+# noise control), differ by what this machine's load and this run's own jitter make of them;
+# a verdict needs the setting's whole range outside NOISE_FACTOR times that (one pair of
+# timings estimates the noise only roughly), and never less than MIN_BAND. When the two
+# identical timings are BUSY apart, no difference a setting could make is told from noise.
+MIN_BAND = 0.03
+NOISE_FACTOR = 2.0
+BUSY = 0.15
+BUSY_LOAD = 1.0  # without a noise control: more runnable processes than cores, besides this one
 
 
 def num(v) -> float:
@@ -34,22 +43,52 @@ def stats(times: List[float]) -> Optional[Dict[str, float]]:
             "spread": (q3 - q1) / med if med > 0 else 0.0}
 
 
-def compare(cfg: Optional[Dict[str, float]], ref: Optional[Dict[str, float]]) -> Optional[Dict[str, Any]]:
+def apart(ratio: float) -> float:
+    """How far apart two timings with this ratio are, whichever is the larger: 1.3 and 1/1.3 are 30%."""
+    return max(ratio, 1.0 / ratio) - 1.0
+
+
+def noise_of(control: Optional[Dict[str, float]], default: Optional[Dict[str, float]],
+             load: Optional[float] = None, cores: Optional[int] = None) -> Dict[str, Any]:
+    """How noisy this workload's timings are: the ratio of the default's median to the noise
+    control's (the default, timed again), the band no verdict may fall inside, and whether
+    the machine was too busy for any verdict."""
+    out: Dict[str, Any] = {"load": load, "cores": cores}
+    if control and default and control["n"] >= MIN_SAMPLES and default["n"] >= MIN_SAMPLES:
+        ratio = default["median_s"] / control["median_s"]
+        dev = abs(math.log(ratio))
+        margin = max(math.log1p(MIN_BAND), NOISE_FACTOR * dev)
+        out.update(measured=True, control=ratio, band=math.exp(margin) - 1, margin=margin,
+                   busy=dev > math.log1p(BUSY))
+    else:
+        others = (load - 1.0) if isinstance(load, (int, float)) else None  # this run is one of them
+        out.update(measured=False, control=None, band=MIN_BAND, margin=math.log1p(MIN_BAND),
+                   busy=bool(others is not None and cores and others > BUSY_LOAD * cores))
+    return out
+
+
+def compare(cfg: Optional[Dict[str, float]], ref: Optional[Dict[str, float]],
+            noise: Optional[Dict[str, Any]] = None) -> Optional[Dict[str, Any]]:
     """Speedup of `cfg` over `ref` with the range the two interquartile ranges allow.
 
     A setting is faster only when even its slowest quarter beats the reference's fastest
-    quarter (low > 1), slower in the mirror case, and otherwise there is no measurable
-    difference: a speedup smaller than the measured spread is never claimed."""
+    quarter by more than the noise band (low > 1 + band), slower in the mirror case, and
+    otherwise there is no measurable difference: a speedup smaller than the measured spread,
+    or than what two timings of the same thing differ by, is never claimed. On a machine too
+    busy for a verdict, none is given."""
     if not cfg or not ref:
         return None
     value = ref["median_s"] / cfg["median_s"]
     low = ref["q1_s"] / cfg["q3_s"]
     high = ref["q3_s"] / cfg["q1_s"]
+    margin = (noise or {}).get("margin", math.log1p(MIN_BAND))
     if cfg["n"] < MIN_SAMPLES or ref["n"] < MIN_SAMPLES:
         verdict = TOO_FEW
-    elif low > 1.0:
+    elif (noise or {}).get("busy"):
+        verdict = TOO_BUSY
+    elif math.log(low) > margin:
         verdict = FASTER
-    elif high < 1.0:
+    elif math.log(high) < -margin:
         verdict = SLOWER
     else:
         verdict = SAME
@@ -57,24 +96,34 @@ def compare(cfg: Optional[Dict[str, float]], ref: Optional[Dict[str, float]]) ->
 
 
 def drift_of(check: Optional[Dict[str, Any]], tolerance: float) -> Optional[Dict[str, Any]]:
+    """A setting's drift from the strict baseline: per set (outputs, gradients) the normwise
+    relative error the worker measured (worker/compare.py says why normwise), and the worse
+    of the two, which --tolerance bounds."""
     if not check or "drift_output" not in check:
         return None
     out, grad = check.get("drift_output"), check.get("drift_grad")
     if out is None and grad is None:
-        return {"output": None, "grad": None, "max_rel": None, "within_tolerance": None,
+        return {"output": None, "grad": None, "rel": None, "within_tolerance": None,
                 "note": "outputs differ in shape from the baseline"}
-    parts = [num(d["max_rel"]) for d in (out, grad) if d]
+    parts = [num(d.get("rel")) for d in (out, grad) if d]
     worst = max(parts) if parts else 0.0
     if math.isnan(worst):
         worst = float("inf")
-    return {"output": _drift_part(out), "grad": _drift_part(grad), "max_rel": _finite(worst),
+    return {"output": _drift_part(out), "grad": _drift_part(grad), "rel": _finite(worst),
             "within_tolerance": worst <= tolerance}
+
+
+def drift_value(d: Optional[Dict[str, Any]]):
+    """The drift of a result's drift entry (`max_rel` in results saved before the normwise metric)."""
+    if not d:
+        return None
+    return d.get("rel", d.get("max_rel"))
 
 
 def _drift_part(d):
     if not d:
         return None
-    return {"max_abs": _finite(num(d.get("max_abs"))), "max_rel": _finite(num(d.get("max_rel")))}
+    return {"rel": _finite(num(d.get("rel"))), "max_abs": _finite(num(d.get("max_abs")))}
 
 
 def _finite(x: float):

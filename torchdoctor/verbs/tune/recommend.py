@@ -6,7 +6,7 @@ rejected, slower or not measurably different, and what made seeded runs bitwise 
 import math
 from typing import Any, Dict, List
 
-from .numbers import FASTER, SAME, SLOWER, fmt_drift, num
+from .numbers import FASTER, SAME, SLOWER, TOO_BUSY, apart, drift_value, fmt_drift, num
 
 
 def by_id(w):
@@ -16,12 +16,12 @@ def by_id(w):
 def recommend(w: Dict[str, Any], tolerance: float) -> Dict[str, Any]:
     """Speed and reproducibility advice for one workload, in words and as code. Each
     setting was measured alone against its reference; their combination was not."""
-    settings = [s for s in w.get("settings") or [] if s.get("role") != "default"]
+    settings = [s for s in w.get("settings") or [] if s.get("role") not in ("default", "control")]
     default = by_id(w).get("default") or {}
     speed: List[Dict[str, Any]] = []
     notes: List[str] = []
     best_in_group: Dict[str, Dict[str, Any]] = {}
-    rejected, slower, same, few = [], [], [], []
+    rejected, slower, same, few, busy = [], [], [], [], []
     for s in settings:
         sp = s.get("speedup")
         if s.get("status") != "measured" or not sp:
@@ -42,6 +42,8 @@ def recommend(w: Dict[str, Any], tolerance: float) -> Dict[str, Any]:
             slower.append(s)
         elif sp["verdict"] == SAME:
             same.append(s)
+        elif sp["verdict"] == TOO_BUSY:
+            busy.append(s)
         else:
             few.append(s)
     speed.extend(_speed_item(s, tolerance) for s in best_in_group.values())
@@ -49,8 +51,8 @@ def recommend(w: Dict[str, Any], tolerance: float) -> Dict[str, Any]:
     for s in rejected:
         d = s["drift"]
         notes.append("%s is %s faster but drifts %s from the strict baseline, more than the tolerance %s "
-                     "(accept it with --tolerance %s)" % (s["label"], _x(s["speedup"]), fmt_drift(d["max_rel"]),
-                                                         fmt_drift(tolerance), _ceil_tol(d["max_rel"])))
+                     "(accept it with --tolerance %s)" % (s["label"], _x(s["speedup"]), fmt_drift(drift_value(d)),
+                                                         fmt_drift(tolerance), _ceil_tol(drift_value(d))))
     for s in slower:
         if s.get("varying_shapes") and s.get("family") == "cudnn.benchmark":
             notes.append("with input shapes that change, keep cudnn.benchmark off: on is %.2fx the speed of off "
@@ -60,10 +62,14 @@ def recommend(w: Dict[str, Any], tolerance: float) -> Dict[str, Any]:
             notes.append("%s is slower: %.2fx (%.2f-%.2f)" % (s["label"], s["speedup"]["value"], s["speedup"]["low"],
                                                                s["speedup"]["high"]))
     if same:
-        notes.append("no measurable difference (within the measured spread): %s" % ", ".join(s["label"] for s in same))
+        notes.append("no measurable difference (within the measured spread and the noise band): %s"
+                     % ", ".join(s["label"] for s in same))
     if few:
         notes.append("too few timed blocks to judge: %s (raise --budget)" % ", ".join(s["label"] for s in few))
-    if not speed:
+    if busy:
+        notes.insert(0, "no speed advice: %s, so no setting is called faster or slower; measure again on a "
+                        "quieter machine" % busy_text(w.get("noise") or {}))
+    elif not speed:
         notes.insert(0, "keep the defaults: no setting was measurably faster than the default here")
     code_speed = "\n".join(["import torch"] + [x["code"] for x in speed if x["code"]]) if speed else ""
     repro, code_repro = _repro(w, settings, default, tolerance)
@@ -71,6 +77,32 @@ def recommend(w: Dict[str, Any], tolerance: float) -> Dict[str, Any]:
             "code_reproducibility": code_repro,
             "caveat": "each setting was measured alone against the default; their combination was not measured"
             if len(speed) > 1 else None}
+
+
+def busy_text(noise: Dict[str, Any]) -> str:
+    """Why the machine was too busy for a verdict, in words: what two timings of the same
+    settings differed by, and the load."""
+    bits = []
+    if noise.get("control"):
+        bits.append("two interleaved timings of the default settings differed by %.0f%%"
+                    % (100 * apart(noise["control"])))
+    if isinstance(noise.get("load"), (int, float)):
+        bits.append("load %.1f on %s core%s" % (noise["load"], noise.get("cores") or "?",
+                                                "" if noise.get("cores") == 1 else "s"))
+    return "the machine was too busy for a verdict (%s)" % "; ".join(bits) if bits else \
+        "the machine was too busy for a verdict"
+
+
+def speed_cost(sp) -> str:
+    """What a setting costs in speed, said only as far as the measurement tells it apart
+    from the default: a ratio inside the noise is no cost and no gain."""
+    if not sp:
+        return ""
+    if sp["verdict"] in (FASTER, SLOWER):
+        return " at %.2fx the default's speed" % sp["value"]
+    if sp["verdict"] == SAME:
+        return " at no measurable cost in speed"
+    return ""
 
 
 def _x(sp):
@@ -96,7 +128,7 @@ def _speed_item(s, tolerance) -> Dict[str, Any]:
     if d is None:
         drift_txt = "drift not measured"
     else:
-        drift_txt = "drift %s within tolerance %s" % (fmt_drift(d["max_rel"]), fmt_drift(tolerance))
+        drift_txt = "drift %s within tolerance %s" % (fmt_drift(drift_value(d)), fmt_drift(tolerance))
     vs = "" if sp.get("reference") in (None, "default") else " vs %s" % sp["reference"]
     text = "%s: %.2fx faster%s (%.2f-%.2f)%s; %s" % (s["label"], sp["value"], vs, sp["low"], sp["high"], why, drift_txt)
     return {"setting": s["id"], "label": s["label"], "speedup": sp["value"], "low": sp["low"], "high": sp["high"],
@@ -122,7 +154,7 @@ def _repro(w, settings, default, tolerance):
         if good:
             s = good[0]
             sp = s.get("speedup")
-            cost = (" at %.2fx the default's speed" % sp["value"]) if sp else ""
+            cost = speed_cost(sp)
             items.append({"setting": s["id"], "text": "the default settings are not bitwise reproducible (two seeded "
                           "runs differed); %s gave bitwise-equal runs%s" % (s["label"], cost)})
             if s.get("code"):
@@ -136,22 +168,22 @@ def _repro(w, settings, default, tolerance):
         items.append({"setting": None, "text": "avoid for reproducibility (two seeded runs differed): %s"
                       % ", ".join(s["label"] for s in broke)})
     threads_drift = [s for s in settings if s.get("family") == "threads" and s.get("drift")
-                     and num(s["drift"].get("max_rel")) > 0]
+                     and num(drift_value(s["drift"])) > 0]
     if threads_drift and default.get("drift") is not None:
         s = threads_drift[0]
         items.append({"setting": "threads", "text": "results depend on the thread count (%s drifts %s): fix it with "
                       "torch.set_num_threads() to reproduce results on another machine"
-                      % (s["label"], fmt_drift(s["drift"]["max_rel"]))})
+                      % (s["label"], fmt_drift(drift_value(s["drift"])))})
     dd = default.get("drift")
     if dd and dd.get("within_tolerance") is False:
         fixes = [s for s in settings if (s.get("drift") or {}).get("within_tolerance") and
                  s.get("status") in ("measured", "partial")]
         fixes.sort(key=lambda s: -((s.get("speedup") or {}).get("value") or 0))
         text = "the default settings drift %s from the strict float32 baseline (tolerance %s)" % (
-            fmt_drift(dd["max_rel"]), fmt_drift(tolerance))
+            fmt_drift(drift_value(dd)), fmt_drift(tolerance))
         if fixes:
             sp = fixes[0].get("speedup")
-            text += "; %s is within it%s" % (fixes[0]["label"], (" at %.2fx" % sp["value"]) if sp else "")
+            text += "; %s is within it%s" % (fixes[0]["label"], speed_cost(sp))
             if fixes[0].get("code"):
                 code.append(fixes[0]["code"])
         items.append({"setting": fixes[0]["id"] if fixes else "default", "text": text})

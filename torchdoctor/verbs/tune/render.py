@@ -5,7 +5,7 @@ import os
 import re
 from typing import Any, Dict, List
 
-from .numbers import FASTER, SAME, SLOWER, TOO_FEW, fmt_drift, fmt_time
+from .numbers import FASTER, SAME, SLOWER, TOO_BUSY, TOO_FEW, apart, drift_value, fmt_drift, fmt_time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS_DATA = os.path.join(HERE, "data", "settings.json")
@@ -28,6 +28,8 @@ def verdict_text(s: Dict[str, Any]) -> str:
         return "-"
     rng = "%s (%s-%s)" % (fx(sp["value"]), fn(sp["low"]), fn(sp["high"]))
     v = sp["verdict"]
+    if s.get("role") == "control":  # the default against itself: the noise, not a verdict
+        return "noise: %s" % fx(sp["value"])
     if v == FASTER:
         return "%s faster" % rng
     if v == SLOWER:
@@ -36,6 +38,8 @@ def verdict_text(s: Dict[str, Any]) -> str:
         return "no measurable difference (%s)" % fx(sp["value"])
     if v == TOO_FEW:
         return "%s, too few samples" % fx(sp["value"])
+    if v == TOO_BUSY:
+        return "no verdict: machine too busy (%s)" % fx(sp["value"])
     return rng
 
 
@@ -95,7 +99,7 @@ def rows(w: Dict[str, Any]) -> List[List[str]]:
                 continue
             d = s.get("drift")
             row = [s["label"], fmt_time((s.get("time") or {}).get("median_s")), spread_text(s), verdict_text(s),
-                   fmt_drift(d.get("max_rel")) if d else "-", repro_text(s)]
+                   fmt_drift(drift_value(d)) if d else "-", repro_text(s)]
             if st == "partial":
                 row[3] = "not timed (budget)"
             out.append(row)
@@ -107,6 +111,32 @@ def rows(w: Dict[str, Any]) -> List[List[str]]:
 
 
 HEAD = ["setting", "median", "IQR", "vs reference", "drift", "2 runs"]
+
+
+def noise_line(w: Dict[str, Any]) -> str:
+    """How noisy the workload's timings were, and the band no verdict fell inside."""
+    n = w.get("noise") or {}
+    if not n:
+        return ""
+    load = (", load %.1f on %s cores" % (n["load"], n.get("cores") or "?")) if isinstance(n.get("load"), (int, float)) \
+        else ""
+    if n.get("measured"):
+        text = ("noise: two interleaved timings of the default settings differed by %.1f%%; no verdict within "
+                "+-%.0f%%%s" % (100 * apart(n["control"]), 100 * n["band"], load))
+    else:
+        text = "noise: not measured (the noise control was not timed); no verdict within +-%.0f%%%s" % (
+            100 * n["band"], load)
+    return text + ("; TOO BUSY FOR A VERDICT" if n.get("busy") else "")
+
+
+def legend(result: Dict[str, Any]) -> str:
+    """What the table's numbers mean, said once for every rendering."""
+    train = (result.get("options") or {}).get("mode") == "train"
+    return ("drift: the normwise relative error from the strict baseline (float32, TF32 off, deterministic), "
+            "||setting - baseline|| / ||baseline|| over all outputs%s; IQR: interquartile range of the timed blocks "
+            "relative to the median; a speedup counts only when the two IQRs do not overlap by more than the noise "
+            "band (twice what two timings of the default settings differed by, at least 3%%)."
+            % (" (and, separately, all gradients: the worse of the two)" if train else ""))
 
 
 # --------------------------------------------------------------------- text --
@@ -139,6 +169,8 @@ def render_text(result: Dict[str, Any], style=None) -> str:
                 out.append("  " + (p(line, kind) if kind else line))
             else:
                 out.append("  " + p("%s  %s" % (r[0].ljust(widths[0]), r[1]), "dim"))
+        if noise_line(w):
+            out.append("  " + p(noise_line(w), "warn" if (w.get("noise") or {}).get("busy") else "dim"))
         if w.get("baseline") and w["baseline"].get("reproducible") is False:
             out.append("  " + p("the strict baseline itself was not bitwise reproducible", "warn"))
         rec = w.get("recommendations") or {}
@@ -174,10 +206,7 @@ def render_text(result: Dict[str, Any], style=None) -> str:
                 out.append("    $ " + c)
     if any(w.get("settings") for w in result.get("workloads") or []):
         out.append("")
-        out.append(p("drift: largest |difference| from the strict baseline (float32, TF32 off, deterministic) "
-                 "relative to the largest |value|, over outputs%s; IQR: interquartile range of the timed blocks "
-                     "relative to the median; a speedup counts only when the two IQRs do not overlap."
-                     % (" and gradients" if (result.get("options") or {}).get("mode") == "train" else ""), "dim"))
+        out.append(p(legend(result), "dim"))
     return "\n".join(out) + "\n"
 
 
@@ -223,6 +252,9 @@ def render_markdown(result: Dict[str, Any]) -> str:
         for r in rows(w):
             cells = r if len(r) == len(HEAD) else [r[0], r[1]] + [""] * (len(HEAD) - 2)
             out.append("| " + " | ".join(md(c) for c in cells) + " |")
+        if noise_line(w):
+            out.append("")
+            out.append(md(noise_line(w)))
         rec = w.get("recommendations") or {}
         out.append("")
         out.append("**For speed**")
@@ -265,10 +297,7 @@ def render_markdown(result: Dict[str, Any]) -> str:
         out.append("")
         out.append("</details>")
     out.append("")
-    out.append("<sub>drift: largest |difference| from the strict baseline (float32, TF32 off, deterministic) relative "
-               "to the largest |value|; IQR: interquartile range of the timed blocks relative to the median; a speedup "
-               "counts only when the two IQRs do not overlap. torchdoctor %s</sub>" % md(
-                   (result.get("tool") or {}).get("version", "")))
+    out.append("<sub>%s torchdoctor %s</sub>" % (md(legend(result)), md((result.get("tool") or {}).get("version", ""))))
     from ...render.safe import visible
     return visible("\n".join(out) + "\n")
 
@@ -291,7 +320,7 @@ def render_list(result: Dict[str, Any], style=None) -> str:
             continue
         width = max(len(s["label"]) for s in w["settings"])
         for s in w["settings"]:
-            if s.get("role") == "default":
+            if s.get("role") in ("default", "control"):
                 continue
             st = s.get("status")
             if st in ("planned", "measured", "partial", "not_measured"):

@@ -10,8 +10,8 @@ from ...model import rules
 from ...model.findings import ERROR, INFO, WARNING, Finding, Fix
 from ...model.records import record
 from ...model.rules import rule, rules_of
-from .numbers import fmt_drift
-from .recommend import by_id
+from .numbers import drift_value, fmt_drift
+from .recommend import busy_text, by_id
 
 RANDOMNESS_DOCS = "https://docs.pytorch.org/docs/stable/notes/randomness.html"
 
@@ -232,7 +232,7 @@ def default_drift(t: TuneRun):
         if dd and dd.get("within_tolerance") is False:
             out.append(Finding("tune-default-drift", "config", WARNING,
                                "%s: the default settings drift %s from the strict float32 baseline" % (
-                                   w["name"], fmt_drift(dd["max_rel"])),
+                                   w["name"], fmt_drift(drift_value(dd))),
                                detail="More than the tolerance %s; see the reproducibility advice for a setting "
                                       "that is within it." % fmt_drift(t.result["options"]["tolerance"])))
     return out
@@ -245,6 +245,19 @@ def not_reproducible(t: TuneRun):
                     "%s: two seeded runs with the default settings were not bitwise equal" % w["name"],
                     detail="See the reproducibility advice for what made them equal.", links=[RANDOMNESS_DOCS])
             for w in _workloads(t) if (by_id(w).get("default") or {}).get("reproducible") is False]
+
+
+@rule("tune", "tune-machine-busy", severity=WARNING, category="config")
+def machine_busy(t: TuneRun):
+    """The machine was too busy for a verdict: two interleaved timings of the same settings
+    differed by more than any difference a setting was to be judged by."""
+    return [Finding("tune-machine-busy", "config", WARNING, "%s: %s" % (w["name"], busy_text(w["noise"])),
+                    detail="No setting is called faster or slower: other processes took the CPU (or the GPU) "
+                           "unevenly while the settings were timed, so their timings differ by noise as much as "
+                           "by the settings. The drift and reproducibility checks do not depend on it.",
+                    fix=Fix("Run tune again when the machine is quieter (stop other jobs, or use a node of "
+                            "your own); a larger --budget gives more interleaved rounds."))
+            for w in _workloads(t) if (w.get("noise") or {}).get("busy")]
 
 
 @rule("tune", "tune-budget-short", severity=INFO, category="config")
@@ -287,7 +300,7 @@ def nothing_measured(t: TuneRun):
 TUNE_RULES = rules_of((
     python_failed, import_failed, model_raised, internal, budget_too_small, model_hung, budget_ran_out, crashed,
     workload_failed, model_changes_flags, flag_not_restored, setting_failed, default_drift, not_reproducible,
-    budget_short, nothing_measured,
+    machine_busy, budget_short, nothing_measured,
 ))
 
 

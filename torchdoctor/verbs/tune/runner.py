@@ -15,7 +15,7 @@ import time
 from ...model.records import asdict, field, record
 from typing import Any, Callable, Dict, List, Optional
 
-WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
+WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker", "script.py")
 POLL_S = 0.1
 # What the child keeps back from the deadline for writing its last records and
 # exiting: 5% of the budget, at least 0.3 s and at most 2 s.

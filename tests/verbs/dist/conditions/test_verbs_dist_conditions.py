@@ -15,7 +15,8 @@ GIB = 1 << 30
 def summary(**over):
     """One rank's summary as summary.build makes it (CPU torch, NumPy fine), with overrides
     given as dotted paths: summary(**{"torch.version": "2.5.0"})."""
-    s = {"v": 1, "tool": "0.1.0", "python": {"version": "3.11.7", "implementation": "CPython"},
+    s = {"v": 1, "tool": "0.1.0", "python": {"version": "3.11.7", "implementation": "CPython",
+                                             "executable": "/venv/bin/python"},
          "torch": {"version": "2.13.0+cpu", "cuda": None, "hip": None, "cudnn": None, "git": "cf30153c4c13"},
          "packages": {"numpy": "2.4.6", "torchvision": None},
          "nccl": {"torch": None, "wheels": {}, "loaded": None, "system": []},
@@ -223,6 +224,7 @@ FIRE = {
     "dist-rank-exited": _exited,
     "dist-interrupted": _interrupted,
     "dist-gather-failed": _gather_failed,
+    "dist-environment-mismatch": lambda: _mismatch("python.executable", "/other/venv/bin/python"),
     "dist-torch-mismatch": lambda: _mismatch("torch.version", "2.5.0+cu121"),
     "dist-cuda-mismatch": lambda: _mismatch("torch.cudnn", 90300, gpu=True),
     "dist-nccl-mismatch": lambda: _mismatch("nccl.torch", "2.20.5", gpu=True),
@@ -252,6 +254,7 @@ QUIET = {
     "dist-rank-exited": lambda: healthy_cpu(2),
     "dist-interrupted": lambda: healthy_cpu(2),
     "dist-gather-failed": lambda: healthy_cpu(2),
+    "dist-environment-mismatch": lambda: healthy_cpu(3),
     "dist-torch-mismatch": lambda: _mismatch("torch.cuda", None),     # the same value the others have
     "dist-cuda-mismatch": lambda: healthy_gpu(3),
     "dist-nccl-mismatch": lambda: healthy_gpu(3),
@@ -285,11 +288,12 @@ def test_every_condition_has_a_fire_and_a_quiet_fixture():
     assert set(FIRE) == set(C.BY_ID) == set(QUIET)
 
 
-# The run order of the conditions, as it stood when conditions.py was one module (770dfb8):
-# the CONDITIONS tuple must keep it.
+# The run order of the conditions, as it stood when conditions.py was one module (770dfb8), with
+# the environment mismatch (the root of the other mismatches) before them: the CONDITIONS tuple
+# must keep it.
 RUN_ORDER = [
     "dist-rank-never-joined", "dist-rank-exited", "dist-launcher-failed", "dist-interrupted", "dist-gather-failed",
-    "dist-torch-mismatch", "dist-cuda-mismatch", "dist-nccl-mismatch", "dist-driver-mismatch",
+    "dist-environment-mismatch", "dist-torch-mismatch", "dist-cuda-mismatch", "dist-nccl-mismatch", "dist-driver-mismatch",
     "dist-python-mismatch", "dist-package-mismatch", "dist-env-mismatch", "dist-gpu-mismatch", "dist-shm-mismatch",
     "dist-numpy-missing", "dist-gpu-shared", "dist-device-outside-visible", "dist-nccl-debug-left-set",
     "dist-nccl-socket-ifname", "dist-omp-unset", "dist-shm-small", "dist-init-failed", "dist-collective",
@@ -330,7 +334,7 @@ def test_majority_and_minority_are_named_as_the_issue_asks():
     assert f.severity == "error"
     assert f.detail.startswith("rank 5 (node b, local 1): torch 2.5.0+cu121; ranks 0-4,6-7: 2.5.1+cu124.")
     assert "rank 5 (node b, local 1)" in f.title
-    assert f.fix.commands == ["python -m pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124"]
+    assert f.fix.commands == ["/venv/bin/python -m pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124"]
 
 
 def test_a_whole_odd_node_is_named_as_a_node():
@@ -369,7 +373,7 @@ def test_python_minor_mismatch_is_an_error_patch_a_warning():
 def test_package_only_one_rank_has_names_it_and_the_fix():
     [f] = only(_mismatch("packages.torchvision", "0.28.0", n=3, odd=2), "dist-package-mismatch")
     assert "rank 2 (node a, local 2): torchvision 0.28.0; ranks 0-1: not installed" in f.detail
-    assert f.fix.commands == ["python -m pip uninstall -y torchvision"]
+    assert f.fix.commands == ["/venv/bin/python -m pip uninstall -y torchvision"]
 
 
 def test_ranks_without_facts_are_left_out_of_the_diff():
@@ -469,8 +473,9 @@ def test_timeout_names_who_never_entered_and_gives_flight_recorder_variables():
     job = healthy_gpu(3)
     job["steps"].append(step("all_reduce", per, status="timeout"))
     [f] = only(job, "dist-collective-timeout")
-    assert "never entered it: rank 1 (node a, local 1)" in f.detail
-    assert "entered it and did not complete: ranks 0,2" in f.detail
+    assert f.title == "all_reduce hung: rank 1 (node a, local 1) never entered it; ranks 0,2 waited in it"
+    assert "rank 1 (node a, local 1) never entered all_reduce (no progress reported)" in f.detail
+    assert "ranks 0,2 waited inside torch's all_reduce for it" in f.detail
     env = f.fix.commands[0]
     for name in ("TORCH_NCCL_TRACE_BUFFER_SIZE=2000", "TORCH_NCCL_DUMP_ON_TIMEOUT=1", "TORCH_NCCL_DESYNC_DEBUG=1",
                  "NCCL_DEBUG=INFO"):
@@ -478,11 +483,109 @@ def test_timeout_names_who_never_entered_and_gives_flight_recorder_variables():
     assert "torchfrtrace /tmp -p nccl_trace_rank_" in f.fix.commands
 
 
-def test_gloo_timeout_points_to_torch_distributed_debug():
+def test_gloo_timeout_gets_gloos_advice_not_the_flight_recorder():
     job = make_job([summary()] * 2, backend="gloo", steps=[step("barrier", {
         0: {"status": "timeout", "entered": True}, 1: {"status": "missing", "entered": False}}, status="timeout")])
     [f] = only(job, "dist-collective-timeout")
-    assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in f.fix.commands[0]
+    assert "export TORCH_DISTRIBUTED_DEBUG=DETAIL TORCH_CPP_LOG_LEVEL=INFO" in f.fix.commands
+    assert f.fix.commands[0] == "py-spy dump --pid 1001  # rank 1, on its node"
+    assert "monitored_barrier" in f.fix.summary
+    text = " ".join([f.detail, f.fix.summary] + f.fix.commands + f.links)
+    assert "flight" not in text.lower() and "NCCL" not in text and "torchfrtrace" not in text
+
+
+def test_a_hang_names_the_rank_that_never_entered_the_collective():
+    """What the ranks report: where each step's thread was at the deadline (inside torch's
+    collective, or elsewhere) and their last progress."""
+    def waiting(r):
+        return {"status": "timeout", "entered": True, "thread": {
+            "in_torch": True, "at": "distributed_c10d.py:4200 in all_gather",
+            "stack": ["distributed_c10d.py:4200 in all_gather", "c10d_logger.py:81 in wrapper"]},
+            "at": {"step": "all_gather", "left": False, "last_left": "broadcast", "ago_s": 5.1,
+                   "last_left_ago_s": 5.2}}
+    elsewhere = {"status": "timeout", "entered": True, "thread": {
+        "in_torch": False, "at": "sitecustomize.py:57 in hang", "stack": ["sitecustomize.py:57 in hang"]},
+        "at": {"step": "all_gather", "left": False, "last_left": "broadcast", "ago_s": 14.0, "last_left_ago_s": 14.0}}
+    job = make_job([summary()] * 4, backend="gloo", steps=[step("all_gather", {
+        0: waiting(0), 1: elsewhere, 2: waiting(2), 3: waiting(3)}, status="timeout")])
+    [f] = only(job, "dist-collective-timeout")
+    assert f.title == "all_gather hung: rank 1 (node a, local 1) never entered it; ranks 0,2-3 waited in it"
+    assert ("rank 1 (node a, local 1) never entered all_gather (last seen: after broadcast, 14 s ago; its step was "
+            "at sitecustomize.py:57 in hang)") in f.detail
+    # a rank that gave no result at all: its last progress says where it was
+    silent = {"status": "missing", "entered": False, "at": {"step": "broadcast", "left": True,
+                                                            "last_left": "broadcast", "last_left_ago_s": 21.0}}
+    job = make_job([summary()] * 3, backend="gloo", steps=[step("all_gather", {
+        0: waiting(0), 1: silent, 2: waiting(2)}, status="timeout")])
+    [f] = only(job, "dist-collective-timeout")
+    assert f.title.startswith("all_gather hung: rank 1 (node a, local 1) never entered it")
+    assert "(last seen: after broadcast, 21 s ago)" in f.detail
+
+
+def test_a_rank_that_stopped_responding_in_a_hung_collective_is_the_one_blamed_for_the_hang():
+    """A stopped rank (SIGSTOP, a frozen node) whose heartbeat stood still before the deadline:
+    rank 0 records it as gone, and the hang it caused is its doing, not the waiting rank's."""
+    waiting = {"status": "timeout", "entered": True, "thread": {
+        "in_torch": True, "at": "distributed_c10d.py:2950 in all_reduce", "stack": ["distributed_c10d.py:2950 in all_reduce"]},
+        "at": {"step": "all_reduce", "left": False, "last_left": "barrier", "ago_s": 30.2}}
+    job = make_job([summary()] * 2, backend="gloo", steps=[step("all_reduce", {
+        0: waiting, 1: {"status": "gone", "entered": True}}, status="timeout")])
+    job["ranks"][1]["fate"] = {"how": "gone", "step": "all_reduce", "reason": "no heartbeat for 12 s"}
+    [f] = only(job, "dist-collective-timeout")
+    assert f.title == "all_reduce hung: rank 1 (node a, local 1) stopped responding in it; rank 0 waited in it"
+    assert "rank 1 (node a, local 1) stopped responding in all_reduce (no heartbeat for 12 s)" in f.detail
+    assert "py-spy dump --pid 1001  # rank 1" in f.fix.commands[0]
+    [gone] = only(job, "dist-rank-exited")
+    assert gone.title == "rank 1 (node a, local 1) stopped responding during all_reduce"
+
+
+def test_a_debug_setting_on_one_rank_is_the_linked_cause_of_the_init_hang():
+    job = make_job([summary(), summary(**{"env.TORCH_DISTRIBUTED_DEBUG": "DETAIL"})], backend="gloo", steps=[
+        step("init", {0: {"status": "ok"}, 1: {"status": "timeout", "entered": True}}, status="timeout")])
+    found = C.diagnose(job)
+    assert [f.id for f in found[:2]] == ["dist-env-mismatch", "dist-init-failed"]  # the cause first
+    env, init = found[0], found[1]
+    assert env.severity == "error" and "likely cause of init failing" in env.detail
+    assert "Likely cause: TORCH_DISTRIBUTED_DEBUG differs between ranks" in init.detail
+    assert init.fix.summary.startswith("Make the setting above the same on every rank")
+    # the advice never asks to set, on some ranks, the variable whose difference is the cause
+    assert not any("TORCH_DISTRIBUTED_DEBUG" in c for c in init.fix.commands), init.fix.commands
+
+
+NVIDIA = {"nvidia-cublas-cu12": "12.6.4.1", "nvidia-cudnn-cu12": "9.5.1.17", "nvidia-nccl-cu12": "2.21.5",
+          "nvidia-cusparse-cu12": "12.5.4.2", "nvidia-cufft-cu12": "11.3.0.4", "triton": "3.2.0"}
+
+
+def test_one_torch_mismatch_is_one_finding_with_its_consequences_under_it():
+    odd = summary(**{"torch.version": "2.6.0+cu126", "torch.cuda": "12.6", "torch.cudnn": 90501,
+                     "torch.git": "1eba9b3aa3c4", "nccl.wheels": {"nvidia-nccl-cu12": "2.21.5"}})
+    odd["packages"].update(NVIDIA)
+    job = make_job([summary(), odd, summary()], backend="gloo")
+    found = C.diagnose(job)
+    assert [f.id for f in found] == ["dist-torch-mismatch"], [(f.id, f.title) for f in found]
+    [f] = found
+    assert f.title == "torch differs between ranks: rank 1 (node a, local 1)" and f.severity == "error"
+    for said in ("torch build (git): 1eba9b3aa3c4", "CUDA (torch build): 12.6 on rank 1 (the others: none)",
+                 "cuDNN (torch): 90501", "NCCL wheel nvidia-nccl-cu12", "6 packages: nvidia-cublas-cu12 12.6.4.1"):
+        assert said in f.detail, (said, f.detail)
+    assert f.fix.commands == ["/venv/bin/python -m pip install torch==2.13.0 --index-url "
+                              "https://download.pytorch.org/whl/cpu"]
+
+
+def test_another_interpreter_is_the_root_and_its_python_runs_the_fixes():
+    odd = summary(**{"python.executable": "/opt/venv2/bin/python", "numpy": {
+        "ok": False, "error": "ModuleNotFoundError: No module named 'numpy'"}})
+    odd["packages"] = {"numpy": None, "torchvision": None}
+    job = make_job([summary(), odd, summary()], backend="gloo")
+    found = {f.id: f for f in C.diagnose(job)}
+    assert set(found) == {"dist-environment-mismatch", "dist-numpy-missing"}, list(found)
+    env = found["dist-environment-mismatch"]
+    assert env.title == "rank 1 (node a, local 1) runs another Python environment: /opt/venv2/bin/python"
+    assert "1 package: numpy not installed (others: 2.4.6)" in env.detail
+    assert env.fix.commands[0] == "/opt/venv2/bin/python -m pip freeze > odd-rank-packages.txt"
+    np_ = found["dist-numpy-missing"]
+    assert np_.fix.commands[0] == "/opt/venv2/bin/python -m pip install numpy"
+    assert "another environment than the other ranks'" in np_.fix.summary and "/opt/venv2/bin/python" in np_.fix.summary
 
 
 def test_unsupported_reduce_scatter_is_a_note():

@@ -46,10 +46,24 @@ def short_error(text: str, limit: int = 240) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def sentence(text: str) -> str:
+    """`text` ending in one full stop: an error message that ends in its own is not given a second ("peer..")."""
+    text = (text or "").rstrip()
+    return text if not text or text.endswith((".", "!", "?")) else text + "."
+
+
 def per_rank_of(stepd: Optional[Dict[str, Any]]) -> Dict[int, Dict[str, Any]]:
     if not stepd:
         return {}
     return {int(k): v for k, v in (stepd.get("per_rank") or {}).items() if isinstance(v, dict)}
+
+
+# What became of a rank that left, as a verb phrase ("rank 1 ... stopped responding during ...").
+FATE_WORDS = {"exited": "exited", "gone": "stopped responding", "terminated": "was stopped", "crashed": "crashed"}
+
+
+def fate_how(fate: Dict[str, Any]) -> str:
+    return FATE_WORDS.get(fate.get("how"), fate.get("how") or "stopped")
 
 
 def fate_text(job: Dict[str, Any], r: int) -> str:
@@ -68,3 +82,22 @@ def finding(cid: str, severity: str, category: str, title: str, detail: str = ""
     """A condition's finding, its id, severity and category said where the words are."""
     return Finding(id=cid, category=category, severity=severity, title=title, detail=detail,
                    fix=Fix(summary=fix, commands=list(commands or [])), links=list(links or []), check=cid)
+
+
+def rank_python(job: Dict[str, Any], ranks) -> Optional[str]:
+    """The interpreter every one of `ranks` runs (from their summaries), or None when they
+    differ or it is unknown."""
+    exes = {((J.summary(job, r) or {}).get("python") or {}).get("executable") for r in ranks}
+    exes.discard(None)
+    return exes.pop() if len(exes) == 1 else None
+
+
+def on_ranks(job: Dict[str, Any], ranks, commands: List[str]) -> List[str]:
+    """Fix commands as `ranks` run them: a bare python/pip becomes their own interpreter
+    (advice.commands does it, as for every finding), which may not be rank 0's."""
+    exe = rank_python(job, ranks)
+    if not exe:
+        return list(commands)
+    from ....advice.commands import runnable_here
+    from ....model.facts import Facts
+    return runnable_here(commands, Facts({"python": {"executable": exe}}))

@@ -6,17 +6,19 @@ ranks whose facts could not be gathered.
 from ....model.findings import ERROR, INFO, WARNING
 from ....model.rules import rule
 from .. import jobfacts as J
-from .common import explained, fate_text, finding, short_error
+from .common import explained, fate_how, fate_text, finding, short_error
 
 
 @rule("dist", "dist-rank-never-joined", severity=ERROR, category="dist-rank")
 def rank_never_joined(job):
     js = J.step(job, "join")
-    if not js:
+    if not js or js.get("unknown"):
         return []
     missing = [rec["rank"] for rec in job.get("ranks") or [] if not rec.get("joined")]
     if not missing:
         return []
+    if js.get("status") == "interrupted" and not any(fate_text(job, r) for r in missing):
+        return []  # stopped while they were joining, with nothing more to say: dist-interrupted names them
     who = "; ".join(J.rank_label(job, r) + (" - " + fate_text(job, r) if fate_text(job, r) else "")
                     for r in missing[:16])
     more = " (and %d more)" % (len(missing) - 16) if len(missing) > 16 else ""
@@ -54,8 +56,7 @@ def rank_exited(job):
         if not rec.get("joined") and join_step:
             continue  # never joined: dist-rank-never-joined names it, with this exit reason
         r = rec["rank"]
-        how = {"exited": "exited", "gone": "stopped responding", "terminated": "was stopped",
-               "crashed": "crashed"}.get(fate.get("how"), fate.get("how") or "stopped")
+        how = fate_how(fate)
         what = fate_text(job, r)
         victims = [x["rank"] for x in job.get("ranks") or []
                    if isinstance(x.get("fate"), dict) and x["fate"].get("victim")]
@@ -69,7 +70,8 @@ def rank_exited(job):
             detail += " The launcher then stopped %s." % J.ranks_phrase(job, victims)
         if tail:
             detail += "\nLast lines of its stderr:\n" + "\n".join("    " + ln for ln in tail.splitlines()[-8:])
-        detail += explained([tail, fate.get("reason") or ""])
+        known = explained([tail, fate.get("reason") or ""])
+        detail += ("\n" + known.lstrip()) if tail and known else known
         out.append(finding("dist-rank-exited", ERROR, "dist-rank",
                            "%s %s during %s" % (J.rank_label(job, r), how, fate.get("step") or "the run"), detail,
                            fix="Run that rank's command alone on its node, or read its log; the exit reason above "
@@ -93,8 +95,18 @@ def launcher_failed(job):
         fix=fix, commands=["torchdoctor dist --nproc-per-node 2"] if "gpu" in fix else [])]
 
 
+STARTING = {"start-up": "starting the command", "import torch": "importing torch",
+            "connect": "connecting to the rendezvous store"}
+TORCHRUN_SUMMARY = ("torchrun stops every rank (SIGTERM) as soon as one of them exits with an error; it prints "
+                    "which rank failed first, its exit code and error file under 'Root Cause (first observed "
+                    "failure)' in its summary after this report, and keeps each rank's output with --redirects 3 "
+                    "--log-dir DIR (or shows it with --tee 3).")
+
+
 @rule("dist", "dist-interrupted", severity=ERROR, category="dist-rank")
 def interrupted(job):
+    """The launcher stopped the job before the doctor finished: what rank 0 knew by then, who is
+    likely to blame, and where the launcher says more."""
     why = job.get("interrupted")
     if not why:
         return []
@@ -103,14 +115,40 @@ def interrupted(job):
                and x["fate"].get("how") == "terminated"]
     roots = [x["rank"] for x in job.get("ranks") or [] if isinstance(x.get("fate"), dict)
              and x["fate"].get("how") != "terminated" and not x["fate"].get("victim")]
+    js = J.step(job, "join") or {}
+    unknown = bool(js.get("unknown"))
+    joining = js.get("status") == "interrupted" and not unknown
+    missing = [rec["rank"] for rec in job.get("ranks") or [] if not rec.get("joined")] if joining else []
+    culprits = roots or missing
+    stop = job.get("stopped") or {}
+    when = " (%s during %s, %.1f s after rank 0 started)" % (stop.get("signal"), stop.get("during"),
+                                                             stop.get("after_s") or 0) if stop.get("signal") else ""
+    own = (job.get("launcher") or {}).get("name") == "torchrun" and not (job.get("launcher") or {}).get("self_launched")
+    if culprits:
+        title = "The launcher stopped the job%s: %s %s" % (
+            when, J.ranks_phrase(job, culprits), "had not joined" if not roots else "left first")
+    elif unknown:
+        title = "The launcher stopped the job%s before rank 0 reached the rendezvous store" % when
+    else:
+        title = "The run was stopped before it finished: %s" % why
+    bits = []
+    if unknown:
+        bits.append("Rank 0 was still %s, so it cannot tell which ranks started; the rank that failed is in the "
+                    "launcher's output." % STARTING.get(stop.get("during"), "starting"))
+    elif joining:
+        joined = [rec["rank"] for rec in job.get("ranks") or [] if rec.get("joined")]
+        bits.append("Joined the rendezvous: %s; had not: %s." % (
+            J.ranks_text(joined) if joined else "none", J.ranks_phrase(job, missing) if missing else "none"))
+    bits.append("Steps that finished: %s." % (", ".join(sorted(ran)) or "none"))
+    if stopped:
+        bits.append("Stopped by the launcher: %s." % J.ranks_phrase(job, stopped))
+    bits.append(TORCHRUN_SUMMARY if own or unknown else
+                "torchrun stops every rank (SIGTERM) as soon as one of them exits with an error, so the cause is "
+                "usually the rank named in another finding here.")
     return [finding(
-        "dist-interrupted", INFO if roots else ERROR, "dist-rank", "The run was stopped before it finished: %s%s" % (
-            why, " (after %s left)" % J.ranks_phrase(job, roots) if roots else ""),
-        "Steps that finished: %s. torchrun stops every rank (SIGTERM) as soon as one of them exits with an error, "
-        "so the cause is usually the rank named in another finding here%s." % (
-            ", ".join(sorted(ran)) or "none",
-            "; stopped by the launcher: %s" % J.ranks_phrase(job, stopped) if stopped else ""),
-        fix="Fix the rank that failed first and run again.")]
+        "dist-interrupted", INFO if roots else ERROR, "dist-rank", title, " ".join(bits),
+        fix="Fix the rank that failed first (%s) and run again." % (
+            J.ranks_phrase(job, culprits) if culprits else "torchrun's summary names it"))]
 
 
 @rule("dist", "dist-gather-failed", severity=ERROR, category="dist-rank")
