@@ -21,8 +21,9 @@ from .options import FAIL_ON, positive
 @click.option("--skip", multiple=True, metavar="IDS", help="Skip these checks (comma-separated, repeatable).")
 @click.option("--list-checks", is_flag=True, help="List the checks and exit.")
 @click.option("--from", "from_report", metavar="REPORT.json", help="Re-diagnose a saved report (JSON or Markdown; - for standard input) instead of this machine.")
+@click.option("--no-resolve", is_flag=True, help="Show install fixes without dry-running them through the target's pip and its configuration.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
-def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_report, color):
+def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_report, no_resolve, color):
     """Probe torch, its backends, the GPU and driver; print findings with fixes."""
     from ..areas.checks import all_checks, select
     if list_checks:
@@ -48,6 +49,9 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
         facts = gather(python=python, timeout=timeout)
     from ..diagnose import diagnose
     report = diagnose(facts, only=only_ids or None, skip=skip_ids or None)
+    if from_report is None and not no_resolve:  # a saved report's fixes are for another machine
+        from ..advice.resolve import resolve_findings
+        resolve_findings(report.findings, facts)
     if as_json:
         echo(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
     else:
