@@ -121,19 +121,32 @@ def judge(wants: Sequence["Want"], dry: pipdry.DryRun, facts: Facts, intent: boo
                 "" if p else " (PEP 440 ignores the +tag, so it counts as satisfied)"))
     if problems:
         return problems
-    touched = set(planned) & set(FAMILY)
+    # A pair the command touches must agree afterwards when the command names the companion (it
+    # is meant to fix it; one pip keeps, "already satisfied", counts as much as one it installs)
+    # or when the pair agreed before (it must not break it). A mismatch it neither aims at nor
+    # causes (a torch reinstall beside an old torchvision) is another finding's.
+    named = {w.name for w in wants}
+    touched = (set(planned) | named) & set(FAMILY)
     torch = final.get("torch")
     for name in COMPANIONS:
         comp = final.get(name)
         if not comp or not torch or not touched & {"torch", name}:
             continue
-        ok = (compat.torchvision_compatible if name == "torchvision" else compat.torchaudio_compatible)(
-            V.base(torch[0]), V.base(comp[0]))
-        if ok is False:
-            problems.append("%s and %s would not be a release pair" % (show("torch", *torch), show(name, *comp)))
-        elif torch[1] and comp[1] and build_kind(torch[1]) != build_kind(comp[1]):
-            problems.append("%s and %s would be built for different platforms" % (show("torch", *torch),
-                                                                                   show(name, *comp)))
+        clash = _clash(torch, name, comp)
+        if clash and (name in named or not _clash(installed_build(facts, "torch"), name, installed_build(facts, name))):
+            problems.append(clash)
     return problems
 
 
+def _clash(torch: Optional[Tuple[str, Optional[str]]], name: str,
+           comp: Optional[Tuple[str, Optional[str]]]) -> str:
+    """Why torch and companion `name` do not go together ('' when they do or it cannot be told)."""
+    if not torch or not comp:
+        return ""
+    ok = (compat.torchvision_compatible if name == "torchvision" else compat.torchaudio_compatible)(
+        V.base(torch[0]), V.base(comp[0]))
+    if ok is False:
+        return "%s and %s would not be a release pair" % (show("torch", *torch), show(name, *comp))
+    if torch[1] and comp[1] and build_kind(torch[1]) != build_kind(comp[1]):
+        return "%s and %s would be built for different platforms" % (show("torch", *torch), show(name, *comp))
+    return ""

@@ -110,9 +110,10 @@ def _env() -> Dict[str, str]:
     return env
 
 
-def dry_run(python: str, args: List[str], timeout: float = DRY_RUN_TIMEOUT) -> DryRun:
+def dry_run(python: str, args: List[str], timeout: Optional[float] = None) -> DryRun:
     """What `<python> -m pip install ARGS` would install in that environment, with its own
-    configuration; never installs anything."""
+    configuration; never installs anything. timeout: DRY_RUN_TIMEOUT."""
+    timeout = timeout or DRY_RUN_TIMEOUT
     kind, version, extra = installer(python)
     if kind == "uv":
         return _uv_dry_run(extra, python, args, timeout)

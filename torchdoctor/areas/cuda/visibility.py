@@ -97,8 +97,8 @@ def _hides_all_without_driver(facts: Facts, cvd: str):
                    detail="torch %s is a CUDA build; no NVIDIA driver is visible here either, but with this value "
                           "CUDA would hide every GPU even where one is. %s" % (F.torch_version_str(facts) or "",
                                                                               remedy.summary),
-                   fix="Unset it, or list GPUs that exist, before the process first touches CUDA.",
-                   commands=[c for c in remedy.commands if not c.startswith("nvidia-smi")])
+                   fix="Unset it (or list GPUs that exist where the job runs), before the process first touches CUDA.",
+                   commands=[F.unset_env_cmd(facts, "CUDA_VISIBLE_DEVICES")])
 
 
 @hook("gpu-hidden")

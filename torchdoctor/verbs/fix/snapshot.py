@@ -186,8 +186,10 @@ def put_back_meta(site: str, info_dir: str, meta: Dict[str, Optional[str]]) -> N
             if os.path.exists(target):
                 os.unlink(target)
             continue
-        with open(target, "w", encoding="utf-8") as fh:
+        # a new file, then a rename: never written through a link into another environment's copy
+        with open(target + ".tmp", "w", encoding="utf-8") as fh:
             fh.write(content)
+        os.replace(target + ".tmp", target)
         keep.append(["%s/%s" % (info_dir, m), "", ""])
     tmp = record_path + ".tmp"
     with open(tmp, "w", encoding="utf-8", newline="") as fh:
