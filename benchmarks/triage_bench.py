@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""`torchdoctor triage` on many-line pastes, side by side with `explain --file` (#16 part 5).
+"""`torchdoctor triage` on many-line pastes, side by side with `explain --file`: a paste can be
+a whole training log, and triage must stay as fast as explain's scan of it.
 
     python benchmarks/triage_bench.py [--mb 8 16] [--runs 5] [--baseline-root DIR]
 
 Generates, in a temporary directory, pastes of the given sizes in several shapes:
 
-* short     - 8-byte lines ("l000001"): the issue's 1e6 lines in 8 MB;
+* short     - 8-byte lines ("l000001"): a million lines in 8 MB, the most lines per byte;
 * colons    - short "key: value" lines, so every line could be a collect_env label;
 * log       - a realistic training log (benchmarks/loggen.py), ANSI colour codes included;
 * embedded  - that log with a real collect_env paste and a CUDA error in its middle;
@@ -18,8 +19,8 @@ file, and, with --baseline-root, the triage of another checkout
 (`git worktree add /tmp/td-main main`) for before/after. Prints the median wall time,
 the peak RSS (wait4 / GNU time, as benchmarks/run.py measures it) and the ratios.
 
-Targets (#16): triage at most 2x explain --file on the same input, under 100 MB peak RSS
-at 16 MB. Not part of the test suite: shared machines are too noisy for timed tests.
+Targets: triage at most 2x explain --file on the same input (reading a paste must not cost
+much more than scanning it), under 100 MB peak RSS at 16 MB. Not part of the test suite: shared machines are too noisy for timed tests.
 """
 
 import argparse

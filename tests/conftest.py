@@ -26,11 +26,8 @@ from torchdoctor.model.facts import Facts, absent, failed  # noqa: F401 - re-exp
 
 def make_facts(**sections):
     data = {k: copy.deepcopy(v) for k, v in sections.items() if "." not in k}
-    facts = Facts(data)
-    for key, value in sections.items():  # dotted paths after whole sections
-        if "." in key:
-            facts.set(key, copy.deepcopy(value))
-    return facts
+    # dotted paths after whole sections
+    return Facts(data).with_values({k: copy.deepcopy(v) for k, v in sections.items() if "." in k})
 
 
 @pytest.fixture

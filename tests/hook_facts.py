@@ -1,6 +1,6 @@
 """The facts a tailoring hook sees for a venv at /home/u/venv (Linux unless `system` says
 otherwise), as explain's cheap facts would read them; keyword sections add or replace parts.
-Shared by the hook tests of tests/areas/ and the KB round tests of tests/kb/errors/."""
+Shared by the hook tests of tests/areas/ and the known-error tests of tests/kb/errors/."""
 
 from torchdoctor.model.facts import Facts, absent
 

@@ -140,6 +140,16 @@ def test_modules_stay_small(mod):
     assert n <= MAX_LINES, "%s has %d lines (split it by what it holds)" % (rel, n)
 
 
+@pytest.mark.parametrize("rel", sorted(STANDALONE))
+def test_only_child_scripts_are_exempt_from_the_size_limit(rel):
+    """The one exemption holds what it says: a script run alone in another interpreter,
+    importing nothing of torchdoctor (so it cannot be split into the package's modules)."""
+    mod = rel[:-3].replace("/", ".")
+    assert mod in MODULES, "%s is exempted but does not exist" % rel
+    ours = [t for t, _ in _imports(mod) if t.startswith("torchdoctor")]
+    assert not ours, "%s is exempted as a standalone child script but imports %s" % (rel, ours)
+
+
 def test_only_advice_builds_install_commands():
     bad = []
     for mod, path in MODULES.items():
@@ -148,6 +158,180 @@ def test_only_advice_builds_install_commands():
         if "install_command(" in open(path, encoding="utf-8").read():
             bad.append(mod)
     assert not bad, "call torchdoctor.advice instead of compat.install_command: %s" % bad
+
+
+# -- one explain pipeline, one way to findings -------------------------------------------------
+# What shows explanations or findings to someone (the CLI, the verbs it calls, the surfaces inside
+# other processes, the Python API) gets explanations only from diagnose.explain and findings only
+# from diagnose.diagnose / examine (or a verb that calls them): none matches text itself to
+# explain it, runs the checks, or builds an Explanation.
+SURFACES = sorted(m for m in MODULES if m.startswith(("torchdoctor.surfaces", "torchdoctor.cli"))) + [
+    "torchdoctor.api", "torchdoctor.auto", "torchdoctor.verbs.check", "torchdoctor.verbs.diff",
+    "torchdoctor.verbs.explain", "torchdoctor.verbs.report", "torchdoctor.verbs.triage",
+    "torchdoctor.verbs.run.postmortem", "torchdoctor.verbs.run.verb"]
+# Who explains text shows it through diagnose.explain.
+EXPLAINERS = ["torchdoctor.api", "torchdoctor.surfaces.hook", "torchdoctor.surfaces.ipython",
+              "torchdoctor.surfaces.mcp_server", "torchdoctor.surfaces.pytest_plugin", "torchdoctor.verbs.explain",
+              "torchdoctor.verbs.run.postmortem", "torchdoctor.verbs.triage"]
+# (module, name) a surface must not import: the matcher's entry points, the checks' runners,
+# a tailoring hook, the rule runner.
+NOT_FOR_SURFACES = {("torchdoctor.match.matcher", "match_text"), ("torchdoctor.match.matcher", "best_match"),
+                    ("torchdoctor.areas.checks", "run_checks"), ("torchdoctor.areas.checks", "run_check"),
+                    ("torchdoctor.areas.registry", "hook_for"), ("torchdoctor.model.rules", "run"),
+                    ("torchdoctor.model.rules", "call")}
+
+
+def _calls(mod, name, modules=MODULES):
+    """Calls of `name` (or `x.name`) in the module."""
+    tree = ast.parse(open(modules[mod], encoding="utf-8").read())
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and ((isinstance(n.func, ast.Name) and n.func.id == name)
+                 or (isinstance(n.func, ast.Attribute) and n.func.attr == name))]
+
+
+def _pipeline_problems(surfaces=SURFACES, explainers=EXPLAINERS, modules=MODULES):
+    bad = []
+    for mod in surfaces:
+        for target, names in _imports(mod, modules):
+            for name in names:
+                if (target, name) in NOT_FOR_SURFACES:
+                    bad.append("%s imports %s from %s" % (mod, name, target))
+            if target in {t for t, _ in NOT_FOR_SURFACES} and not names:
+                bad.append("%s imports %s whole" % (mod, target))
+    for mod in modules:
+        if mod != "torchdoctor.diagnose" and _calls(mod, "Explanation", modules):
+            bad.append("%s builds an Explanation (diagnose.explain makes every one)" % mod)
+    for mod in explainers:
+        if not any(t == "torchdoctor.diagnose" and "explain" in names for t, names in _imports(mod, modules)):
+            bad.append("%s explains text but not through diagnose.explain" % mod)
+    return bad
+
+
+def test_every_surface_explains_and_diagnoses_through_the_one_pipeline():
+    missing = [m for m in SURFACES + EXPLAINERS if m not in MODULES]
+    assert not missing, "named here but gone: %s" % missing
+    bad = _pipeline_problems()
+    assert not bad, "\n".join(bad)
+
+
+def test_the_pipeline_rule_catches_what_it_is_for(tmp_path):
+    pkg = tmp_path / "torchdoctor"
+    (pkg / "surfaces").mkdir(parents=True)
+    for rel in ("__init__.py", "surfaces/__init__.py"):
+        (pkg / rel).write_text("")
+    (pkg / "diagnose.py").write_text("def explain(text):\n    return Explanation(text)\n")
+    (pkg / "surfaces" / "good.py").write_text("from ..diagnose import explain\n")
+    (pkg / "surfaces" / "bad.py").write_text(
+        "def f(t):\n    from ..match.matcher import match_text\n    from ..areas.checks import run_checks\n"
+        "    from ..diagnose import Explanation\n    return Explanation(match_text(t))\n")
+    modules = _modules(str(tmp_path), str(pkg))
+    bad = _pipeline_problems(["torchdoctor.surfaces.good", "torchdoctor.surfaces.bad"],
+                             ["torchdoctor.surfaces.good", "torchdoctor.surfaces.bad"], modules)
+    assert sorted(bad) == sorted([
+        "torchdoctor.surfaces.bad imports match_text from torchdoctor.match.matcher",
+        "torchdoctor.surfaces.bad imports run_checks from torchdoctor.areas.checks",
+        "torchdoctor.surfaces.bad builds an Explanation (diagnose.explain makes every one)",
+        "torchdoctor.surfaces.bad explains text but not through diagnose.explain"]), bad
+
+
+def test_known_errors_in_a_rule_s_text_are_named_by_one_function():
+    """match_text (every match, for explaining) is the pipeline's; what a rule reports on is
+    annotated with best_match alone, so a check, a dist condition, a tune finding and
+    `explain` name the same known error."""
+    users = {}
+    for mod in MODULES:
+        for target, names in _imports(mod):
+            if target == "torchdoctor.match.matcher":
+                for name in set(names) & {"match_text", "best_match"}:
+                    users.setdefault(name, set()).add(mod)
+    assert users.get("match_text", set()) <= {"torchdoctor.diagnose", "torchdoctor.match.logscan"}, users
+    assert users.get("best_match", set()) <= {
+        "torchdoctor.areas.registry", "torchdoctor.verbs.dist.conditions.common",
+        "torchdoctor.verbs.tune.run_findings"}, users
+
+
+# -- one rule shape ---------------------------------------------------------------------------------
+def _decorator_factories(modules=MODULES):
+    """module.name of every module-level function that is a decorator factory: it returns an
+    inner function that gives back the function it was given (after marking or registering it)."""
+    out = set()
+    for mod, path in modules.items():
+        tree = ast.parse(open(path, encoding="utf-8").read())
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            returned = {r.value.id for r in node.body if isinstance(r, ast.Return) and isinstance(r.value, ast.Name)}
+            for inner in node.body:
+                if isinstance(inner, ast.FunctionDef) and inner.name in returned and inner.args.args:
+                    arg = inner.args.args[0].arg
+                    if any(isinstance(r, ast.Return) and isinstance(r.value, ast.Name) and r.value.id == arg
+                           for r in ast.walk(inner)):
+                        out.add("%s.%s" % (mod, node.name))
+    return out
+
+
+def test_there_is_one_rule_decorator():
+    """@rule (model/rules.py) is the one shape of a rule in every family; @hook tailors a known
+    error's fix to the facts (areas/registry.py) and makes no findings. A second decorator
+    (an @check, a @condition) would be a second shape."""
+    assert _decorator_factories() == {"torchdoctor.model.rules.rule", "torchdoctor.areas.registry.hook"}
+    def makes_rules(mod, path):
+        imports_rule = any(t == "torchdoctor.model.rules" and ("Rule" in names or not names)
+                           for t, names in _imports(mod))
+        sets_rule = any(isinstance(t, ast.Attribute) and t.attr == "rule"
+                        for n in ast.walk(ast.parse(open(path, encoding="utf-8").read()))
+                        if isinstance(n, ast.Assign) for t in n.targets)
+        return (imports_rule and bool(_calls(mod, "Rule"))) or sets_rule
+
+    marks = [mod for mod, path in MODULES.items() if mod != "torchdoctor.model.rules" and makes_rules(mod, path)]
+    assert not marks, "only model/rules.py makes a Rule or sets fn.rule: %s" % marks
+
+
+def _registries(modules=MODULES):
+    """(module, name, the names listed) of every `NAME = rules_of((...))` at module level."""
+    out = []
+    for mod, path in modules.items():
+        for node in ast.parse(open(path, encoding="utf-8").read()).body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                    and getattr(node.value.func, "id", getattr(node.value.func, "attr", None)) == "rules_of":
+                arg = node.value.args[0] if node.value.args else None
+                listed = [ast.unparse(e) for e in arg.elts] if isinstance(arg, (ast.Tuple, ast.List)) else None
+                out.append((mod, node.targets[0].id, listed))
+    return out
+
+
+def test_every_family_lists_its_rules_in_one_explicit_tuple():
+    """Each family's registry is a literal tuple of its rule functions (what runs is read in one
+    place, in order), and it holds every function its modules decorate with @rule of that family."""
+    import importlib
+    import inspect
+
+    from torchdoctor.model.rules import Rule
+    registries = _registries()
+    assert not [r for r in registries if r[2] is None], "a registry must list its rules: %s" % registries
+    by_family = {}
+    for mod, name, _ in registries:
+        rules = getattr(importlib.import_module(mod), name)
+        families = {r.family for r in rules}
+        assert len(families) == 1, "%s.%s mixes families %s" % (mod, name, families)
+        family = families.pop()
+        assert family not in by_family, "family %r has two registries: %s and %s.%s" % (
+            family, by_family[family][0], mod, name)
+        by_family[family] = ("%s.%s" % (mod, name), {r.func for r in rules})
+    decorated = {}
+    users = {m for m in MODULES for t, names in _imports(m) if "rule" in names
+             and t in ("torchdoctor.model.rules", "torchdoctor.areas.registry")}
+    for mod in sorted({m for m, _, _ in registries} | users):
+        if mod == "torchdoctor.model.rules":
+            continue
+        for _, fn in inspect.getmembers(importlib.import_module(mod), inspect.isfunction):
+            if isinstance(getattr(fn, "rule", None), Rule) and fn.__module__ == mod:
+                decorated.setdefault(fn.rule.family, set()).add(fn)
+    assert set(decorated) <= set(by_family), "families without a registry: %s" % (set(decorated) - set(by_family))
+    for family, fns in decorated.items():
+        unlisted = sorted("%s.%s" % (f.__module__, f.__name__) for f in fns - by_family[family][1])
+        assert not unlisted, "%s does not list %s" % (by_family[family][0], unlisted)
+    assert {"check", "dist", "tune"} <= set(by_family)
 
 
 def test_the_rules_catch_what_they_are_for(tmp_path):
@@ -185,7 +369,9 @@ CROSS_CUTTING = {
     "eval/": "evaluation sets of real reports and their runner, not a pytest module",
     "fixtures/": "data (real collect_env pastes) read by the tests of several packages",
     "test_architecture.py": "the shape of the package and of tests/ (this file)",
+    "test_docs_": "README.md, docs/ and the site against the code: options, examples, files, links, navigation",
     "test_fresh_machine.py": "no source, test or script depends on paths of the machine it was written on",
+    "test_install_": "README's pipx and uv install forms, run for real from a copy of the checkout",
     "test_no_network.py": "no verb opens a network connection, no report leaves with a secret",
     "test_packaging.py": "what a real, non-editable install of the whole package ships",
     "test_robustness_": "hostile environments and inputs through every verb, in real processes",

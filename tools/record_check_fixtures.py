@@ -3,6 +3,7 @@
 which it stays quiet (the smallest of each), into tests/areas/check_fixtures.json.
 
     python tools/record_check_fixtures.py [pytest args]     # e.g. -k expandable
+    python tools/record_check_fixtures.py --out FILE tests/areas/test_areas_mps_checks.py
 
 A run over part of the suite keeps the recorded fixtures of the checks it did not see (and
 of those it saw, the smaller one).
@@ -27,8 +28,11 @@ class Recorder:
         self.best = {}  # (check id, "fires"|"quiet") -> facts dict
 
     def pytest_configure(self, config):
-        from torchdoctor.areas import registry
-        original = registry.run_check
+        # run_checks calls the module's run_check for every check (by its global name), so
+        # wrapping it there sees every check every test runs.
+        from torchdoctor.areas import checks
+        from torchdoctor.model.rules import CRASHED
+        original = checks.run_check
 
         def recording(chk, facts):
             try:
@@ -36,32 +40,37 @@ class Recorder:
             except (TypeError, ValueError):
                 before = None
             out = original(chk, facts)
-            if before is not None and not any(f.id == "check-crashed" for f in out):
+            if before is not None and not any(f.id == CRASHED for f in out):
                 key = (chk.id, "fires" if out else "quiet")
                 if key not in self.best or len(before) < len(self.best[key]):
                     self.best[key] = before
             return out
-        registry.run_check = recording
+        checks.run_check = recording
 
 
 def main(argv):
+    out_path = OUT
+    if argv[:1] == ["--out"] and len(argv) > 1:
+        out_path, argv = os.path.abspath(argv[1]), argv[2:]
     rec = Recorder()
-    code = pytest.main(["-q", "-p", "no:cacheprovider", os.path.join(ROOT, "tests")] + argv, plugins=[rec])
+    # Paths given select tests; without any, the whole suite runs.
+    targets = [] if any(os.path.exists(a) for a in argv) else [os.path.join(ROOT, "tests")]
+    code = pytest.main(["-q", "-p", "no:cacheprovider"] + targets + argv, plugins=[rec])
     data = {}
-    if os.path.exists(OUT):
-        with open(OUT, encoding="utf-8") as fh:
+    if os.path.exists(out_path):
+        with open(out_path, encoding="utf-8") as fh:
             data = json.load(fh)
     for (cid, kind), text in sorted(rec.best.items()):
         old = data.get(cid, {}).get(kind)
         if old is None or len(text) < len(json.dumps(old, sort_keys=True, default=str)):
             data.setdefault(cid, {})[kind] = json.loads(text)
-    from torchdoctor.areas.registry import all_checks
+    from torchdoctor.areas.checks import all_checks
     data = {cid: v for cid, v in sorted(data.items()) if cid in {c.id for c in all_checks()}}
-    with open(OUT, "w", encoding="utf-8") as fh:
+    with open(out_path, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=1, sort_keys=True)
         fh.write("\n")
-    print("recorded %d checks into %s (pytest exit %s)" % (len(data), OUT, code))
-    return 0
+    print("recorded %d checks into %s (pytest exit %s)" % (len(data), out_path, code))
+    return 0 if rec.best else 1
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The Python API: the same diagnosis as the CLI, as objects.
+"""The Python API: the same diagnosis as the CLI, as objects, by the same verbs (verbs/).
 
     import torchdoctor
     report = torchdoctor.check()                  # a child probe of this interpreter
@@ -8,7 +8,7 @@
 
 from typing import List, Optional
 
-from .diagnose import Explanation, examine, explain
+from .diagnose import Explanation, explain
 from .model.report import Report
 
 
@@ -19,7 +19,8 @@ def check(python: Optional[str] = None, timeout: float = 60.0, in_process: bool 
     if it is not imported yet; it cannot be combined with `python`."""
     if in_process and python:
         raise ValueError("in_process=True diagnoses this interpreter; do not pass python=")
-    return examine(python=python, timeout=timeout, in_process=in_process, only=only, skip=skip)
+    from .verbs.check import check as check_verb
+    return check_verb(python, timeout, only=only, skip=skip, in_process=in_process)
 
 
 def fix_plan(python: Optional[str] = None, ids=(), timeout: float = 60.0) -> dict:
@@ -40,5 +41,5 @@ def explain_text(text: str, facts: Optional[object] = None, use_env: bool = True
     (default: the cheap facts of this interpreter; use_env=False for generic fixes)."""
     if not use_env:
         return explain(text)[0]
-    from .gather.light import light_facts
-    return explain(text, facts=facts, gather=light_facts)[0]
+    from .verbs.explain import facts_for
+    return explain(text, facts=facts, gather=lambda: facts_for(None))[0]

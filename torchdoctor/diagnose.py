@@ -43,8 +43,8 @@ def examine(python: Optional[str] = None, timeout: float = 60.0, in_process: boo
     python = python or sys.executable
     facts = gather(python=python, timeout=timeout, in_process=in_process, isolated_from=isolated_from)
     if extras:
-        from .gather.extras import add_extras
-        add_extras(facts, python, timeout=min(timeout, 20.0))
+        from .gather.extras import with_extras
+        facts = with_extras(facts)
     report = diagnose(facts, only=only, skip=skip)
     if redact is None:
         return report

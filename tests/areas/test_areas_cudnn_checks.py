@@ -131,8 +131,7 @@ def test_conda_install_compares_with_the_conda_cudnn_package():
 
 def test_rocm_build_is_not_checked():
     f = cuda_facts(**{"torch.hip": "6.2.41133", "backends.cudnn.version": 91300})
-    f.set("torch.version", "2.13.0+rocm6.2")
-    f.set("torch.cuda", absent("not built with it"))
+    f = f.with_values({"torch.version": "2.13.0+rocm6.2", "torch.cuda": absent("not built with it")})
     assert run(f) == []
 
 
@@ -170,6 +169,6 @@ def test_the_sm_floor_only_applies_from_torch_2_10():
 def test_hidden_old_gpu_does_not_count():
     """torch checks the GPUs it sees; one hidden by CUDA_VISIBLE_DEVICES does not matter."""
     f = cuda_facts(variant="cu130", cap=(8, 0))
-    f.set("driver.gpus", [{"index": 0, "name": "A100", "capability": [8, 0]},
-                          {"index": 1, "name": "V100", "capability": [7, 0]}])
+    f = f.with_values({"driver.gpus": [{"index": 0, "name": "A100", "capability": [8, 0]},
+                                       {"index": 1, "name": "V100", "capability": [7, 0]}]})
     assert run(f) == []

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from torchdoctor.cli import explain_fast
-from torchdoctor.verbs import explain as explain_run
+from torchdoctor.cli import explain_common as explain_run
 
 TOKENS = ["--file", "-f", "--json", "--all", "--list", "--probe", "--python", "--no-env", "--color",
           "--no-color", "-", "--", "--json=1", "--no-env=", "-fLOG", "-f=LOG", "--file=", "--file=a=b",

@@ -16,7 +16,7 @@ from torchdoctor.model.facts import Facts
 from torchdoctor.render import collect_env_view as CE
 from torchdoctor.diagnose import diagnose
 from torchdoctor.model.report import Report
-from torchdoctor.reportio import facts_from_markdown, facts_from_report, load_report_facts
+from torchdoctor.gather.saved import facts_from_markdown, facts_from_report, load_report_facts
 
 pytestmark = needs_torch
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -13,10 +13,10 @@ test). Improve the KB for the *kinds* of misses seen here, with other reports.
 Sets, in the order they were collected (all from public reports whose URLs are
 not KB example sources and whose texts are not KB examples), with the first-run
 score of each, before its misses drove any KB change (the honest estimate):
-  heldout.jsonl          166 texts (the first round; tuned since)
+  heldout.jsonl          166 texts (the first set; tuned since)
   heldout_post.jsonl      44 texts
   heldout_final.jsonl     25 texts
-  fresh_env/_env2, fresh_gpu/_gpu2/_gpu3, typical/typical2: rounds by theme;
+  fresh_env/_env2, fresh_gpu/_gpu2/_gpu3, typical/typical2: sets by theme;
                           first runs 73-87% (mostly abstentions on launcher wordings)
   blind_0..3.jsonl       144 texts, 2-3 per taxonomy category, collected by helpers
                           who never saw the KB: first run 134/144 = 93.1%
@@ -28,19 +28,19 @@ score of each, before its misses drove any KB change (the honest estimate):
   unrelated3.jsonl        46 hard negatives: first run 3 false positives (CuPy and
                           ONNX Runtime driver messages; markers added since)
   blind3_recent/_winmac/_short.jsonl  101 texts (2024-26 pytorch-org reports, Windows
-                          and macOS users, short pastes and titles), after the round-2
-                          fixes: first run 91/101 = 90.1% (5/9, 39/42, 47/50)
+                          and macOS users, short pastes and titles), after the fixes
+                          blind2 drove: first run 91/101 = 90.1% (5/9, 39/42, 47/50)
   unrelated4.jsonl        53 hard negatives from other GPU software: first run 6 false
                           positives (llama.cpp illegal instruction x3, ctranslate2's
                           missing libcublasLt x2, a non-torch OMP #15); the llama.cpp
                           ones are handled since, the other 3 are real environment
                           problems whose category is right
-  blind4_all.jsonl        26 texts, one or two per category, after the round-3 fixes:
+  blind4_all.jsonl        26 texts, one or two per category, after the KB fixes the sets above drove:
                           first run 24/26 = 92.3% (triton missing on Windows labelled
                           torch-compile-windows; a crash ranked below an NNPACK warning)
   unrelated5.jsonl        44 user-code errors in torch scripts and service errors:
                           first run 0 false positives
-  blind5_*.jsonl          95 texts in six groups of issue 17 (small repositories, many
+  blind5_*.jsonl          95 texts in six groups (small repositories, many
                           Chinese/Korean/Russian reports), before any of their KB changes:
                           first run 41/95 = 43.2% top-1, 44 abstentions:
                           triton_toolchain 0/19 (19 abstain), pip_index 7/17 (new category
@@ -51,7 +51,7 @@ score of each, before its misses drove any KB change (the honest estimate):
                           mirror/CUDA errors, nvcc/ptxas warnings, PyFPE_jbuf, Lua Torch7):
                           first run 1 false positive (Lua Torch7 cuda runtime error (30))
   blind6_fresh.jsonl      40 texts of the same six groups from other small repositories (many
-                          Chinese), collected after the round-5 KB changes and the confidence
+                          Chinese), collected after the KB changes blind5 drove and the confidence
                           floor: first run 33/40 = 82.5% top-1, ids 19/20, 3 abstentions, none
                           marked "possible" (misses: +cuXXX pins whose version list is a
                           CUDA-variant page, a stale pip cache, mmcv needing libtorch_cpu.so,
@@ -62,7 +62,7 @@ score of each, before its misses drove any KB change (the honest estimate):
                           positives
   blind7_fresh.jsonl      42 texts from less-travelled sources (issues of small repositories and
                           blog pages in Chinese, Japanese, Korean, Turkish, Indonesian), collected
-                          after the round-6 KB changes: first run 33/42 = 78.6% top-1 (34/42 with
+                          after the KB changes blind6 drove: first run 33/42 = 78.6% top-1 (34/42 with
                           one label slip corrected since: 'Numpy is not available' is numpy-abi in
                           every set), ids 3/3, 5 abstentions, none marked "possible" (misses: the
                           'Input, output and indices' device message, 'cuda runtime error (710)',
@@ -75,7 +75,7 @@ score of each, before its misses drove any KB change (the honest estimate):
                           _sqlite3/_ctypes DLLs): first run 6 false positives (4 cv2 'numpy.core.
                           multiarray failed to import', 2 darknet; markers added since)
   blind8_fresh.jsonl      37 texts from less-travelled sources (small repositories' issues, Chinese and
-                          Japanese blog pages), 29 categories, collected after the round-7 KB changes and
+                          Japanese blog pages), 29 categories, collected after the KB changes blind7 drove and
                           the fixes for blind2_pages/blind3_recent/blind5_pip_index: first run 33/37 =
                           89.2% top-1, 4 abstentions, no wrong diagnosis, 2 right answers marked "possible"
                           (misses: libpython3.7m.so.1.0 missing, a bare 'cuda runtime error (2)', a
@@ -87,7 +87,7 @@ score of each, before its misses drove any KB change (the honest estimate):
                           markers added since)
   blind9_fresh.jsonl      42 texts from issues of small repositories (research code, downstream apps,
                           plugins; 13 with Chinese, one each Spanish, French, Portuguese), collected by
-                          two helpers who never saw the KB, after round 8: first run 36/42 = 85.7% top-1,
+                          two helpers who never saw the KB, after the KB changes blind8 drove: first run 36/42 = 85.7% top-1,
                           1 abstention (misses: a +cu116 pin ending in a Chinese full stop, a nonexistent
                           cu131 index, a pip log from the Aliyun mirror with no error in it (a CPU wheel on Windows), triton-windows without the
                           embedded Python's headers labelled torch-compile-windows, and two rows whose
@@ -99,14 +99,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           WinError 1455 are torch's messages word for word and the conditions are real)
   blind10_small_repos.jsonl 40 texts from issues of small repositories dated 2025-2026 about the
                           torch environment (28 distinct causes, 20 categories; 14 rows have no KB
-                          entry today, id null, the right cause in the note), collected after round 9:
+                          entry today, id null, the right cause in the note), collected after blind9's KB changes:
                           first run 22/40 = 55.0% top-1 category (20 right entry, 2 right category
                           only), ids 20/26, 14 abstentions, 4 wrong (misses: torchcodec/FFmpeg and
                           torchaudio 2.9 API removals, corrupt/LFS-pointer checkpoints, port 29500 in
                           use, ROCm-on-Windows torch without torch.distributed read as a shadowed
                           torch._C, SageAttention _fused DLL failures, Intel-mac uv/Poetry resolution)
   blind10_intl.jsonl      30 texts from non-English issues (Chinese, Japanese) of small and mid-size
-                          repositories, after round 9: first run 23/30 = 76.7% top-1 category (21 right
+                          repositories, after blind9's KB changes: first run 23/30 = 76.7% top-1 category (21 right
                           entry, 2 right category only), ids 21/24, 6 abstentions, 1 wrong (misses:
                           a bare spawn-bootstrap tail, an 'is_available() False' REPL paste, two
                           'DistNetworkError: Unknown error', the CUDAAllocatorConfig INTERNAL ASSERT,
@@ -130,7 +130,7 @@ Held-out (heldout.jsonl): one JSON object a line,
   * "no match" counts as a miss.
 
 Unrelated (unrelated.jsonl): {"text", "source", "note"}; any match at all is a
-false positive. Since issue 17 the matcher drops matches below a confidence floor
+false positive. The matcher drops matches below a confidence floor (a weak match is no cause)
 and marks weak ones Match.confidence == "possible" (see EVIDENCE_FLOOR and
 POSSIBLE_BELOW in torchdoctor/match/matcher.py); the summary counts the top
 matches marked "possible", which still count as answers (right or wrong) here.

@@ -1,4 +1,4 @@
-"""How a probe that did not finish is worded (#16 part 6): the stage it was in, or that the
+"""How a probe that did not finish is worded: the stage it was in, or that the
 target did not behave like a Python interpreter; never "probe exited with 0 during None".
 Real children: non-Python programs as --python, and a real interpreter whose (fake) torch
 dies at import."""
@@ -13,7 +13,7 @@ import pytest
 from fakes import fake_bin, fake_torch
 
 from torchdoctor.gather.probe import STAGES, failure_reason, run_target
-from torchdoctor.gather.proc import ProcResult
+from torchdoctor.children.timed import ProcResult
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))

@@ -77,7 +77,7 @@ def planted_report() -> Report:
 
 
 def renders(report: Report):
-    from torchdoctor.cli.reports import render_report
+    from torchdoctor.verbs.report import render_report
     return {fmt: render_report(report, fmt) for fmt in ("markdown", "json", "text")}
 
 

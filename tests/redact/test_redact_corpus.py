@@ -12,7 +12,7 @@ import pytest
 
 from conftest import TORCH_PYTHON, make_facts, needs_torch
 from redact_corpus import LOOKALIKES, SECRETS
-from torchdoctor.cli.reports import render_report
+from torchdoctor.verbs.report import render_report
 from torchdoctor.model.facts import Facts
 from torchdoctor.model.findings import Finding, Fix
 from torchdoctor.redact import Redactor, redact_report

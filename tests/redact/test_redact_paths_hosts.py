@@ -1,6 +1,6 @@
 """Redaction gaps: identities that reached every output format."""
 
-from torchdoctor.cli.reports import render_report
+from torchdoctor.verbs.report import render_report
 from torchdoctor.model.facts import Facts
 from torchdoctor.model.findings import Finding, Fix
 from torchdoctor.redact import redact_report

@@ -226,7 +226,7 @@ ERROR_LINES = ["RuntimeError: Torch not compiled with CUDA enabled", "torch.OutO
 
 def report_renderings(facts_data, findings=None):
     """(name, text) of every renderer that draws a report, from one facts tree."""
-    from torchdoctor.cli.reports import render_report
+    from torchdoctor.verbs.report import render_report
     from torchdoctor.verbs.diff import diff_reports, render_diff_text
     from torchdoctor.model.findings import Finding
     from torchdoctor.render import collect_env_view as CE

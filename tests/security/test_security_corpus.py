@@ -90,10 +90,10 @@ def test_a_real_process_of_the_worst_entry(tmp_path):
 @pytest.mark.parametrize("name", sorted(n for n, (_, e) in CORPUS.items() if e == OK and n not in REAL))
 def test_report_renderers_in_every_format_after_redaction(tmp_path, name):
     """What `report` does with facts: redact, then Markdown, JSON or text."""
-    from torchdoctor.cli.reports import render_report
+    from torchdoctor.verbs.report import render_report
     from torchdoctor.diagnose import diagnose
     from torchdoctor.redact import redact_report
-    from torchdoctor.reportio import load_report_facts
+    from torchdoctor.gather.saved import load_report_facts
     path, _ = build(name, tmp_path)
     rep = redact_report(diagnose(load_report_facts(path)), extra_users=["alice"], extra_hosts=["gpu-node-1"])
     for fmt in ("markdown", "text", "json"):
@@ -103,7 +103,7 @@ def test_report_renderers_in_every_format_after_redaction(tmp_path, name):
             json.loads(out)
 
 
-def test_the_corpus_has_what_the_issue_names():
+def test_the_corpus_holds_every_kind_of_hostile_report():
     names = " ".join(CORPUS)
     for word in ("escapes", "huge numbers", "deep nesting", "wrong types", "NaN", "future", "binary", "200 MB",
                  "FIFO", "directory", "/dev/zero"):
@@ -136,7 +136,7 @@ def test_fuzz_the_loader_and_every_renderer(tmp_path_factory, data):
     """The loader raises only ValueError; whatever it loads, every renderer draws without
     an exception and without a raw control character; triage likewise."""
     from test_security_renderers import report_renderings
-    from torchdoctor.reportio import load_report_facts
+    from torchdoctor.gather.saved import load_report_facts
     from torchdoctor.verbs.triage import TriageError, render_triage_text, triage_bytes
     from torchdoctor.render.style import Style
     path = tmp_path_factory.mktemp("fuzz") / "r.json"

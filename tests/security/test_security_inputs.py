@@ -1,4 +1,4 @@
-"""What a user names as input or output (#16 part 4): pipes and process substitution
+"""What a user names as input or output: pipes and process substitution
 (whose size of 0 is not "empty"), standard input as `-`, /dev/zero and other devices,
 a FIFO with no writer (a time limit, said), a FIFO whose writer is slow (no limit),
 directories, empty names; and `report -o`: `-` is stdout, `""` an error, a symlink or
@@ -16,7 +16,8 @@ import pytest
 
 from hostile import ROOT, good_report, no_traceback, run
 
-from torchdoctor import reportio
+from torchdoctor import userfiles
+from torchdoctor.gather import saved
 
 FAST_PROBE = ["--python", "/bin/false", "--timeout", "10"]
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
@@ -131,8 +132,8 @@ def test_fifo_with_no_writer_says_so_after_the_time_limit(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(str(fifo))
     t0 = time.monotonic()
-    err = _error(run("check", "--from", str(fifo), timeout=120), "no writer", "%g s" % reportio.FIFO_WAIT_S)
-    assert time.monotonic() - t0 >= reportio.FIFO_WAIT_S - 0.5, err
+    err = _error(run("check", "--from", str(fifo), timeout=120), "no writer", "%g s" % userfiles.FIFO_WAIT_S)
+    assert time.monotonic() - t0 >= userfiles.FIFO_WAIT_S - 0.5, err
 
 
 @needs_fifo
@@ -140,10 +141,10 @@ def test_fifo_with_no_writer_says_so_after_the_time_limit(tmp_path):
 def test_fifo_with_no_writer_in_process(tmp_path, reader, monkeypatch):
     fifo = str(tmp_path / "fifo")
     os.mkfifo(fifo)
-    monkeypatch.setattr(reportio, "FIFO_WAIT_S", 0.3)
+    monkeypatch.setattr(userfiles, "FIFO_WAIT_S", 0.3)
     with pytest.raises(ValueError, match="no writer"):
-        {"open_input": lambda: reportio.open_input(fifo), "read_report_bytes": lambda: reportio.read_report_bytes(fifo),
-         "read_head": lambda: reportio.read_head(fifo, 100)}[reader]()
+        {"open_input": lambda: userfiles.open_input(fifo), "read_report_bytes": lambda: userfiles.read_report_bytes(fifo),
+         "read_head": lambda: userfiles.read_head(fifo, 100)}[reader]()
 
 
 def _write_later(path, data, delay, hold=0.0):
@@ -174,7 +175,7 @@ def test_fifo_whose_writer_is_there_but_slow(tmp_path, monkeypatch):
     good = good_report(tmp_path)
     fifo = str(tmp_path / "fifo")
     os.mkfifo(fifo)
-    monkeypatch.setattr(reportio, "FIFO_WAIT_S", 0.5)
+    monkeypatch.setattr(userfiles, "FIFO_WAIT_S", 0.5)
     w = os.open(fifo, os.O_RDWR)  # a writer end, there before the reader (O_RDWR does not block)
     try:
         def late():
@@ -182,7 +183,7 @@ def test_fifo_whose_writer_is_there_but_slow(tmp_path, monkeypatch):
             os.write(w, open(good, "rb").read())
             os.close(w)
         threading.Thread(target=late, daemon=True).start()
-        facts = reportio.load_report_facts(fifo)
+        facts = saved.load_report_facts(fifo)
     finally:
         try:
             os.close(w)
@@ -301,7 +302,7 @@ def test_write_output_cleans_up_when_the_rename_fails(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
     monkeypatch.setattr(os, "replace", boom)
     with pytest.raises(ValueError, match="No space left"):
-        reportio.write_output(str(out), "text")
+        userfiles.write_output(str(out), "text")
     assert list(tmp_path.iterdir()) == []
 
 

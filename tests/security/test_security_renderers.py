@@ -1,6 +1,6 @@
 """Every text and Markdown renderer, fed data whose every string holds every control
-character (all ~2,300 code points of Cc, Cf, Cs, Zl, Zp), writes none of them raw (#16
-part 1); a hypothesis property does the same with random strings and random trees.
+character (all ~2,300 code points of Cc, Cf, Cs, Zl, Zp), writes none of them raw (a
+report or a log is someone else's text, shown in someone's terminal); a hypothesis property does the same with random strings and random trees.
 
 Renderers: check text (plain and coloured), Markdown report, `report --format text`,
 collect_env view, triage text (JSON report, collect_env paste, error text), diff text,
@@ -35,7 +35,7 @@ def _assert_all_clean(renderings):
 
 
 # ------------------------------------------------------------ every character --
-def test_every_hidden_character_is_what_the_issue_names():
+def test_every_hidden_character_covers_the_known_terminal_and_bidi_tricks():
     chars = set(every_hidden_char())
     for c in "\x00\x07\x08\x0b\x0c\r\x1b\x7f\x9b\x9c\x9d\u202a\u202e\u2066\u2069\u200b\u200e\ufeff\u2028\U000e0041":
         assert c in chars, hex(ord(c))
@@ -70,7 +70,7 @@ def test_keys_carry_it_too():
 def test_json_renderings_keep_the_values_exactly():
     from torchdoctor.render.json_out import render_json
     from torchdoctor.render.markdown import render_markdown
-    from torchdoctor.reportio import facts_from_markdown
+    from torchdoctor.gather.saved import facts_from_markdown
     # (without surrogates: JSON reads an escaped high+low pair back as one astral character)
     facts = evil_facts("".join(c for c in every_hidden_char() if not 0xD800 <= ord(c) <= 0xDFFF))
     rep = diagnose(Facts(copy.deepcopy(facts)))
@@ -101,7 +101,7 @@ def test_lint_text_and_github(tmp_path):
 def _tune_result(payload):
     sys.path.insert(0, os.path.join(TESTS, "verbs", "tune"))
     from test_verbs_tune_analysis import check, finish, plan, result, setting, times
-    from torchdoctor.gather.proc import ProcResult
+    from torchdoctor.children.timed import ProcResult
     from torchdoctor.verbs.tune.runner import TuneOptions
     model = "m:" + payload
     recs = finish([

@@ -54,7 +54,7 @@ def _tune_json():
     import json
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "verbs", "tune"))
     from test_verbs_tune_analysis import check, finish, plan, result, setting, times
-    from torchdoctor.gather.proc import ProcResult
+    from torchdoctor.children.timed import ProcResult
     from torchdoctor.verbs.tune.runner import TuneOptions
     recs = finish([plan(settings=[setting("threads=1", "threads", "threads")]), check("default"), check("threads=1"),
                    times("default", 1e-3), times("threads=1", 5e-4)])

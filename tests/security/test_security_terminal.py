@@ -203,7 +203,7 @@ def test_error_messages_on_stderr(tmp_path):
     assert p.stderr.decode().startswith("torchdoctor: error: ")
 
 
-def test_the_payload_covers_every_vector_the_issue_names():
+def test_the_payload_covers_every_terminal_and_bidi_vector():
     for ch in ("\x1b]0;", "\x1b]52;", "\x1b[2J", "\x1bc", "\x1b(0", "\x1b7", "\x1b8", "\x1b#8", "\x9b", "\x9d",
                "\x9c", "\x08", "\x7f", "\u202a", "\u202e", "\u2066", "\u2069", "\u200b"):
         assert ch in PAYLOAD, ch

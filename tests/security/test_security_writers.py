@@ -1,5 +1,5 @@
 """Every report file a surface writes (`run --report` and `run --json PATH`, pytest's
-`--torchdoctor-report`, IPython's `%torchdoctor report -o`) goes through reportio.write_output:
+`--torchdoctor-report`, IPython's `%torchdoctor report -o`) goes through userfiles.write_output:
 a random temporary name in the target's folder, so a link planted at a name it could guess is
 never followed; a symbolic link at the target is refused (these have no --force), its target
 untouched; a file replaced keeps its mode (a 0600 report stays 0600). Real runs: `torchdoctor
@@ -16,7 +16,7 @@ import pytest
 
 from hostile import ROOT, no_traceback
 
-from torchdoctor import reportio
+from torchdoctor import userfiles
 
 QUICK_FAIL = [sys.executable, "-c", "import sys; sys.exit(3)"]
 
@@ -149,14 +149,14 @@ def test_write_output_into_a_fifo_never_follows_a_link_swapped_in(tmp_path, monk
     victim = _victim(tmp_path)
     fifo = tmp_path / "out.fifo"
     os.mkfifo(str(fifo))
-    real_check = reportio.check_output
+    real_check = userfiles.check_output
 
     def check_then_swap(path, *a, **kw):
         st = real_check(path, *a, **kw)
         os.unlink(path)
         os.symlink(str(victim), path)
         return st
-    monkeypatch.setattr(reportio, "check_output", check_then_swap)
+    monkeypatch.setattr(userfiles, "check_output", check_then_swap)
     with pytest.raises(ValueError, match="cannot write"):
-        reportio.write_output(str(fifo), "text", force=True)
+        userfiles.write_output(str(fifo), "text", force=True)
     assert victim.read_text() == "keep me\n"

@@ -83,7 +83,7 @@ def test_diff_finds_torch_cuda_driver_packages_env_findings(tmp_path):
 
 
 def test_identical_reports_and_json_vs_markdown_of_the_same(tmp_path):
-    from torchdoctor.cli.reports import render_report
+    from torchdoctor.verbs.report import render_report
     a = write_report(tmp_path, "a.json", BASE)
     md = tmp_path / "a.md"
     md.write_text(render_report(diagnose(Facts(copy.deepcopy(BASE))), "markdown"))

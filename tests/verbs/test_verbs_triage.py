@@ -261,7 +261,7 @@ def _synthetic_report():
 
 
 def test_triage_json_report_and_markdown_report():
-    from torchdoctor.cli.reports import render_report
+    from torchdoctor.verbs.report import render_report
     rep = _synthetic_report()
     ids = [f.id for f in rep.findings]
     assert "cpu-only-build" in ids
@@ -276,7 +276,7 @@ def test_triage_json_report_and_markdown_report():
 
 
 def test_markdown_report_cut_off_falls_back_to_its_collect_env_section():
-    from torchdoctor.cli.reports import render_report
+    from torchdoctor.verbs.report import render_report
     md = render_report(_synthetic_report(), "markdown")
     cut = md[: md.index("<!-- torchdoctor:facts") + 200]
     res = triage_text(cut, "cut.md")

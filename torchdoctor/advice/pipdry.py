@@ -72,19 +72,19 @@ def installer(python: str) -> Tuple[str, Optional[Tuple[int, ...]], str]:
     environment without pip, ('', None, why) when neither can run there. Cached per interpreter."""
     if python in _INSTALLERS:
         return _INSTALLERS[python]
-    from ..gather import proc
-    r = proc.run([python, "-m", "pip", "--version"], timeout=30.0, env=_env())
+    from ..children import timed
+    r = timed.run([python, "-m", "pip", "--version"], timeout=30.0, env=_env())
     m = re.match(r"pip (\d+(?:\.\d+)*)", r.stdout.strip()) if r.ok else None
     if m:
         got: Tuple[str, Optional[Tuple[int, ...]], str] = ("pip", tuple(int(x) for x in m.group(1).split(".")), "")
     else:
-        uv = proc.which("uv")
+        uv = timed.which("uv")
         if uv and uv_managed(python):
-            u = proc.run([uv, "--version"], timeout=15.0)
+            u = timed.run([uv, "--version"], timeout=15.0)
             um = re.search(r"(\d+(?:\.\d+)+)", u.stdout) if u.ok else None
             got = ("uv", tuple(int(x) for x in um.group(1).split(".")) if um else None, uv)
         else:
-            said = proc.last_lines(r.stderr or r.stdout or r.start_error or "", 1)
+            said = timed.last_lines(r.stderr or r.stdout or r.start_error or "", 1)
             got = ("", None, "%s has no pip (%s)%s" % (python, said or "`-m pip` failed",
                                                         "; it is uv-managed, but uv is not on PATH"
                                                         if uv_managed(python) else ""))
@@ -123,14 +123,14 @@ def dry_run(python: str, args: List[str], timeout: Optional[float] = None) -> Dr
     if version is not None and version < MIN_PIP:
         return DryRun(tool=tool, unsupported="%s cannot dry-run an install (needs pip >= 22.2; upgrade it with "
                                              "`%s -m pip install -U pip`)" % (tool, python))
-    from ..gather import proc
+    from ..children import timed
     work = tempfile.mkdtemp(prefix="torchdoctor-resolve-")
     report, log = os.path.join(work, "report.json"), os.path.join(work, "pip.log")
     argv = [python, "-m", "pip", "install", "--dry-run", "--report", report, "--log", log, "--quiet",
             "--timeout", SOCKET_TIMEOUT, "--retries", "0"] + list(args)
     t0 = time.monotonic()
     try:
-        r = proc.run(argv, timeout=timeout, env=_env())
+        r = timed.run(argv, timeout=timeout, env=_env())
         out = DryRun(tool=tool, seconds=round(time.monotonic() - t0, 2), timed_out=r.timed_out)
         log_text = _read(log)
         out.unreachable = _unreachable(log_text)
@@ -146,7 +146,7 @@ def dry_run(python: str, args: List[str], timeout: Optional[float] = None) -> Dr
             except (OSError, ValueError, AttributeError) as e:
                 out.errors.append("unreadable install report: %s" % e)
         elif not out.errors and not r.timed_out:
-            out.errors = [proc.last_lines(r.stderr or r.stdout, 1) or "pip exited with status %s" % r.returncode]
+            out.errors = [timed.last_lines(r.stderr or r.stdout, 1) or "pip exited with status %s" % r.returncode]
         return out
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -212,9 +212,9 @@ def where_from(dry: "DryRun", p: Planned) -> str:
 
 def _uv_dry_run(uv: str, python: str, args: List[str], timeout: float) -> DryRun:
     """uv pip install --dry-run: it prints ` + name==version` lines (no URLs, no requirements)."""
-    from ..gather import proc
+    from ..children import timed
     t0 = time.monotonic()
-    r = proc.run([uv, "pip", "install", "--dry-run", "--python", python] + list(args), timeout=timeout, env=_env())
+    r = timed.run([uv, "pip", "install", "--dry-run", "--python", python] + list(args), timeout=timeout, env=_env())
     out = DryRun(tool="uv", seconds=round(time.monotonic() - t0, 2), timed_out=r.timed_out)
     text = (r.stderr or "") + "\n" + (r.stdout or "")
     if r.ok:
@@ -223,15 +223,15 @@ def _uv_dry_run(uv: str, python: str, args: List[str], timeout: float) -> DryRun
             out.planned.append(Planned(name=normalize(m.group(1)), version=m.group(2)))
     elif not r.timed_out:
         out.errors = [ln.strip() for ln in text.splitlines() if ln.strip().startswith(("error:", "×", "ERROR"))][:3] \
-            or [proc.last_lines(text, 1)]
+            or [timed.last_lines(text, 1)]
     return out
 
 
 def pip_config(python: str) -> Dict[str, str]:
     """`pip config list` of the target ({'global.constraint': '/etc/...', ...}), {} when it
     cannot say: where the constraints, indexes and find-links of the user's pip come from."""
-    from ..gather import proc
-    r = proc.run([python, "-m", "pip", "config", "list"], timeout=20.0, env=_env())
+    from ..children import timed
+    r = timed.run([python, "-m", "pip", "config", "list"], timeout=20.0, env=_env())
     out: Dict[str, str] = {}
     for line in (r.stdout or "").splitlines() if r.ok else []:
         m = re.match(r"([\w:.\-]+)='(.*)'$", line.strip())

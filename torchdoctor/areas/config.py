@@ -421,6 +421,16 @@ def _without_expandable(value: str) -> str:
     return ",".join(items)
 
 
+def expandable_segments_off_cmd(facts: Facts) -> str:
+    """The command that turns expandable segments off, keeping the other allocator keys (the
+    variable that asked for them, else PYTORCH_CUDA_ALLOC_CONF): for platforms whose driver lacks
+    the virtual-memory calls they need (WSL, vGPU, MIG)."""
+    asked = expandable_segments_requested(facts)
+    var, value = asked if asked else ("PYTORCH_CUDA_ALLOC_CONF", "")
+    items = [i.strip() for i in value.split(",") if i.strip() and not i.strip().startswith("expandable_segments")]
+    return F.set_env_cmd(facts, var, ",".join(items + ["expandable_segments:False"]))
+
+
 def fragmentation_remedy(facts: Facts) -> Remedy:
     """What fights allocator fragmentation with this torch build: expandable segments where
     they exist, max_split_size_mb where they do not (Windows, ROCm)."""

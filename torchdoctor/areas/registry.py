@@ -113,7 +113,7 @@ def known_error_finding(text: str, title: str, detail: str) -> Optional[Finding]
     """A finding for error text the knowledge base recognises (the probe's
     stderr, an import traceback, CUDA init warnings): its category and fix come
     from the matched entry, so checks and `explain` never disagree."""
-    m = best_match(text) if text and text.strip() else None
+    m = best_match(text)
     if m is None:
         return None
     e = m.entry

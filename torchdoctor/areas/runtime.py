@@ -3,14 +3,15 @@ kernels for, dtype mismatches, cuBLAS determinism.
 """
 
 import re
-from typing import Optional
+from typing import List, Optional, Tuple
 
 from ..model import versions as V
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
 from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_note
-from .config import CUBLAS_URL, REPRO_URL, fragmentation_remedy, runtime_setting
+from .config import (CUBLAS_URL, REPRO_URL, expandable_segments_off_cmd, expandable_segments_requested,
+                     fragmentation_remedy, runtime_setting)
 from .cuda.arch import tailor_arch_unsupported
 
 
@@ -167,3 +168,100 @@ def cublas_workspace(match, facts: Facts) -> Optional[Tailored]:
 def cublas_failure(match, facts: Facts) -> Optional[Tailored]:
     """cuBLAS failing outright is, on a GPU torch has no kernels for, the architecture's doing."""
     return tailor_arch_unsupported(match, facts)
+
+
+# -- host memory -------------------------------------------------------------------------
+def host_memory_remedy(facts: Facts, tried: Optional[float]) -> Tuple[Optional[str], List[str]]:
+    """What this machine's RAM says about a failed host allocation of `tried` bytes: a
+    sentence (None when the facts decide nothing) and the facts it rests on."""
+    total, avail = facts.value("memory.total_bytes"), facts.value("memory.available_bytes")
+    limit = facts.value("memory.cgroup_limit_bytes")
+    total = total if isinstance(total, int) and not isinstance(total, bool) else None
+    avail = avail if isinstance(avail, int) and not isinstance(avail, bool) else None
+    limit = limit if isinstance(limit, int) and not isinstance(limit, bool) else None
+    notes = ["tried to allocate %s" % _gib(tried)] if tried else []
+    if total:
+        notes.append("this machine: %s RAM, %s available now" % (_gib(total), _gib(avail) if avail is not None else "?"))
+    if limit:
+        notes.append("memory limit of this cgroup (container/job): %s" % _gib(limit))
+    if tried and total and tried > total:
+        return ("A single allocation of %s is larger than all of this machine's RAM (%s): no setting helps. Such a "
+                "size usually comes from a wrong shape or a whole dataset materialised at once; process it in "
+                "chunks, or check the shapes." % (_gib(tried), _gib(total))), notes
+    if limit and total and limit < total:
+        return ("This process runs under a memory limit of %s (a container's --memory, a Slurm --mem, a Kubernetes "
+                "limit) although the machine has %s: raise the limit or make the job fit in it."
+                % (_gib(limit), _gib(total))), notes
+    if tried and avail is not None and tried > avail:
+        return ("%s was requested but only %s of %s is available now: other processes hold the rest, or this one "
+                "keeps too much in RAM. Close them, or reduce what the process keeps." % (_gib(tried), _gib(avail),
+                                                                                        _gib(total or 0))), notes
+    return None, notes
+
+
+@hook("host-oom")
+def host_oom(match, facts: Facts) -> Optional[Tailored]:
+    text = getattr(match, "text", "") or ""
+    b = (match.groups or {}).get("bytes") or (re.search(r"allocate (\d{1,20}) bytes", text) or [None, None])[1]
+    summary, notes = host_memory_remedy(facts, float(b) if b else None)
+    if match.entry.id == "pinned-memory-alloc-failed" and facts.value("os.wsl") is True:
+        notes.append("running under WSL2")
+        summary = ("WSL2 limits page-locked (pinned) memory to a part of the RAM it gives the VM: set pin_memory=False, "
+                   "or give WSL more memory (.wslconfig). " + (summary or ""))
+    if summary is None and not notes:
+        return None
+    return Tailored(summary=summary, notes=notes)
+
+
+def _mig(text: str, facts: Facts) -> Optional[str]:
+    """Why this looks like a MIG slice: the message's device name, the visible devices, torch's GPUs."""
+    if re.search(r"\bMIG \d{1,2}g\.\d{1,4}gb\b", text):
+        return "the message names a MIG device"
+    for var in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
+        if "MIG-" in (F.env(facts, var) or ""):
+            return "%s names a MIG device" % var
+    for g in F.all_gpus(facts):
+        if " MIG " in str(g.get("name", "")):
+            return "GPU %s is a MIG slice" % g.get("name")
+    return None
+
+
+@hook("oom-nvml")
+def oom_nvml(match, facts: Facts) -> Optional[Tailored]:
+    text = getattr(match, "text", "") or ""
+    if "nvmlInit" in text:
+        return Tailored(summary="NVML itself failed to start: the NVIDIA driver was upgraded and the old kernel module "
+                                "is still loaded (nvidia-smi says 'Driver/library version mismatch'). Reboot (or reload "
+                                "the nvidia modules); the failing allocation behind it is an out-of-memory error.",
+                        commands=["nvidia-smi", "cat /proc/driver/nvidia/version"], notes=[])
+    mig = _mig(text, facts)
+    if mig:
+        return Tailored(summary="This is a MIG slice: NVML may not query the parent GPU from here, so an out-of-memory "
+                                "error (or expandable segments) ends in this assert. The slice has only its own share "
+                                "of memory: fit the work into it or use a larger slice, and turn expandable segments off.",
+                        commands=[expandable_segments_off_cmd(facts), "nvidia-smi -L"], notes=[mig])
+    if F.is_jetson(facts):
+        return Tailored(summary="Jetson/Tegra has only partial NVML support: the error behind this assert is CUDA out of "
+                                "memory in the memory the GPU shares with the CPU. Reduce the batch or model size, or "
+                                "upgrade torch (newer releases print the plain out-of-memory error).",
+                        notes=["Jetson (Tegra) device"])
+    return None
+
+
+@hook("cuda-driver-call")
+def cuda_driver_call(match, facts: Facts) -> Optional[Tailored]:
+    text = getattr(match, "text", "") or ""
+    status = (re.search(r"CUDA driver error: ([^\n]{1,80})", text) or [None, ""])[1].strip()
+    notes = ["driver status: %s" % status] if status else []
+    asked = expandable_segments_requested(facts)
+    if asked:
+        notes.append("%s=%s" % asked)
+    if "out of memory" in status:
+        return Tailored(summary="The driver ran out of GPU memory while the allocator mapped memory: treat it as CUDA out "
+                                "of memory (smaller batch, other processes off the GPU).", notes=notes)
+    platform = "WSL2" if facts.value("os.wsl") is True else None
+    if asked or platform:
+        return Tailored(summary="Expandable segments use CUDA's virtual-memory API, which %s does not fully provide: "
+                                "turn them off and retry." % (platform or "this driver or GPU setup"),
+                        commands=[expandable_segments_off_cmd(facts)], notes=notes + (["running under WSL2"] if platform else []))
+    return None

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .common import InputError, chosen_python, echo, exit_code_for, split_ids, style
+from .common import chosen_python, echo, exit_code_for, split_ids, style
 from .options import FAIL_ON, positive
 
 
@@ -25,41 +25,23 @@ from .options import FAIL_ON, positive
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
 def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_report, no_resolve, color):
     """Probe torch, its backends, the GPU and driver; print findings with fixes."""
-    from ..areas.checks import all_checks, select
+    from ..verbs import check as verb
     if list_checks:
-        checks = all_checks()
-        wid, wcat = max(len(c.id) for c in checks), max(len(c.category) for c in checks)
-        for c in checks:
-            echo("%-*s %-8s %-*s %s\n" % (wid, c.id, c.severity, wcat, c.category, c.doc))
+        rows = verb.check_rows()
+        wid, wcat = max(len(r["id"]) for r in rows), max(len(r["category"]) for r in rows)
+        for r in rows:
+            echo("%-*s %-8s %-*s %s\n" % (wid, r["id"], r["severity"], wcat, r["category"], r["doc"]))
         return
     only_ids, skip_ids = split_ids(only), split_ids(skip)
-    try:
-        select(only_ids, skip_ids)
-    except KeyError as e:
-        raise InputError("unknown check id %s (see --list-checks)" % e)
-    if from_report is not None:  # `--from ""` is an error, not "this machine"
-        from ..reportio import load_report_facts
-        try:
-            facts = load_report_facts(from_report)
-        except ValueError as e:
-            raise InputError(str(e))
-    else:
+    verb.selected(only_ids, skip_ids)
+    if from_report is None:
         python = chosen_python(python)
-        from ..gather.probe import gather
-        facts = gather(python=python, timeout=timeout)
-    from ..diagnose import diagnose
-    report = diagnose(facts, only=only_ids or None, skip=skip_ids or None)
-    if from_report is None and not no_resolve:  # a saved report's fixes are for another machine
-        from ..advice.resolve import resolve_findings
-        resolve_findings(report.findings, facts)
+    report = verb.check(python, timeout, only=only_ids or None, skip=skip_ids or None, from_report=from_report,
+                        resolve=not no_resolve)
     if as_json:
         echo(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
     else:
         from ..render.text import render_check
-        footer = None
-        if from_report is not None:
-            from ..reportio import display_name
-            footer = "re-diagnosed from %s (collected %s)" % (display_name(from_report),
-                                                               facts.value("collected_at", "at an unknown time"))
+        footer = verb.footer(report, from_report) if from_report is not None else None
         echo(render_check(report, style(color), footer=footer))
     sys.exit(exit_code_for(report, fail_on))

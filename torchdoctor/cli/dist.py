@@ -1,18 +1,13 @@
-"""`torchdoctor dist`: the click command. Under a launcher (torchrun, srun, env://
-variables) this process is one rank; with `--nproc-per-node G` and no launcher it starts
-torchrun --standalone itself. Nothing heavy is imported until the command runs."""
+"""`torchdoctor dist`: the click command, over verbs/dist/verb.py. Under a launcher (torchrun,
+srun, env:// variables) this process is one rank; with `--nproc-per-node G` and no launcher
+it starts torchrun --standalone itself. Nothing heavy is imported until the command runs."""
 
 import os
 import sys
 
 import click
 
-from .common import InputError
 from .options import FAIL_ON, positive
-
-
-def _usage(msg: str):
-    return InputError(msg)
 
 
 @click.command("dist", context_settings={"help_option_names": ["-h", "--help"]})
@@ -49,60 +44,10 @@ def dist(nproc, backend, join_timeout, timeout, sizes, iters, warmup, pairs, no_
     on known values (results verified exactly) and a bandwidth sweep reports algbw and
     busbw as nccl-tests defines them. Rank 0 prints the result for the whole job.
     """
-    from ..verbs.dist import bandwidth as B
-    from ..verbs.dist import env as E
+    from ..verbs.dist import verb
     from ..verbs.dist.common import Options
-    if sizes is not None:
-        try:
-            B.parse_sizes(sizes)
-        except ValueError as e:
-            raise _usage("--sizes: %s" % e)
-    if report is not None:
-        from ..reportio import check_output
-        try:
-            check_output(report, force=force, what="--report")
-        except ValueError as e:
-            raise _usage(str(e))
+    verb.check_options(sizes, report, force)
     opts = Options(backend=backend, join_timeout=join_timeout, timeout=timeout, sizes=sizes, iters=iters,
                    warmup=warmup, pairs=pairs, collectives=not no_collectives, bandwidth=not no_bandwidth,
                    fail_on=fail_on, as_json=as_json, report=report, no_redact=no_redact, force=force, color=color)
-    try:
-        job = E.detect(os.environ)
-    except ValueError as e:
-        raise _usage("the launcher's variables do not add up: %s" % e)
-    if job is not None:
-        if nproc is not None:
-            raise _usage("--nproc-per-node starts torchrun itself; this process already is rank %d of %d "
-                         "(leave the option out under a launcher)" % (job.rank, job.world_size))
-        from ..verbs.dist.rank import Rank, leave
-        leave(Rank(job, opts, dict(os.environ)).run())
-    if nproc is None:
-        raise _usage("not started by a launcher (no RANK/WORLD_SIZE, no srun step): run it under torchrun "
-                     "(`torchrun --nproc-per-node 2 -m torchdoctor dist`), or give --nproc-per-node N to start "
-                     "torchrun here")
-    if not (str(nproc).isdigit() and int(nproc) >= 1) and nproc not in ("gpu", "auto", "cpu"):
-        raise _usage("--nproc-per-node must be a positive number or 'gpu' (got %r)" % nproc)
-    import importlib.util
-    if importlib.util.find_spec("torch") is None:
-        raise _usage("torch is not installed in %s: torchdoctor dist runs torch.distributed" % sys.executable)
-    forward = ["--backend", backend, "--join-timeout", repr(join_timeout), "--timeout", repr(timeout),
-               "--fail-on", "never"]
-    if sizes:
-        forward += ["--sizes", sizes]
-    if iters:
-        forward += ["--iters", str(iters)]
-    if warmup is not None:
-        forward += ["--warmup", str(warmup)]
-    for flag, on in (("--pairs", pairs), ("--no-collectives", no_collectives), ("--no-bandwidth", no_bandwidth)):
-        if on:
-            forward.append(flag)
-    from ..verbs.dist import launch
-    try:
-        code = launch.run(nproc, opts, forward)
-    except Exception as e:  # noqa: BLE001 - a bug of ours: one line, the traceback only on request
-        if os.environ.get("TORCHDOCTOR_DEBUG"):
-            import traceback
-            traceback.print_exc()
-        raise _usage("internal error while running torchrun: %s: %s (TORCHDOCTOR_DEBUG=1 shows the traceback)"
-                     % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
-    sys.exit(code)
+    sys.exit(verb.run(nproc, opts, os.environ))

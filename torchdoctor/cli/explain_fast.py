@@ -1,7 +1,7 @@
 """`torchdoctor explain` without importing click (a third of its cold start).
 
 `parse` reads only argument lists it is sure of, with the option table of the click
-command (explain_run.OPTIONS) and click's own rules for them: options and words in any
+command (explain_common.OPTIONS) and click's own rules for them: options and words in any
 order, `--` ends the options, `-` is a word, `--opt=value`, `-fLOG`, the last of a
 repeated option wins. It declines (None) everything else: --help, an option it does not
 know, a flag given a value, a value that looks like an option. `run` also declines where
@@ -15,12 +15,12 @@ import os
 import sys
 from typing import Optional
 
-from ..verbs import explain as explain_run
+from . import explain_common
 
 
 def _table():
     out = {}
-    for flags, param, kind, _, _ in explain_run.OPTIONS:
+    for flags, param, kind, _, _ in explain_common.OPTIONS:
         if kind == "switch":
             out[flags[0]], out[flags[1]] = (param, "flag", True), (param, "flag", False)
         else:
@@ -32,7 +32,7 @@ def _table():
 def parse(argv) -> Optional[dict]:
     """The explain command's parameters for `argv`, as click would give them, or None."""
     table = _table()
-    params = explain_run.defaults()
+    params = explain_common.defaults()
     words = []
     args = list(argv)
     i = 0
@@ -65,7 +65,7 @@ def parse(argv) -> Optional[dict]:
             attached = args[i]
             i += 1
         params[param] = attached
-    params[explain_run.TEXT] = tuple(words)
+    params[explain_common.TEXT] = tuple(words)
     return params
 
 
@@ -85,7 +85,7 @@ def run(argv) -> Optional[int]:
     params = parse(argv)
     if params is None:
         return None
-    out, code = explain_run.explain(**params)
+    out, code = explain_common.run(**params)
     if out:
         sys.stdout.write(out)
     sys.stdout.flush()

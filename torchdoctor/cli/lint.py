@@ -57,7 +57,7 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     from ..verbs.lint.walk import Ignore, discover, exclude_matcher
 
     if output:  # before any work: a link or a device there is refused now, not after the scan
-        from ..reportio import check_output
+        from ..userfiles import check_output
         try:
             check_output(output, force=force, what="--output")
         except ValueError as e:
@@ -138,7 +138,7 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     except OSError as e:  # /dev/full, a vanished disk: one line, not a traceback
         raise InputError("cannot write the report: %s" % (e.strerror or e))
     if output:
-        from ..reportio import write_output
+        from ..userfiles import write_output
         try:
             write_output(output, stream.getvalue(), force=force, what="--output")
         except ValueError as e:

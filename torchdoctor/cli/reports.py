@@ -1,72 +1,16 @@
-"""The bug-report verbs: ``report`` (for the reporter), ``triage`` and ``diff`` (for the
-maintainer). Exit codes as everywhere: 0 fine, 1 findings at --fail-on (triage) or
-differences (diff), 2 usage or input error (one line, never a traceback).
+"""The bug-report commands: ``report`` (for the reporter), ``triage`` and ``diff`` (for the
+maintainer), over verbs/report.py, verbs/triage.py and verbs/diff.py. Exit codes as
+everywhere: 0 fine, 1 findings at --fail-on (triage) or differences (diff), 2 usage or
+input error (one line, never a traceback).
 """
 
 import json
-import os
 import sys
-from typing import List, Optional, Tuple
 
 import click
 
-from .common import InputError, chosen_python, echo, exit_code_for, style
+from .common import chosen_python, echo, exit_code_for, style
 from .options import FAIL_ON, positive
-
-
-def _clipboard_commands() -> List[Tuple[List[str], str]]:
-    """(argv, encoding) of the clipboard tools that can work in this session."""
-    import shutil
-    cands: List[Tuple[List[str], str]] = []
-    if sys.platform == "darwin":
-        cands.append((["pbcopy"], "utf-8"))
-    elif sys.platform == "win32":
-        cands.append((["clip"], "utf-16"))
-    else:
-        if os.environ.get("WAYLAND_DISPLAY"):
-            cands.append((["wl-copy"], "utf-8"))
-        if os.environ.get("DISPLAY"):
-            cands.append((["xclip", "-selection", "clipboard"], "utf-8"))
-            cands.append((["xsel", "--clipboard", "--input"], "utf-8"))
-        if os.environ.get("WSL_DISTRO_NAME") or os.environ.get("WSL_INTEROP"):
-            cands.append((["clip.exe"], "utf-16"))
-    return [(argv, enc) for argv, enc in cands if shutil.which(argv[0])]
-
-
-def copy_to_clipboard(text: str) -> Tuple[bool, str]:
-    import subprocess  # only --copy needs it; every other verb starts without it
-    cands = _clipboard_commands()
-    if not cands:
-        return False, ("no clipboard here (no pbcopy, clip, wl-copy with WAYLAND_DISPLAY, or xclip/xsel with "
-                       "DISPLAY); use --output FILE and attach the file instead")
-    errors = []
-    for argv, enc in cands:
-        try:
-            r = subprocess.run(argv, input=text.encode(enc), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, timeout=10)
-        except (OSError, subprocess.SubprocessError) as e:
-            errors.append("%s: %s" % (argv[0], e))
-            continue
-        if r.returncode == 0:
-            return True, "copied the report to the clipboard (%s, %d characters)" % (argv[0], len(text))
-        errors.append("%s exited %d: %s" % (argv[0], r.returncode, r.stderr.decode("utf-8", "replace").strip()[:200]))
-    return False, "could not copy to the clipboard (%s); use --output FILE instead" % "; ".join(errors)
-
-
-def render_report(report, fmt: str) -> str:
-    if fmt == "markdown":
-        from ..render.markdown import render_markdown
-        return render_markdown(report)
-    if fmt == "json":
-        from ..render.json_out import render_json
-        return render_json(report)
-    from ..redact import redaction_summary
-    from ..render import collect_env_view as CE
-    from ..render.style import Style
-    from ..render.text import render_check
-    return "%s\n\n%s\ncollect_env fields\n\n%s" % (redaction_summary(report.facts),
-                                                   render_check(report, Style(color=False)),
-                                                   CE.render_text(report.facts))
 
 
 @click.command("report")
@@ -89,48 +33,20 @@ def report_cmd(fmt, output, force, python, timeout, no_redact, copy):
     GPU UUIDs and secrets (tokens, keys, passwords, credentials in URLs) are
     replaced before anything is rendered.
     """
+    from ..verbs import report as verb
     if output == "-":
         output = None  # standard output, as everywhere else
-    if output is not None:  # before the probe: a bad name must not cost a minute
-        from ..reportio import check_output
-        try:
-            check_output(output, force=force)
-        except ValueError as e:
-            raise InputError(str(e))
-    from ..diagnose import examine
-    rep = examine(chosen_python(python), timeout, extras=True, redact=not no_redact)
-    text = render_report(rep, fmt)
-    if output:
-        from ..reportio import write_output
-        try:
-            write_output(output, text, force=force)
-        except ValueError as e:
-            raise InputError(str(e))
-        click.echo("torchdoctor: wrote %s (%s, %d characters, %s)" % (
-            output, fmt, len(text), "NOT redacted" if no_redact else "redacted"), err=True)
-    if copy:
-        ok, msg = copy_to_clipboard(text)
-        click.echo("torchdoctor: %s" % msg, err=True)
-        if ok or output:
-            return
-    if not output:
+    verb.check_target(output, force)
+    rep = verb.report(chosen_python(python), timeout, redact=not no_redact)
+    text = verb.render_report(rep, fmt)
+    said, to_stdout = verb.deliver(text, fmt, output, force, copy, redacted=not no_redact)
+    for line in said:
+        click.echo(line, err=True)
+    if to_stdout:
         echo(text)
 
 
 # ------------------------------------------------------------------- triage --
-def _read_paste(file: Optional[str]) -> Tuple[bytes, str]:
-    from ..reportio import display_name, read_head
-    from ..verbs.triage import MAX_BYTES
-    if file is None:
-        if sys.stdin.isatty():
-            raise InputError("nothing to triage: give a FILE, or pipe the paste into `torchdoctor triage -`")
-        file = "-"
-    try:
-        return read_head(file, MAX_BYTES + 1, "paste or report"), display_name(file)
-    except ValueError as e:
-        raise InputError(str(e))
-
-
 @click.command("triage")
 @click.argument("file", required=False, metavar="[FILE|-]")
 @click.option("--json", "as_json", is_flag=True, help="Print facts, findings and matches as JSON (check --json's shape).")
@@ -141,12 +57,8 @@ def triage_cmd(file, as_json, fail_on, color):
     """Diagnose what a user pasted: a torchdoctor report (JSON or Markdown) or
     the output of `python -m torch.utils.collect_env` (any torch version), with
     any error text around it. Reads FILE, or standard input."""
-    from ..verbs.triage import TriageError, render_triage_text, triage_bytes
-    data, name = _read_paste(file)
-    try:
-        result = triage_bytes(data, name)
-    except TriageError as e:
-        raise InputError(str(e))
+    from ..verbs.triage import render_triage_text, triage_file
+    result = triage_file(file)
     if as_json:
         echo(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
     else:
@@ -164,18 +76,11 @@ def diff_cmd(a, b, as_json, show_all):
     """What differs between two reports (torch, CUDA, driver, packages, env
     vars, findings): "works on my machine". A and B may be JSON or Markdown
     reports or collect_env pastes. Exit 0 when they match, 1 when they differ."""
-    from ..verbs.diff import diff_reports, load_any, render_diff_text
-    from ..verbs.triage import TriageError
-    try:
-        ra, rb = load_any(a), load_any(b)
-    except TriageError as e:
-        raise InputError(str(e))
-    d = diff_reports(ra, rb, a, b, show_all=show_all)
+    from ..verbs.diff import diff_files, render_diff_text
+    d = diff_files(a, b, show_all=show_all)
     if as_json:
         echo(json.dumps(d.to_dict(), indent=2, default=str) + "\n")
     else:
         echo(render_diff_text(d))
     sys.exit(1 if d.changes else 0)
 
-
-COMMANDS = (report_cmd, triage_cmd, diff_cmd)

@@ -1,5 +1,6 @@
 """`torchdoctor run -- CMD [ARGS...]`: run a command unchanged and, when it fails with a
-known error (or dies by a signal), say why after its output, on stderr.
+known error (or dies by a signal), say why after its output, on stderr. The verb is
+verbs/run/verb.py; here are its options.
 
 Exit status: always the program's (128 + N when a signal N ended it; when that signal is
 SIGINT, SIGTERM, SIGHUP or SIGPIPE, the doctor ends by the same signal after its
@@ -7,71 +8,11 @@ diagnosis, as a shell would see the program end); 127 / 126 when it cannot be st
 like a shell; 2 for a usage error before anything ran.
 """
 
-import json
-import os
 import sys
 
 import click
 
 from .common import InputError
-
-
-def _check_target(path: str, what: str) -> None:
-    """Before the program runs: a file `path` may become (reportio.write_output's rules; `run`
-    has no --force, so a link, pipe or device is refused) that is not the program's stdout."""
-    if os.path.isdir(path):
-        raise InputError("%s %s is a directory; give a file name" % (what, path))
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise InputError("%s %s: the folder %s does not exist" % (what, path, parent))
-    if _same_as_stdout(path):
-        raise InputError("%s %s is the program's standard output; give another file" % (what, path))
-    from ..reportio import check_output
-    try:
-        check_output(path, what=what, forcible=False)
-    except ValueError as e:
-        raise InputError(str(e))
-
-
-def _same_as_stdout(path: str) -> bool:
-    try:
-        a, b = os.stat(path), os.fstat(1)
-    except OSError:
-        return False
-    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-
-
-def _json_target(value):
-    """--json FD|PATH -> ('fd', n) or ('path', p), checked before the program runs."""
-    if value is None:
-        return None
-    if value.isdigit():
-        fd = int(value)
-        if fd == 1:
-            raise InputError("--json 1 is the program's standard output; give another descriptor or a path")
-        try:
-            os.fstat(fd)
-        except OSError:
-            raise InputError("--json %d: file descriptor %d is not open (e.g. run with 3>diagnosis.json)" % (fd, fd))
-        try:
-            os.set_inheritable(fd, False)  # the doctor's own: the program does not get it
-        except OSError:
-            pass
-        return ("fd", fd)
-    _check_target(value, "--json")
-    return ("path", value)
-
-
-def _write_json(target, text: str) -> None:
-    kind, where = target
-    if kind == "fd":
-        data = text.encode("utf-8")
-        while data:
-            n = os.write(where, data)
-            data = data[n:]
-    else:
-        from ..reportio import write_output
-        write_output(where, text, what="--json", forcible=False)
 
 
 @click.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -98,94 +39,14 @@ def run_cmd(report_path, json_to, python, show_all, no_redact, color, cmd):
     if argv[0].startswith("-"):
         raise InputError("no such option: %s (torchdoctor run [OPTIONS] -- CMD [ARGS...]; --fail-on does not "
                          "apply: the exit status is always the program's)" % argv[0])
-    if report_path:
-        _check_target(report_path, "--report")
-    target = _json_target(json_to)
-    from ..verbs.run.runner import Runner, StartError
-    from ..verbs.run.signals import oom_kill_count
-    oom_before = oom_kill_count()
-    runner = Runner(argv)
-    try:
-        runner.start()
-    except StartError as e:
-        click.echo("torchdoctor: error: %s" % e.message, err=True)
-        sys.exit(e.status)
-    result = runner.wait()
-    status = result.exit_status
-    try:
-        _after(result, status, oom_before, python, target, report_path, no_redact, show_all, color)
-    except BaseException as e:  # noqa: BLE001 - even Ctrl-C or an exit here: the program's status stands
-        what = "interrupted" if isinstance(e, KeyboardInterrupt) else "%s: %s" % (type(e).__name__, e)
-        _say("torchdoctor: the diagnosis failed (%s); the program's output and exit status %d are "
-             "unaffected" % (what, status))
-    if result.returncode < 0:
-        from ..verbs.run.terminal import die_by
-        die_by(-result.returncode)
-    sys.exit(status)
+    from ..verbs.run import verb
+    sys.exit(verb.run(argv, _say, report_path=report_path, json_to=json_to, python=python, show_all=show_all,
+                      no_redact=no_redact, color=color))
 
 
-def _say(line: str) -> None:
+def _say(text: str) -> None:
+    # click.echo, as every verb's stderr: it drops colour codes where stderr is no terminal
     try:
-        click.echo(line, err=True)
+        click.echo(text, err=True)
     except (OSError, ValueError):
         pass
-
-
-def _after(result, status, oom_before, python, target, report_path, no_redact, show_all, color):
-    # A program our reader left (`cmd | head`) ended as it would have without us: no failure.
-    failed = result.returncode != 0 and not result.broken_pipe
-    if not (failed or target or report_path):
-        return  # success prints nothing extra
-    from ..verbs.run.postmortem import examine_run, report_section
-    from ..verbs.run.signals import oom_kill_count
-    pm = examine_run(result, python, oom_before=oom_before, oom_after=oom_kill_count() if failed else None)
-    if failed:
-        _render(pm, status, show_all, color)
-    if target:
-        try:
-            _write_json(target, json.dumps(pm.to_dict(), indent=2, default=str) + "\n")
-        except OSError as e:
-            _say("torchdoctor: could not write --json %s: %s" % (target[1], e.strerror or e))
-        except ValueError as e:  # write_output's one line
-            _say("torchdoctor: could not write --json: %s" % e)
-    if report_path:
-        from ..reportio import write_output
-        from ..surfaces import attachment
-        rep = attachment.build("run", report_section(pm), python=pm.python, redact=not no_redact)
-        fmt = attachment.fmt_for(report_path)
-        try:
-            write_output(report_path, attachment.render(rep, fmt, "run"), what="--report", forcible=False)
-        except ValueError as e:
-            _say("torchdoctor: could not write --report: %s" % e)
-        else:
-            _say("torchdoctor: wrote %s (%s, %s)" % (report_path, fmt, "NOT redacted" if no_redact else "redacted"))
-
-
-def _render(pm, status, show_all, color) -> None:
-    import shlex
-
-    from ..render import brief
-    from ..render.style import Style
-    from ..render.text import render_explain
-    st = Style.for_stream(sys.stderr, color=color)
-    r = pm.result
-    how = "was killed by %s (exit status %d)" % (r.signal_name, status) if r.returncode < 0 \
-        else "exited with status %d" % status
-    head = "torchdoctor: %s %s" % (_short(shlex.join(r.argv)), how)
-    if pm.explanations:
-        body = render_explain(pm.explanations, st, show_all=show_all).replace("(use --all for details)",
-                                                                             "(torchdoctor run --all for details)")
-        lines = ["", brief.rule(head, st), body.rstrip("\n"),
-                 st.paint("(fixes for %s: %s)" % (pm.python, pm.python_from), "dim")]
-    elif pm.signal:
-        lines = ["", brief.rule(head, st)] + brief.render_signal(pm.signal, st)
-    elif pm.error or r.scan_error:
-        lines = ["torchdoctor: the diagnosis failed (%s); the program's output and exit status %d are "
-                 "unaffected" % (pm.error or r.scan_error, status)]
-    else:
-        lines = [st.paint("torchdoctor: no known PyTorch error in the output (%s)" % how.replace("was ", ""), "dim")]
-    click.echo("\n".join(lines), err=True)
-
-
-def _short(cmd: str, width: int = 60) -> str:
-    return cmd if len(cmd) <= width else cmd[: width - 3] + "..."

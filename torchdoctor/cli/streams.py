@@ -22,6 +22,8 @@ import os
 import sys
 from typing import Optional
 
+from ..verbs.common import say  # noqa: F401 - the one line on stderr, for the whole CLI
+
 
 class OutputFailed(OSError):
     """Standard output could not be written (not a reader that left)."""
@@ -145,15 +147,6 @@ def _reserve_fd(fd: int) -> None:
             os.dup2(null, fd, inheritable=False)
             os.close(null)
     except OSError:
-        pass
-
-
-def say(line: str) -> None:
-    """One line on stderr, if stderr can take it (a broken stderr leaves only the exit code)."""
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
         pass
 
 

@@ -1,5 +1,6 @@
-"""The `torchdoctor tune` command. Importing this module costs click only: everything
-else loads when the command runs (torchdoctor.cli imports it at start-up)."""
+"""The `torchdoctor tune` command: its options, each checked as click reads it; the verb is
+verbs/tune/verb.py. Importing this module costs click only: everything else loads when the
+command runs."""
 
 import math
 import os
@@ -100,58 +101,17 @@ def tune(python, model, inputs, input_shapes, mode, device, budget, tolerance, w
     Exit status: 0 measured, 1 the model raised, hung or crashed, or nothing was measured
     (a finding says why), 2 usage or input error.
     """
-    from ..verbs.tune import api
+    from ..verbs.tune import api, verb
     try:
-        _tune(api, python, model, inputs, input_shapes, mode, device, budget, tolerance, workloads, size,
-              list_only, as_json, reports, no_redact, force, from_json, color)
+        result = verb.tune(python, model, inputs, input_shapes, mode, device, budget, tolerance, workloads, size,
+                           list_only, reports, no_redact, force, from_json)
+        if as_json:
+            api.echo(api.to_json(result))
+        else:
+            from ..render.style import Style
+            from ..verbs.tune.render import render_list, render_text
+            style = Style.for_stream(sys.stdout, color=color)
+            api.echo(render_list(result, style) if result["options"].get("list_only") else render_text(result, style))
     except api.UsageError as e:
         raise InputError(str(e))
-
-
-def _tune(api, python, model, inputs, input_shapes, mode, device, budget, tolerance, workloads, size,
-          list_only, as_json, reports, no_redact, force, from_json, color):
-    from ..reportio import check_output
-    for path in reports:  # before measuring: a link or device there is refused now, not after minutes
-        try:
-            check_output(path, force=force, what="--report")
-        except ValueError as e:
-            raise InputError(str(e))
-    if from_json is not None:  # `--from ""` is an error, not "measure"
-        result = api.load_result(from_json)
-    else:
-        if model and not (inputs or input_shapes):
-            raise InputError("--model needs its input: --inputs MODULE:CALLABLE or --input-shape 8,3,224,224")
-        if inputs and input_shapes:
-            raise InputError("give --inputs or --input-shape, not both")
-        if (inputs or input_shapes) and not model:
-            raise InputError("--inputs and --input-shape describe the input of --model; give --model too")
-        for opt, spec in (("--model", model), ("--inputs", inputs)):
-            path = (spec or "").rpartition(":")[0]
-            if path.endswith(".py") and not os.path.isfile(path):
-                raise InputError("%s %s: no such file %s" % (opt, spec, path))
-        if python:
-            from ..gather.interpreter import resolve
-            python = resolve(python).python
-        from ..verbs.tune.progress import Progress
-        from ..verbs.tune.runner import TuneOptions
-        opts = TuneOptions(python=python, model=model, inputs=inputs, input_shapes=input_shapes, mode=mode,
-                           device=device, budget=budget, tolerance=tolerance, workloads=list(workloads) or None,
-                           size=size, list_only=list_only)
-        progress = Progress(sys.stderr, budget)
-        try:
-            result = api.run(opts, progress=progress)
-        finally:
-            progress.close()
-        usage = api.usage_error(result)
-        if usage:
-            raise InputError(usage)
-    for path in reports:
-        api.write_report(result, path, redact=not no_redact, force=force)
-    if as_json:
-        api.echo(api.to_json(result))
-    else:
-        from ..render.style import Style
-        from ..verbs.tune.render import render_list, render_text
-        style = Style.for_stream(sys.stdout, color=color)
-        api.echo(render_list(result, style) if result["options"].get("list_only") else render_text(result, style))
     sys.exit(api.exit_code(result))

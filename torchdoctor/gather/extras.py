@@ -21,7 +21,7 @@ import sys
 from typing import Any, Dict, List
 
 from ..model.facts import Facts, absent, failed
-from . import proc
+from ..children import timed
 
 def _first_line(text: str) -> str:
     for ln in text.splitlines():
@@ -31,10 +31,10 @@ def _first_line(text: str) -> str:
 
 
 def tool_version(argv: List[str], pattern: str, timeout: float = 5.0) -> Any:
-    exe = proc.which(argv[0])
+    exe = timed.which(argv[0])
     if not exe:
         return absent("%s not on PATH" % argv[0])
-    r = proc.run([exe] + argv[1:], timeout=timeout)
+    r = timed.run([exe] + argv[1:], timeout=timeout)
     if not r.ok:
         return failed(r.start_error or ("timed out" if r.timed_out else "exit %s" % r.returncode))
     m = re.search(pattern, r.stdout + "\n" + r.stderr)
@@ -53,10 +53,10 @@ def build_tools(timeout: float = 5.0) -> Dict[str, Any]:
 def lscpu(timeout: float = 5.0) -> Any:
     if not sys.platform.startswith("linux"):
         return absent("lscpu is Linux-only")
-    exe = proc.which("lscpu")
+    exe = timed.which("lscpu")
     if not exe:
         return absent("lscpu not on PATH")
-    r = proc.run([exe], timeout=timeout)
+    r = timed.run([exe], timeout=timeout)
     return r.stdout.strip()[:20000] if r.ok else failed(r.start_error or "exit %s" % r.returncode)
 
 
@@ -64,9 +64,9 @@ def system_cudnn(timeout: float = 5.0) -> Any:
     """cuDNN libraries installed on the system (not necessarily the one torch loads)."""
     files: List[str] = []
     if sys.platform.startswith("linux"):
-        exe = proc.which("ldconfig") or ("/sbin/ldconfig" if os.path.exists("/sbin/ldconfig") else None)
+        exe = timed.which("ldconfig") or ("/sbin/ldconfig" if os.path.exists("/sbin/ldconfig") else None)
         if exe:
-            r = proc.run([exe, "-p"], timeout=timeout)
+            r = timed.run([exe, "-p"], timeout=timeout)
             for ln in r.stdout.splitlines():
                 if "libcudnn" in ln and "=>" in ln:
                     p = ln.split("=>", 1)[1].strip()
@@ -83,8 +83,8 @@ def system_cudnn(timeout: float = 5.0) -> Any:
     return files if files else absent("no cuDNN library found by ldconfig, CUDA_PATH or CUDNN_LIBRARY")
 
 
-def add_extras(facts: Facts, python: str = "", timeout: float = 20.0) -> Facts:
-    """Add the report-only facts to ``facts`` (in place) and return it."""
+def with_extras(facts: Facts) -> Facts:
+    """`facts` with the report-only facts added (a new Facts; `facts` is left as it was)."""
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=3) as pool:
         f_tools = pool.submit(build_tools)
@@ -96,8 +96,8 @@ def add_extras(facts: Facts, python: str = "", timeout: float = 20.0) -> Facts:
                 results[key] = fut.result()
             except Exception as e:  # noqa: BLE001 - an extra that fails is a fact
                 results[key] = failed("%s: %s" % (type(e).__name__, e))
-    facts.set("build_tools", results["build_tools"])
+    values = {"build_tools": results["build_tools"]}
     if facts.has("cpu"):
-        facts.set("cpu.lscpu", results["lscpu"])
-    facts.set("system_libs", {"cudnn": results["cudnn"]})
-    return facts
+        values["cpu.lscpu"] = results["lscpu"]
+    values["system_libs"] = {"cudnn": results["cudnn"]}
+    return facts.with_values(values)

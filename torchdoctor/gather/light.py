@@ -35,6 +35,11 @@ def _memory():
     return system.memory_facts()
 
 
+def _network():
+    from . import network
+    return network.listening_facts()
+
+
 def _torch_files(data):
     def load():
         from . import target
@@ -57,12 +62,10 @@ def light_facts(python=None, isolated_from=None) -> Facts:
                 data[key] = fn()
             except Exception as e:  # noqa: BLE001
                 data[key] = failed("%s: %s" % (type(e).__name__, e))
-    loaders = {"driver": _driver, "toolkit": _toolkit, "os": _os, "env": _env, "memory": _memory}
+    loaders = {"driver": _driver, "toolkit": _toolkit, "os": _os, "env": _env, "memory": _memory,
+               "network": _network}
     if not python or python == sys.executable:
         loaders["torch_files"] = _torch_files(data)  # this interpreter's torch, against its RECORD
     return Facts(data, loaders=loaders)
 
-
-def no_facts() -> Facts:
-    return Facts({"schema_version": SCHEMA_VERSION, "source": "none"})
 

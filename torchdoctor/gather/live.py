@@ -145,14 +145,14 @@ def torch_sections(torch) -> Dict[str, Any]:
 def live_facts() -> Facts:
     """Facts of this process: explain's cheap facts plus the torch it imported, as it is now."""
     from .light import light_facts
-    facts = light_facts()
-    facts.data["source"] = LIVE
+    light = light_facts()
+    values: Dict[str, Any] = {"source": LIVE}
     torch = imported_torch()
     live: Dict[str, Any]
     if torch is None:
         live = {"torch_imported": False}
     else:
-        facts.data.update(torch_sections(torch))
+        values.update(torch_sections(torch))
         try:
             live = settings(torch)
         except Exception as e:  # noqa: BLE001
@@ -160,24 +160,25 @@ def live_facts() -> Facts:
     kind = kernel_kind()
     if isinstance(live, dict):
         live["kernel"] = kind if kind else absent("not a notebook kernel")
-    facts.data[LIVE] = live
-    return facts
+    values[LIVE] = live
+    return light.with_values(values)
 
 
 def overlay(facts: Facts) -> Facts:
     """A child probe's facts of this interpreter with this process's live settings on top
-    (backends flags, runtime settings, what it set), for `%torchdoctor check`."""
+    (backends flags, runtime settings, what it set), for `%torchdoctor check`: a new Facts."""
     live = live_facts()
     torch = imported_torch()
+    values: Dict[str, Any] = {}
     if torch is not None and facts.value("torch_import.ok") is True:
         for key in ("backends",):
             if live.state(key) == "present":
-                facts.data[key] = live.data[key]
+                values[key] = live.data[key]
         runtime = live.value("torch.runtime")
         if isinstance(runtime, dict) and isinstance(facts.value("torch"), dict):
-            facts.data["torch"]["runtime"] = runtime
+            values["torch.runtime"] = runtime
         env = live.value("env")
         if isinstance(env, dict):
-            facts.data["env"] = env  # as this process sees it now
-    facts.data[LIVE] = live.data.get(LIVE)
-    return facts
+            values["env"] = env  # as this process sees it now
+    values[LIVE] = live.data.get(LIVE)
+    return facts.with_values(values)

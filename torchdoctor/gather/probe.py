@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 from .. import __version__
 from ..model.facts import SCHEMA_VERSION, Facts, failed
 
-# proc and system (subprocess, tempfile, concurrent.futures: 10 ms of imports)
+# children.timed and system (subprocess, tempfile, concurrent.futures: 10 ms of imports)
 # load when a probe runs, not when `explain` imports probe.target.
 
 DEFAULT_TIMEOUT = 60.0
@@ -128,7 +128,7 @@ def run_target(python: str, timeout: float, light: bool = False, isolated_from: 
     import shutil
     import tempfile
 
-    from . import proc
+    from ..children import timed
     fd, out_path = tempfile.mkstemp(prefix="torchdoctor-", suffix=".jsonl")
     os.close(fd)
     argv = [python, "-c", ISOLATE + LAUNCHER if isolated_from else LAUNCHER, TARGET_SCRIPT, out_path]
@@ -136,7 +136,7 @@ def run_target(python: str, timeout: float, light: bool = False, isolated_from: 
     argv += ["--shadow-dir", isolated_from] if isolated_from else []
     empty = tempfile.mkdtemp(prefix="torchdoctor-probe-") if isolated_from else None
     try:
-        r = proc.run(argv, timeout=timeout, cwd=empty)
+        r = timed.run(argv, timeout=timeout, cwd=empty)
         sections, stages = read_sections(out_path)
     finally:
         try:
@@ -156,8 +156,8 @@ def run_target(python: str, timeout: float, light: bool = False, isolated_from: 
         "duration_s": round(r.duration_s, 3),
         "last_stage": last,
         "completed": completed,
-        "stdout_tail": proc.last_lines(r.stdout, 40),
-        "stderr_tail": proc.last_lines(r.stderr, 40),
+        "stdout_tail": timed.last_lines(r.stdout, 40),
+        "stderr_tail": timed.last_lines(r.stderr, 40),
     }
     if isolated_from:
         info["isolated"] = True
@@ -220,7 +220,8 @@ def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
     data.update(local)
     data["driver"] = driver
     data["toolkit"] = toolkit
-    return Facts(data)
+    from .network import listening_facts
+    return Facts(data, loaders={"network": listening_facts})  # only when a hook asks
 
 
 def run_in_process(python: str, timeout: float) -> Dict[str, Any]:

@@ -2,7 +2,7 @@
 environment variables, the CUDA toolkit (nvcc) and the NVIDIA driver.
 
 Runs in the doctor's own process; anything that could hang or crash (nvidia-smi,
-nvcc, NVML through ctypes) runs as a time-limited child via proc.run.
+nvcc, NVML through ctypes) runs as a time-limited child via timed.run.
 """
 
 import os
@@ -13,7 +13,7 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from ..model.facts import absent, failed
-from . import proc
+from ..children import timed
 
 # Environment variables that change how torch, CUDA, NCCL or the CPU runtimes
 # behave. Unset ones in ENV_ALWAYS are recorded as absent so reports show them.
@@ -86,9 +86,9 @@ def os_facts() -> Dict[str, Any]:
 
 
 def _sysctl(name: str) -> Optional[str]:
-    if not proc.which("sysctl"):
+    if not timed.which("sysctl"):
         return None
-    r = proc.run(["sysctl", "-n", name], timeout=3)
+    r = timed.run(["sysctl", "-n", name], timeout=3)
     return r.stdout.strip() if r.ok else None
 
 
@@ -152,6 +152,9 @@ def memory_facts() -> Dict[str, Any]:
         out["available_bytes"] = int(vm.available)
     except (Exception, SystemExit) as e:  # noqa: BLE001 - psutil missing or broken: a fact
         out["total_bytes"] = failed("psutil: %s" % e)
+    limit = cgroup_memory_limit()
+    if limit is not None:
+        out["cgroup_limit_bytes"] = limit
     if os.path.isdir("/dev/shm"):
         try:
             out["shm_bytes"] = shutil.disk_usage("/dev/shm").total
@@ -162,11 +165,22 @@ def memory_facts() -> Dict[str, Any]:
     return out
 
 
+def cgroup_memory_limit() -> Optional[int]:
+    """The memory limit of this process's cgroup (a container's --memory, a Slurm job's --mem),
+    in bytes; None when there is none (v2 'max', v1's huge sentinel) or it cannot be read."""
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        text = (_read(path) or "").strip()
+        if text.isdigit():
+            value = int(text)
+            return value if value < (1 << 60) else None
+    return None
+
+
 # ---------------------------------------------------------------- toolkit ---
 def find_nvcc(environ=None) -> Optional[str]:
     environ = os.environ if environ is None else environ
     exe = "nvcc.exe" if os.name == "nt" else "nvcc"
-    found = proc.which("nvcc", path=environ.get("PATH"))
+    found = timed.which("nvcc", path=environ.get("PATH"))
     if found:
         return found
     for var in ("CUDA_HOME", "CUDA_PATH"):
@@ -182,13 +196,13 @@ def toolkit_facts(timeout: float = 10) -> Dict[str, Any]:
     nvcc = find_nvcc()
     if not nvcc:
         return {"nvcc": absent("nvcc not on PATH, CUDA_HOME or /usr/local/cuda")}
-    r = proc.run([nvcc, "--version"], timeout=timeout)
+    r = timed.run([nvcc, "--version"], timeout=timeout)
     out: Dict[str, Any] = {"nvcc_path": nvcc}
     if not r.ok:
-        out["nvcc"] = failed(r.start_error or ("timed out" if r.timed_out else proc.last_lines(r.stderr, 3)))
+        out["nvcc"] = failed(r.start_error or ("timed out" if r.timed_out else timed.last_lines(r.stderr, 3)))
         return out
     m = re.search(r"release (\d+\.\d+), V([\d.]+)", r.stdout)
-    out["nvcc"] = m.group(1) if m else failed("unparsed: " + proc.last_lines(r.stdout, 2))
+    out["nvcc"] = m.group(1) if m else failed("unparsed: " + timed.last_lines(r.stdout, 2))
     if m:
         out["nvcc_full"] = m.group(2)
     return out
@@ -196,7 +210,6 @@ def toolkit_facts(timeout: float = 10) -> Dict[str, Any]:
 
 # ----------------------------------------------------------------- driver ---
 SMI_FIELDS = ("index", "name", "driver_version", "compute_cap", "memory.total", "uuid")
-SMI_QUERY = ",".join(SMI_FIELDS)
 # Drivers before ~510 reject the whole query for one field they do not know:
 # 'Field "compute_cap" is not a valid field to query.'
 SMI_FIELDS_OLD = tuple(f for f in SMI_FIELDS if f != "compute_cap")
@@ -244,20 +257,20 @@ def parse_smi_banner(text: str) -> Dict[str, str]:
     return out
 
 
-def _smi_query(smi: str, fields, timeout: float) -> proc.ProcResult:
-    return proc.run([smi, "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"], timeout=timeout)
+def _smi_query(smi: str, fields, timeout: float) -> timed.ProcResult:
+    return timed.run([smi, "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"], timeout=timeout)
 
 
 def nvidia_smi_facts(timeout: float = 10) -> Dict[str, Any]:
-    smi = proc.which("nvidia-smi")
+    smi = timed.which("nvidia-smi")
     if not smi:
         return absent("nvidia-smi not on PATH")
     out: Dict[str, Any] = {"path": smi}
     # The banner call runs beside the query: a wedged driver then costs one
     # timeout, not two, and a healthy one answers in the time of one call.
     import threading
-    banner: Dict[str, proc.ProcResult] = {}
-    t = threading.Thread(target=lambda: banner.setdefault("r", proc.run([smi], timeout=timeout)), daemon=True)
+    banner: Dict[str, timed.ProcResult] = {}
+    t = threading.Thread(target=lambda: banner.setdefault("r", timed.run([smi], timeout=timeout)), daemon=True)
     t.start()
     fields = SMI_FIELDS
     q = _smi_query(smi, fields, timeout)
@@ -268,7 +281,7 @@ def nvidia_smi_facts(timeout: float = 10) -> Dict[str, Any]:
     if q.ok:
         out["gpus"] = parse_smi_query(q.stdout, fields)
         if not out["gpus"] and q.stdout.strip():
-            out["gpus"] = failed("unparsed output: " + proc.last_lines(q.stdout, 3)[:300])
+            out["gpus"] = failed("unparsed output: " + timed.last_lines(q.stdout, 3)[:300])
     else:
         out["gpus"] = failed(_why(q))
     b = banner.get("r")
@@ -279,12 +292,12 @@ def nvidia_smi_facts(timeout: float = 10) -> Dict[str, Any]:
     return out
 
 
-def _why(r: proc.ProcResult) -> str:
+def _why(r: timed.ProcResult) -> str:
     if r.start_error:
         return r.start_error
     if r.timed_out:
         return "timed out after %.0f s" % r.duration_s
-    text = proc.last_lines(r.stdout + "\n" + r.stderr, 3)
+    text = timed.last_lines(r.stdout + "\n" + r.stderr, 3)
     return ("exit %s: %s" % (r.signal or r.returncode, text))[:500]
 
 
@@ -326,7 +339,7 @@ def nvml_facts(timeout: float = 10) -> Dict[str, Any]:
                 "libcuda": absent("libcuda not loadable: libcuda.so.1 %s" % why)}
     script = os.path.join(os.path.dirname(__file__), "driver.py")
     # -S: stdlib only, so skip site-packages processing (.pth files): 25 ms.
-    r = proc.run([sys.executable, "-S", script], timeout=timeout)
+    r = timed.run([sys.executable, "-S", script], timeout=timeout)
     if not r.ok:
         return {"nvml": failed(_why(r)), "libcuda": failed(_why(r))}
     try:

@@ -37,9 +37,10 @@ except ImportError:  # pragma: no cover - 3.9/3.10
 HERE = os.path.dirname(os.path.abspath(__file__))
 ERRORS_DIR = os.path.join(HERE, "errors")
 # pattern -> anchor, derived from the patterns and written by
-# `python -m torchdoctor.kb.errors`: deriving 400 anchors costs ~30 ms of the
-# explain start-up. A pattern missing from it (a fresh KB edit) is derived at
-# run time, so a stale file only costs time; a test keeps it fresh.
+# `python -m torchdoctor.kb.errors`: deriving every anchor with sre's parser costs tens of
+# ms of the explain start-up, so a shipped build never does it (a test holds the file to
+# every pattern). A pattern missing from it (a fresh KB edit) is derived at run time, so a
+# stale file only costs time.
 ANCHOR_CACHE = os.path.join(HERE, "data", "anchors.json")
 REQUIRED = ("id", "category", "title", "patterns", "cause", "fix", "sources", "examples")
 
@@ -93,11 +94,6 @@ def literal_anchor(pattern: str) -> str:
     Only the top-level sequence counts: anything inside a group, a branch, a
     class or under a quantifier that allows zero repetitions may be absent.
     """
-    # Imported here: with a fresh anchor cache (kb/data/anchors.json) explain never derives one.
-    from ._anchor import fast_anchor
-    fast = fast_anchor(pattern)  # the same answer without sre's parser, when sure
-    if fast is not None:
-        return fast
     try:
         parsed = _sre_parse.parse(pattern)
     except re.error:
@@ -189,8 +185,9 @@ def load_entries() -> Tuple[Entry, ...]:
     return tuple(sorted(entries, key=lambda e: e.id))
 
 
-# What lets explain load only the files an input can match (issue 17.2: the whole KB costs
-# more of a cold start than the match): each file's anchors, and which file holds each id.
+# What lets explain load only the files an input can match (loading the whole KB costs more
+# of explain's cold start than the match itself): each file's anchors, and which file holds
+# each id.
 # Written with the anchor cache; a stale or missing one means loading everything.
 ENTRY_INDEX = os.path.join(HERE, "data", "entry_index.json")
 

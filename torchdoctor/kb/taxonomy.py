@@ -66,4 +66,8 @@ CATEGORIES = {
     "dist-config": "settings left on a distributed job (NCCL debug knobs, interfaces, threads, /dev/shm)",
     "dist-collective": "a collective that failed, timed out, is unsupported or returned wrong values",
     "dist-bandwidth": "collective bandwidth below what the links should reach, or one slow link",
+    # the environment families of torch's own message catalogue (kb/catalogue): runtime side
+    "gpu-runtime-fault": "the GPU, its driver or a layer in front of it stopped or refused the work (hardware faults, "
+                         "the display watchdog, MPS/vGPU, operations the platform does not offer)",
+    "package-missing": "a torch feature needs an optional package that is not installed (cuda-bindings, nccl4py)",
 }

@@ -168,9 +168,9 @@ class Index:
 
 FOLDED_PENALTY = 10.0
 
-# Confidence floor (issue 17). Chosen from the scores of the top match of every
-# text in tests/eval/*.jsonl (about 1,900 labelled texts and 290 unrelated ones,
-# round 5 included):
+# Confidence floor: a weak match must not read as a cause. Chosen from the scores of the
+# top match of every text in tests/eval/*.jsonl (about 1,900 labelled texts and 290
+# unrelated ones):
 # * EVIDENCE_FLOOR: a match whose evidence (Match.evidence) is below it is no
 #   diagnosis and is dropped. The weakest correct top match in the eval sets has
 #   evidence 5.4 (a 4-character anchor with a Chinese sentence); below 5 there
@@ -367,5 +367,10 @@ def line_numbers(buf: bytes, starts: List[int]) -> List[int]:
 
 
 def best_match(text: str) -> Optional[Match]:
+    """The best known error in `text`, or None (also for no text at all): the one function
+    that rules use to name a known error in the text they report on (a check's probe output,
+    a rank's error, a tune child's stderr), so they and `explain` never disagree."""
+    if not text or not text.strip():
+        return None
     found = match_text(text)
     return found[0] if found else None

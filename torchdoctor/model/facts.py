@@ -14,7 +14,7 @@ paste that did not mention it, a probe that died before reaching it).
 """
 
 import json
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 SCHEMA_VERSION = 1
 
@@ -45,7 +45,8 @@ def state_of(node: Any) -> str:
 
 
 class Facts:
-    """A read-only view over the facts tree with dotted-path access.
+    """A read-only view over the facts tree with dotted-path access (a gatherer builds the
+    tree first; `with_values` gives a changed copy, never a change in place).
 
     ``facts.value("torch.cuda_version")`` returns the value when present and the
     default otherwise; ``facts.state(...)`` says which of the four states it is
@@ -151,17 +152,23 @@ class Facts:
                 break
         return out
 
-    # -- mutation (only while building) -----------------------------------
-    def set(self, path: str, value: Any) -> None:
-        node = self.data
-        parts = path.split(".")
-        for part in parts[:-1]:
-            nxt = node.get(part)
-            if not isinstance(nxt, dict) or state_of(nxt) != PRESENT:
-                nxt = {}
+    # -- a changed copy -----------------------------------------------------
+    def with_values(self, values: Mapping[str, Any]) -> "Facts":
+        """A new Facts: this tree with each dotted path set to its value (a path through an
+        absent, failed or missing node gets a section of its own). This one is left as it
+        was: only the sections on the paths are copied, the rest is shared, and sections not
+        loaded yet keep their loaders."""
+        data = dict(self.data)
+        for path, value in values.items():
+            node = data
+            parts = path.split(".")
+            for part in parts[:-1]:
+                nxt = node.get(part)
+                nxt = dict(nxt) if isinstance(nxt, dict) and state_of(nxt) == PRESENT else {}
                 node[part] = nxt
-            node = nxt
-        node[parts[-1]] = value
+                node = nxt
+            node[parts[-1]] = value
+        return Facts(data, loaders={k: v for k, v in self._loaders.items() if k not in data})
 
     def section(self, name: str) -> Dict[str, Any]:
         v = self.value(name)

@@ -8,7 +8,6 @@ from typing import Any, Dict, List, Optional
 ERROR = "error"
 WARNING = "warning"
 INFO = "info"
-SEVERITIES = (ERROR, WARNING, INFO)
 _RANK = {INFO: 0, WARNING: 1, ERROR: 2}
 
 # How sure a finding is. HIGH: read off this machine, or text that names the condition.

@@ -21,7 +21,6 @@ from . import rows as R
 from . import safe
 
 FACTS_MARKER = "<!-- torchdoctor:facts schema_version=%d -->"
-FACTS_MARKER_RE = re.compile(r"<!--\s*torchdoctor:facts\b[^>]*-->")
 TITLE = "## torchdoctor report"
 # GitHub rejects issue bodies over 65536 characters.
 GITHUB_LIMIT = 65536

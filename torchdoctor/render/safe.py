@@ -60,7 +60,7 @@ def escape_char(ch: str) -> str:
 
 def _sub(m: "re.Match") -> str:
     ch = m.group()
-    return escape_char(ch) if unicodedata.category(ch) in HIDDEN_CATEGORIES else ch
+    return escape_char(ch) if is_hidden(ch) else ch
 
 
 def visible(text: Any) -> str:
@@ -78,11 +78,6 @@ def line(text: Any) -> str:
     if s.isascii() and s.isprintable():
         return s
     return _CANDIDATE_LINE.sub(_sub, s)
-
-
-def has_hidden(text: str, keep: str = "\n\t") -> bool:
-    """Whether `text` holds a character `visible` would escape (the tests' oracle)."""
-    return any(c not in keep and is_hidden(c) for c in text)
 
 
 MAX_DEPTH = 64  # real facts nest a few levels; a crafted report nests 900 (the parser's limit)

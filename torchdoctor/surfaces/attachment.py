@@ -2,10 +2,11 @@
 `%torchdoctor report`): the environment report of `torchdoctor report`, with the surface's
 own section (the run, the failed tests) inside the facts, so one redaction pass covers
 both and `triage` / `check --from` read the file back like any report. Written by
-reportio.write_output, like every file a user names."""
+userfiles.write_output, like every file a user names."""
 
 from typing import Any, Callable, Dict, List, Optional
 
+from ..model.facts import Facts
 from ..model.report import Report
 
 
@@ -14,16 +15,20 @@ def fmt_for(path: str) -> str:
 
 
 def build(section: str, data: Optional[Dict[str, Any]], python: Optional[str] = None, timeout: float = 60.0,
-          redact: bool = True, prepare: Optional[Callable[[Report], None]] = None) -> Report:
-    """Probe `python` (default: this interpreter), add `data` as facts[section] (when not
-    None), let `prepare` add to the facts, then redact (or mark the report NOT redacted)."""
+          redact: bool = True, prepare: Optional[Callable[[Facts], Facts]] = None) -> Report:
+    """Probe `python` (default: this interpreter) and diagnose it, add `data` as
+    facts[section] (when not None), let `prepare` give the facts to keep (it sees them with
+    the section), then redact (or mark the report NOT redacted). The findings are those of
+    the probed facts: what is added is context for the reader."""
     from ..diagnose import examine
     from ..redact import local_names, mark_unredacted, redact_report
     report = examine(python=python, timeout=timeout, extras=True)
+    facts = report.facts
     if data is not None:
-        report.facts.data[section] = data
+        facts = facts.with_values({section: data})
     if prepare is not None:
-        prepare(report)
+        facts = prepare(facts)
+    report = Report(facts, report.findings, report.skipped)
     if not redact:
         return mark_unredacted(report)
     users, hosts = local_names()

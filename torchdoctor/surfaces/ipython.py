@@ -181,10 +181,10 @@ def report(fmt: str = "markdown", output: Optional[str] = None, python: Optional
     from ..gather.live import overlay
     live = not python or python == sys.executable
     rep = attachment.build("live", None, python=python, redact=redact,
-                           prepare=(lambda r: overlay(r.facts)) if live else None)
+                           prepare=overlay if live else None)
     text = attachment.render(rep, fmt)
     if output:
-        from ..reportio import write_output
+        from ..userfiles import write_output
         write_output(output, text, what="-o", forcible=False)
         print("torchdoctor: wrote %s (%s, %s)" % (output, fmt, "redacted" if redact else "NOT redacted"))
     return ReportView(text, fmt)
@@ -218,8 +218,8 @@ def _handler(shell, etype, value, tb, tb_offset=None):
 def load(ip) -> None:
     if _state["shell"] is ip:
         return
-    from ..gather import proc
-    proc.pin()  # before a cell can patch them
+    from ..children import timed
+    timed.pin()  # before a cell can patch them
     ip.register_magic_function(magic, magic_kind="line", magic_name="torchdoctor")
     types = tuple(getattr(ip, "custom_exceptions", ()) or ())
     _state.update(shell=ip, prev_types=types, prev_handler=getattr(ip, "CustomTB", None) if types else None)

@@ -66,11 +66,11 @@ def _count_line(report) -> str:
 
 
 def check(python: Optional[str] = None, timeout: float = 60.0):
-    from ..diagnose import examine
     from ..render.brief import env_line
+    from ..verbs.check import check as check_verb
     if not 0 < timeout <= 600:
         raise ValueError("timeout must be between 0 and 600 seconds")
-    rep = examine(python=_python(python), timeout=timeout, isolated_from=_here())
+    rep = check_verb(_python(python), timeout, isolated_from=_here())
     lines = ["%s: %s" % (rep.facts.value("probe.python"), env_line(rep.facts)), "Findings: " + _count_line(rep)]
     lines += ["- %s %s [%s]%s" % (f.severity.upper(), f.title, f.id, ("; fix: " + f.fix.summary) if f.fix.summary else "")
               for f in rep.findings]
@@ -79,10 +79,10 @@ def check(python: Optional[str] = None, timeout: float = 60.0):
 
 def explain(text: str, python: Optional[str] = None):
     from ..diagnose import explain as explain_text
-    from ..gather.light import light_facts
+    from ..verbs.explain import facts_for
     if not text or not text.strip():
         raise ValueError("the text is empty: pass an error message, a traceback or a log excerpt")
-    exps, _ = explain_text(text, gather=lambda: light_facts(_python(python), isolated_from=_here()))
+    exps, _ = explain_text(text, gather=lambda: facts_for(_python(python), isolated_from=_here()))
     data = {"schema_version": 1, "matches": [x.to_dict() for x in exps]}
     if not exps:
         return data, "No known PyTorch error recognised in the text."
@@ -96,10 +96,10 @@ def explain(text: str, python: Optional[str] = None):
 def report(format: str = "markdown", python: Optional[str] = None, redact: bool = True):
     """The report is redacted where every result is (`_call`), and rendered after that: a second
     pass over rendered Markdown would read its facts block as pairs ("secret": 3)."""
-    from ..diagnose import examine
+    from ..verbs import report as report_verb
     if format not in ("markdown", "json"):
         raise ValueError("format must be 'markdown' or 'json'")
-    rep = examine(python=_python(python), extras=True, redact=None if redact else False, isolated_from=_here())
+    rep = report_verb.report(_python(python), redact=None if redact else False, isolated_from=_here())
     summary = "torchdoctor report (%s): %s" % ("redacted" if redact else "NOT redacted", _count_line(rep))
     if format == "json":
         return rep.to_dict(), summary
@@ -107,10 +107,9 @@ def report(format: str = "markdown", python: Optional[str] = None, redact: bool 
     def markdown(data: Dict[str, Any]) -> Dict[str, Any]:
         from ..model.facts import Facts
         from ..model.findings import Finding
-        from ..render.markdown import render_markdown
         from ..model.report import Report
         done = Report(Facts.from_dict(data["facts"]), [Finding.from_dict(f) for f in data["findings"]])
-        return {"format": "markdown", "report": render_markdown(done)}
+        return {"format": "markdown", "report": report_verb.render_report(done, "markdown")}
     return rep.to_dict(), summary, markdown
 
 
@@ -146,13 +145,14 @@ def fix_plan(python: Optional[str] = None, ids: Optional[List[str]] = None, time
 
 
 def list_checks(known_errors: bool = False):
-    from ..areas.checks import all_checks
-    checks = [{"id": c.id, "severity": c.severity, "category": c.category, "doc": c.doc} for c in all_checks()]
+    from ..verbs.check import check_rows
+    checks = check_rows()
     data: Dict[str, Any] = {"schema_version": 1, "checks": checks}
     summary = "%d checks" % len(checks)
     if known_errors:
         from ..kb.errors import load_entries
-        data["known_errors"] = [{"id": e.id, "category": e.category, "title": e.title} for e in load_entries()]
+        from ..verbs.explain import entry_rows
+        data["known_errors"] = entry_rows(load_entries())
         summary += ", %d known errors" % len(data["known_errors"])
     return data, summary
 

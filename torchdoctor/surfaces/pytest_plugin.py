@@ -49,8 +49,8 @@ def enabled(config) -> bool:
 
 def pytest_configure(config):
     if enabled(config) and not config.pluginmanager.has_plugin("torchdoctor-session"):
-        from ..gather import proc
-        proc.pin()  # before any test can patch them
+        from ..children import timed
+        timed.pin()  # before any test can patch them
         config.pluginmanager.register(Session(config), "torchdoctor-session")
 
 
@@ -140,7 +140,7 @@ class Session:
         if self.worker or not self.report_path:
             return
         with guest.Visit() as g:
-            from ..reportio import write_output
+            from ..userfiles import write_output
             from . import attachment
             data = {"args": [str(a) for a in self.config.invocation_params.args], "exit_status": int(exitstatus),
                     "counts": dict(self.counts), "diagnosed": self.diagnosed}

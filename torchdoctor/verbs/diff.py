@@ -86,9 +86,20 @@ class Diff:
         }
 
 
+def diff_files(a: str, b: str, show_all: bool = False) -> "Diff":
+    """`torchdoctor diff A B`: InputError (a ValueError) when either cannot be read as a report
+    or paste with facts."""
+    from .common import InputError
+    try:
+        ra, rb = load_any(a), load_any(b)
+    except TriageError as e:
+        raise InputError(str(e))
+    return diff_reports(ra, rb, a, b, show_all=show_all)
+
+
 def load_any(path: str) -> TriageResult:
     """A report or paste from a file, through triage (TriageError on bad input)."""
-    from ..reportio import read_head
+    from ..userfiles import read_head
     from .triage import MAX_BYTES
     try:
         data = read_head(path, MAX_BYTES + 1)

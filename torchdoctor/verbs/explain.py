@@ -1,43 +1,21 @@
-"""`torchdoctor explain` without click: its options (one table, for the click command
-and the fast path alike), reading its input, and the verb itself as text and exit code."""
+"""`torchdoctor explain`: known errors in text, a file of any size or standard input,
+explained for the interpreter the user works in. Reading the input, the listings (`--list`,
+an entry by id) and the explanations; the CLI renders the result (cli/explain_common.py,
+shared by the click command and its click-free fast path), the MCP server and the Python API
+take the same facts (`facts_for`) into the one pipeline, diagnose.explain."""
 
 import io
-import json
 import sys
-from typing import Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-from ..cli.common import EXIT_INTERRUPTED, InputError, chosen_python, style
-
-# (flags, parameter, kind, metavar, help), in --help order. kind: "value" takes one
-# argument, "flag" is True when given, "switch" is "--x/--no-x" (True, False, None).
-OPTIONS = (
-    (("--file", "-f"), "file", "value", "LOG", "Read the error text or log from a file (any size)."),
-    (("--json",), "as_json", "flag", None, "Print matches as JSON (schema_version 1)."),
-    (("--all",), "show_all", "flag", None, "Explain every match in full, not just the best."),
-    (("--list",), "list_entries", "flag", None, "List the known errors and exit."),
-    (("--probe",), "deep", "flag", None, "Run the full check probe for deeper tailoring (slower)."),
-    (("--python",), "python", "value", "PATH",
-     "The interpreter whose environment the fix is for (default: as for check)."),
-    (("--no-env",), "no_env", "flag", None, "Do not look at this machine at all: generic fixes only."),
-    (("--color", "--no-color"), "color", "switch", None, "Force colour on or off."),
-)
-TEXT = "text"  # the positional words (nargs=-1)
-HELP = """Explain a PyTorch error: TEXT, --file LOG, or '-' for standard input.
-
-    TEXT may also be a known-error id, to show that entry.
-    """
-
-
-def defaults() -> dict:
-    out = {param: (False if kind == "flag" else None) for _, param, kind, _, _ in OPTIONS}
-    out[TEXT] = ()
-    return out
+from ..model.records import field, record
+from .common import InputError, chosen_python
 
 
 def _read_input(text_args, file, stdin_stream):
     """-> ('text', str) for small inputs, ('stream', binary file) for large ones."""
     if file is not None:
-        from ..reportio import open_input
+        from ..userfiles import open_input
         try:
             fh = open_input(file, "log file")
         except ValueError as e:
@@ -89,52 +67,50 @@ class _Chain(io.RawIOBase):
         return True
 
 
-def _facts(python: Optional[str], deep: bool):
-    """The facts an explanation is tailored to: a full probe with --probe, else the cheap ones."""
-    python = chosen_python(python)
+def facts_for(python: Optional[str], deep: bool = False, isolated_from: Optional[str] = None):
+    """The facts an explanation is tailored to: the full probe of `python` with `deep`
+    (--probe), else its cheap facts (gather/light.py). None: this interpreter, read in-process."""
     if deep:
         from ..gather.probe import gather
-        return gather(python=python)
+        return gather(python=python, isolated_from=isolated_from)
     from ..gather.light import light_facts
-    return light_facts(python)
+    return light_facts(python, isolated_from=isolated_from)
 
 
-def explain(text=(), file=None, as_json=False, show_all=False, list_entries=False, deep=False,
-            python: Optional[str] = None, no_env=False, color=None) -> Tuple[str, int]:
-    """The verb: -> (what to print on stdout, exit code). Bad input raises InputError."""
+def entry_rows(entries) -> List[Dict[str, str]]:
+    """The known errors as `explain --list --json` and the MCP server list them."""
+    return [{"id": e.id, "category": e.category, "title": e.title} for e in entries]
+
+
+@record
+class Explained:
+    """What `explain` found: the known errors listed (--list), one entry asked for by id, or
+    the explanations of the input (interrupted: Ctrl-C cut a log scan short)."""
+    explanations: List[Any] = field(default_factory=list)
+    interrupted: bool = False
+    entries: Optional[Tuple[Any, ...]] = None
+    entry: Optional[Any] = None
+
+
+def explain(text=(), file=None, list_entries=False, deep=False, python: Optional[str] = None,
+            no_env=False) -> Explained:
+    """The verb. Bad input raises InputError."""
     from ..kb.errors import get_entry, load_entries
     if list_entries:
-        entries = load_entries()
-        from ..render import text as T
-        if as_json:
-            return json.dumps({"schema_version": 1, "entries": [
-                {"id": e.id, "category": e.category, "title": e.title} for e in entries]}, indent=2) + "\n", 0
-        return T.render_entry_list(entries), 0
+        return Explained(entries=load_entries())
     if text and file:
         raise InputError("give the error text or --file, not both")
     if not text and file is None and sys.stdin.isatty():
         raise InputError("nothing to explain: pass the error text, --file LOG, or pipe it into `torchdoctor explain -`")
     if len(text) == 1 and get_entry(text[0].strip()) is not None:
-        e = get_entry(text[0].strip())
-        from ..render import text as T
-        if as_json:
-            return json.dumps({"schema_version": 1, "entry": e.raw}, indent=2) + "\n", 0
-        return T.render_entry(e, style(color)), 0
+        return Explained(entry=get_entry(text[0].strip()))
     kind, payload = _read_input(text, file, sys.stdin.buffer)
-    from .. import diagnose
-    from ..match.matcher import match_text
-    interrupted = False
+    from ..diagnose import explain as explain_text
+    gather = None if no_env else lambda: facts_for(chosen_python(python), deep)
     if kind == "text":
         if not payload.strip():
             raise InputError("the input is empty: nothing to explain")
-        matches = match_text(payload)
-    else:
-        from .explain_progress import scan_log  # progress on a TTY; Ctrl-C keeps what was found
-        matches, interrupted = scan_log(payload, file)
-    exps, _ = diagnose.explain(matches=matches, gather=None if no_env else lambda: _facts(python, deep))
-    if as_json:
-        out = json.dumps({"schema_version": 1, "matches": [e.to_dict() for e in exps]}, indent=2) + "\n"
-    else:
-        from ..render import text as T
-        out = T.render_explain(exps, style(color), show_all=show_all)
-    return out, EXIT_INTERRUPTED if interrupted else 0 if exps else 1
+        return Explained(explain_text(payload, gather=gather)[0])
+    from .explain_progress import scan_log  # progress on a TTY; Ctrl-C keeps what was found
+    matches, interrupted = scan_log(payload, file)
+    return Explained(explain_text(matches=matches, gather=gather)[0], interrupted)

@@ -97,7 +97,7 @@ def decode_paste(data: bytes, name: str) -> str:
     utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
     if b"\x00" in data[:8192] and not utf16:
         raise TriageError("%s is a binary file, not a paste or report" % name)
-    from ..reportio import decode
+    from ..userfiles import decode
     text = decode(data)
     sample = text[:20000]
     bad = sum(1 for c in sample if c == "\ufffd" or (ord(c) < 32 and c not in "\r\n\t\x1b\x0c"))
@@ -120,7 +120,7 @@ _JSON_START = re.compile(r"\s*[\[{]")
 
 def _report_from_json(text: str, name: str) -> Optional[Facts]:
     """Facts from a JSON report; None when the text is not JSON at all."""
-    from ..reportio import facts_from_report
+    from ..gather.saved import facts_from_report
     data: Any = None
     if _JSON_START.match(text):
         s = text.strip()
@@ -175,6 +175,27 @@ def _explain(text, facts: Optional[Facts], raw: Optional[bytes] = None):
 
 
 # -- entry points ------------------------------------------------------------------------
+def triage_file(file: Optional[str]) -> TriageResult:
+    """`torchdoctor triage [FILE|-]`: the paste in FILE, or on standard input when it was
+    piped (InputError, a ValueError, when there is nothing to read or it cannot be triaged)."""
+    import sys
+
+    from ..userfiles import display_name, read_head
+    from .common import InputError
+    if file is None:
+        if sys.stdin.isatty():
+            raise InputError("nothing to triage: give a FILE, or pipe the paste into `torchdoctor triage -`")
+        file = "-"
+    try:
+        data, name = read_head(file, MAX_BYTES + 1, "paste or report"), display_name(file)
+    except ValueError as e:
+        raise InputError(str(e))
+    try:
+        return triage_bytes(data, name)
+    except TriageError as e:
+        raise InputError(str(e))
+
+
 def triage_bytes(data: bytes, name: str = "input") -> TriageResult:
     big = _big_paste(data, name)
     if big is not None:  # never decoded whole: read a piece at a time (triage/lines.py)
@@ -236,7 +257,7 @@ def triage_text(text: str, name: str = "input", _raw: Optional[bytes] = None) ->
         report, skipped = _diagnose(facts)
         return TriageResult(name, "json-report", report, notes=["re-diagnosed from the report's facts"],
                             skipped_checks=skipped)
-    from ..reportio import facts_from_markdown, looks_like_markdown_report
+    from ..gather.saved import facts_from_markdown, looks_like_markdown_report
     if looks_like_markdown_report(text):
         try:
             facts = facts_from_markdown(text, name)

@@ -250,7 +250,7 @@ NUMPY_WARNING = ("/venv/lib/python3.11/site-packages/torch/_subclasses/functiona
 
 def test_numpy_missing_is_a_finding_saying_what_breaks():
     f = env_facts(torch_import={"ok": True, "warnings": [NUMPY_WARNING]})
-    f.set("packages.installed.numpy", absent("not installed"))
+    f = f.with_values({"packages.installed.numpy": absent("not installed")})
     out = run(f, "numpy-unavailable")
     assert len(out) == 1 and out[0].severity == "warning"
     assert "Numpy is not available" in out[0].detail and "all_gather_object" in out[0].detail
@@ -260,7 +260,7 @@ def test_numpy_missing_is_a_finding_saying_what_breaks():
 
 def test_numpy_missing_before_numpy2_support_pins_numpy_1():
     f = env_facts(torch="2.2.2+cpu")
-    f.set("packages.installed.numpy", absent("not installed"))
+    f = f.with_values({"packages.installed.numpy": absent("not installed")})
     assert run(f, "numpy-unavailable")[0].fix.commands == [PIP + ' install "numpy<2"']
 
 

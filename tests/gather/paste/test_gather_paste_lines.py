@@ -1,5 +1,5 @@
-"""triage/lines.py's fast path reads a big paste exactly as reading every line does (#16
-part 5): the collect_env fields, notes, line span and facts of `parse()` are the same with
+"""triage/lines.py's fast path reads a big paste exactly as reading every line does
+(a fast path must never change what is read): the collect_env fields, notes, line span and facts of `parse()` are the same with
 the fast path forced on (BIG = 0) as with it off, on the real collect_env fixtures buried in
 noise, and on hypothesis-generated pastes mixing their lines with ANSI codes, CR/CRLF and
 every other line break str.splitlines() knows, quotes, bullets, backticks, odd blanks and
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from torchdoctor.reportio import decode
+from torchdoctor.userfiles import decode
 from torchdoctor.verbs.triage import TriageError, triage_bytes, triage_text
 from torchdoctor.gather.paste import collect_env as CE
 from torchdoctor.gather.paste import lines as L

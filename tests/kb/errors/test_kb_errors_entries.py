@@ -146,6 +146,21 @@ def test_anchor_cache_is_fresh():
     assert cached == derived_anchors(), "run: python -m torchdoctor.kb.errors"
 
 
+def test_a_shipped_knowledge_base_derives_no_anchor_at_run_time():
+    """Every pattern's anchor comes from the generated cache: the regex parser, tens of ms
+    of explain's start-up, runs only for a pattern edited since (python -m torchdoctor.kb.errors)."""
+    import subprocess
+    import sys
+    code = ("import torchdoctor.kb.errors as K\n"
+            "def refuse(p):\n    raise AssertionError('derived at run time: %r' % p)\n"
+            "K.literal_anchor = refuse\n"
+            "print(len(K.load_entries()), sum(len(e.patterns) for e in K.load_entries()))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    entries, patterns = map(int, p.stdout.split())
+    assert entries > 100 and patterns > entries
+
+
 def test_docs_state_no_stale_count_of_the_knowledge_base():
     """A count of known errors in the docs is either generated or absent: README once said 212
     while `explain --list` said 215. Benchmark records name the count of their own run."""

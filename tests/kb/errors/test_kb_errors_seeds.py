@@ -1,4 +1,5 @@
-"""The seed errors the project's issue asks `torchdoctor explain` to recognise.
+"""The seed errors `torchdoctor explain` was first built to recognise: the most common
+PyTorch environment errors, each of which must keep ranking first.
 
 The texts below are test inputs written for this suite (the bare messages and
 realistic traceback forms), not claimed as real examples: the real, sourced

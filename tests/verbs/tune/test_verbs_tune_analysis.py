@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from torchdoctor.gather.proc import ProcResult
+from torchdoctor.children.timed import ProcResult
 from torchdoctor.verbs.tune.analysis import assemble
 from torchdoctor.verbs.tune.numbers import FASTER, SAME, SLOWER, TOO_FEW, compare, stats
 from torchdoctor.verbs.tune.recommend import _ceil_tol

@@ -9,7 +9,7 @@ import pytest
 
 import tune_browser as B
 from test_verbs_tune_analysis import check, finish, plan, result, setting, times
-from torchdoctor.gather.proc import ProcResult
+from torchdoctor.children.timed import ProcResult
 from torchdoctor.verbs.tune.html import render_html
 from torchdoctor.verbs.tune.runner import TuneOptions
 

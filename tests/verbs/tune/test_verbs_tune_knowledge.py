@@ -50,11 +50,11 @@ def test_api_history_is_copied_from_the_reference():
     assert seen >= 10
 
 
-def test_readme_explains_every_setting_with_its_link():
-    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    section = readme.split("### `torchdoctor tune`", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_explain_every_setting_with_its_link():
+    page = open(os.path.join(ROOT, "docs", "tune.md"), encoding="utf-8").read()
+    section = page.split("## The settings", 1)[1].split("\n## ", 1)[0]
     for fam, k in knowledge().items():
-        assert k["docs"] in section, "README's tune section lacks the doc link of %s" % fam
+        assert k["docs"] in section, "docs/tune.md's settings table lacks the doc link of %s" % fam
 
 
 def test_the_worker_is_python_3_8_and_imports_only_the_standard_library_and_torch():

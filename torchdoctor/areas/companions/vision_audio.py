@@ -79,7 +79,7 @@ def companion_want(kind: str, torch_version: str) -> Optional[str]:
     return want
 
 
-def _companion(facts, name: str, compatible: Callable, matching: Callable, url: str):
+def _companion(facts, name: str, compatible: Callable, url: str):
     cv = _build_version(facts, name)
     tv = F.torch_version_str(facts)
     if not cv or not tv:
@@ -136,14 +136,14 @@ def _import_fails(facts, name: str, cv: str, tv: str, error: str, url: str):
        verify=('python -c "import torch, torchvision; print(torch.__version__, torchvision.__version__)"', 'a matching pair, with no error'))
 def torchvision_mismatch(facts):
     """torchvision is built for another torch release (or another CPU/CUDA variant)."""
-    return _companion(facts, "torchvision", compat.torchvision_compatible, compat.matching_torchvision, TV_URL)
+    return _companion(facts, "torchvision", compat.torchvision_compatible, TV_URL)
 
 
 @rule("check", "torchaudio-mismatch", category="torchaudio-mismatch", severity=ERROR,
        verify=('python -c "import torch, torchaudio; print(torch.__version__, torchaudio.__version__)"', 'a matching pair, with no error'))
 def torchaudio_mismatch(facts):
     """torchaudio is built for another torch release (or another CPU/CUDA variant)."""
-    return _companion(facts, "torchaudio", compat.torchaudio_compatible, compat.matching_torchaudio, TA_URL)
+    return _companion(facts, "torchaudio", compat.torchaudio_compatible, TA_URL)
 
 
 # -- torchvision / torchaudio ------------------------------------------------------

@@ -2,7 +2,7 @@
 
 A paste can be a whole training log: a million lines around a 40-line collect_env block,
 or no block at all. Cleaning and matching every line in Python cost 14 s and 400 MB for
-8 MB (#16 part 5). Only two kinds of line can matter, and both can be found by one C-level
+8 MB. Only two kinds of line can matter, and both can be found by one C-level
 regex pass over the text, so the Python loop runs over those lines alone:
 
 * a line that can open a collect_env field: "Label: value" with one of the known labels

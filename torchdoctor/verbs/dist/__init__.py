@@ -13,7 +13,8 @@ Layers, each in its own module:
 * ``collectives`` - the process group and the collective checks (torch imported here only);
 * ``rank``        - the program each rank runs; ``launch`` - `--nproc-per-node` without a launcher,
                     through ``loopback`` (torchrun with its stores on 127.0.0.1 only);
-* ``render``      - text, Markdown and JSON of a job result; ``command`` - the click command.
+* ``render``      - text, Markdown and JSON of a job result; ``verb`` - from the command's
+                    options to the exit status (the click command is cli/dist.py).
 
 Importing this package imports nothing heavy: torch is imported by ``rank`` and
 ``collectives`` only, inside the ranks.

@@ -61,11 +61,6 @@ def parse_sizes(text: str) -> List[int]:
     return sizes
 
 
-def round_to(size: int, multiple: int) -> int:
-    """The largest multiple of `multiple` not above `size` (at least one)."""
-    return max(multiple, size - size % multiple)
-
-
 def human_size(n: int) -> str:
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= scale and n % scale == 0:

@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 
 from . import conditions as C
 from . import jobfacts as J
-from ...lifeline import Lifeline
+from ...children.lifeline import Lifeline
 from .common import RESULT_ENV
 
 SET_ENV = "TORCHDOCTOR_DIST_SET"     # names of variables this launcher set (not the user's; left out of the diff)

@@ -325,7 +325,7 @@ def emit(job: Dict[str, Any], opts, code: int, stream=None) -> int:
     stream = stream or sys.stdout
     if getattr(opts, "report", None):
         doc = render_markdown(job if opts.no_redact else redact_job(job))
-        from ...reportio import write_output
+        from ...userfiles import write_output
         try:
             write_output(opts.report, doc, force=opts.force, what="--report")
         except ValueError as e:

@@ -108,10 +108,6 @@ def numpy_state(torch_module=None) -> Dict[str, Any]:
     return {"ok": True}
 
 
-def _present(v: Any) -> bool:
-    return not (isinstance(v, dict) and len(v) == 1 and next(iter(v)) in ("_absent", "_failed"))
-
-
 def build(facts: Optional[Facts], environ: Mapping[str, str], local_rank: Optional[int], torch_module=None,
           probe_error: Optional[str] = None, probe_seconds: Optional[float] = None,
           node: Optional[Dict[str, Any]] = None, ifaces: Optional[List[str]] = None) -> Dict[str, Any]:

@@ -17,7 +17,7 @@ import zipfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...advice.pipdry import normalize
-from ...gather import proc
+from ...children import timed
 
 PIP_TIMEOUT = 3600.0  # a restore of several GB of CUDA wheels, on a slow disk
 META_FILES = ("INSTALLER", "REQUESTED", "direct_url.json")
@@ -31,9 +31,9 @@ def pip_env() -> Dict[str, str]:
 
 def freeze(python: str) -> Tuple[Optional[str], str]:
     """(`pip freeze --all` output, error)."""
-    r = proc.run([python, "-m", "pip", "freeze", "--all"], timeout=300.0, env=pip_env())
+    r = timed.run([python, "-m", "pip", "freeze", "--all"], timeout=300.0, env=pip_env())
     if not r.ok:
-        return None, proc.last_lines(r.stderr or r.stdout or r.start_error or "", 2) or "pip freeze failed"
+        return None, timed.last_lines(r.stderr or r.stdout or r.start_error or "", 2) or "pip freeze failed"
     return r.stdout, ""
 
 
@@ -67,7 +67,7 @@ def site_dirs(python: str) -> Tuple[List[str], str]:
     code = ("import json, site, sys\n"
             "d = [p for p in sys.path if p.endswith(('site-packages', 'dist-packages'))]\n"
             "print(json.dumps([d, sys.prefix]))")
-    r = proc.run([python, "-c", code], timeout=60.0)
+    r = timed.run([python, "-c", code], timeout=60.0)
     import json
     try:
         dirs, prefix = json.loads(r.stdout.strip().splitlines()[-1])
@@ -210,5 +210,5 @@ def run_pip(python: str, args: List[str], isolated: bool = False, stream=None) -
                            timeout=PIP_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as e:
         return False, "%s: %s" % (type(e).__name__, e)
-    tail = proc.last_lines(p.stderr or p.stdout, 1)
+    tail = timed.last_lines(p.stderr or p.stdout, 1)
     return p.returncode == 0, tail or "pip exited with status %d" % p.returncode

@@ -5,7 +5,7 @@ the compatibility tables (torchdoctor.kb.compat) whether that group can be insta
 
 This module holds what the others share: which file names are environment files
 (kind_of), the Pin and the Group they are read into, and which of them belong to a
-project (find_project_files, python_of, project_torch_pins). Reading them is in
+project (find_project_files, project_torch_pins). Reading them is in
 envreaders (pins out of requirement strings and install commands: envpins), the
 TD4xx rules over a Group in envrules.
 """
@@ -13,7 +13,7 @@ TD4xx rules over a Group in envrules.
 import fnmatch
 import os
 from ...model.records import field, record
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 COMPANIONS = ("torchvision", "torchaudio")
 NAMES = ("torch", "torchvision", "torchaudio")
@@ -86,13 +86,3 @@ def find_project_files(start: str) -> List[str]:
         if parent == d or os.path.isdir(os.path.join(d, ".git")):
             return []
         d = parent
-
-
-def python_of(groups: List[Group]) -> Dict[str, Pin]:
-    """Declared Python per directory (pyproject, setup.cfg, setup.py): requirement files of
-    that directory inherit it."""
-    out: Dict[str, Pin] = {}
-    for g in groups:
-        if g.python and g.kind in ("pyproject", "setupcfg", "setuppy"):
-            out.setdefault(os.path.dirname(os.path.abspath(g.path)), g.python)
-    return out

@@ -16,7 +16,6 @@ from ...model.records import field, record
 from . import inplace
 
 EXTRA_HINT = 'pip install "torchdoctor[lint]"'
-IMPORT_LINE = "from torch.nn.attention import SDPBackend, sdpa_kernel"
 
 
 class FixUnavailable(RuntimeError):

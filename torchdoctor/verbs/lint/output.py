@@ -3,7 +3,7 @@ and GitHub Actions workflow commands."""
 
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict
 
 from ... import __version__
 from ...render import safe
@@ -159,10 +159,3 @@ def api_table() -> str:
             ("`%s`" % e["replacement"]) if e.get("replacement") else "", "yes" if e.get("fix") else ""))
     return "\n".join(out) + "\n"
 
-
-def summary_target(target) -> str:
-    return target.describe()
-
-
-def notes_text(notes: List[str]) -> Optional[str]:
-    return "".join("torchdoctor: note: %s\n" % safe.line(n) for n in notes) if notes else None

@@ -24,7 +24,7 @@ from ...model.records import field, record
 from typing import Any, Dict, List, Optional
 
 from . import terminal
-from ...lifeline import Lifeline
+from ...children.lifeline import Lifeline
 from .evidence import TAIL, Evidence
 from .command import StartError, resolve_command, start_error  # noqa: F401 - StartError is part of this API
 

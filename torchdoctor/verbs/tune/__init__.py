@@ -5,8 +5,8 @@ The measuring happens in worker.py, run in a child of the target interpreter (it
 torch); runner.py starts it under the budget, analysis.py turns its records into the
 result (schema_version 1) with numbers.py (statistics, verdicts, drift), recommend.py (the
 advice per workload) and run_findings.py (the findings of the run), render.py / html.py
-print it. Nothing heavy loads on import:
-``torchdoctor.cli`` imports command.py at start-up.
+print it; verb.py goes from the command's options to the result. Nothing heavy loads on
+import.
 """
 
 __all__ = ["run", "TuneOptions"]

@@ -147,7 +147,7 @@ def _env(env: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
 
 
 def _run_info(records, proc_result, wall_s, opts, done, fatal, last_stage) -> Dict[str, Any]:
-    from ...gather import proc
+    from ...children import timed
     imported = next((r for r in records if r["type"] == "imported" and not r.get("module")), None)
     info: Dict[str, Any] = {"python": opts.python, "budget_s": float(opts.budget),
                             "wall_s": round(wall_s, 3) if wall_s is not None else None,
@@ -157,8 +157,8 @@ def _run_info(records, proc_result, wall_s, opts, done, fatal, last_stage) -> Di
     if proc_result is not None:
         info.update({"returncode": proc_result.returncode, "signal": proc_result.signal,
                      "timed_out": proc_result.timed_out, "start_error": proc_result.start_error,
-                     "stderr_tail": proc.last_lines(proc_result.stderr, 20),
-                     "stdout_tail": proc.last_lines(proc_result.stdout, 10)})
+                     "stderr_tail": timed.last_lines(proc_result.stderr, 20),
+                     "stdout_tail": timed.last_lines(proc_result.stdout, 10)})
         from ...gather.probe import TOO_OLD_MARK
         if TOO_OLD_MARK in (proc_result.stderr or ""):
             info["python_too_old"] = proc_result.stderr.split(TOO_OLD_MARK, 1)[1].split()[0]

@@ -62,7 +62,7 @@ def echo(text: str) -> None:
 
 
 def load_result(path: str) -> Dict[str, Any]:
-    from ...reportio import read_report_bytes
+    from ...userfiles import read_report_bytes
     try:
         raw = read_report_bytes(path, kind="tune result")  # bounded: /dev/zero, a FIFO, a pipe
     except ValueError as e:
@@ -111,7 +111,7 @@ def write_report(result: Dict[str, Any], path: str, redact: bool = True, force: 
     else:
         from .render import render_markdown
         text = render_markdown(data)
-    from ...reportio import write_output
+    from ...userfiles import write_output
     try:
         write_output(path, text, force=force, what="--report")
     except ValueError as e:

@@ -9,7 +9,6 @@ from typing import Any, Dict, List, Optional
 
 MIN_SAMPLES = 3  # fewer timed blocks than this and a quartile is not a spread
 FASTER, SLOWER, SAME, TOO_FEW = "faster", "slower", "no_measurable_difference", "not_enough_data"
-VERDICT_WORDS = {FASTER: "faster", SLOWER: "slower", SAME: "no measurable difference", TOO_FEW: "too few samples"}
 
 
 def num(v) -> float:
@@ -106,8 +105,3 @@ def fmt_drift(x) -> str:
         return "0"
     return "%.1e" % x
 
-
-def fmt_speed(sp: Optional[Dict[str, Any]]) -> str:
-    if not sp:
-        return "-"
-    return "%.2fx (%.2f-%.2f)" % (sp["value"], sp["low"], sp["high"])

@@ -355,13 +355,12 @@ def _explained(f: Finding, text, run) -> Finding:
     if not text:
         return f
     try:
-        from ...match.matcher import match_text
-        matches = match_text(str(text))
+        from ...match.matcher import best_match
+        m = best_match(str(text))
     except Exception:  # noqa: BLE001 - advice only
         return f
-    if not matches:
+    if m is None:
         return f
-    m = matches[0]
     entry = getattr(m, "entry", None)
     title = getattr(entry, "title", None) or getattr(m, "title", None)
     eid = getattr(entry, "id", None) or getattr(m, "id", None)

@@ -1,8 +1,8 @@
 """Run the tune worker in a child of the target interpreter, under the budget.
 
 The child is started through the probe's launcher (so a too-old Python is reported,
-not a SyntaxError) and proc.run (its own process group, killed at the deadline, output
-kept in temporary files). proc.run blocks, so it runs on a thread while this one reads
+not a SyntaxError) and timed.run (its own process group, killed at the deadline, output
+kept in temporary files). timed.run blocks, so it runs on a thread while this one reads
 the child's JSONL records as they arrive and drives the progress display.
 """
 
@@ -91,10 +91,10 @@ def cpu_info() -> Dict[str, Any]:
 
 def run_child(opts: TuneOptions, on_record: Optional[Callable[[Dict[str, Any], float], None]] = None,
               on_tick: Optional[Callable[[float], None]] = None):
-    """-> (records, proc.ProcResult, wall seconds). `on_record(rec, elapsed)` sees each
+    """-> (records, timed.ProcResult, wall seconds). `on_record(rec, elapsed)` sees each
     record as it arrives, `on_tick(elapsed)` is called every POLL_S."""
     from ...gather.probe import LAUNCHER
-    from ...gather import proc
+    from ...children import timed
     python = opts.python or sys.executable
     t0 = time.monotonic()
     budget = float(opts.budget)
@@ -116,7 +116,7 @@ def run_child(opts: TuneOptions, on_record: Optional[Callable[[Dict[str, Any], f
 
         def target():
             try:
-                res = proc.run(argv, timeout=timeout)
+                res = timed.run(argv, timeout=timeout)
                 res.extra["ended_at"] = time.time()
                 box["result"] = res
             except BaseException as e:  # noqa: BLE001 - reported by the caller

@@ -28,13 +28,12 @@ def explained(texts: List[str]) -> str:
     if not joined.strip():
         return ""
     try:
-        from ....match.matcher import match_text
-        matches = match_text(joined[-20000:])
+        from ....match.matcher import best_match
+        m = best_match(joined[-20000:])
     except Exception:  # noqa: BLE001 - explaining is a bonus; never let it break a finding
         return ""
-    if not matches:
+    if m is None:
         return ""
-    m = matches[0]
     return " Known error: %s [%s]; `torchdoctor explain %s` says why and how to fix it." % (
         m.entry.title, m.id, m.id)
 

@@ -1,4 +1,4 @@
-"""Known errors of the eighth round: the dispatcher's backend list quoted without its head, a
+"""Known errors whose text is cut or looks like another's: the dispatcher's backend list quoted without its head, a
 free-threaded interpreter with a torch built for the regular one, and triton missing where the
 log shows Windows paths. The lines here are built for the test, in the formats torch, pip and
 the dispatcher print; none is an evaluation text."""
@@ -97,7 +97,7 @@ def test_a_cuda_pin_on_macos_is_named_in_the_index_entry():
     assert m.entry.category == "torch-index-mismatch" and "On macOS" in m.entry.cause
 
 
-# -- the fresh round's kinds -------------------------------------------------------------------------
+# -- more kinds: a Python without its shared library, old OOM codes, ptxas, shadowing, paddle --------
 def test_a_python_without_its_shared_library():
     line = "ImportError: libpython3.10.so.1.0: cannot open shared object file: No such file or directory"
     m = match_text(line)[0]

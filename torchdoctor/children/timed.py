@@ -7,7 +7,6 @@ tail, which is where the real error is.
 
 import os
 import signal
-import sys
 import time
 from ..model.records import field, record
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
@@ -175,6 +174,3 @@ def run(argv: List[str], timeout: float, env: Optional[Mapping[str, str]] = None
 def last_lines(text: str, n: int = 15) -> str:
     lines = [ln for ln in text.replace("\r\n", "\n").split("\n") if ln.strip()]
     return "\n".join(lines[-n:])
-
-
-PYTHON = sys.executable

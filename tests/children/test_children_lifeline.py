@@ -1,4 +1,4 @@
-"""torchdoctor/lifeline.py for real: a "doctor" process (python) starts a program in a
+"""torchdoctor/children/lifeline.py for real: a "doctor" process (python) starts a program in a
 process group of its own under a Lifeline, then dies in various ways; the program's whole
 group ends unless the doctor released it, even a group that ignores SIGTERM or is stopped."""
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups")
 # argv: kill_after, how the doctor ends (release | exit | kill), the program's shell command
 DOCTOR = r"""
 import os, signal, subprocess, sys
-from torchdoctor.lifeline import Lifeline
+from torchdoctor.children.lifeline import Lifeline
 kill_after, how, cmd = float(sys.argv[1]), sys.argv[2], sys.argv[3]
 line = Lifeline(kill_after)
 line.start()

@@ -1,4 +1,4 @@
-"""Known errors of issue 17's ninth round: a +cuXXX pin pip could not find with no version
+"""Known errors of pins and toolchains: a +cuXXX pin pip could not find with no version
 list to tell index from Python, triton-windows without the embedded Python's headers, and two
 more programs whose output repeats torch's messages. The lines are built for the test in the
 formats pip, TinyCC, MSVC and darknet print; none is an evaluation text."""

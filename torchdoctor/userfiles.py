@@ -1,7 +1,9 @@
-"""Reading what the user names: saved reports (`check --from`, `diff`, `triage`), logs
-(`explain --file`), tune results; and writing every file a user names for output (`report -o`,
-`lint -o`, `tune`/`dist --report`, `run --report`/`--json PATH`, pytest's `--torchdoctor-report`,
-IPython's `%torchdoctor report -o`): `write_output`, the one writer.
+"""The files a user names: reading them (a saved report for `check --from`, `diff` and
+`triage`, a log for `explain --file`, a tune result for `tune --from`) and writing every file
+a user names for output (`report -o`, `lint -o`, `tune`/`dist --report`, `run --report`/`--json
+PATH`, pytest's `--torchdoctor-report`, IPython's `%torchdoctor report -o`): `write_output`, the
+one writer. What a saved report's facts are is gather/saved.py's business; this module only
+gets its bytes safely.
 
 One way to open a user-given file, `open_input`, for every verb:
 
@@ -19,12 +21,9 @@ One way to open a user-given file, `open_input`, for every verb:
 
 import json
 import os
-import re
 import stat
 import sys
 from typing import IO, Optional
-
-from .model.facts import SCHEMA_VERSION, Facts
 
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 FIFO_WAIT_S = 10.0  # how long a named pipe with no writer is waited for
@@ -207,68 +206,6 @@ def parse_json_text(text: str, name: str):
         raise ValueError("%s is not JSON (%s: line %d, column %d)" % (name, e.msg, e.lineno, e.colno))
     except ValueError as e:  # an integer of more than 4300 digits, ...
         raise ValueError("%s is not JSON (%s)" % (name, str(e).split(":")[0]))
-
-
-def load_json_file(path: str):
-    return parse_json_text(decode(read_report_bytes(path)), path)
-
-
-def facts_from_report(data, name: str = "report") -> Facts:
-    """A `check --json` / `report --format json` document, or bare facts."""
-    if not isinstance(data, dict):
-        raise ValueError("%s is not a torchdoctor report (top level is not an object)" % name)
-    facts = data.get("facts", data if "probe" in data or "python" in data else None)
-    version = data.get("schema_version")
-    if facts is None or version is None:
-        raise ValueError("%s is not a torchdoctor report (no schema_version/facts)" % name)
-    if version != SCHEMA_VERSION:
-        raise ValueError("%s has schema_version %r; this torchdoctor reads %d" % (name, version, SCHEMA_VERSION))
-    if not isinstance(facts, dict):
-        raise ValueError("%s: 'facts' is not an object" % name)
-    return Facts.from_dict(facts)
-
-
-# A Markdown report (render/markdown.py) carries its facts as a JSON block
-# after this marker, so a pasted report can be re-diagnosed exactly.
-MD_MARKER = re.compile(r"<!--\s{0,20}torchdoctor:facts\b[^>]{0,400}-->")
-MD_FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*json[ \t]*\n")
-
-
-def facts_from_markdown(text: str, name: str = "report") -> Facts:
-    """The facts embedded in a Markdown report; ValueError says what is missing."""
-    m = MD_MARKER.search(text)
-    if not m:
-        raise ValueError("%s is not a torchdoctor Markdown report (no torchdoctor:facts block)" % name)
-    f = MD_FENCE.search(text, m.end())
-    if not f:
-        raise ValueError("%s: the facts block of the Markdown report is missing (cut off?)" % name)
-    close = text.find("\n" + f.group(1), f.end())
-    if close < 0:
-        raise ValueError("%s: the facts block of the Markdown report is cut off" % name)
-    body = text[f.end():close]
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        raise ValueError("%s: the facts block of the Markdown report is not valid JSON (cut off or edited?)" % name)
-    return facts_from_report(data, name)
-
-
-def looks_like_markdown_report(text: str) -> bool:
-    return bool(MD_MARKER.search(text))
-
-
-def load_report_facts(path: str) -> Facts:
-    """A saved report, JSON (`report --format json`, `check --json`) or Markdown; '-' is
-    standard input."""
-    text = decode(read_report_bytes(path))
-    name = display_name(path)
-    stripped = text.lstrip()
-    if stripped.startswith(("{", "[")):
-        return facts_from_report(parse_json_text(text, name), name)
-    if looks_like_markdown_report(text):
-        return facts_from_markdown(text, name)
-    raise ValueError("%s is not a torchdoctor report (neither JSON nor a Markdown report; "
-                     "for a collect_env paste use `torchdoctor triage`)" % name)
 
 
 # -- writing ------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Known errors of issue 17's seventh round where the decision rests on a fact in the pattern
+"""Known errors where the decision rests on a fact in the pattern
 (which CUDA variants a release was built for) or on another program's markers. The lines here
 are built for the test, in the formats pip, GNU make, OpenCV and darknet print; none is an
 evaluation text."""

@@ -1,0 +1,105 @@
+"""The runtime families of torch's environment messages (distributed launch, NCCL, shared memory,
+memory, CUDA statuses, cuSOLVER, NVML): which entry a line lands on, and the lines they must leave
+to a more specific entry or to nobody. Lines are built in the formats torch, c10d, gloo and NCCL
+print; none is an evaluation text."""
+
+import pytest
+
+from torchdoctor.match.matcher import match_text
+
+
+def top(text):
+    found = match_text(text)
+    return found[0].id if found else None
+
+
+ROUTES = [
+    ("[W socket.cpp:426] [c10d] The server socket has failed to bind to [::]:29501 (errno: 98 - Address already in use).",
+     "dist-rendezvous-port-in-use"),
+    ("[W1201 socket.cpp:464] [c10d] The server socket has failed to listen on [::]:443 (errno: 13 - Permission denied).",
+     "dist-rendezvous-port-privileged"),
+    ("[W socket.cpp:663] [c10d] The client socket has failed to connect to [node-3]:29500 (errno: 111 - Connection refused).",
+     "dist-rendezvous-connect-failed"),
+    ("[W socket.cpp:752] [c10d] The server socket cannot be initialized on [::]:29500 (errno: 97 - Address family not "
+     "supported by protocol).", "dist-ipv6-unavailable"),
+    ("torch.distributed.DistStoreError: Timed out waiting on barrier on rank 3, for key prefix: custom (world_size=4, "
+     "missing_ranks=[rank 1], timeout=0:05:00)", "dist-store-barrier-timeout"),
+    ("RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.1.2.3]:4411",
+     "dist-peer-connection-closed"),
+    ("ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable WORLD_SIZE expected, "
+     "but not set", "dist-launch-endpoint-missing"),
+    ("[W1201 socket.cpp:697] [c10d] The IPv6 network addresses of (gpu-07, 29500) cannot be retrieved (gai error: -2 - "
+     "Name or service not known).", "dist-hostname-lookup-failed"),
+    ("RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable "
+     "to find address for: eth9", "gloo-socket-interface-invalid"),
+    ("RuntimeError: Distributed package doesn't have MPI built in. MPI is only included if you build PyTorch from source "
+     "on a host that has MPI installed.", "mpi-not-built-in"),
+    ("RuntimeError: Capturing NCCL collectives is only allowed with NCCL >= 2.9.6", "nccl-undefined-symbol-import"),
+    ("[rank2]:[E1201 ProcessGroupNCCL.cpp:1595] NCCL timeout in: ProcessGroupNCCL::barrier", "nccl-watchdog-timeout"),
+    ("RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the "
+     "'spawn' start method", "cuda-in-forked-subprocess"),
+    ("RuntimeError: CUDA error: initialization error", "cuda-in-forked-subprocess"),
+    ("RuntimeError: could not unlink the shared memory file /torch_1234_5678_0 : No such file or directory (2)",
+     "shm-segment-removed"),
+    ("RuntimeError: [enforce fail at alloc_cpu.cpp:117] err == 0. DefaultCPUAllocator: can't allocate memory: you tried "
+     "to allocate 34359738368 bytes. Error code 12 (Cannot allocate memory)", "host-ram-exhausted"),
+    ("libgomp: Out of memory allocating 4096 bytes", "host-ram-exhausted"),
+    ("[W1201 CUDACachingAllocator.cpp:1012] nvmlDeviceGetComputeRunningProcesses failed; omitting per-process memory "
+     "info from CUDA out-of-memory messages. This is expected on platforms with partial NVML support such as "
+     "Tegra/Jetson.", "cuda-oom-nvml-assert"),
+    ("RuntimeError: cusolver error: CUSOLVER_STATUS_NOT_INITIALIZED, when calling `cusolverDnCreate(handle)`",
+     "cusolver-cusparse-failure"),
+    ("RuntimeError: cusolver error: CUSOLVER_STATUS_ALLOC_FAILED, when calling `cusolverDnCreate(handle)`",
+     "cublas-alloc-failed"),
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_ARCH_MISMATCH when calling `cublasLtMatmul(...)`", "cublas-not-supported"),
+    ("RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution", "cuda-hardware-fault"),
+    ("RuntimeError: CUDA error: the remote procedural call between the MPS server and the MPS client failed",
+     "cuda-gpu-sharing-service-error"),
+    ("RuntimeError: CUDA error: PTX JIT compiler library not found", "cuda-ptx-jit-failed"),
+    ("RuntimeError: CUDA error: API call is not supported in the installed CUDA driver", "cuda-driver-insufficient"),
+    ("RuntimeError: CUDA error: CUDA driver is a stub library", "nvidia-driver-not-found"),
+    ("UserWarning: 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't "
+     "be used.", "pin-memory-without-accelerator"),
+    ("ImportError: torch._nccl_ep is unavailable; this PyTorch was not built with USE_NCCL_EP (or, for a "
+     "USE_SYSTEM_NCCL=ON build, the nccl4py wheel is missing).", "torch-feature-package-missing"),
+]
+
+
+@pytest.mark.parametrize("text,entry", ROUTES, ids=[e for _, e in ROUTES])
+def test_a_line_lands_on_its_family(text, entry):
+    assert top(text) == entry
+
+
+def test_a_failed_nccl_call_is_only_possible_and_its_status_decides():
+    m = match_text("RuntimeError: NCCL AllReduce failed")[0]
+    assert m.id == "nccl-operation-failed" and m.confidence == "possible"
+    assert top("torch.distributed.DistBackendError: NCCL Send failed: remote process exited or there was a network "
+               "error") == "nccl-remote-error"
+
+
+def test_wrappers_leave_the_error_inside_them_to_its_entry():
+    assert top("[rank0]:[E1201 ProcessGroupNCCL.cpp:1595] Process group watchdog thread terminated with exception: "
+               "CUDA error: an illegal memory access was encountered") == "cuda-illegal-memory-access"
+    assert top("torch.cuda.DeferredCudaCallError: CUDA call failed lazily at initialization with error: device >= 0 "
+               "&& device < num_gpus INTERNAL ASSERT FAILED at \"../aten/src/ATen/cuda/CUDAContext.cpp\":50, please "
+               "report a bug to PyTorch.") == "cuda-device-index-num-gpus-assert"
+    assert top("misc.cc:44 NCCL WARN Cuda failure 217 'peer access is not supported between these two devices'\n"
+               "ncclUnhandledCudaError: Call to CUDA function failed.") == "nccl-unhandled-cuda-error"
+    # MPS inside the device count warning: the MPS entry, not the generic count entry beside it
+    found = [m.id for m in match_text(
+        "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+        "before calling NumCudaDevices() that might have already set an error? Error 805: MPS client failed to connect "
+        "to the MPS control daemon or the MPS server")]
+    assert found[0] == "cuda-gpu-sharing-service-error" and "cuda-get-device-count-error" not in found
+
+
+@pytest.mark.parametrize("text", [
+    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 1073741824 bytes.",
+    "OSError: [Errno 98] Address already in use",
+    "Error: listen EADDRINUSE: address already in use 127.0.0.1:5173",
+    "ssh: connect to host 10.0.0.2 port 22: Connection refused",
+    "ERROR: Could not install packages due to an OSError: [Errno 24] Too many open files",
+])
+def test_other_programs_lines_are_not_claimed(text):
+    assert [m.id for m in match_text(text) if m.entry.category in (
+        "oom", "dist-config", "dist-rank", "nccl-error", "gpu-runtime-fault")] == []
