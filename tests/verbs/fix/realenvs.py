@@ -158,8 +158,9 @@ KINDS = {
     "stray-torch-on-PYTHONPATH": (None, "torch-shadowed", "pythonpath"),
     "foreign-libgomp-on-LD_LIBRARY_PATH": (None, "foreign-library", "gomp"),
     "torchvision-cu130-beside-cpu-torch": (_pip_no_deps("torchvision==0.28.0"), "torchvision-mismatch", "big"),
-    "torchvision-of-another-release": (_pip_no_deps("torchvision==0.27.1"), "torchvision-mismatch", "big"),
-    "torchaudio-of-another-release": (_pip_no_deps("torchaudio==2.10.0"), "torchaudio-mismatch", "big"),
+    # the newest torchvision, paired with torch 2.14 (the indexes pip reaches here carry no
+    # torchaudio, nor a torchvision older than 0.28.0)
+    "torchvision-of-another-release": (_pip_no_deps("torchvision==0.29.1"), "torchvision-mismatch", "big"),
 }
 
 
