@@ -160,3 +160,10 @@ def test_the_build_a_planned_torch_is(version, requires, expect):
 def test_an_untagged_wheel_on_macos_is_the_cpu_build():
     facts = make_facts(os={"system": "Darwin"}, python={"machine": "arm64"})
     assert planned_variant(pipdry.Planned("torchvision", "0.28.0", "https://x/tv.whl"), facts) == "cpu"
+
+
+@pytest.mark.parametrize("system,machine", [("Linux", "x86_64"), ("Darwin", "arm64")])
+def test_a_package_outside_torchs_family_has_no_build(system, machine):
+    # NumPy's version is no torch release: read as one, numpy 2.4.6 was called a "cu121 build"
+    facts = make_facts(os={"system": system}, python={"machine": machine})
+    assert planned_variant(pipdry.Planned("numpy", "2.4.6", "https://x/numpy.whl"), facts) is None

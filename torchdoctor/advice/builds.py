@@ -28,7 +28,9 @@ _CUDA_REQ = re.compile(r"^(?:nvidia-cuda-runtime(?:-cu\d+)?|cuda-toolkit(?:\[[^\
 def untagged(name: str, version: str, facts: Facts) -> Optional[str]:
     """The build an untagged torch-family wheel is: PyPI's default CUDA variant on Linux x86_64
     (for a companion, that of the torch it was released with), the CPU build on macOS and
-    Windows."""
+    Windows. Any other package (NumPy, ...) has one build per platform: None."""
+    if name not in FAMILY:
+        return None
     osn = F.os_name(facts)
     if osn in ("macos", "windows"):
         return "cpu"

@@ -18,10 +18,10 @@ EXIT_OK, EXIT_NOT_HEALED = 0, 1
 
 
 def examine(python: str, timeout: float, isolated_from: Optional[str] = None):
-    from ...diagnose import diagnose
-    from ...gather.probe import gather
-    facts = gather(python=python, timeout=timeout, isolated_from=isolated_from)
-    return facts, diagnose(facts)
+    """(facts, report) of `python`, as `check` sees it."""
+    from ...diagnose import examine as diagnose_target
+    report = diagnose_target(python=python, timeout=timeout, isolated_from=isolated_from)
+    return report.facts, report
 
 
 def plan_for(python: str, ids: Sequence[str] = (), timeout: float = 60.0,
