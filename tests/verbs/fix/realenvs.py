@@ -81,6 +81,14 @@ def stray_torch(folder: str) -> str:
     return folder
 
 
+def stray_torch_module(folder: str) -> str:
+    """A project's own `torch.py` (a script named after the package it uses)."""
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "torch.py"), "w") as fh:
+        fh.write("print('my experiment')\n")
+    return folder
+
+
 class Env:
     """One broken environment: its interpreter, the variables and folder it is used with."""
 
@@ -155,6 +163,7 @@ KINDS = {
     "no-torch": (None, "torch-not-installed", ""),
     "no-numpy": (_uninstall("numpy"), "numpy-unavailable", ""),
     "stray-torch-in-cwd": (None, "torch-shadowed", "cwd"),
+    "torch.py-in-cwd": (None, "torch-shadowed", "cwdfile"),
     "stray-torch-on-PYTHONPATH": (None, "torch-shadowed", "pythonpath"),
     "foreign-libgomp-on-LD_LIBRARY_PATH": (None, "foreign-library", "gomp"),
     "torchvision-cu130-beside-cpu-torch": (_pip_no_deps("torchvision==0.28.0"), "torchvision-mismatch", "big"),
@@ -179,6 +188,8 @@ def make(kind: str, base: str, folder: str) -> Env:
     fix_ids: tuple = ()
     if extra == "cwd":
         cwd = stray_torch(os.path.join(folder, "project"))
+    elif extra == "cwdfile":
+        cwd = stray_torch_module(os.path.join(folder, "project"))
     elif extra == "pythonpath":
         env["PYTHONPATH"] = stray_torch(os.path.join(folder, "old"))
     elif extra == "gomp":
