@@ -22,7 +22,8 @@ PAGES = ["README.md", "CONTRIBUTING.md", "ARCHITECTURE.md"] + sorted(
     os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "*.md")))
 # The page of one verb: its option tables and its inline `--options` are that verb's.
 VERB_PAGES = {"docs/check.md": "check", "docs/explain.md": "explain", "docs/lint.md": "lint",
-              "docs/tune.md": "tune", "docs/dist.md": "dist", "docs/run.md": "run", "docs/mcp.md": "mcp"}
+              "docs/tune.md": "tune", "docs/dist.md": "dist", "docs/run.md": "run", "docs/mcp.md": "mcp",
+              "docs/fix.md": "fix"}
 # docs/report.md holds three verbs: a section is the verb its heading names.
 SECTION_VERB = re.compile(r"^#+ .*`torchdoctor (report|triage|diff)\b")
 # Options of other programs that a verb's page names in prose, each with where it belongs.

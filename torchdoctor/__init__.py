@@ -1,13 +1,13 @@
 """torchdoctor: diagnose PyTorch environments and explain PyTorch errors."""
 
 __version__ = "0.1.0"
-__all__ = ["check", "explain_text", "install", "uninstall", "__version__"]
+__all__ = ["check", "explain_text", "fix_plan", "install", "uninstall", "__version__"]
 
 
 def __getattr__(name):
     # Lazy, so `torchdoctor explain` does not pay for the probe's imports at start-up.
     # (Not `explain`: that name is the torchdoctor.match subpackage.)
-    if name in ("check", "explain_text"):
+    if name in ("check", "explain_text", "fix_plan"):
         from . import api
         return getattr(api, name)
     if name in ("install", "uninstall"):  # the exception hook (torchdoctor/surfaces/hook.py)

@@ -24,6 +24,19 @@ def check(python: Optional[str] = None, timeout: float = 60.0, in_process: bool 
     return check_verb(python, timeout, only=only, skip=skip, in_process=in_process, compile=compile)
 
 
+def fix_plan(python: Optional[str] = None, ids=(), timeout: float = 60.0) -> dict:
+    """What `torchdoctor fix` would do for `python` (default: this interpreter), changing
+    nothing: the findings it would take (the error-level ones, or `ids`), each fix resolved
+    against the target's pip configuration, the exact commands it would run, what it leaves to
+    your shell, and the distributions it would snapshot. Applying is the CLI's alone, after the
+    user agrees (`torchdoctor fix`)."""
+    import sys
+    from .verbs.fix.plan import plan_dict
+    from .verbs.fix.verb import plan_for
+    _, items = plan_for(python or sys.executable, list(ids), timeout)
+    return plan_dict(items)
+
+
 def explain_text(text: str, facts: Optional[object] = None, use_env: bool = True) -> List[Explanation]:
     """Known errors in `text`, best first, each with cause and a fix tailored to `facts`
     (default: the cheap facts of this interpreter; use_env=False for generic fixes)."""

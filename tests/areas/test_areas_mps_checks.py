@@ -61,7 +61,9 @@ def test_arm64_python_with_a_build_without_mps():
     f = mac_facts(built=False, available=False)
     (x,) = run(f)
     assert x.id == "mps-not-built" and "built without MPS" in x.title
-    assert any("pip install torch==2.13.0" in c for c in x.fix.commands)
+    # the same release over the installed one: one --force-reinstall, never an uninstall first
+    assert any("pip install --force-reinstall torch==2.13.0" in c for c in x.fix.commands), x.fix.commands
+    assert not any(" uninstall " in c for c in x.fix.commands), x.fix.commands
 
 
 def test_intel_mac_without_mps_is_not_an_error():

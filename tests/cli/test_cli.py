@@ -36,7 +36,8 @@ def test_check_json_contract(check_json):
     assert doc["facts"]["torch"]["version"].startswith("2.13.0")
     for f in doc["findings"]:
         assert set(f) >= {"id", "category", "severity", "title", "detail", "fix", "links"}
-        assert set(f["fix"]) == {"summary", "commands"}
+        assert set(f["fix"]) == {"summary", "commands", "resolved", "resolution"}
+        assert f["fix"]["resolved"] in ("", "yes", "replaced", "no", "unverified")
         assert f["severity"] in ("error", "warning", "info")
     assert "Traceback" not in err
 

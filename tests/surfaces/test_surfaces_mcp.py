@@ -63,18 +63,21 @@ def test_a_client_session_over_stdio(tmp_path):
         ("badfmt", "report", {"format": "html"}),
         ("triage", "triage", {"text": paste}),
         ("checks", "list_checks", {"known_errors": True}),
+        ("plan", "fix_plan", {}),
+        ("plan_badpy", "fix_plan", {"python": str(tmp_path / "no-such-python")}),
     ]
     before = set(os.listdir(tmp_path))
     out = _session(calls, tmp_path)
     assert out["init"].server_info.name == "torchdoctor"
     tools = {t.name: t for t in out["tools"]}
-    assert set(tools) == {"check", "explain", "report", "triage", "list_checks"}
+    assert set(tools) == {"check", "explain", "report", "triage", "list_checks", "fix_plan"}
     for name, t in tools.items():  # what each does, said truthfully
         hints = _hints(t)
         # check, explain and report run an interpreter (importing torch may write its caches):
         # not read-only, but nothing they do destroys anything or reaches beyond this machine
         assert hints["readOnlyHint"] is (name in ("triage", "list_checks")), name
-        assert hints["destructiveHint"] is False and hints["openWorldHint"] is False, name
+        # fix_plan's dry run of the target's pip asks the package indexes pip is configured with
+        assert hints["destructiveHint"] is False and hints["openWorldHint"] is (name == "fix_plan"), name
         assert hints["idempotentHint"] is True, name
 
     r = out["explain"]
@@ -91,6 +94,11 @@ def test_a_client_session_over_stdio(tmp_path):
     assert c["schema_version"] == 1 and "facts" in c and isinstance(c["findings"], list)
     assert "(CPU-only build)" in out["check"].content[0].text
     assert _is_error(out["badpy"]) and "is not a Python interpreter (no such file)" in out["badpy"].content[0].text
+
+    plan = _structured(out["plan"])  # the dry-run form only: nothing applied, ever
+    assert plan["applied"] is False and isinstance(plan["findings"], list)
+    assert "a plan only" in out["plan"].content[0].text
+    assert _is_error(out["plan_badpy"]) and "is not a Python interpreter" in out["plan_badpy"].content[0].text
 
     md = _structured(out["report_md"])["report"]
     assert md.startswith("## torchdoctor report") and "Redacted" in md

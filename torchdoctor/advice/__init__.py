@@ -189,10 +189,12 @@ def install_advice(facts: Facts, version: Optional[str] = None, variant: Optiona
         # keeps the CPU build or refuses (pytorch/pytorch#101801). Remove them first.
         cmds = ["conda remove -y pytorch" + (" cpuonly" if F.package_version(facts, "conda:cpuonly") else "")] + cmds
     installed = F.torch_version_str(facts)
-    if cmds and installed and cmds[0].startswith("pip "):
-        # `torch==2.13.0` is already satisfied by an installed 2.13.0+cpu (PEP 440
-        # ignores the local tag), so pip would keep the wrong build: remove it first.
-        cmds = ["pip uninstall -y " + " ".join(["torch"] + companions)] + cmds
+    if cmds and installed and V.base(installed) == V.base(target) and cmds[0].startswith("pip install "):
+        # `torch==2.13.0` is already satisfied by an installed 2.13.0+cpu (PEP 440 ignores the
+        # local tag), so pip would keep the wrong build: --force-reinstall replaces it. Not an
+        # uninstall first: pip removes the old files only once the new ones are at hand, and puts
+        # them back when the install fails, so a failing install never leaves no torch.
+        cmds = ["pip install --force-reinstall " + cmds[0][len("pip install "):]] + cmds[1:]
     adv.commands = [on_interpreter(c, facts) for c in cmds]
     return adv
 
@@ -201,7 +203,7 @@ def reinstall_same_build(facts: Facts, clean: bool = False) -> InstallAdvice:
     """Commands that put back the installed torch exactly: same version, same variant, from
     the index that variant comes from. `clean=False` (files missing or changed, RECORD says
     which): overwrite in place with --force-reinstall --no-deps, leaving every other package
-    alone. `clean=True` (files of two installs mixed): uninstall once, then install afresh."""
+    alone. `clean=True` (files of two installs mixed): reinstall it with its dependencies."""
     base = F.torch_base_version(facts)
     if not base:
         return InstallAdvice(None, None, why="the installed torch version is unknown")
@@ -212,9 +214,9 @@ def reinstall_same_build(facts: Facts, clean: bool = False) -> InstallAdvice:
     installs = [c for c in adv.commands if " uninstall " not in c]
     if not installs:
         return adv
-    flags = " install --no-cache-dir " if clean else " install --force-reinstall --no-deps --no-cache-dir "
-    cmds = [c.replace(" install ", flags, 1) for c in installs]
-    if clean and installs[0].startswith(F.pip_cmd(facts)):
-        cmds = ["%s uninstall -y torch" % F.pip_cmd(facts)] + cmds
+    # clean: --force-reinstall uninstalls every file the installed RECORD lists (the mix of two
+    # installs) and installs afresh, in one step that pip rolls back if it fails.
+    flags = " install --force-reinstall --no-cache-dir " if clean else " install --force-reinstall --no-deps --no-cache-dir "
+    cmds = [c.replace(" install --force-reinstall ", " install ", 1).replace(" install ", flags, 1) for c in installs]
     adv.commands = cmds
     return adv

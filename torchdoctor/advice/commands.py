@@ -94,12 +94,23 @@ def pin_spec(name: str, version: str) -> str:
     return "%s==%s%s" % (name, version, ".*" if version.count(".") == 1 else "")
 
 
+def build_kind(tag: Optional[str]) -> Optional[str]:
+    """'cpu', 'cuda12', 'rocm6.2', ... of a build's local tag: what must agree between torch and
+    its companions (a CUDA build's minor may differ, its major may not)."""
+    if not tag:
+        return None
+    if tag in ("cpu", "xpu"):
+        return tag
+    cuda = compat.cuda_of_variant(tag)
+    if cuda:
+        return "cuda" + cuda.split(".")[0]
+    m = re.match(r"^(rocm\d+(?:\.\d+)?)", tag)
+    return m.group(1) if m else None
+
+
 def index_args(tag: Optional[str]) -> str:
     """The wheel index a companion must come from to match torch's build variant."""
     return " --index-url %s/%s" % (WHL, tag) if tag else ""
-
-
-
 
 
 _BARE_PYTHON = ("python ", "python3 ")

@@ -34,6 +34,7 @@ from .install import probe as install_probe
 from .install import wheels as install_wheels
 from . import mps
 from .native_libs import extensions as native_libs_extensions
+from .native_libs import foreign as native_libs_foreign
 from .native_libs import libs as native_libs_libs
 from . import runtime
 
@@ -86,6 +87,7 @@ CHECKS = rules_of((
     mps.mps_unavailable,
     mps.mps_fallback_enabled,
     native_libs_extensions.toolkit_mismatch,
+    native_libs_foreign.foreign_library,
     native_libs_libs.omp_duplicate_lib_ok,
     runtime.determinism_cublas,
 ))

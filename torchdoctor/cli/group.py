@@ -20,6 +20,7 @@ VERBS = {
     "tune": ("tune", "tune"),
     "dist": ("dist", "dist"),
     "run": ("run", "run_cmd"),
+    "fix": ("fix", "fix_cmd"),
     "mcp": ("mcp", "mcp_cmd"),
 }
 

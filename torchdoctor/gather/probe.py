@@ -34,9 +34,11 @@ ISOLATE = (
 STAGES = {
     "python": "reading the interpreter's own facts",
     "torch_location": "locating torch",
+    "import_env": "reading PYTHONPATH, .pth files and the library path variables",
     "packages": "listing the installed packages",
     "torch_files": "checking torch's installed files",
     "import_torch": "running `import torch`",
+    "loaded_libs": "listing the shared libraries `import torch` loaded",
     "torch_files_hashes": "hashing torch's shared libraries",
     "torch": "reading torch's build information",
     "backends": "querying the torch.backends submodules",
@@ -76,7 +78,8 @@ def failure_reason(python: str, r, last: Optional[str], timeout: float) -> str:
     return "the probe exited with status %s while %s" % (r.returncode, doing)
 
 
-TORCH_SECTIONS = ("python", "torch_location", "packages", "torch_files", "torch_import", "torch", "backends",
+TORCH_SECTIONS = ("python", "torch_location", "import_env", "packages", "torch_files", "torch_import", "loaded_libs",
+                  "torch", "backends",
                   "accelerators", "cuda", "companion_imports")
 
 

@@ -378,6 +378,147 @@ def torch_location_facts():
     return {"candidates": candidates[:10], "spec_origin": origin, "cwd": cwd}
 
 
+# ------------------------------------------------------------ culprits -----
+MAX_LIBS = 600
+_SO_NAME = re.compile(r"\.(?:so(?:\.[0-9][0-9.]*)?|dylib|dll|pyd)$", re.I)
+
+
+def _split_path_var(name):
+    value = os.environ.get(name)
+    if value is None:
+        return absent("not set")
+    sep = " " if name == "LD_PRELOAD" and ":" not in value else os.pathsep
+    return [x for x in value.split(sep) if x]
+
+
+def _pth_entries(site_dirs, on_path):
+    """The .pth files of the site directories: the sys.path entries each added, and whether
+    it runs code (an `import` line)."""
+    out = []
+    for d in site_dirs:
+        for fn in sorted(_safe_listdir(d)):
+            if not fn.endswith(".pth"):
+                continue
+            path = os.path.join(d, fn)
+            adds, runs = [], False
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    for line in fh.read(65536).splitlines():
+                        line = line.strip()
+                        if not line or line.startswith("#"):
+                            continue
+                        if line.startswith(("import ", "import\t")):
+                            runs = True
+                            continue
+                        full = os.path.normpath(os.path.join(d, line))
+                        if full in on_path:
+                            adds.append(full)
+            except OSError:
+                continue
+            if adds or runs:
+                out.append({"file": path, "adds": adds[:20], "runs_code": runs})
+    return out[:50]
+
+
+def import_env_facts():
+    """Where sys.path entries and native libraries can come from besides the environment
+    itself: PYTHONPATH, the user site-packages, .pth files, LD_LIBRARY_PATH / LD_PRELOAD
+    (DYLD_* on macOS, PATH on Windows decides DLLs). Read before `import torch`: which of them
+    changed what was imported is decided from these and the paths the import used."""
+    import site
+    entries = _path_entries()
+    on_path = set(os.path.normpath(p) for p in entries if p)
+    try:
+        site_dirs = list(site.getsitepackages())
+    except CATCH:  # noqa: BLE001 - old virtualenv's site.py has none
+        site_dirs = []
+    user = attempt(site.getusersitepackages) if hasattr(site, "getusersitepackages") else absent("no user site")
+    if isinstance(user, str):
+        site_dirs.append(user)
+    out = {"PYTHONPATH": _split_path_var("PYTHONPATH"),
+           "user_site": user, "user_site_enabled": bool(getattr(site, "ENABLE_USER_SITE", False)),
+           "site_dirs": site_dirs,
+           "pth": _pth_entries([d for d in site_dirs if os.path.isdir(d)], on_path)}
+    for var in ("LD_LIBRARY_PATH", "LD_PRELOAD", "DYLD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES"):
+        out[var] = _split_path_var(var)
+    return out
+
+
+def _linux_libs():
+    paths = []
+    seen = set()
+    with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            parts = line.split(None, 5)
+            if len(parts) == 6:
+                p = parts[5].strip()
+                if p.startswith("/") and p not in seen and _SO_NAME.search(p.replace(" (deleted)", "")):
+                    seen.add(p)
+                    paths.append(p)
+    return paths
+
+
+def _macos_libs():
+    import ctypes
+    lib = ctypes.CDLL(None)
+    lib._dyld_get_image_name.restype = ctypes.c_char_p
+    lib._dyld_get_image_name.argtypes = [ctypes.c_uint32]
+    return [lib._dyld_get_image_name(i).decode("utf-8", "replace") for i in range(lib._dyld_image_count())]
+
+
+def _windows_libs():
+    import ctypes
+    from ctypes import wintypes
+    psapi, kernel32 = ctypes.WinDLL("psapi"), ctypes.WinDLL("kernel32")
+    proc = kernel32.GetCurrentProcess()
+    mods = (wintypes.HMODULE * 2048)()
+    needed = wintypes.DWORD()
+    if not psapi.EnumProcessModules(proc, mods, ctypes.sizeof(mods), ctypes.byref(needed)):
+        raise OSError("EnumProcessModules failed")
+    out = []
+    buf = ctypes.create_unicode_buffer(1024)
+    for i in range(min(needed.value // ctypes.sizeof(wintypes.HMODULE), 2048)):
+        if psapi.GetModuleFileNameExW(proc, mods[i], buf, 1024):
+            out.append(buf.value)
+    return out
+
+
+def _bundled(packages):
+    """Shared libraries that torch's wheel and its declared dependencies ship: file name ->
+    folder (torch/lib, torch.libs, nvidia/*/lib, the *.libs of auditwheel)."""
+    rec = (packages or {}).get("installed", {}).get("torch")
+    loc = rec.get("location") if isinstance(rec, dict) else None
+    if not loc:
+        return {}
+    dirs = [os.path.join(loc, "torch", "lib"), os.path.join(loc, "torch.libs")]
+    nvidia = os.path.join(loc, "nvidia")
+    for sub in _safe_listdir(nvidia):
+        dirs.append(os.path.join(nvidia, sub, "lib"))
+    out = {}
+    for d in dirs:
+        for fn in _safe_listdir(d):
+            if _SO_NAME.search(fn):
+                out.setdefault(fn, d)
+    return out
+
+
+def loaded_libs_facts(packages):
+    """The shared libraries the process had loaded after `import torch` (ran or failed), and
+    from where; and the ones torch's wheel ships, to tell a foreign copy from its own."""
+    if sys.platform.startswith("linux"):
+        source, reader = "/proc/self/maps", _linux_libs
+    elif sys.platform == "darwin":
+        source, reader = "dyld", _macos_libs
+    elif os.name == "nt":
+        source, reader = "EnumProcessModules", _windows_libs
+    else:
+        return absent("no way to list loaded libraries on %s" % sys.platform)
+    paths = attempt(reader)
+    if isinstance(paths, list):
+        paths = paths[:MAX_LIBS]
+    return {"source": source, "paths": paths, "bundled": attempt(_bundled, packages)}
+
+
 # ---------------------------------------------------------- torch's files ----
 SHARED_LIB = re.compile(r"\.(?:so(?:\.[0-9.]+)?|dylib|dll|pyd)$")
 MAX_LISTED = 20
@@ -873,7 +1014,7 @@ def collect(out_path=None, torch_module=None, with_cuda=True):
     """
     w = Writer(out_path)
     for name, fn in (("python", python_facts), ("torch_location", torch_location_facts),
-                     ("packages", package_facts)):
+                     ("import_env", import_env_facts), ("packages", package_facts)):
         w.stage(name)
         try:
             w.section(name, fn())
@@ -907,6 +1048,9 @@ def collect(out_path=None, torch_module=None, with_cuda=True):
     else:
         imp = {"ok": True, "in_process": True}
     w.section("torch_import", imp)
+    if torch_module is None:
+        w.stage("loaded_libs")
+        w.section("loaded_libs", attempt(loaded_libs_facts, packages))
     if torch is None:
         if imp.get("ok") is False and isinstance(packages, dict):
             # Did the install lose or change files? Worth reading every shared library now.

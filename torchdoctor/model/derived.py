@@ -327,6 +327,24 @@ def set_env_cmd(facts: Facts, name: str, value: str) -> str:
     return "set %s=%s" % (name, value) if os_name(facts) == "windows" else "export %s=%s" % (name, value)
 
 
+def path_var(facts: Facts, name: str) -> List[str]:
+    """The entries of a path variable (PYTHONPATH, LD_LIBRARY_PATH, LD_PRELOAD, ...) as the
+    target interpreter saw them; [] when unset or unknown."""
+    v = facts.value("import_env.%s" % name)
+    return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
+
+
+def path_var_without(facts: Facts, name: str, drop: List[str]) -> str:
+    """The shell command that takes `drop` out of a path variable (unset when nothing is left)."""
+    rest = [e for e in path_var(facts, name) if e not in drop]
+    if not rest:
+        return unset_env_cmd(facts, name)
+    windows = os_name(facts) == "windows"
+    sep = " " if name == "LD_PRELOAD" and all(":" not in e for e in rest) else (";" if windows else ":")
+    value = sep.join(rest)
+    return set_env_cmd(facts, name, value if windows else shlex.quote(value))
+
+
 def gib(n: Any) -> str:
     """Bytes as '0.06 GiB' / '8 GiB' for finding texts."""
     if not isinstance(n, (int, float)) or isinstance(n, bool):

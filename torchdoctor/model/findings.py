@@ -24,11 +24,18 @@ def severity_rank(sev: str) -> int:
 class Fix:
     summary: str = ""
     commands: List[str] = field(default_factory=list)
+    # Whether the install commands were dry-run by the target's own pip with the user's own
+    # configuration (advice/resolve.py): "yes", "replaced" (the intended build does not resolve
+    # here; the commands are what does), "no", "unverified"; "" when not tried. resolution: in
+    # one line, what the dry run found.
+    resolved: str = ""
+    resolution: str = ""
 
     @classmethod
     def from_dict(cls, d: Optional[Dict[str, Any]]) -> "Fix":
         d = d or {}
-        return cls(summary=str(d.get("summary", "")), commands=[str(c) for c in d.get("commands") or []])
+        return cls(summary=str(d.get("summary", "")), commands=[str(c) for c in d.get("commands") or []],
+                   resolved=str(d.get("resolved") or ""), resolution=str(d.get("resolution") or ""))
 
 
 @record

@@ -103,7 +103,7 @@ def _redacted_facts(data: Dict[str, Any], r: Redactor) -> Dict[str, Any]:
 
 def _finding_texts(f: Finding) -> List[str]:
     verify = [f.verify.command, f.verify.expect] if f.verify else []
-    return [f.title, f.detail, f.fix.summary] + list(f.fix.commands) + list(f.links) + list(f.evidence) + verify
+    return [f.title, f.detail, f.fix.summary, f.fix.resolution] + list(f.fix.commands) + list(f.links) + list(f.evidence) + verify
 
 
 def _redacted_finding(f: Finding, r: Redactor) -> Finding:
@@ -111,7 +111,8 @@ def _redacted_finding(f: Finding, r: Redactor) -> Finding:
     the check's id) kept as it is."""
     return records.replace(
         f, title=r.text(f.title), detail=r.text(f.detail),
-        fix=Fix(summary=r.text(f.fix.summary), commands=[r.text(c) for c in f.fix.commands]),
+        fix=Fix(summary=r.text(f.fix.summary), commands=[r.text(c) for c in f.fix.commands],
+                resolved=f.fix.resolved, resolution=r.text(f.fix.resolution)),
         links=[r.text(x) for x in f.links], evidence=[r.text(x) for x in f.evidence],
         verify=Verify(r.text(f.verify.command), r.text(f.verify.expect)) if f.verify else None)
 

@@ -156,6 +156,8 @@ def render_finding(f: Finding) -> List[str]:
     if f.fix.commands:
         out.append(fence("\n".join(f.fix.commands), "sh"))
         out.append("")
+    if f.fix.resolution:
+        out += ["<sub>%s</sub>" % esc(f.fix.resolution), ""]
     if f.verify:
         out += [_verify_line(f.verify.command, f.verify.expect), ""]
     if f.evidence:

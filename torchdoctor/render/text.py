@@ -29,6 +29,8 @@ def render_finding(f: Finding, st: Style) -> List[str]:
         out.append("  Fix: " + f.fix.summary if f.fix.summary else "  Fix:")
         for c in f.fix.commands:
             out.append("    " + st.command(c))
+    if f.fix.resolution:
+        out.append(st.paint("  " + f.fix.resolution[:1].upper() + f.fix.resolution[1:], "dim"))
     out.extend(_verify_lines(f.verify, st))
     if f.evidence:
         out.append(st.paint(_evidence_line(f.evidence, f.confidence), "dim"))

@@ -29,9 +29,10 @@ NAME = "torchdoctor"
 INSTRUCTIONS = ("torchdoctor diagnoses PyTorch environments: what is wrong with torch, CUDA, the driver, "
                 "cuDNN, companions and settings, and the exact fix command for this machine. Use `explain` "
                 "on an error message or traceback, `check` for the environment, `triage` for a pasted "
-                "report or collect_env output. No tool installs anything or runs a fix: they return fix "
-                "commands. check, report and explain run the Python interpreter they diagnose (a probe that "
-                "imports torch, isolated from the server's folder); `python` must be a Python interpreter. "
+                "report or collect_env output, `fix_plan` for what `torchdoctor fix` would run (resolved "
+                "against the target's pip configuration). No tool installs anything or runs a fix: they return "
+                "fix commands. check, fix_plan, report and explain run the Python interpreter they diagnose "
+                "(a probe that imports torch, isolated from the server's folder); `python` must be a Python interpreter. "
                 "Results are redacted: secrets, user and host names and addresses are replaced by "
                 "placeholders such as <secret> and <user>.")
 
@@ -128,6 +129,20 @@ def triage(text: str):
     return data, "\n".join(lines)
 
 
+def fix_plan(python: Optional[str] = None, ids: Optional[List[str]] = None, timeout: float = 60.0):
+    """The dry-run form of `torchdoctor fix`: what it would run, resolved against the target's pip
+    configuration. Nothing is applied: that is for the user, in a terminal, after agreeing."""
+    from ..verbs.fix.plan import plan_dict
+    from ..verbs.fix.verb import plan_for
+    if not 0 < timeout <= 600:
+        raise ValueError("timeout must be between 0 and 600 seconds")
+    _, items = plan_for(_python(python), [str(i) for i in ids or []], timeout, isolated_from=_here())
+    data = dict(plan_dict(items), schema_version=1, applied=False)
+    from ..verbs.fix.plan import describe
+    lines = describe(items) or ["nothing to fix"]
+    return data, "\n".join(lines + ["(a plan only: run `torchdoctor fix` in a terminal to apply it)"])
+
+
 def list_checks(known_errors: bool = False):
     from ..verbs.check import check_rows
     checks = check_rows()
@@ -155,6 +170,9 @@ TOOLS = {
                        + RUNS_PYTHON, True),
     "triage": (triage, "Diagnose a pasted torchdoctor report or `python -m torch.utils.collect_env` output, "
                        "and any error text in it (`torchdoctor triage --json`, redacted).", False),
+    "fix_plan": (fix_plan, "What `torchdoctor fix` would do (the dry-run form: nothing is applied): the "
+                           "findings' fixes resolved by the target's own pip against its configuration, the "
+                           "exact commands, what is left to the user's shell. " + RUNS_PYTHON, True),
     "list_checks": (list_checks, "The checks torchdoctor runs (id, severity, category); known_errors=true "
                                  "adds the known errors it recognises.", False),
 }
@@ -165,7 +183,8 @@ def annotations(runs_python: bool) -> Dict[str, bool]:
     environment, which a tool that runs an interpreter cannot promise (importing torch writes
     caches, site-packages code runs). destructiveHint: no tool deletes or overwrites anything.
     idempotentHint: calling again with the same arguments has no further effect. openWorldHint:
-    every tool works on this machine alone (torchdoctor opens no network connection)."""
+    every tool works on this machine alone (torchdoctor opens no network connection; fix_plan's dry
+    run of the target's pip asks the package indexes pip is configured with, and says so)."""
     return {"readOnlyHint": not runs_python, "destructiveHint": False, "idempotentHint": True,
             "openWorldHint": False}
 
@@ -209,7 +228,7 @@ def _result(data: Any, summary: str, error: bool = False):
 
 
 def build_server(redact: bool = True):
-    """The server with the five tools (each a thin wrapper over the functions above).
+    """The server with its tools (each a thin wrapper over the functions above).
     `redact`: False for `torchdoctor mcp --no-redact`."""
     from mcp.types import CallToolResult, ToolAnnotations
     from .. import __version__
@@ -234,9 +253,16 @@ def build_server(redact: bool = True):
     def t_list_checks(known_errors: bool = False) -> CallToolResult:
         return _call(list_checks, redact, known_errors=known_errors)
 
+    def t_fix_plan(python: Optional[str] = None, ids: Optional[List[str]] = None,
+                   timeout: float = 60.0) -> CallToolResult:
+        return _call(fix_plan, redact, python=python, ids=ids, timeout=timeout)
+
     for name, fn in (("check", t_check), ("explain", t_explain), ("report", t_report), ("triage", t_triage),
-                     ("list_checks", t_list_checks)):
-        ann = ToolAnnotations.model_validate(annotations(TOOLS[name][2]))
+                     ("list_checks", t_list_checks), ("fix_plan", t_fix_plan)):
+        hints = annotations(TOOLS[name][2])
+        if name == "fix_plan":
+            hints["openWorldHint"] = True  # the target's pip asks the package indexes it is configured with
+        ann = ToolAnnotations.model_validate(hints)
         server.tool(name=name, description=TOOLS[name][1], annotations=ann)(fn)
     return server
 

@@ -24,12 +24,13 @@ def selected(only: Sequence[str] = (), skip: Sequence[str] = ()) -> None:
 
 def check(python: Optional[str] = None, timeout: float = 60.0, only=None, skip=None,
           from_report: Optional[str] = None, in_process: bool = False, isolated_from: Optional[str] = None,
-          compile: bool = False):
+          compile: bool = False, resolve: bool = False):
     """The Report of `python` (default: this interpreter; in_process: read by this process,
     isolated_from: probed isolated from that folder), or of the saved report `from_report`
     (JSON or Markdown, '-' for standard input: InputError when it cannot be read as one).
     compile: also run the torch.compile preflight (not with from_report: a saved report
-    cannot be compiled in)."""
+    cannot be compiled in). resolve: dry-run every install fix through the target's pip (never
+    for a saved report: its fixes are for another machine)."""
     from .. import diagnose
     if from_report is not None and compile:
         raise InputError("--compile runs torch.compile in an interpreter; it cannot be combined with --from")
@@ -40,8 +41,12 @@ def check(python: Optional[str] = None, timeout: float = 60.0, only=None, skip=N
         except ValueError as e:
             raise InputError(str(e))
         return diagnose.diagnose(facts, only=only, skip=skip)
-    return diagnose.examine(python=python, timeout=timeout, in_process=in_process, only=only, skip=skip,
-                            isolated_from=isolated_from, compile=compile)
+    report = diagnose.examine(python=python, timeout=timeout, in_process=in_process, only=only, skip=skip,
+                              isolated_from=isolated_from, compile=compile)
+    if resolve:
+        from ..advice.resolve import resolve_findings
+        resolve_findings(report.findings, report.facts)
+    return report
 
 
 def footer(report, from_report: str) -> str:

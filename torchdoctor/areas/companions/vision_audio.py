@@ -9,7 +9,7 @@ from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
 from ..registry import ERROR, Tailored, rule, finding, hook, installed_torch_note, known_error_finding
-from ...advice.commands import WHL, companion_reinstall, index_args, pip, plain_install, release_variant, torch_index_tag, torch_near_build
+from ...advice.commands import WHL, build_kind, companion_reinstall, index_args, pip, plain_install, release_variant, torch_index_tag, torch_near_build
 from .common import entry_id_of, match_groups, torch_meta_version
 from ...model import versions as V
 
@@ -25,17 +25,7 @@ TV_URL = "https://github.com/pytorch/vision#installation"
 TA_URL = "https://docs.pytorch.org/audio/stable/installation.html"
 
 
-def _tag_kind(tag: Optional[str]) -> Optional[str]:
-    """'cpu', 'cuda12', 'rocm6.2', ... (what must agree between torch and its companions)."""
-    if not tag:
-        return None
-    if tag in ("cpu", "xpu"):
-        return tag
-    cuda = compat.cuda_of_variant(tag)
-    if cuda:
-        return "cuda" + cuda.split(".")[0]
-    m = re.match(r"^(rocm\d+(?:\.\d+)?)", tag)
-    return m.group(1) if m else None
+_tag_kind = build_kind  # the one definition of a build's flavour lives with the fix builders
 
 
 def _torch_kind(facts) -> Optional[str]:

@@ -10,11 +10,15 @@ from ...model import derived as F
 from ..registry import ERROR, INFO, WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note
 
 
-def _valid_entry(entry: str, n_gpus: int) -> bool:
-    """An entry CUDA accepts: an index below the GPU count, or a GPU-/MIG- UUID (prefix)."""
+def _valid_entry(entry: str, n_gpus: int, uuids=()) -> bool:
+    """An entry CUDA accepts: an index below the GPU count, or a GPU-/MIG- UUID (prefix) of a GPU
+    the driver lists (any such UUID when the driver's list is not known)."""
     if entry.isdigit():
         return not n_gpus or int(entry) < n_gpus
-    return entry.upper().startswith(("GPU-", "MIG-"))
+    if not entry.upper().startswith(("GPU-", "MIG-")):
+        return False
+    known = [u.upper() for u in uuids if isinstance(u, str) and u]
+    return not known or entry.upper().startswith("MIG-") or any(u.startswith(entry.upper()) for u in known)
 
 
 def hiding_remedy(facts: Facts, cvd: str, n_gpus: int) -> Optional[Tuple[str, bool, Remedy]]:
@@ -29,10 +33,11 @@ def hiding_remedy(facts: Facts, cvd: str, n_gpus: int) -> Optional[Tuple[str, bo
                 Remedy("CUDA_VISIBLE_DEVICES=%r hides every GPU from this process: unset it or list the GPUs to use, "
                        "before the process first touches CUDA." % cvd,
                        [F.unset_env_cmd(facts, "CUDA_VISIBLE_DEVICES"), F.set_env_cmd(facts, "CUDA_VISIBLE_DEVICES", "0")]))
-    first_bad = next((i for i, x in enumerate(ids) if not _valid_entry(x, n_gpus)), None)
+    uuids = [g.get("uuid") for g in F.driver_gpus(facts)]
+    first_bad = next((i for i, x in enumerate(ids) if not _valid_entry(x, n_gpus, uuids)), None)
     if first_bad is None:
         return None
-    bad = [x for x in ids[first_bad:] if not _valid_entry(x, n_gpus)]
+    bad = [x for x in ids[first_bad:] if not _valid_entry(x, n_gpus, uuids)]
     sees = "torch sees none" if first_bad == 0 else "torch sees only %s" % ",".join(ids[:first_bad])
     return ("CUDA_VISIBLE_DEVICES=%s names GPUs that do not exist" % cvd, first_bad == 0,
             Remedy("CUDA_VISIBLE_DEVICES=%s names GPU %s, but this machine has %s. CUDA stops at the first invalid entry "
@@ -62,12 +67,38 @@ def gpu_hidden(facts):
                 "torch sees %d of the %d GPUs (CUDA_VISIBLE_DEVICES=%s)" % (n_torch, n_driver, cvd), severity=INFO,
                 detail="This is deliberate masking; cuda:0 is the first *listed* GPU, not physical GPU 0.",
                 fix="Nothing to do if intended.")
+    if cvd is not None and not n_driver and F.is_cuda_build(facts):
+        hides = _hides_all_without_driver(facts, cvd)
+        if hides:
+            return hides
     if nvd is not None and nvd.strip().lower() in ("void", "none", ""):
         return finding(
             "NVIDIA_VISIBLE_DEVICES=%r: the container runtime exposes no GPU" % nvd, severity=WARNING,
             detail="The NVIDIA container runtime reads NVIDIA_VISIBLE_DEVICES; 'void', 'none' or empty mount no GPU.",
             fix="Start the container with GPUs.", commands=["docker run --gpus all ..."])
     return None
+
+
+def _hides_all_without_driver(facts: Facts, cvd: str):
+    """A CUDA build, no driver visible, and CUDA_VISIBLE_DEVICES set so that torch would see no
+    GPU even with one: a finding of its own (the job that sets it may run where the driver is)."""
+    hidden = hiding_remedy(facts, cvd, 0)
+    seen = facts.value("cuda.device_count")
+    if hidden and hidden[1]:
+        title, remedy = hidden[0].replace(" all 0 GPU(s)", " every GPU"), hidden[2]
+    elif cvd.strip() and seen == 0:
+        title = "CUDA_VISIBLE_DEVICES=%s and torch sees no GPU" % cvd
+        remedy = Remedy("CUDA_VISIBLE_DEVICES=%s: torch (a CUDA build) sees no GPU, and no NVIDIA driver is visible to "
+                        "tell whether GPU %s exists; unset it to let CUDA pick from every GPU." % (cvd, cvd),
+                        [F.unset_env_cmd(facts, "CUDA_VISIBLE_DEVICES")])
+    else:
+        return None
+    return finding(title, severity=WARNING,
+                   detail="torch %s is a CUDA build; no NVIDIA driver is visible here either, but with this value "
+                          "CUDA would hide every GPU even where one is. %s" % (F.torch_version_str(facts) or "",
+                                                                              remedy.summary),
+                   fix="Unset it (or list GPUs that exist where the job runs), before the process first touches CUDA.",
+                   commands=[F.unset_env_cmd(facts, "CUDA_VISIBLE_DEVICES")])
 
 
 @hook("gpu-hidden")

@@ -13,6 +13,7 @@ import ntpath
 import posixpath
 import shlex
 from ...advice.commands import companion_command
+from .origins import entry_origin, origin_words
 
 
 
@@ -123,6 +124,11 @@ def shadow_remedy(facts, path: str, kind: Optional[str] = None) -> Remedy:
         reinstall = reinstall_same_build(facts).commands or [F.pip_cmd(facts) + " install --force-reinstall --no-cache-dir torch"]
         return Remedy("Delete the leftover folder %s (no __init__.py: what a broken install leaves) and reinstall "
                       "torch." % stripped, [rm] + reinstall)
+    origin, var_entry = entry_origin(facts, parent)
+    if origin == "PYTHONPATH":
+        return Remedy("Take %s out of PYTHONPATH (the stray %s in it hides the installed torch) in the shell that runs "
+                      "Python, and wherever it is set; nothing needs reinstalling, and %s stays as it is."
+                      % (var_entry, base, stripped), [F.path_var_without(facts, "PYTHONPATH", [var_entry])])
     new = pm.join(parent, "my_" + base) if parent else "my_" + base
     cache = pm.join(parent, "__pycache__") if parent else "__pycache__"
     if windows:
@@ -143,6 +149,8 @@ def torch_shadowed(facts):
     cands = facts.value("torch_location.candidates") or []
     path = first.get("path")
     where = first.get("sys_path_entry") or "the current directory"
+    said = origin_words(*entry_origin(facts, first.get("sys_path_entry")))
+    where += ", which %s" % said if said else ""
     real = next((c.get("path") for c in cands[1:] if isinstance(c, dict)), None)
     remedy = shadow_remedy(facts, path, first.get("kind")) if path else Remedy("")
     return finding(

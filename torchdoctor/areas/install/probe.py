@@ -9,7 +9,8 @@ from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
 from ..registry import ERROR, Tailored, rule, finding, hook, installed_torch_note, known_error_finding
-from .files import explained_by_damage
+from .files import explained_by_damage, shadowing
+from ..native_libs.foreign import explained_by_foreign_library
 from .common import machine_of, python_note
 from ...advice.commands import on_interpreter, torch_command
 
@@ -83,6 +84,10 @@ def torch_import_failed(facts):
         return None
     if explained_by_damage(facts, err + (imp.get("traceback") or "")):
         return None  # torch-install-damaged names the files and the reinstall
+    if shadowing(facts, failing=True):
+        return None  # torch-shadowed names the folder and where it came from
+    if explained_by_foreign_library(facts):
+        return None  # foreign-library names the variable and the library; a reinstall would not help
     text = (imp.get("traceback") or "") + "\n%s: %s" % (imp.get("error_type"), err)
     detail = "`import torch` raised %s: %s" % (imp.get("error_type"), err[:1500])
     return known_error_finding(text, "`import torch` fails", detail) or finding(
