@@ -79,7 +79,7 @@ def speed(base, n):
         realenvs.run([py, "-c", "import torch"])
         imp.append(time.monotonic() - t0)
         t0 = time.monotonic()
-        realenvs.run(realenvs.TD + ["check", "--python", py])
+        realenvs.run(realenvs.TD + ["check", "--resolve", "--python", py])
         chk.append(time.monotonic() - t0)
     imp.sort()
     chk.sort()

@@ -23,9 +23,11 @@ _.CATEGORIES  # kb/taxonomy.py
 _.COLLECTIVE_STEPS  # verbs/dist/conditions/collectives.py
 _.to_python  # verbs/lint/ipython.py
 _.api_table  # verbs/lint/output.py: README's table, which a test keeps equal to it
-_.source_text  # verbs/lint/rules.py
-_.known_paths  # verbs/lint/rules.py
-_.versions_named  # verbs/lint/rules.py
+_.source_text  # verbs/lint/history.py
+_.known_paths  # verbs/lint/history.py
+_.versions_named  # verbs/lint/history.py
+_.SUBJECTS  # verbs/lint/rules/__init__.py: the subjects a rule may take, which the meta-test holds every rule to
+_.toolchain_facts  # gather/compile.py: the preflight child's toolchain-only mode, run by the cache-folder test
 
 # Record fields: part of the record's shape (its repr, equality, what a caller may read).
 _.stdout_truncated  # children/timed.py ProcResult

@@ -23,9 +23,9 @@ from .options import FAIL_ON, PYTHON_DEFAULT, positive
 @click.option("--from", "from_report", metavar="REPORT.json", help="Re-diagnose a saved report (JSON or Markdown; - for standard input) instead of this machine.")
 @click.option("--compile", "compile_", is_flag=True,
               help="Also compile and run a small function with torch.compile on each device, in a child with its own caches: the toolchain's failures with their fixes, and the compile timings.")
-@click.option("--no-resolve", is_flag=True, help="Show install fixes without dry-running them through the target's pip and its configuration.")
+@click.option("--resolve", is_flag=True, help="Dry-run every install fix through the target's pip and its configuration (contacts your package indexes) and print what it would really install.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
-def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_report, compile_, no_resolve, color):
+def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_report, compile_, resolve, color):
     """Probe torch, its backends, the GPU and driver; print findings with fixes."""
     from ..verbs import check as verb
     if list_checks:
@@ -39,7 +39,7 @@ def check(python, timeout, as_json, fail_on, only, skip, list_checks, from_repor
     if from_report is None:
         python = chosen_python(python)
     report = verb.check(python, timeout, only=only_ids or None, skip=skip_ids or None, from_report=from_report,
-                        compile=compile_, resolve=not no_resolve)
+                        compile=compile_, resolve=resolve)
     if as_json:
         echo(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
     else:

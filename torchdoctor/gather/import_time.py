@@ -49,12 +49,30 @@ def parse(lines: Iterable[str]) -> List[Node]:
 
 def read_lines(path: str) -> Tuple[List[str], List[str]]:
     """(timing lines, everything else) of the probe's imports file."""
+    from collections import deque
+    from ..children.timed import TAIL_BYTES
+    timing: List[str] = []
+    other: "deque[str]" = deque()
+    held = 0
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
+            # read in bounded pieces, and keep only the tail of what is not a timing line: an
+            # import may print megabytes without a newline, as it may to any stream
+            while True:
+                piece = fh.readline(65536)
+                if not piece:
+                    break
+                line = piece.rstrip("\n")
+                if line.startswith(MARK):
+                    timing.append(line)
+                    continue
+                other.append(line)
+                held += len(line)
+                while held > TAIL_BYTES and len(other) > 1:
+                    held -= len(other.popleft())
     except OSError:
         return [], []
-    return [ln for ln in lines if ln.startswith(MARK)], [ln for ln in lines if not ln.startswith(MARK)]
+    return timing, list(other)
 
 
 def _top(name: str) -> str:

@@ -102,7 +102,7 @@ class Env:
         return python_of(self.venv)
 
     def check(self) -> dict:
-        r = run(TD + ["check", "--python", self.py, "--json"], self.env, self.cwd, timeout=1800)
+        r = run(TD + ["check", "--resolve", "--python", self.py, "--json"], self.env, self.cwd, timeout=1800)
         if r.returncode not in (0, 1):
             raise RuntimeError("check failed (%d): %s" % (r.returncode, r.stderr[-800:]))
         return json.loads(r.stdout)
@@ -121,7 +121,7 @@ class Env:
         then `check` in that same shell (a variable unset there counts): (exit status of the
         commands, the report after, or None)."""
         import shlex
-        td = " ".join(shlex.quote(a) for a in TD + ["check", "--python", self.py, "--json"])
+        td = " ".join(shlex.quote(a) for a in TD + ["check", "--resolve", "--python", self.py, "--json"])
         script = "{ %s ; } 1>&2 || exit 97\n%s" % (" && ".join(commands), td)
         r = run(["bash", "-c", script], self.env, self.cwd, timeout=3600)
         if r.returncode == 97:
