@@ -54,9 +54,9 @@ def run(opts: Options) -> Result:
     for p in paths:
         if not os.path.exists(p):
             raise LintError("%s: no such file or directory" % p)
-    if opts.python:  # refused in one line before anything runs it, whatever decides the target
-        from ..common import named_python
-        named_python(opts.python)
+    from ..common import named_python
+    # refused in one line before anything runs it, whatever decides the target
+    python = named_python(opts.python) if opts.python else None
     if opts.fix and opts.diff:
         raise LintError("--fix and --diff exclude each other (--diff shows what --fix would write)")
     if opts.fix or opts.diff:
@@ -71,7 +71,7 @@ def run(opts: Options) -> Result:
     except C.ConfigError as e:
         raise LintError(str(e))
     notes = list(cfg.notes)
-    target = _target(opts, cfg, paths, notes)
+    target = _target(opts, python, cfg, paths, notes)
     ex = exclude_matcher(opts.exclude, os.getcwd())
     if cfg.exclude:  # patterns of the pyproject.toml are relative to its directory
         ex = Ignore(ex.layers + exclude_matcher(cfg.exclude, os.path.dirname(os.path.abspath(cfg.path))).layers)
@@ -102,7 +102,7 @@ def run(opts: Options) -> Result:
     return result
 
 
-def _target(opts: Options, cfg: C.Config, paths: List[str], notes: List[str]) -> T.Target:
+def _target(opts: Options, python: Optional[str], cfg: C.Config, paths: List[str], notes: List[str]) -> T.Target:
     """--torch, else the config's torch, else the project's pins, else --python's torch."""
     from .runner import project_target
     spec = opts.torch or cfg.torch
@@ -119,4 +119,5 @@ def _target(opts: Options, cfg: C.Config, paths: List[str], notes: List[str]) ->
     if target is not None:
         return target
     from ..common import chosen_python
-    return T.from_installed(chosen_python(opts.python)) or T.newest()
+    # --python was checked in run(); without it, the interpreter every verb picks
+    return T.from_installed(python or chosen_python(None)) or T.newest()
