@@ -36,6 +36,9 @@ IDS = ["compile-preflight", "compile-timings"]
 CLEARED = ("CXX", "CC", "PYTHONHOME", "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "TRITON_HOME")
 CACHE_FIX_DIR = "$HOME/.cache/torchinductor"
 BASH = shutil.which("bash")  # found now: a test's PATH may hold no programs at all
+# What a non-interactive bash sets or drops by itself (it unsets an inherited PS1/PS2), so
+# neither side of an environment comparison counts them.
+SHELL_OWNED = ("_", "SHLVL", "PWD", "OLDPWD", "PS1", "PS2")
 
 
 def _findings(section):
@@ -54,13 +57,11 @@ def _applied(commands, env):
     script = "; ".join(commands) + "; env -0"
     out = subprocess.run([BASH, "-c", script], env=env, stdout=subprocess.PIPE, check=True, timeout=30).stdout
     got = dict(item.split("=", 1) for item in out.decode().split("\0") if "=" in item)
-    for noise in ("_", "SHLVL", "PWD", "OLDPWD"):
-        got.pop(noise, None)
-    return got
+    return _comparable(got)
 
 
 def _comparable(env):
-    return {k: v for k, v in env.items() if k not in ("_", "SHLVL", "PWD", "OLDPWD")}
+    return {k: v for k, v in env.items() if k not in SHELL_OWNED}
 
 
 @pytest.fixture(scope="module")
