@@ -96,6 +96,8 @@ class Env:
                  cwd: Optional[str] = None, fix_ids: tuple = ()):
         self.name, self.venv, self.cause = name, venv, cause
         self.env, self.cwd, self.fix_ids = dict(env or {}), cwd, fix_ids
+        # fix's journal and snapshots beside the environment, never in the user's own cache
+        self.env.setdefault("TORCHDOCTOR_CACHE_DIR", os.path.join(os.path.dirname(venv), "torchdoctor-cache"))
 
     @property
     def py(self) -> str:

@@ -69,7 +69,8 @@ def restore(snapdir: str, stream=None) -> Tuple[bool, List[str]]:
         return False, lines + ["pip freeze failed: %s" % err]
     dists = meta.get("dists") or {}
     if now == want_text and not dists:
-        return True, lines + ["the package set is already the snapshot's"]
+        # the same verified sentence as after a reinstall: what a reader (and a script) looks for
+        return True, lines + ["pip freeze --all is byte for byte the snapshot's (no package had changed)"]
     want, have = S.freeze_map(want_text), S.freeze_map(now)
     # What changed, and every distribution the snapshot holds: a fix that reinstalled the same
     # version (same freeze line) still replaced its files.
