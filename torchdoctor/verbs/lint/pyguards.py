@@ -71,13 +71,15 @@ class Guard:
     """One fact that holds where a test is true (or false); see the module doc for the kinds.
     `path`: the API a `has` guard names (dotted, or a bare name when the object is not a
     torch path); `spans`: the torch releases it lets through (a union of [low, high)), or None;
-    `words`: a capability's words; `line`, `text`: where it is and how it reads."""
+    `words`: a capability's words; `line`, `text`: where it is and how it reads; `origin`: for
+    a flag, what it was assigned."""
 
-    __slots__ = ("kind", "path", "spans", "words", "line", "text")
+    __slots__ = ("kind", "path", "spans", "words", "line", "text", "origin")
 
     def __init__(self, kind: str, line: int, text: str, path: Optional[str] = None,
-                 spans: Optional[List[Span]] = None, words: FrozenSet[str] = frozenset()):
+                 spans: Optional[List[Span]] = None, words: FrozenSet[str] = frozenset(), origin: str = ""):
         self.kind, self.line, self.text, self.path, self.spans, self.words = kind, line, text, path, spans, words
+        self.origin = origin   # a flag's: what it was assigned, and where
 
     def allows(self, t: Version) -> bool:
         return self.spans is None or any((lo is None or t >= lo) and (hi is None or t < hi) for lo, hi in self.spans)
@@ -107,7 +109,8 @@ class Guard:
                 "all": "the fallback or type-checking code"}[self.kind]
         if self.kind == "has" and self.spans is not None:
             what += " (torch %s)" % _spans_text(self.spans)
-        return "guard at line %d `%s`: %s" % (self.line, self.text, what)
+        origin = " (%s)" % self.origin if self.origin else ""
+        return "guard at line %d `%s`%s: %s" % (self.line, self.text, origin, what)
 
 
 def _spans_text(spans: Optional[List[Span]]) -> str:
@@ -391,8 +394,12 @@ class Guards:
             return [Guard("all", self.pos(node).line, name)] if positive else []
         m = self.meaning(node)
         if m is not None:
-            if m[0] == "flag":
-                return list(m[1] if positive else m[2])
+            if m[0] == "flag":   # said where the flag is tested, with what it was assigned
+                line = self.pos(node).line
+                name = _source(node)
+                return [Guard(g.kind, line, name, g.path, g.spans, g.words,
+                              origin="%s = %s at line %d" % (name, g.text, g.line))
+                        for g in (m[1] if positive else m[2])]
             return []
         bound = self._bound_name(name, node, positive)
         if bound is not None:

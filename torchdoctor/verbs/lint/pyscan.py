@@ -119,7 +119,7 @@ class Analyzer(Guards, ast.NodeVisitor):
         if self.want_suppressed and len(reach) < len(self.targets):
             # what the releases a version bound keeps out would have got
             full = Use(path, node, start, call, via_import, known, self, self.targets)
-            why = "; ".join(g.why() for g in bounds if not all(g.allows(t) for t in self.targets))
+            why = [g for g in bounds if not all(g.allows(t) for t in self.targets)][-1].why()   # the innermost
             for r in USE_RULES:
                 for loc in call_rule(r, full, self):
                     if (loc.code, loc.line, loc.col) not in seen and not r.options.get("despite_guards"):
