@@ -201,14 +201,15 @@ def test_the_else_of_a_hasattr_runs_only_on_releases_without_the_api():
     assert codes(src2, ">=1.13") == [("TD101", 4)]
 
 
-def test_fix_offered_inside_a_bound_that_keeps_out_releases_without_the_replacement():
+def test_no_sdpa_rewrite_inside_a_version_bound():
+    # sdpa_kernel would be imported at the top of the module, on every release: no rewrite
     src = """
         import torch
         if torch.__version__ >= "2.3":
             torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=False, enable_mem_efficient=False)
     """
     (h,) = scan(src, ">=2.0")
-    assert h.code == "TD201" and h.edit is not None
+    assert h.code == "TD201" and h.edit is None
 
 
 # -- what guards hid, for --show-suppressed ---------------------------------------------------------------
@@ -227,3 +228,24 @@ def test_suppressed_findings_carry_their_guard():
     assert set(got) == {("TD101", 3), ("TD101", 5)}
     assert "line 2" in got[("TD101", 3)] and "names torch.compile" in got[("TD101", 3)]
     assert "line 4" in got[("TD101", 5)] and ">=2.3" in got[("TD101", 5)]
+
+
+def test_forms_seen_in_real_repositories():
+    """detectron2: `min_torch_version("2.6.0") and torch.compiler...`; Fooocus: `try: ... except: pass`
+    around a test of torch.backends.mps; pytorch/examples: `if self.config.use_amp:` is what the
+    user asked for, not a check that torch.amp exists."""
+    src = """
+        import torch
+        if min_torch_version("2.6.0") and torch.compiler.is_compiling():
+            pass
+        try:
+            if torch.backends.mps.is_available():
+                import torch.mps
+        except:
+            pass
+        class Trainer:
+            def __init__(self, config):
+                if config.use_amp:
+                    self.scaler = torch.amp.GradScaler("cuda")
+    """
+    assert codes(src, ">=1.11") == [("TD101", 13)]

@@ -37,6 +37,7 @@ from typing import Any, FrozenSet, List, Optional, Tuple
 from . import history as H
 
 _GUARD_EXC = {"AttributeError", "ImportError", "ModuleNotFoundError"}
+_CATCHES = _GUARD_EXC | {"Exception", "BaseException"}
 ABSENCE_CODES = frozenset(("TD101", "TD102", "TD103", "TD104"))
 # A source without any of these holds no guard: analyze() then skips the guard tests.
 GUARD_WORDS = ("hasattr", "getattr", "dir(", "ersion", "ERSION", "TYPE_CHECKING", "TORCH_", "torch_",
@@ -56,6 +57,9 @@ _BOUND_NAME = re.compile(r"(?i)(?:^|_)(?:torch|pt)_?(?:version_?)?(?:is_?)?(grea
                          r"ge|gte|geq|gt|at_?least|newer(?:_?than)?|after|less(?:_?than)?(?:_?or)?(?:_?equal)?(?:_?to)?|"
                          r"lt|le|older(?:_?than)?|before|below)_?v?(\d+)_(\d+)$")
 _BELOW_WORDS = ("less", "lt", "le", "older", "before", "below")
+# Words of a one-argument check of the torch version: min_torch_version("2.6"), torch_older_than("2.0")
+_MIN_WORDS = ("min", "least", "greater", "newer", "after", "ge", "above")
+_MAX_WORDS = ("max", "less", "older", "before", "below", "lt")
 # Flags and calls that say a feature is there: `_HAS_FUSED_ATTN`, `use_fused_attn()`, `*_available`
 _CAPABILITY_NAME = re.compile(r"^_?(?:has|HAS)_|(?:available|AVAILABLE)$")
 _CAPABILITY_CALL = re.compile(r"^_?(?:use|has|is|supports?|can)_")
@@ -359,10 +363,13 @@ class Guards:
             return self._has(node.args[0], node.args[1], node, positive)
         fname = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
         low = fname.lower()
-        if "torch" in low and "version" in low and len(node.args) == 2 and \
-                all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args):
-            # is_torch_version(">=", "2.0")
-            op, b = node.args[0].value, H.mt(node.args[1].value)
+        strings = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if "torch" in low and len(strings) == len(node.args) and 1 <= len(strings) <= 2 and \
+                ("version" in low or len(strings) == 1):
+            # is_torch_version(">=", "2.0"); min_torch_version("2.6.0"), torch_at_least("2.0")
+            op = strings[0] if len(strings) == 2 else "<" if any(w in low for w in _MAX_WORDS) else \
+                ">=" if any(w in low for w in _MIN_WORDS) else None
+            b = H.mt(strings[-1])
             spans = _span(op, b, False) if b and op in _FLIP else None
             if spans is not None and not positive:
                 spans = _complement(spans)
@@ -404,7 +411,9 @@ class Guards:
         bound = self._bound_name(name, node, positive)
         if bound is not None:
             return bound
-        if positive and self.resolve(node) is None and (_CAPABILITY_NAME.search(name) or _CAPABILITY_CALL.search(name)):
+        # a name that says a feature is there (`HAS_SDPA`, `xformers_available`); not `use_amp`,
+        # which is what the user asked for
+        if positive and self.resolve(node) is None and _CAPABILITY_NAME.search(name):
             words = frozenset(w for w in _words(name) if w not in _STOP_WORDS)
             return [Guard("capability", self.pos(node).line, name, words=words)] if words else []
         return []
@@ -427,9 +436,13 @@ class Guards:
 
     # -- statements ----------------------------------------------------------------------------------
     def catches(self, handler: ast.ExceptHandler) -> bool:
+        """Whether the handler catches AttributeError or ImportError (a bare `except:` and
+        `except Exception` do too)."""
         t = handler.type
-        names = t.elts if isinstance(t, ast.Tuple) else [t] if t is not None else []
-        return any(getattr(n, "id", getattr(n, "attr", None)) in _GUARD_EXC for n in names)
+        if t is None:
+            return True
+        names = t.elts if isinstance(t, ast.Tuple) else [t]
+        return any(getattr(n, "id", getattr(n, "attr", None)) in _CATCHES for n in names)
 
     def is_suppress(self, expr) -> bool:
         if not (isinstance(expr, ast.Call) and getattr(expr.func, "id", getattr(expr.func, "attr", "")) == "suppress"):

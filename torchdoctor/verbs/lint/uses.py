@@ -99,8 +99,11 @@ class Use:
         return None
 
     def _sdp_edit(self, call: ast.Call) -> Optional[Dict[str, Any]]:
-        if any(t < (2, 3) for t in self.targets):
-            return None  # torch.nn.attention.sdpa_kernel is 2.3+
+        # torch.nn.attention.sdpa_kernel is 2.3+, and the rewrite imports it at the top of the
+        # module, where every release of the target runs it: a version guard around the call
+        # does not protect the import
+        if any(t < (2, 3) for t in self.walk.targets):
+            return None
         flags = dict.fromkeys(_SDP_FLAGS, True)
         if len(call.args) > 4 or any(isinstance(a, ast.Starred) for a in call.args):
             return None
