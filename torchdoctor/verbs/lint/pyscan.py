@@ -102,11 +102,15 @@ class Analyzer(Guards, ast.NodeVisitor):
             for r in USE_RULES:
                 self.found.extend(call_rule(r, use, self))
             return
+        if not self.want_suppressed and any(g.kind == "all" for g in self.guards):
+            rules = UNGUARDED_USE_RULES   # everything else is hidden here: not worth asking
+        else:
+            rules = USE_RULES
         bounds = [g for g in self.guards if g.spans is not None]
         reach = [t for t in self.targets if all(g.allows(t) for g in bounds)] if bounds else self.targets
         use = Use(path, node, start, call, via_import, known, self, reach)
         seen = set()
-        for r in USE_RULES:
+        for r in rules:
             for loc in call_rule(r, use, self):
                 seen.add((loc.code, loc.line, loc.col))
                 g = None if r.options.get("despite_guards") else next(
