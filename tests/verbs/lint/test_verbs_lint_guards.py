@@ -249,3 +249,20 @@ def test_forms_seen_in_real_repositories():
                     self.scaler = torch.amp.GradScaler("cuda")
     """
     assert codes(src, ">=1.11") == [("TD101", 13)]
+
+
+def test_a_flag_set_true_under_a_version_check_carries_it():
+    """generative-models: `SDP_IS_AVAILABLE = True` beside the import, under the version check."""
+    src = """
+        import torch
+        from packaging import version
+        if version.parse(torch.__version__) >= version.parse("2.0.0"):
+            SDP_OK = True
+        else:
+            SDP_OK = False
+        def attend(q):
+            if SDP_OK:
+                return torch.nn.functional.scaled_dot_product_attention(q, q, q)
+            return torch.compile
+    """
+    assert codes(src, ">=1.13") == [("TD101", 11)]

@@ -26,7 +26,7 @@ true, or false (``facts``). The kinds:
   without what the body used): hides every finding of the API rules.
 
 Flags are followed through simple assignments (``has_compile = hasattr(torch, "compile")``,
-``ok = has_compile``, ``self.fused = use_fused_attn()``). Guards is mixed into the walker: it
+``ok = has_compile``, ``self.fused = use_fused_attn()``, ``SDP_OK = True`` under a version check). Guards is mixed into the walker: it
 reads its resolve(), pos() and the flags it bound (``meaning``).
 """
 
@@ -426,9 +426,13 @@ class Guards:
         kind = self.version_kind(value)
         if kind is not None:
             return ("version", kind)
-        if isinstance(value, ast.Constant) and value.value is True and self.try_depth:
-            # `has_dynamo = True` in a try that catches ImportError: the body worked
-            return ("flag", [Guard("absent", self.pos(value).line, "%s in a try" % _source(value))], [])
+        if isinstance(value, ast.Constant) and value.value is True:
+            # `SDP_IS_AVAILABLE = True` under a version check or hasattr: what that check said
+            said = [g for g in self.guards if g.kind in ("has", "version")]
+            if said:
+                return ("flag", said, [])
+            if self.try_depth:   # `has_dynamo = True` in a try that catches ImportError: the body worked
+                return ("flag", [Guard("absent", self.pos(value).line, "%s in a try" % _source(value))], [])
         true, false = self.facts(value, True), self.facts(value, False)
         if true or false:
             return ("flag", true, false)
