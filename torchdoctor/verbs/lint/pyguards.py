@@ -14,20 +14,23 @@ true, or false (``facts``). The kinds:
   of ``hasattr(torch.nn.attention, "sdpa_kernel")`` runs on torch < 2.3 only);
 - ``version``: a comparison of the torch version (``torch.__version__``, ``packaging.version.
   parse(torch.__version__)``, tuples and names assigned from them, ``TORCH_VERSION``-style
-  names, ``_TORCH_GREATER_EQUAL_2_3``-style names, ``is_torch_version(">=", "2.0")``): the
+  names, ``_TORCH_GREATER_EQUAL_2_3``-style names, ``is_torch_version(">=", "2.0")``,
+  ``min_torch_version("2.6")``): the
   uses under it are checked against the target releases it lets through only, so it hides a
   finding only when it excludes every release the finding is about;
 - ``capability``: a flag or call that says a feature is there (``use_fused_attn()``,
   ``HAS_SDPA``) and was not assigned from a guard in the file: hides missing-API findings
   whose path shares a word with it (``attn``, ``attention``);
-- ``absent``: the body of a ``try`` whose handlers catch AttributeError or ImportError (and
-  ``with contextlib.suppress`` of those), and a flag set True there: hides missing-API findings;
+- ``absent``: the body of a ``try`` whose handlers catch AttributeError or ImportError (a bare
+  ``except:`` or ``except Exception`` too; and ``with contextlib.suppress`` of those), and a
+  flag set True there: hides missing-API findings;
 - ``all``: ``TYPE_CHECKING``, and the handlers of such a ``try`` (the fallback for releases
   without what the body used): hides every finding of the API rules.
 
 Flags are followed through simple assignments (``has_compile = hasattr(torch, "compile")``,
-``ok = has_compile``, ``self.fused = use_fused_attn()``, ``SDP_OK = True`` under a version check). Guards is mixed into the walker: it
-reads its resolve(), pos() and the flags it bound (``meaning``).
+``ok = has_compile``, ``self.fused = use_fused_attn()``, ``SDP_OK = True`` under a version
+check). Guards is mixed into the walker: it reads its resolve(), pos(), the guards that hold
+where it is (``guards``) and the flags it bound (``meaning``).
 """
 
 import ast
