@@ -34,6 +34,8 @@ def _emit(text: str, output) -> None:
 @click.option("--exclude", multiple=True, metavar="PATTERN", help="Skip paths matching this gitignore-style pattern (repeatable).")
 @click.option("--fix", is_flag=True, help="Apply the exactly equivalent rewrites in place (needs torchdoctor[lint]).")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the rewrites --fix would apply as a unified diff; write nothing.")
+@click.option("--show-suppressed", "show_suppressed", is_flag=True,
+              help="Also list the findings guards (hasattr, version checks, try/except) and # noqa hid, and what hid each.")
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None, help="Worker processes (default: the CPUs, at most 8).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write the report to FILE (replaced atomically; a link or non-regular file needs --force).")
@@ -41,8 +43,8 @@ def _emit(text: str, output) -> None:
 @click.option("--list-rules", "list_rules", is_flag=True, help="Print the rule table and exit.")
 @click.option("--explain", "explain_code", metavar="CODE", help="Print one rule's documentation (TD301) and exit.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
-def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff, jobs, output, force, list_rules,
-         explain_code, color):
+def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff, show_suppressed, jobs, output, force,
+         list_rules, explain_code, color):
     """Scan code, notebooks and environment files for torch API drift and settings pitfalls.
 
     PATHS default to the current directory. Exit 0: no findings; 1: findings; 2: usage or
@@ -76,7 +78,7 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
             click.echo(O.rules_table(markdown=(fmt != "text")), nl=False)
         sys.exit(0)
     opts = Options(paths=list(paths), torch=torch_spec, python=python, select=_split(select), ignore=_split(ignore),
-                   exclude=_split(exclude), fix=fix, diff=show_diff, jobs=jobs)
+                   exclude=_split(exclude), fix=fix, diff=show_diff, jobs=jobs, show_suppressed=show_suppressed)
     try:
         result = run(opts)
     except LintError as e:

@@ -319,3 +319,36 @@ def test_the_backends_questions_of_a_real_file(tmp_path):
     got = [line.split(" ")[:2] for line in out.splitlines()[:-1]]
     assert got == [["train.py:3:7:", "TD104"], ["train.py:4:1:", "TD105"], ["train.py:5:4:", "TD106"]], out
     assert "did you mean torch.backends.cudnn.version()?" in out
+
+
+def test_show_suppressed_lists_what_guards_and_noqa_hid(tmp_path):
+    write(tmp_path, "g.py", """\
+        import torch
+        torch.backends.mps.is_available()  # noqa: TD101
+        has_compile = hasattr(torch, "compile")
+        assert has_compile
+        torch.compile
+        if torch.__version__ >= "2.3":
+            torch.backends.cuda.sdp_kernel()
+    """)
+    rc, out, err = run("--torch", ">=1.11", "g.py", cwd=tmp_path)
+    assert rc == 1 and "Suppressed" not in out
+    assert [l.split(": ")[1].split()[0] for l in out.splitlines()[:-1]] == ["TD201"]
+    rc, out, err = run("--torch", ">=1.11", "--show-suppressed", "g.py", cwd=tmp_path)
+    assert rc == 1, err
+    lines = out.splitlines()
+    at = lines.index("Suppressed: 3 findings hidden by guards or noqa:")
+    hidden = lines[at + 1:-1]
+    assert hidden[0].startswith("  g.py:2:1: TD101 torch.backends.mps") and hidden[1] == "      hidden by # noqa: TD101 on its line"
+    assert hidden[2].startswith("  g.py:5:1: TD101 torch.compile does not exist")
+    assert hidden[3] == ("      hidden by guard at line 4 `has_compile` (has_compile = hasattr(torch, 'compile') "
+                         "at line 3): names torch.compile (torch >=2.0)")
+    assert hidden[4].startswith("  g.py:7:5: TD101 torch.backends.cuda.sdp_kernel")
+    assert hidden[5] == "      hidden by guard at line 6 `torch.__version__ >= '2.3'`: lets through torch >=2.3 only"
+    rc, out, err = run("--torch", ">=1.11", "--show-suppressed", "--format", "json", "g.py", cwd=tmp_path)
+    doc = json.loads(out)
+    assert [f["code"] for f in doc["findings"]] == ["TD201"]
+    assert [(f["line"], f["code"]) for f in doc["suppressed"]] == [(2, "TD101"), (5, "TD101"), (7, "TD101")]
+    assert doc["suppressed"][2]["suppressed_by"].startswith("guard at line 6")
+    rc, out, err = run("--torch", ">=1.11", "--format", "json", "g.py", cwd=tmp_path)
+    assert "suppressed" not in json.loads(out)

@@ -66,3 +66,19 @@ def test_each_form_becomes_python_on_its_own_line():
     lines = ipython.to_python("a = !ls\n  %matplotlib inline\nb, c = %who_ls\nobj?\n!cmd \\\n more\nok = 1\n").split("\n")
     assert lines[:7] == ["a = get_ipython()", "  get_ipython()", "b, c = get_ipython()", "get_ipython()",
                          "get_ipython()", "", "ok = 1"]
+
+
+def test_a_branch_of_only_pip_magics_keeps_the_notebook_checked(tmp_path):
+    """yolov5's tutorial.ipynb: an `if/elif` whose bodies are `%pip install` and other magics
+    stays valid Python at the same lines, and the other cells are still checked."""
+    logger = ("logger = 'Comet'\n"
+              "if logger == 'Comet':\n"
+              "  %pip install -q comet_ml\n"
+              "elif logger == 'ClearML':\n"
+              "  %pip install -q clearml\n"
+              "elif logger == 'TensorBoard':\n"
+              "  %load_ext tensorboard\n"
+              "  %tensorboard --logdir runs/train\n"
+              "z = " + MPS + "\n")
+    assert lint_cells(tmp_path, "import torch\n", logger, "x = " + MPS + "\n") == [
+        (2, 9, 5, "TD101"), (3, 1, 5, "TD101")]

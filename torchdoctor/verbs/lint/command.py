@@ -31,6 +31,7 @@ class Options:
     fix: bool = False
     diff: bool = False
     jobs: Optional[int] = None
+    show_suppressed: bool = False                     # keep what guards and noqa hid, with why
 
 
 @record
@@ -39,6 +40,7 @@ class Result:
     summary: Dict[str, Any] = field(default_factory=dict)   # what the renderers print beside the findings
     diffs: str = ""                                          # --diff: what --fix would write
     notes: List[str] = field(default_factory=list)          # for stderr: files skipped, pins ignored, ...
+    suppressed: List[Located] = field(default_factory=list)  # --show-suppressed: what guards and noqa hid
 
     @property
     def exit_code(self) -> int:
@@ -76,10 +78,11 @@ def run(opts: Options) -> Result:
     if cfg.exclude:  # patterns of the pyproject.toml are relative to its directory
         ex = Ignore(ex.layers + exclude_matcher(cfg.exclude, os.path.dirname(os.path.abspath(cfg.path))).layers)
     files = list(discover(paths, ex, notes))
-    settings = Settings(targets=list(target.versions), cuda=target.cuda, select=selected, want_fixes=True)
+    settings = Settings(targets=list(target.versions), cuda=target.cuda, select=selected, want_fixes=True,
+                        want_suppressed=opts.show_suppressed)
     outcome = scan(files, settings, opts.jobs)
     notes.extend(outcome.notes)
-    findings = outcome.findings
+    findings, suppressed = outcome.findings, outcome.suppressed
     result = Result(notes=notes)
     fixed = fixed_files = 0
     if opts.fix or opts.diff:
@@ -93,12 +96,17 @@ def run(opts: Options) -> Result:
             # what is left, at its new place
             again = set(done.paths)
             findings = [f for f in findings if f.path not in again]
+            suppressed = [f for f in suppressed if f.path not in again]
             for path in sorted(again):
-                findings.extend(lint_path((path, "python"), settings).findings)
+                res = lint_path((path, "python"), settings)
+                findings.extend(res.findings)
+                suppressed.extend(res.suppressed)
             findings.sort(key=Located.sort_key)
-    result.findings = findings
+            suppressed.sort(key=Located.sort_key)
+    result.findings, result.suppressed = findings, suppressed
     result.summary = {"files": outcome.files, "target": target.describe(), "target_dict": target.to_dict(),
-                      "notes": notes, "fixed": fixed, "fixed_files": fixed_files, "dry_run": opts.diff}
+                      "notes": notes, "fixed": fixed, "fixed_files": fixed_files, "dry_run": opts.diff,
+                      "suppressed": suppressed if opts.show_suppressed else None}
     return result
 
 

@@ -8,7 +8,7 @@ import ast
 import json
 import re
 from ...model.records import field, record
-from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from . import envfiles as E
 from . import envpins, envreaders, ipython, pyscan, pysource
@@ -30,6 +30,7 @@ class Settings:
     cuda: Optional[bool]
     select: FrozenSet[str]
     want_fixes: bool = False
+    want_suppressed: bool = False   # keep what guards and noqa hid (--show-suppressed)
 
 
 @record
@@ -40,6 +41,7 @@ class FileResult:
     mentions: FrozenSet[str] = frozenset()
     scanned: bool = True
     digest: Optional[str] = None   # of the bytes scanned: --fix rewrites only a file that still has them
+    suppressed: List[Located] = field(default_factory=list)   # what guards and noqa hid, when asked
 
 
 def noqa_map(numbered: Iterable[Tuple[int, str]]) -> Dict[int, Optional[FrozenSet[str]]]:
@@ -56,7 +58,8 @@ def noqa_map(numbered: Iterable[Tuple[int, str]]) -> Dict[int, Optional[FrozenSe
     return out
 
 
-def suppressed(noqa: Dict[int, Optional[FrozenSet[str]]], line: int, code: str) -> bool:
+def suppressed(noqa: Dict[Any, Optional[FrozenSet[str]]], line: Any, code: str) -> bool:
+    """Whether a `# noqa` comment at `line` (a line number, or (cell, line) in a notebook) hides `code`."""
     if line not in noqa:
         return False
     codes = noqa[line]
@@ -94,8 +97,25 @@ def _mentions(text: str) -> FrozenSet[str]:
     return frozenset(["CUBLAS_WORKSPACE_CONFIG"]) if "CUBLAS_WORKSPACE_CONFIG" in text else frozenset()
 
 
-def _keep(findings: List[Located], noqa, settings: Settings) -> List[Located]:
-    return [f for f in findings if f.code in settings.select and not suppressed(noqa, f.line, f.code)]
+def _keep(findings: List[Located], noqa, settings: Settings, res: Optional[FileResult] = None,
+          key=lambda f: f.line) -> List[Located]:
+    """The selected findings no `# noqa` hides; with --show-suppressed, the hidden ones go to
+    `res.suppressed`, each saying which comment hid it."""
+    kept = []
+    for f in findings:
+        if f.code not in settings.select:
+            continue
+        if not suppressed(noqa, key(f), f.code):
+            kept.append(f)
+        elif settings.want_suppressed and res is not None:
+            f.suppressed = "# noqa%s on its line" % ("" if noqa[key(f)] is None else ": " + f.code)
+            res.suppressed.append(f)
+    return kept
+
+
+def _hidden(found: List[Located], settings: Settings) -> List[Located]:
+    """What guards hid, of the selected rules."""
+    return [f for f in found if f.code in settings.select]
 
 
 def lint_python(path: str, settings: Settings, data: Optional[bytes] = None) -> FileResult:
@@ -110,32 +130,35 @@ def lint_python(path: str, settings: Settings, data: Optional[bytes] = None) -> 
     noqa = noqa_map(pysource.lines_containing(text, ("noqa", "NOQA")))
     res.mentions = _mentions(text)
     tree = None
+    hidden: Optional[List[Located]] = [] if settings.want_suppressed else None
     try:
         if not exact:
             ast.parse(data, filename=path)  # bytes Python cannot decode: the parser's own error
         data = None
         if path.endswith("setup.py"):  # small, and its setup() call is read from the whole tree
             tree = ast.parse(text, filename=path)
-            found = pyscan.analyze(tree, text, settings.targets, settings.cuda)
+            found = pyscan.analyze(tree, text, settings.targets, settings.cuda, hidden)
         else:
-            found = pyscan.analyze_text(text, settings.targets, settings.cuda)
+            found = pyscan.analyze_text(text, settings.targets, settings.cuda, hidden)
     except RecursionError:  # the walk or the parser ran out of stack: the parser says which
         error = pysource.parse_error(text)
         if error is None:
             res.notes.append("%s: too deeply nested to analyse; only parsed" % path)
         else:
-            res.findings = _keep([_syntax(path, error)], noqa, settings)
+            res.findings = _keep([_syntax(path, error)], noqa, settings, res)
         return res
     except pysource.PARSE_ERRORS as e:
-        res.findings = _keep([_syntax(path, e)], noqa, settings)
+        res.findings = _keep([_syntax(path, e)], noqa, settings, res)
         return res
     if not settings.want_fixes:
         for loc in found:
             loc.edit = None
-    res.findings = _keep(_placed(found, path), noqa, settings)
+    res.findings = _keep(_placed(found, path), noqa, settings, res)
+    if hidden:
+        res.suppressed += _hidden(_placed(hidden, path), settings)
     if tree is not None:
         group = envreaders.read_setup_py(text, path, tree)
-        res.findings += env_findings(group, settings, noqa)
+        res.findings += env_findings(group, settings, noqa, res=res)
     return res
 
 
@@ -189,24 +212,29 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
         joined.extend(clean)
     source = "\n".join(joined) + "\n"
     res.mentions = _mentions(source)
+    hidden: Optional[List[Located]] = [] if settings.want_suppressed else None
     try:
-        found = pyscan.analyze_text(source, settings.targets, settings.cuda)
+        found = pyscan.analyze_text(source, settings.targets, settings.cuda, hidden)
     except pysource.PARSE_ERRORS:
         found = []
-    for h in found:
+
+    def in_cell(h: Located) -> Located:
         p = h.place
         cell, line = where[p.line - 1] if 0 < p.line <= len(where) else (None, p.line)
         end_line = where[p.end_line - 1][1] if p.end_line and 0 < p.end_line <= len(where) and where[p.end_line - 1][0] == cell else None
         h.place = Place(path, line, p.col, end_line, p.end_col if end_line else None, cell)
         h.edit = None   # --fix rewrites .py files only
-        out.append(h)
+        return h
+
+    out.extend(in_cell(h) for h in found)
     for h in env_results(group):
         line = h.place.line
         cell = next((p.col for p in group.pins if p.line == line and p.where.startswith("cell ")), None)
         h.place = Place(path, line, 1, cell=cell)
         out.append(h)
-    res.findings = [f for f in out if f.code in settings.select and not (
-        (f.cell, f.line) in noqa and (noqa[(f.cell, f.line)] is None or f.code in noqa[(f.cell, f.line)]))]
+    res.findings = _keep(out, noqa, settings, res, key=lambda f: (f.cell, f.line))
+    if hidden:
+        res.suppressed += _hidden([in_cell(h) for h in hidden], settings)
     return res
 
 
@@ -218,8 +246,8 @@ def env_results(group: E.Group, python=None) -> List[Located]:
     return out
 
 
-def env_findings(group: E.Group, settings: Settings, noqa, python=None) -> List[Located]:
-    return _keep(_placed(env_results(group, python), group.path), noqa, settings)
+def env_findings(group: E.Group, settings: Settings, noqa, python=None, res: Optional[FileResult] = None) -> List[Located]:
+    return _keep(_placed(env_results(group, python), group.path), noqa, settings, res)
 
 
 def lint_env(path: str, kind: str, settings: Settings, python=None) -> Tuple[FileResult, Optional[E.Group]]:
@@ -237,7 +265,7 @@ def lint_env(path: str, kind: str, settings: Settings, python=None) -> Tuple[Fil
         for n, line in enumerate(lines, 1):
             if n in noqa and line.lstrip().startswith("#"):
                 noqa.setdefault(n + 1, noqa[n])
-    res.findings = env_findings(group, settings, noqa, python)
+    res.findings = env_findings(group, settings, noqa, python, res)
     return res, group
 
 

@@ -36,13 +36,21 @@ def _in_files(findings, scanned: int) -> str:
     return " in %d of %d file%s" % (with_findings, scanned, plural)
 
 
+def _text_line(f, style) -> str:
+    sev = f.severity
+    code = style.paint(f.code, "error" if sev == "error" else "warning" if sev == "warning" else "info")
+    fixable = " [*]" if f.edit else ""
+    return "%s: %s%s %s" % (style.paint(safe.line(location(f)), "title"), code, fixable, safe.line(f.message))
+
+
 def text(findings, summary: Dict[str, Any], style) -> str:
-    out = []
-    for f in findings:
-        sev = f.severity
-        code = style.paint(f.code, "error" if sev == "error" else "warning" if sev == "warning" else "info")
-        fixable = " [*]" if f.edit else ""
-        out.append("%s: %s%s %s" % (style.paint(safe.line(location(f)), "title"), code, fixable, safe.line(f.message)))
+    out = [_text_line(f, style) for f in findings]
+    hidden = summary.get("suppressed")
+    if hidden is not None:   # --show-suppressed
+        out.append("Suppressed: %d finding%s hidden by guards or noqa%s" % (
+            len(hidden), "" if len(hidden) == 1 else "s", ":" if hidden else "."))
+        for f in hidden:
+            out.append("  %s\n      hidden by %s" % (_text_line(f, style), safe.line(f.suppressed or "")))
     n = len(findings)
     fixable = sum(1 for f in findings if f.edit)
     tail = "Found %d finding%s" % (n, "" if n == 1 else "s") if n else "No findings"
@@ -68,6 +76,8 @@ def as_json(findings, summary: Dict[str, Any]) -> str:
            "target": summary["target_dict"], "files_scanned": summary["files"],
            "findings": [finding_dict(f) for f in findings], "notes": list(summary.get("notes") or []),
            "fixed": summary.get("fixed", 0)}
+    if summary.get("suppressed") is not None:   # --show-suppressed
+        doc["suppressed"] = [dict(finding_dict(f), suppressed_by=f.suppressed) for f in summary["suppressed"]]
     return json.dumps(doc, indent=2) + "\n"
 
 

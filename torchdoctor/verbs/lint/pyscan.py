@@ -8,13 +8,14 @@ TD201), and records the settings it sees (cudnn flags, deterministic algorithms,
 with their place (function, loop, if-branch, guard) for the rules called on the whole file
 afterwards (the settings rules, TD2xx-TD3xx).
 
-Guarded code is not flagged for API existence or deprecation: the body and the else-branch
-of an ``if``/``while``/conditional expression whose test uses ``hasattr``, a 3-argument
-``getattr``, ``dir()``, a torch version (``torch.__version__``, ``packaging.version.parse(
-torch.__version__)``, names assigned from it, names or calls that say "version" or
-``TORCH_GREATER_EQUAL...``) or ``TYPE_CHECKING``; the rest of a block after
-``if not hasattr(...): return``; a ``try`` whose handlers catch AttributeError, ImportError
-or ModuleNotFoundError (body, handlers and else); ``with contextlib.suppress(...)`` of those.
+A guard hides the findings it is about (pyguards says which tests are guards and what each
+hides). Where they hold: the body of an ``if``/``while``/conditional expression (what its test
+says when true), its else-branch (when false), the operands of and/or after the one tested,
+the rest of a block after ``if not hasattr(...): return`` (or ``raise``, ``pytest.skip()``)
+and after ``assert <test>``, a function or class under ``@pytest.mark.skipif(not <test>)``
+(``unittest.skipIf``/``skipUnless``), a ``try`` whose handlers catch AttributeError or
+ImportError (its body and handlers), ``with contextlib.suppress(...)`` of those. What a guard
+hid is kept, with the guard, for ``--show-suppressed``.
 
 This module is the walker: the Analyzer (names bound to torch, scopes, blocks, branches,
 loops, imports, assignments, the settings events) and its entry points, `analyze_text` (a
@@ -32,7 +33,7 @@ from . import history as H
 from . import pysource
 from .located import Located, Place, call
 from .pyevents import FileScan, reads as reads_event
-from .pyguards import GUARD_WORDS, Guards
+from .pyguards import GUARD_WORDS, NOTHING, Guard, Guards, exits
 from .pyrecords import Event, Func, Pos, call_args, const
 from .rules import on
 from .uses import Use
@@ -44,15 +45,20 @@ FILE_RULES = on("file")
 
 
 class Analyzer(Guards, ast.NodeVisitor):
-    def __init__(self, targets: List[Tuple[int, int]], target_cuda: Optional[bool]):
+    def __init__(self, targets: List[Tuple[int, int]], target_cuda: Optional[bool], want_suppressed: bool = False):
         self.chunk: Optional[pysource.Chunk] = None   # the piece of the file being walked
         self.targets = targets
         self.target_cuda = target_cuda
         self.found: List[Located] = []
         self.scopes: List[Dict[str, Optional[str]]] = [{}]
         self.imported: set = set()
-        self.version_names: set = set()
-        self.guard = 0
+        # what names and attributes assigned from a guard or the torch version hold (pyguards)
+        self.meanings: List[Dict[str, Optional[tuple]]] = [{}]
+        self.attr_meanings: Dict[str, Optional[tuple]] = {}
+        self.guards: List[Guard] = []   # the guards that hold here, outermost first
+        self.try_depth = 0              # inside the body of a try that catches ImportError/AttributeError
+        self.want_suppressed = want_suppressed
+        self.suppressed: List[Located] = []   # what guards hid, each with its guard (--show-suppressed)
         self.loop = 0
         self.branch: List[Tuple[int, str]] = []
         # A branch is named by a number, not id(node): the trees of walked chunks are freed
@@ -84,16 +90,66 @@ class Analyzer(Guards, ast.NodeVisitor):
     # -- uses: what the rules called on a use are handed ---------------------------------------
     def check_path(self, path: str, node: ast.AST, start: int = 2, call: Optional[ast.AST] = None,
                    via_import: bool = False) -> None:
-        """Hand one use of `path` to the rules (nothing under a guard: see pyguards)."""
+        """Hand one use of `path` to the rules; what a guard hides goes to `suppressed`."""
         parts = path.split(".")
-        if parts[0] != "torch" or (self.guard and not UNGUARDED_USE_RULES):
+        if parts[0] != "torch":
             return
         known = via_import or any(p in self.leaves for p in parts[start - 1:])
         if not known and not H.below_lazy_module(parts):
             return
-        use = Use(path, node, start, call, via_import, known, self)
-        for r in (UNGUARDED_USE_RULES if self.guard else USE_RULES):
-            self.found.extend(call_rule(r, use, self))
+        if not self.guards:
+            use = Use(path, node, start, call, via_import, known, self, self.targets)
+            for r in USE_RULES:
+                self.found.extend(call_rule(r, use, self))
+            return
+        if not self.want_suppressed and any(g.kind == "all" for g in self.guards):
+            rules = UNGUARDED_USE_RULES   # everything else is hidden here: not worth asking
+        else:
+            rules = USE_RULES
+        bounds = [g for g in self.guards if g.spans is not None]
+        reach = [t for t in self.targets if all(g.allows(t) for g in bounds)] if bounds else self.targets
+        use = Use(path, node, start, call, via_import, known, self, reach)
+        seen = set()
+        for r in rules:
+            for loc in call_rule(r, use, self):
+                seen.add((loc.code, loc.line, loc.col))
+                g = None if r.options.get("despite_guards") else next(
+                    (g for g in reversed(self.guards) if g.hides(loc.code, use.at_issue())), None)
+                if g is None:
+                    self.found.append(loc)
+                elif self.want_suppressed:
+                    loc.suppressed = g.why()
+                    self.suppressed.append(loc)
+        if self.want_suppressed and len(reach) < len(self.targets):
+            # what the releases a version bound keeps out would have got
+            full = Use(path, node, start, call, via_import, known, self, self.targets)
+            why = [g for g in bounds if not all(g.allows(t) for t in self.targets)][-1].why()   # the innermost
+            for r in USE_RULES:
+                for loc in call_rule(r, full, self):
+                    if (loc.code, loc.line, loc.col) not in seen and not r.options.get("despite_guards"):
+                        loc.suppressed = why
+                        self.suppressed.append(loc)
+
+    # -- guards -----------------------------------------------------------------------------
+    def meaning(self, node) -> Optional[tuple]:
+        """What a name or attribute was assigned (pyguards.meaning_of); NOTHING when it was
+        assigned something else or is a parameter; None when the file does not say."""
+        if isinstance(node, ast.Name):
+            for scope in reversed(self.meanings):
+                if node.id in scope:
+                    return scope[node.id] or NOTHING
+            return None
+        if isinstance(node, ast.Attribute) and self.resolve(node) is None and node.attr in self.attr_meanings:
+            return self.attr_meanings[node.attr] or NOTHING
+        return None
+
+    def push(self, guards: List[Guard]) -> int:
+        self.guards.extend(guards)
+        return len(guards)
+
+    def pop(self, n: int) -> None:
+        if n:
+            del self.guards[-n:]
 
     # -- names ------------------------------------------------------------------------------
     def lookup(self, name: str) -> Optional[str]:
@@ -159,17 +215,16 @@ class Analyzer(Guards, ast.NodeVisitor):
                 self.visit(value)
 
     def block(self, stmts: Iterable[ast.stmt]) -> None:
-        """The statements in order; after `if not hasattr(...): return` the rest is guarded.
-        `stmts` may be a stream (the module's, chunk after chunk)."""
-        guarded = False
+        """The statements in order; after `if not hasattr(...): return` and `assert hasattr(...)`
+        the rest is guarded. `stmts` may be a stream (the module's, chunk after chunk)."""
+        pushed = 0
         for s in stmts:
             self.visit(s)
-            if not guarded and isinstance(s, ast.If) and not s.orelse and s.body and \
-                    isinstance(s.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)) and self.is_guard(s.test):
-                guarded = True
-                self.guard += 1
-        if guarded:
-            self.guard -= 1
+            if isinstance(s, ast.If) and not s.orelse and s.body and exits(s.body[-1]):
+                pushed += self.push(self.facts(s.test, False))
+            elif isinstance(s, ast.Assert):
+                pushed += self.push(self.facts(s.test, True))
+        self.pop(pushed)
 
     def module(self, chunks: Iterable[pysource.Chunk]) -> None:
         self.block(self._statements(chunks))
@@ -183,23 +238,19 @@ class Analyzer(Guards, ast.NodeVisitor):
                 yield body.pop()
 
     def _branches(self, node, test, parts) -> None:
-        g = self.is_guard(test) if test is not None else False
-        if g:
-            self.guard += 1
-        if test is not None:
-            self.truth_tested.add(id(test))
-            self.visit(test)
-            self.truth_tested.discard(id(test))
+        self.truth_tested.add(id(test))
+        self.visit(test)
+        self.truth_tested.discard(id(test))
         bid = next(self.branch_ids)
         for label, body in parts:
             self.branch.append((bid, label))
+            n = self.push(self.facts(test, label == "body"))
             if isinstance(body, list):
                 self.block(body)
             else:
                 self.visit(body)
+            self.pop(n)
             self.branch.pop()
-        if g:
-            self.guard -= 1
 
     def visit_If(self, node):
         self._branches(node, node.test, [("body", node.body), ("orelse", node.orelse)])
@@ -229,18 +280,22 @@ class Analyzer(Guards, ast.NodeVisitor):
         self.loop -= 1
 
     def visit_Try(self, node):
-        g = any(self._catches(h) for h in node.handlers)
-        if g:
-            self.guard += 1
+        g = any(self.catches(h) for h in node.handlers)
+        line = self.pos(node).line
+        n = self.push([Guard("absent", line, "try/except")] if g else [])
+        self.try_depth += g
         self.block(node.body)
+        self.try_depth -= g
+        self.pop(n)
         bid = next(self.branch_ids)
+        # a handler of AttributeError/ImportError is the fallback for releases without what the body used
+        n = self.push([Guard("all", line, "except")] if g else [])
         for h in node.handlers:
             self.branch.append((bid, "handler"))
             self.visit(h)
             self.branch.pop()
+        self.pop(n)
         self.block(node.orelse)
-        if g:
-            self.guard -= 1
         self.block(node.finalbody)
 
     visit_TryStar = visit_Try
@@ -260,26 +315,24 @@ class Analyzer(Guards, ast.NodeVisitor):
 
     def visit_BoolOp(self, node):
         # `hasattr(x, "y") and x.y.z`: the operands after a guard are guarded
-        g = 0
+        n = 0
         tested = [id(v) for v in node.values] if id(node) in self.truth_tested else []
         self.truth_tested.update(tested)
+        # and: the later operands run where the earlier are true; or: where they are false
+        positive = isinstance(node.op, ast.And)
         for v in node.values:
             self.visit(v)
-            if not g and self.is_guard(v):
-                g = 1
-                self.guard += 1
-        self.guard -= g
+            n += self.push(self.facts(v, positive))
+        self.pop(n)
         self.truth_tested.difference_update(tested)
 
     def visit_With(self, node):
-        g = any(self._is_suppress(item.context_expr) for item in node.items)
+        g = any(self.is_suppress(item.context_expr) for item in node.items)
         for item in node.items:
             self.visit(item)
-        if g:
-            self.guard += 1
+        n = self.push([Guard("absent", self.pos(node).line, "contextlib.suppress")] if g else [])
         self.block(node.body)
-        if g:
-            self.guard -= 1
+        self.pop(n)
 
     visit_AsyncWith = visit_With
 
@@ -300,10 +353,14 @@ class Analyzer(Guards, ast.NodeVisitor):
         self.funcs.append(f)
         self.func_stack.append(f)
         self.scopes.append(scope)
-        saved_loop, saved_branch = self.loop, self.branch
-        self.loop, self.branch = 0, []
+        self.meanings.append(dict.fromkeys(scope))   # a parameter means nothing, whatever its name
+        n = self.push(self.decorator_facts(node.decorator_list))
+        saved_loop, saved_branch, saved_try = self.loop, self.branch, self.try_depth
+        self.loop, self.branch, self.try_depth = 0, [], 0
         self.block(node.body)
-        self.loop, self.branch = saved_loop, saved_branch
+        self.loop, self.branch, self.try_depth = saved_loop, saved_branch, saved_try
+        self.pop(n)
+        self.meanings.pop()
         self.scopes.pop()
         self.func_stack.pop()
 
@@ -318,7 +375,9 @@ class Analyzer(Guards, ast.NodeVisitor):
     def visit_ClassDef(self, node):
         for d in node.decorator_list + node.bases + node.keywords:
             self.visit(d)
+        n = self.push(self.decorator_facts(node.decorator_list))
         self.block(node.body)
+        self.pop(n)
 
     # -- imports --------------------------------------------------------------------------------------
     def visit_Import(self, node):
@@ -352,13 +411,12 @@ class Analyzer(Guards, ast.NodeVisitor):
                 continue
             full = mod + "." + a.name
             self.imported.add(full)
-            if not self.guard:
-                before = len(self.found)
-                self.check_path(full, node, start=len(parts) + 1, via_import=True)
-                if hasattr(a, "lineno"):  # the imported name's own place (3.10+)
-                    p = self.pos(a)
-                    for loc in self.found[before:]:
-                        loc.place = Place("", p.line, p.col, p.end_line, p.end_col)
+            before, hidden = len(self.found), len(self.suppressed)
+            self.check_path(full, node, start=len(parts) + 1, via_import=True)
+            if hasattr(a, "lineno"):  # the imported name's own place (3.10+)
+                p = self.pos(a)
+                for loc in self.found[before:] + self.suppressed[hidden:]:
+                    loc.place = Place("", p.line, p.col, p.end_line, p.end_col)
             self.bind(a.asname or a.name, full)
 
     # -- expressions ---------------------------------------------------------------------------------------
@@ -413,13 +471,13 @@ class Analyzer(Guards, ast.NodeVisitor):
                 path = self.resolve(t)
                 if path:
                     self._event("store", path, const(value) if value is not None else ..., t)
-                elif value is not None and self._capability(value):
-                    self.version_names.add(t.attr)   # self.fused_attn = use_fused_attn()
+                elif not _other_side(value, self.attr_meanings.get(t.attr)):   # self.fused_attn = use_fused_attn()
+                    self.attr_meanings[t.attr] = self.meaning_of(value) if value is not None else None
             elif isinstance(t, ast.Name):
                 p = self.resolve(value) if value is not None else None
                 self.bind(t.id, p)
-                if p is None and value is not None and self._capability(value):
-                    self.version_names.add(t.id)
+                if not _other_side(value, self.meanings[-1].get(t.id)):
+                    self.meanings[-1][t.id] = self.meaning_of(value) if p is None and value is not None else None
 
     def visit_Assign(self, node):
         self.visit(node.value)
@@ -444,9 +502,16 @@ class Analyzer(Guards, ast.NodeVisitor):
             return
         if kind == "call":
             value = call_args(value)
-        e = Event(kind, path, value, self.pos(node), self.func_stack[-1], self.loop, tuple(self.branch), bool(self.guard))
+        guarded = any(g.kind != "capability" for g in self.guards)
+        e = Event(kind, path, value, self.pos(node), self.func_stack[-1], self.loop, tuple(self.branch), guarded)
         self.events.append(e)
         self.func_stack[-1].events.append(e)
+
+
+def _other_side(value, meaning) -> bool:
+    """`has_x = False` where has_x is already a flag (set True in the try, False in its handler)."""
+    return meaning is not None and meaning[0] == "flag" and isinstance(value, ast.Constant) and \
+        isinstance(value.value, bool)
 
 
 def _skip(self, node) -> None:
@@ -466,20 +531,23 @@ def call_rule(r, use: Use, an: Analyzer) -> List[Located]:
     return call(r, use, where)
 
 
-def analyze_text(text: str, targets, target_cuda) -> List[Located]:
+def analyze_text(text: str, targets, target_cuda, suppressed: Optional[List[Located]] = None) -> List[Located]:
     """The findings of a file's text, its statements parsed a chunk at a time; raises the
-    parse error (SyntaxError and the like) of a text that does not parse."""
-    return _run(text, pysource.chunks(text), targets, target_cuda)
+    parse error (SyntaxError and the like) of a text that does not parse. Given a list,
+    `suppressed` gets what guards hid (each with its guard in `.suppressed`)."""
+    return _run(text, pysource.chunks(text), targets, target_cuda, suppressed)
 
 
-def analyze(tree: ast.Module, source: Union[bytes, str], targets, target_cuda) -> List[Located]:
+def analyze(tree: ast.Module, source: Union[bytes, str], targets, target_cuda,
+            suppressed: Optional[List[Located]] = None) -> List[Located]:
     """The findings of a module already parsed (`source`: its text)."""
     text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
-    return _run(text, [pysource.Chunk(list(tree.body), 0, text)], targets, target_cuda)
+    return _run(text, [pysource.Chunk(list(tree.body), 0, text)], targets, target_cuda, suppressed)
 
 
-def _run(text: str, chunks: Iterable[pysource.Chunk], targets, target_cuda) -> List[Located]:
-    an = Analyzer(targets, target_cuda)
+def _run(text: str, chunks: Iterable[pysource.Chunk], targets, target_cuda,
+         suppressed: Optional[List[Located]] = None) -> List[Located]:
+    an = Analyzer(targets, target_cuda, want_suppressed=suppressed is not None)
     an.guard_words = any(w in text for w in GUARD_WORDS)
     an.module(chunks)
     scan = FileScan.of(an.events, an.funcs, targets, target_cuda, "CUBLAS_WORKSPACE_CONFIG" in text)
@@ -489,4 +557,6 @@ def _run(text: str, chunks: Iterable[pysource.Chunk], targets, target_cuda) -> L
         f.events = []
     an.events, an.funcs, an.func_stack = [], [], []
     scan.events = scan.funcs = scan.stores = scan.calls = []
+    if suppressed is not None:
+        suppressed.extend(an.suppressed)
     return an.found

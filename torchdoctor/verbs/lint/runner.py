@@ -23,6 +23,7 @@ class Outcome:
     files: int = 0
     workers: int = 1
     digests: Dict[str, str] = field(default_factory=dict)   # path -> digest of the bytes scanned
+    suppressed: List[Located] = field(default_factory=list)  # what guards and noqa hid (--show-suppressed)
 
 
 def workers_for(n_files: int, jobs: Optional[int]) -> int:
@@ -116,7 +117,9 @@ def scan(files: List[Tuple[str, str]], settings: Settings, jobs: Optional[int] =
             out.files -= 1
     for r in results:
         out.findings.extend(f for f in r.findings if not (f.needs_absent and f.needs_absent in mentions))
+        out.suppressed.extend(f for f in r.suppressed if not (f.needs_absent and f.needs_absent in mentions))
     out.findings.sort(key=Located.sort_key)
+    out.suppressed.sort(key=Located.sort_key)
     return out
 
 

@@ -3,8 +3,9 @@ path, a `Use` (an attribute chain, an import, a literal getattr, a call of a nam
 a torch path), with what several rules ask of it computed once: the first dotted prefix a
 target release lacks (`miss`), and the exact rewrites --fix may apply (`edit_for`).
 
-A Use reads the walker through its public face only: `targets`, `imported` (the modules the
-file imports), `pos(node)` and `resolve(node)`.
+A Use reads the walker through its public face only: `imported` (the modules the file
+imports), `pos(node)` and `resolve(node)`. Its `targets` are the releases of the target
+that can reach it: a torch version guard above it lets only some through (pyguards).
 """
 
 import ast
@@ -25,19 +26,23 @@ class Use:
     beyond those the root name stands for, counted as in `path.split('.')` (the first part
     the file names itself is parts[start - 1]); `call`: the call of the full path (or the
     decorator it is: a use with nothing to rewrite); `known`: whether the API history names
-    any part the file wrote (the rules about API history look no further otherwise)."""
+    any part the file wrote (the rules about API history look no further otherwise);
+    `targets`: the target releases that can run it."""
 
-    __slots__ = ("path", "parts", "node", "start", "call", "via_import", "known", "walk", "_miss")
+    __slots__ = ("path", "parts", "node", "start", "call", "via_import", "known", "walk", "targets", "_miss")
 
     def __init__(self, path: str, node: ast.AST, start: int, call: Optional[ast.AST], via_import: bool,
-                 known: bool, walk: Any):
+                 known: bool, walk: Any, targets: List[Tuple[int, int]]):
         self.path, self.parts, self.node, self.start = path, path.split("."), node, start
         self.call, self.via_import, self.known, self.walk = call, via_import, known, walk
+        self.targets = targets
         self._miss: Any = _UNSET
 
-    @property
-    def targets(self) -> List[Tuple[int, int]]:
-        return self.walk.targets
+    def at_issue(self) -> List[str]:
+        """The paths a missing-API finding is about: the prefix missing in a target, else
+        every prefix the file wrote (a guard that names one of them protects the use)."""
+        m = self.miss()
+        return [m[0]] if m else [p for p, _ in self.prefixes()]
 
     @property
     def truth_tested(self) -> bool:
@@ -94,8 +99,11 @@ class Use:
         return None
 
     def _sdp_edit(self, call: ast.Call) -> Optional[Dict[str, Any]]:
-        if any(t < (2, 3) for t in self.targets):
-            return None  # torch.nn.attention.sdpa_kernel is 2.3+
+        # torch.nn.attention.sdpa_kernel is 2.3+, and the rewrite imports it at the top of the
+        # module, where every release of the target runs it: a version guard around the call
+        # does not protect the import
+        if any(t < (2, 3) for t in self.walk.targets):
+            return None
         flags = dict.fromkeys(_SDP_FLAGS, True)
         if len(call.args) > 4 or any(isinstance(a, ast.Starred) for a in call.args):
             return None

@@ -14,7 +14,8 @@ works on the machine it was written on and fails on the oldest torch its pins ad
 ## Fix
 Raise the floor of the torch pin to the release that added the API, or guard the use
 (`hasattr`, a torch version check whose bound excludes the releases without it, `try` /
-`except ImportError`).
+`except ImportError`, `assert` of such a check, `@pytest.mark.skipif(not ...)`). A test of
+something else (`hasattr(m, "x")`, a parameter called `version`) guards nothing.
 """
 
 from ....model.findings import ERROR
@@ -24,10 +25,18 @@ from ..examples import Example
 from ..located import hit
 
 FIRES = (Example("import torch\nok = torch.backends.mps.is_available()\n", torch="1.11",
-                 note="torch.backends.mps arrived in 1.12"),)
+                 note="torch.backends.mps arrived in 1.12"),
+         Example("import torch\ndef attend(q, version):\n    if version >= 2.0:\n"
+                 "        return torch.nn.functional.scaled_dot_product_attention(q, q, q)\n", torch=">=1.13",
+                 note="a parameter called version is not torch's version: no guard"))
 QUIET = (Example("import torch\nok = torch.backends.mps.is_available()\n", torch="1.12"),
          Example("import torch\nif hasattr(torch.backends, 'mps'):\n    ok = torch.backends.mps.is_available()\n",
-                 torch="1.11", note="a guard that names the API"))
+                 torch="1.11", note="a guard that names the API"),
+         Example("import torch\nhas_compile = hasattr(torch, 'compile')\nassert has_compile\nfast = torch.compile(len)\n",
+                 torch=">=1.13", note="an assert of a flag assigned from hasattr guards the rest of its block"),
+         Example("import pytest\nimport torch\n\n@pytest.mark.skipif(not hasattr(torch, 'compile'), reason='needs it')\n"
+                 "def test_compiled():\n    torch.compile(len)\n", torch=">=1.13",
+                 note="skipif(not <guard>) guards the test"))
 
 
 @rule("lint", "TD101", severity=ERROR, category="lint", name="api-not-yet-added", on="use", fixable=False,

@@ -22,7 +22,10 @@ from ..examples import Example
 from ..located import hit
 
 FIRES = (Example("import torch\ntorch.set_deterministic(True)\n", torch="2.1",
-                 note="removed in 1.10; --fix writes torch.use_deterministic_algorithms(True)"),)
+                 note="removed in 1.10; --fix writes torch.use_deterministic_algorithms(True)"),
+         Example("import torch\ndef seed(m):\n    if hasattr(m, 'x') or m.has_cache:\n"
+                 "        torch.set_deterministic(True)\n", torch="2.1",
+                 note="a test of something else does not guard it"))
 QUIET = (Example("import torch\ntorch.use_deterministic_algorithms(True)\n", torch="2.1"),)
 
 

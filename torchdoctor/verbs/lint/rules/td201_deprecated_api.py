@@ -28,11 +28,17 @@ from ..located import hit
 
 FIRES = (Example("import torch\nwith torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=False,"
                  " enable_mem_efficient=False):\n    pass\n", torch="2.4",
-                 note="--fix writes sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION])"),)
+                 note="--fix writes sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION])"),
+         Example("import torch\nfrom packaging import version\n"
+                 "if version.parse(torch.__version__) >= version.parse('2.0'):\n"
+                 "    ctx = torch.backends.cuda.sdp_kernel(enable_flash=True)\n", torch=">=2.0",
+                 note="a version bound that lets 2.3+ through does not hide a deprecation from 2.3"))
 QUIET = (Example("import torch\nwith torch.backends.cuda.sdp_kernel(enable_flash=True):\n    pass\n", torch="2.2",
                  note="not deprecated yet in 2.2"),
          Example("import torch\nuses_old_amp = f is torch.cuda.amp.autocast\n", torch="2.4",
-                 note="only compared: nothing warns"))
+                 note="only compared: nothing warns"),
+         Example("import torch\nif torch.__version__ < '2.3':\n    ctx = torch.backends.cuda.sdp_kernel(enable_flash=True)\n",
+                 torch=">=2.0", note="a version bound that keeps out the releases that deprecate it"))
 
 
 @rule("lint", "TD201", severity=WARNING, category="lint", name="deprecated-api", on="use", fixable="some",
