@@ -24,10 +24,13 @@ def _emit(text: str, output) -> None:
 
 @click.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--torch", "torch_spec", metavar="VERSION|RANGE",
-              help="Target torch: a version (2.4, 2.13.0+cpu) or a range ('>=2.1,<2.6': every release in it must work). "
-                   "Default: the project's torch pins, else the torch installed in --python.")
-@click.option("--python", "python", metavar="PATH", help="Interpreter whose installed torch is the target when nothing else says.")
+@click.option("--torch", "torch_spec", metavar="VERSION|RANGE|installed",
+              help="Target torch: a version (2.4, 2.13.0+cpu), a range ('>=2.1,<2.6': every release in it must work) "
+                   "or 'installed' (the torch installed in --python). Default: the project's torch pins, else the "
+                   "torch of --python when given, else the default range: every release from the oldest the API scan read "
+                   "to the newest the tables know.")
+@click.option("--python", "python", metavar="PATH",
+              help="Interpreter whose installed torch --torch installed reads (alone: the target when nothing is pinned).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True)
 @click.option("--select", multiple=True, metavar="CODES", help="Only these rules (codes or prefixes, comma-separated; ALL for every rule).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (codes or prefixes, comma-separated).")

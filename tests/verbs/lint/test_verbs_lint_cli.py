@@ -82,7 +82,7 @@ def test_pyproject_config(tmp_path):
     assert rc == 1
     assert [l.split(":")[0] for l in out.splitlines() if ": TD" in l] == ["src/m.py"]
     assert "TD303" not in out and "TD101" in out
-    assert "target: torch 2.1 ... 2.3 (<2.4,>=2.1, from pyproject.toml)" in out
+    assert "target: torch 2.1 ... 2.3 (<2.4,>=2.1, from pyproject.toml:3)" in out
     write(tmp_path, "pyproject.toml", "[tool.torchdoctor.lint]\nselct = ['TD1']\n")
     rc, out, err = run(cwd=tmp_path)
     assert rc == 2 and "unknown key 'selct'" in err

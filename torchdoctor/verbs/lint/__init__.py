@@ -12,6 +12,7 @@ the pieces:
 * located.py  - what a rule returns: the model's Finding at its Place;
 * history.py  - the torch API history (data/api_history.json and kb/data/compat.json);
 * target.py   - which torch releases the code must work with;
+* declared.py - the target a project's files declare: which pin decides, which disagree;
 * pyscan.py   - the walker over a Python file's syntax tree, which calls the rules: what a
   guard is (pyguards), what it hands them (uses.py: one use; pyevents.py: the file's
   settings), what it records (pyrecords); pysource.py reads a file's text and parses it a

@@ -103,21 +103,35 @@ def run(opts: Options) -> Result:
 
 
 def _target(opts: Options, python: Optional[str], cfg: C.Config, paths: List[str], notes: List[str]) -> T.Target:
-    """--torch, else the config's torch, else the project's pins, else --python's torch."""
-    from .runner import project_target
+    """--torch, else the config's torch, else the project's pins, else --python's torch, else
+    the default range (target.py says why in this order)."""
+    from .declared import project_target
     spec = opts.torch or cfg.torch
+    where = "--torch" if opts.torch or not cfg.torch else "%s [tool.torchdoctor.lint] torch" % os.path.relpath(cfg.path)
+    if spec and spec.strip().lower() == T.INSTALLED:
+        return _installed(python, where)
     if spec:
         try:
             target = T.from_option(spec)
         except ValueError as e:
             raise LintError("--torch: %s" % e)
         if not opts.torch:
-            target.origin = "%s [tool.torchdoctor.lint] torch" % os.path.relpath(cfg.path)
+            target.origin = where
         return target
-    target, tnotes = project_target(paths)
+    target, tnotes = project_target(paths[0])
     notes.extend(tnotes)
     if target is not None:
         return target
+    if python:  # named on the command line: its torch is what the user asked for
+        return _installed(python, "--python")
+    return T.default_range()
+
+
+def _installed(python: Optional[str], asked: str) -> T.Target:
     from ..common import chosen_python
     # --python was checked in run(); without it, the interpreter every verb picks
-    return T.from_installed(python or chosen_python(None)) or T.newest()
+    python = python or chosen_python(None)
+    target = T.from_installed(python)
+    if target is None:
+        raise LintError("%s: no torch is installed in %s (its dist-info metadata names none)" % (asked, python))
+    return target

@@ -6,11 +6,8 @@ import os
 from ...model.records import field, record
 from typing import Dict, List, Optional, Tuple
 
-from . import envfiles as E
-from . import envreaders
 from .lintfile import FileResult, Settings, lint_env, lint_path
 from .located import Located
-from .target import Target
 
 MAX_WORKERS = 8          # more processes than this buys nothing on a few thousand files
 PARALLEL_MIN_FILES = 48  # below this, starting processes costs more than it saves
@@ -118,20 +115,3 @@ def scan(files: List[Tuple[str, str]], settings: Settings, jobs: Optional[int] =
         out.findings.extend(f for f in r.findings if not (f.needs_absent and f.needs_absent in mentions))
     out.findings.sort(key=Located.sort_key)
     return out
-
-
-def project_target(paths: List[str]) -> Tuple[Optional[Target], List[str]]:
-    """The target declared by the project around the first path (its torch pins)."""
-    from .target import from_pins
-    files = E.find_project_files(paths[0] if paths else ".")
-    groups = [g for g in (envreaders.read_file(f) for f in files) if g is not None]
-    notes = [n for g in groups for n in g.notes]
-    pins = E.project_torch_pins(groups)
-    for p in pins:
-        p.where = os.path.relpath(os.path.join(os.path.dirname(files[0]), p.where)) if files else p.where
-    t = from_pins(pins)
-    if t is not None:
-        notes.extend(t.notes)
-        if not t.versions:
-            return None, notes
-    return t, notes
