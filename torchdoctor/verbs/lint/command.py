@@ -13,6 +13,7 @@ from ...model.records import field, record
 from . import config as C
 from . import target as T
 from .located import Located
+from .stdin import STDIN
 
 
 class LintError(ValueError):
@@ -31,6 +32,8 @@ class Options:
     fix: bool = False
     diff: bool = False
     jobs: Optional[int] = None
+    source: Optional[bytes] = None                    # what `-` stands for: the bytes read from standard input
+    stdin_filename: Optional[str] = None              # the path those bytes stand for (messages, config, pins)
 
 
 @record
@@ -39,6 +42,7 @@ class Result:
     summary: Dict[str, Any] = field(default_factory=dict)   # what the renderers print beside the findings
     diffs: str = ""                                          # --diff: what --fix would write
     notes: List[str] = field(default_factory=list)          # for stderr: files skipped, pins ignored, ...
+    fixed_source: Optional[bytes] = None                     # `-` with --fix: the source, fixed (the output)
 
     @property
     def exit_code(self) -> int:
@@ -50,8 +54,13 @@ def run(opts: Options) -> Result:
     from .runner import scan
     from .walk import Ignore, discover, exclude_matcher
 
-    paths = list(opts.paths) or ["."]
-    for p in paths:
+    paths = list(opts.paths) or (["-"] if opts.stdin_filename else ["."])
+    stdin = paths == [STDIN]
+    if STDIN in paths and not stdin:
+        raise LintError("-: standard input is linted alone; give no other path with it")
+    if opts.stdin_filename and not stdin:
+        raise LintError("--stdin-filename names what is read from standard input: lint it with `-`")
+    for p in paths if not stdin else ():
         if not os.path.exists(p):
             raise LintError("%s: no such file or directory" % p)
     from ..common import named_python
@@ -65,21 +74,26 @@ def run(opts: Options) -> Result:
             require_libcst()
         except FixUnavailable as e:
             raise LintError(str(e))
+    kind = _stdin_kind(opts) if stdin else None
+    # standard input stands for --stdin-filename: its project's config and pins apply
+    anchor = (opts.stdin_filename or ".") if stdin else paths[0]
     try:
-        cfg = C.load(C.find_pyproject(paths[0]))
+        cfg = C.load(C.find_pyproject(anchor))
         selected = C.selection(opts.select, opts.ignore, cfg)
     except C.ConfigError as e:
         raise LintError(str(e))
     notes = list(cfg.notes)
-    target = _target(opts, python, cfg, paths, notes)
+    target = _target(opts, python, cfg, [anchor], notes)
+    settings = Settings(targets=list(target.versions), cuda=target.cuda, select=selected, want_fixes=True)
+    if stdin:
+        return _run_stdin(opts, kind, cfg, settings, target, notes)
     ex = exclude_matcher(opts.exclude, os.getcwd())
     if cfg.exclude:  # patterns of the pyproject.toml are relative to its directory
         ex = Ignore(ex.layers + exclude_matcher(cfg.exclude, os.path.dirname(os.path.abspath(cfg.path))).layers)
     files = list(discover(paths, ex, notes))
-    settings = Settings(targets=list(target.versions), cuda=target.cuda, select=selected, want_fixes=True)
     outcome = scan(files, settings, opts.jobs)
     notes.extend(outcome.notes)
-    findings = outcome.findings
+    findings = _per_file(cfg, outcome.findings)
     result = Result(notes=notes)
     fixed = fixed_files = 0
     if opts.fix or opts.diff:
@@ -94,11 +108,59 @@ def run(opts: Options) -> Result:
             again = set(done.paths)
             findings = [f for f in findings if f.path not in again]
             for path in sorted(again):
-                findings.extend(lint_path((path, "python"), settings).findings)
+                findings.extend(_per_file(cfg, lint_path((path, "python"), settings).findings))
             findings.sort(key=Located.sort_key)
     result.findings = findings
-    result.summary = {"files": outcome.files, "target": target.describe(), "target_dict": target.to_dict(),
-                      "notes": notes, "fixed": fixed, "fixed_files": fixed_files, "dry_run": opts.diff}
+    result.summary = _summary(outcome.files, target, notes, fixed, fixed_files, opts.diff)
+    return result
+
+
+def _summary(files: int, target: T.Target, notes: List[str], fixed: int, fixed_files: int, dry_run: bool) -> dict:
+    return {"files": files, "target": target.describe(), "target_dict": target.to_dict(),
+            "notes": notes, "fixed": fixed, "fixed_files": fixed_files, "dry_run": dry_run}
+
+
+def _per_file(cfg: C.Config, findings: List[Located]) -> List[Located]:
+    """Without the codes per-file-ignores turns off in each finding's file."""
+    if not cfg.per_file_ignores:
+        return findings
+    return [f for f in findings if f.code not in cfg.ignored_in(f.path)]
+
+
+def _stdin_kind(opts: Options) -> str:
+    from . import stdin as S
+    if opts.source is None:
+        raise LintError("-: nothing was read from standard input")
+    try:
+        return S.check(opts.source, opts.stdin_filename)
+    except S.Refused as e:
+        raise LintError(str(e))
+
+
+def _run_stdin(opts: Options, kind: str, cfg: C.Config, settings, target: T.Target, notes: List[str]) -> Result:
+    """`-`: lint the bytes read; with --fix the fixed source is the output, with --diff its diff."""
+    from . import stdin as S
+    from .runner import Outcome, combine
+    name = opts.stdin_filename or S.STDIN
+    data = opts.source or b""
+    outcome = combine([S.lint(data, opts.stdin_filename, kind, settings)], Outcome(files=1))
+    notes.extend(outcome.notes)
+    findings = _per_file(cfg, outcome.findings)
+    result = Result(notes=notes)
+    fixed = 0
+    if opts.fix or opts.diff:
+        new, fixed, fix_notes = S.fix(data, opts.stdin_filename, findings)
+        notes.extend(fix_notes)
+        if opts.fix:
+            result.fixed_source = new
+            if fixed:  # what is left, in the fixed source
+                again = combine([S.lint(new, opts.stdin_filename, kind, settings)], Outcome(files=1))
+                findings = _per_file(cfg, again.findings)
+        elif fixed:
+            from .fix import unified_diff
+            result.diffs = unified_diff(name, data, new)
+    result.findings = findings
+    result.summary = _summary(outcome.files, target, notes, fixed, 1 if fixed else 0, opts.diff)
     return result
 
 

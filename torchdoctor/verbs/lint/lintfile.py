@@ -222,9 +222,10 @@ def env_findings(group: E.Group, settings: Settings, noqa, python=None) -> List[
     return _keep(_placed(env_results(group, python), group.path), noqa, settings)
 
 
-def lint_env(path: str, kind: str, settings: Settings, python=None) -> Tuple[FileResult, Optional[E.Group]]:
+def lint_env(path: str, kind: str, settings: Settings, python=None,
+             data: Optional[bytes] = None) -> Tuple[FileResult, Optional[E.Group]]:
     res = FileResult(path)
-    data = _read(path, res)
+    data = _read(path, res) if data is None else data
     if data is None:
         return res, None
     text = data.decode("utf-8", "replace")

@@ -103,6 +103,12 @@ def scan(files: List[Tuple[str, str]], settings: Settings, jobs: Optional[int] =
         if group is not None and group.python and kind in ("pyproject", "setupcfg"):
             declared.setdefault(d, group.python)
         results.append(res)
+    return combine(results, out)
+
+
+def combine(results: List[FileResult], out: Outcome) -> Outcome:
+    """The files' results as one outcome: their notes, the digests --fix checks, and the
+    findings no file of the scan silences (needs_absent), sorted."""
     mentions = set()
     for r in results:
         mentions |= set(r.mentions)
