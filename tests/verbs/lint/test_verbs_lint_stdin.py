@@ -5,9 +5,10 @@ writes the fixed source to standard output (as ruff does)."""
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
+
+from conftest import write_file as write
 
 PY = sys.executable
 SRC = b"import torch\nprint(torch.backends.mps.is_available())\n"
@@ -17,14 +18,6 @@ def lint(stdin, *args, cwd):
     p = subprocess.run([PY, "-m", "torchdoctor", "lint"] + list(args), input=stdin, capture_output=True,
                        cwd=str(cwd), timeout=120)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-
-
-def write(root, name, text):
-    path = os.path.join(str(root), name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(textwrap.dedent(text))
-    return path
 
 
 def test_stdin_is_linted_under_its_name(tmp_path):

@@ -5,23 +5,15 @@ machine; the installed torch only when asked. Real files in tmp_path, the real v
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
+from conftest import write_file as write
 from torchdoctor.kb import compat
 from torchdoctor.verbs import lint
 
 PY = sys.executable
 MPS = "import torch\nprint(torch.backends.mps.is_available())\n"
-
-
-def write(root, name, text):
-    path = os.path.join(str(root), name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(textwrap.dedent(text))
-    return path
 
 
 def target_of(tmp_path, monkeypatch, **options):
