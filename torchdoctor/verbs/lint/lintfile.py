@@ -15,6 +15,7 @@ from . import envpins, envreaders, ipython, pyscan, pysource
 from .envcheck import EnvCase
 from .inplace import digest
 from .located import Located, Place, call
+from .nbraw import RawNotebook
 from .rules import on
 
 ENV_RULES = on("env")
@@ -207,6 +208,12 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
         out.append(h)
     res.findings = [f for f in out if f.code in settings.select and not (
         (f.cell, f.line) in noqa and (noqa[(f.cell, f.line)] is None or f.code in noqa[(f.cell, f.line)]))]
+    if res.findings:
+        raw = RawNotebook(data.decode("utf-8", "replace"))
+        for f in res.findings:
+            at = raw.place(f.cell, f.line, f.col) if f.cell is not None else None
+            if at:
+                f.place.raw_line, f.place.raw_col = at
     return res
 
 
