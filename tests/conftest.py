@@ -42,6 +42,16 @@ REFERENCE = os.path.join(os.path.dirname(ROOT), "shared", "reference")
 
 
 
+def write_file(root, name, text):
+    """`text` (dedented) as the file root/name, its folders made; its path."""
+    import textwrap
+    path = os.path.join(str(root), name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(textwrap.dedent(text))
+    return path
+
+
 def has_torch(python):
     """Whether `python` imports the real torch (cached: one child per interpreter)."""
     if python not in _TORCH_OK:

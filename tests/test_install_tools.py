@@ -83,6 +83,17 @@ def works(bindir, env, tmp_path, with_lint):
         assert "+torch.use_deterministic_algorithms(True)" in p.stdout, p.stdout + p.stderr
 
 
+def fix_hint(bindir, env, tmp_path):
+    """The command an install without LibCST names when asked to --fix (one line, exit 2)."""
+    (tmp_path / "fixme.py").write_text(FIXABLE)
+    p = subprocess.run([os.path.join(str(bindir), "torchdoctor"), "lint", "--torch", "2.1", "--fix", "fixme.py"],
+                       env=env, cwd=str(tmp_path), capture_output=True, text=True, timeout=300)
+    said = "torchdoctor: error: --fix and --diff need LibCST (the lint extra): "
+    assert p.returncode == 2 and p.stderr.startswith(said) and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert (tmp_path / "fixme.py").read_text() == FIXABLE
+    return shlex.split(p.stderr.strip()[len(said):])
+
+
 def clean_env(**extra):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PIPX_", "UV_", "VIRTUAL_ENV", "PYTHONPATH", "TORCHDOCTOR_"))}
@@ -98,6 +109,8 @@ def test_pipx_installs_the_checkout_as_readme_says(checkout, tmp_path):
     (plain, extra, inject) = readme_forms()[0]
     run(pipx + plain[1:], env, checkout)
     works(home / "bin", env, tmp_path, with_lint=False)
+    # what `lint --fix` says to run is README's inject form, which the next step runs
+    assert fix_hint(home / "bin", env, tmp_path) == inject
     run(pipx + inject[1:], env, checkout)
     works(home / "bin", env, tmp_path, with_lint=True)
     # The extra form is the other way to the same tool: from scratch.
@@ -114,6 +127,11 @@ def test_uv_installs_the_checkout_as_readme_says(checkout, tmp_path):
     (plain, extra, with_) = readme_forms()[1]
     run(uv + plain[1:], env, checkout)
     works(home / "bin", env, tmp_path, with_lint=False)
+    # what `lint --fix` says to run, run as said: it adds LibCST to the tool's own environment
+    hint = fix_hint(home / "bin", env, tmp_path)
+    assert hint[:4] == ["uv", "pip", "install", "--python"] and hint[-1] == "libcst", hint
+    run(uv + hint[1:], env, tmp_path)
+    works(home / "bin", env, tmp_path, with_lint=True)
     for form in (extra, with_):
         run(uv + ["tool", "uninstall", "torchdoctor"], env, checkout)
         run(uv + form[1:], env, checkout)

@@ -24,15 +24,22 @@ def _emit(text: str, output) -> None:
 
 @click.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--torch", "torch_spec", metavar="VERSION|RANGE",
-              help="Target torch: a version (2.4, 2.13.0+cpu) or a range ('>=2.1,<2.6': every release in it must work). "
-                   "Default: the project's torch pins, else the torch installed in --python.")
-@click.option("--python", "python", metavar="PATH", help="Interpreter whose installed torch is the target when nothing else says.")
+@click.option("--torch", "torch_spec", metavar="VERSION|RANGE|installed",
+              help="Target torch: a version (2.4, 2.13.0+cpu), a range ('>=2.1,<2.6': every release in it must work) "
+                   "or 'installed' (the torch installed in --python). Default: the project's torch pins, else the "
+                   "torch of --python when given, else the default range: every release from the oldest the API scan read "
+                   "to the newest the tables know.")
+@click.option("--python", "python", metavar="PATH",
+              help="Interpreter whose installed torch --torch installed reads (alone: the target when nothing is pinned).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True)
 @click.option("--select", multiple=True, metavar="CODES", help="Only these rules (codes or prefixes, comma-separated; ALL for every rule).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (codes or prefixes, comma-separated).")
 @click.option("--exclude", multiple=True, metavar="PATTERN", help="Skip paths matching this gitignore-style pattern (repeatable).")
-@click.option("--fix", is_flag=True, help="Apply the exactly equivalent rewrites in place (needs torchdoctor[lint]).")
+@click.option("--stdin-filename", "stdin_filename", metavar="PATH",
+              help="With `-` (the source on standard input): the path it stands for, in the messages and for the "
+                   "project's pins, [tool.torchdoctor.lint] and per-file-ignores.")
+@click.option("--fix", is_flag=True, help="Apply the exactly equivalent rewrites in place (needs LibCST); with `-`, "
+                                          "print the fixed source (the report goes to stderr).")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the rewrites --fix would apply as a unified diff; write nothing.")
 @click.option("--show-suppressed", "show_suppressed", is_flag=True,
               help="Also list the findings guards (hasattr, version checks, try/except) and # noqa hid, and what hid each.")
@@ -43,12 +50,13 @@ def _emit(text: str, output) -> None:
 @click.option("--list-rules", "list_rules", is_flag=True, help="Print the rule table and exit.")
 @click.option("--explain", "explain_code", metavar="CODE", help="Print one rule's documentation (TD301) and exit.")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: on a TTY, unless NO_COLOR).")
-def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff, show_suppressed, jobs, output, force,
+def lint(paths, torch_spec, python, fmt, select, ignore, exclude, stdin_filename, fix, show_diff, show_suppressed, jobs,
+         output, force,
          list_rules, explain_code, color):
     """Scan code, notebooks and environment files for torch API drift and settings pitfalls.
 
-    PATHS default to the current directory. Exit 0: no findings; 1: findings; 2: usage or
-    input error.
+    PATHS default to the current directory; `-` reads the source from standard input. Exit 0:
+    no findings; 1: findings; 2: usage or input error.
     """
     from .common import InputError
     from ..verbs.lint import output as O
@@ -77,8 +85,12 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
         else:
             click.echo(O.rules_table(markdown=(fmt != "text")), nl=False)
         sys.exit(0)
+    source = None
+    if list(paths) == ["-"] or (not paths and stdin_filename):
+        source = sys.stdin.buffer.read()
     opts = Options(paths=list(paths), torch=torch_spec, python=python, select=_split(select), ignore=_split(ignore),
-                   exclude=_split(exclude), fix=fix, diff=show_diff, jobs=jobs, show_suppressed=show_suppressed)
+                   exclude=_split(exclude), fix=fix, diff=show_diff, jobs=jobs, source=source,
+                   stdin_filename=stdin_filename, show_suppressed=show_suppressed)
     try:
         result = run(opts)
     except LintError as e:
@@ -86,7 +98,11 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
     if show_diff:
         click.echo(result.diffs, nl=False)
     stream = io.StringIO() if output else None
+    if result.fixed_source is not None:  # `-` with --fix: standard output is the fixed source, as ruff's
+        stream = stream or sys.stderr
     try:
+        if result.fixed_source is not None:
+            _write_bytes(result.fixed_source)
         _render(fmt, result.findings, result.summary, stream, color)
     except (BrokenPipeError, OutputFailed):  # standard output's: cli.main says it, as for every verb
         raise
@@ -102,6 +118,17 @@ def lint(paths, torch_spec, python, fmt, select, ignore, exclude, fix, show_diff
         from ..render.safe import line  # notes quote the project's own files
         click.echo("torchdoctor: note: %s" % line(n), err=True)
     sys.exit(result.exit_code)
+
+
+def _write_bytes(data: bytes) -> None:
+    """The source as read, byte for byte (its encoding and line endings are the editor's)."""
+    sys.stdout.flush()
+    buf = getattr(sys.stdout, "buffer", None)
+    if buf is None:  # a closed stdout stand-in: its write says so
+        sys.stdout.write(data.decode("utf-8", "replace"))
+        return
+    buf.write(data)
+    buf.flush()
 
 
 def _render(fmt, findings, summary, stream, color):

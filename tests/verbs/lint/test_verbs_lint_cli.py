@@ -82,18 +82,25 @@ def test_pyproject_config(tmp_path):
     assert rc == 1
     assert [l.split(":")[0] for l in out.splitlines() if ": TD" in l] == ["src/m.py"]
     assert "TD303" not in out and "TD101" in out
-    assert "target: torch 2.1 ... 2.3 (<2.4,>=2.1, from pyproject.toml)" in out
+    assert "target: torch 2.1 ... 2.3 (<2.4,>=2.1, from pyproject.toml:3)" in out
     write(tmp_path, "pyproject.toml", "[tool.torchdoctor.lint]\nselct = ['TD1']\n")
     rc, out, err = run(cwd=tmp_path)
     assert rc == 2 and "unknown key 'selct'" in err
 
 
 def test_extra_hint_by_install_kind(monkeypatch):
+    import importlib.util
     from torchdoctor.verbs import extra_hint
     monkeypatch.setattr(sys, "prefix", os.path.join(os.sep, "home", "u", ".local", "share", "pipx", "venvs", "torchdoctor"))
-    assert extra_hint.add_package("libcst", "lint") == "pipx inject torchdoctor libcst"
+    assert extra_hint.add_package("libcst") == "pipx inject torchdoctor libcst"
     monkeypatch.setattr(sys, "prefix", os.path.join(os.sep, "home", "u", ".local", "share", "uv", "tools", "torchdoctor"))
-    assert extra_hint.add_package("libcst", "lint").startswith("uv tool install --with libcst torchdoctor")
+    assert extra_hint.add_package("libcst") == "uv pip install --python %s libcst" % sys.executable
+    # a venv without pip (`uv venv`, then `uv pip install torchdoctor`): uv, into this interpreter
+    monkeypatch.setattr(sys, "prefix", os.path.join(os.sep, "work", "proj", ".venv"))
+    assert extra_hint.add_package("libcst") == "%s -m pip install libcst" % sys.executable
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pip" else real(name, *a))
+    assert extra_hint.add_package("libcst") == "uv pip install --python %s libcst" % sys.executable
 
 
 def test_target_order(tmp_path):

@@ -58,3 +58,10 @@ def unknown(path: str) -> Optional[Tuple[str, List[str]]]:
 def spelled(parent: str, name: str) -> str:
     """A name as the user should write it: a function with its call."""
     return name + ("()" if kind(parent + "." + name) == "function" else "")
+
+
+@functools.lru_cache(maxsize=None)
+def oldest_scanned() -> Tuple[int, int]:
+    """The oldest release line whose wheel the scan read: the first release the table knows a name in."""
+    from . import history as H
+    return min(H.mt(e[1]) for e in _data()["names"].values())

@@ -13,6 +13,7 @@ from ...model.records import field, record
 from . import config as C
 from . import target as T
 from .located import Located
+from .stdin import STDIN
 
 
 class LintError(ValueError):
@@ -32,6 +33,8 @@ class Options:
     diff: bool = False
     jobs: Optional[int] = None
     show_suppressed: bool = False                     # keep what guards and noqa hid, with why
+    source: Optional[bytes] = None                    # what `-` stands for: the bytes read from standard input
+    stdin_filename: Optional[str] = None              # the path those bytes stand for (messages, config, pins)
 
 
 @record
@@ -41,6 +44,7 @@ class Result:
     diffs: str = ""                                          # --diff: what --fix would write
     notes: List[str] = field(default_factory=list)          # for stderr: files skipped, pins ignored, ...
     suppressed: List[Located] = field(default_factory=list)  # --show-suppressed: what guards and noqa hid
+    fixed_source: Optional[bytes] = None                     # `-` with --fix: the source, fixed (the output)
 
     @property
     def exit_code(self) -> int:
@@ -52,8 +56,13 @@ def run(opts: Options) -> Result:
     from .runner import scan
     from .walk import Ignore, discover, exclude_matcher
 
-    paths = list(opts.paths) or ["."]
-    for p in paths:
+    paths = list(opts.paths) or (["-"] if opts.stdin_filename else ["."])
+    stdin = paths == [STDIN]
+    if STDIN in paths and not stdin:
+        raise LintError("-: standard input is linted alone; give no other path with it")
+    if opts.stdin_filename and not stdin:
+        raise LintError("--stdin-filename names what is read from standard input: lint it with `-`")
+    for p in paths if not stdin else ():
         if not os.path.exists(p):
             raise LintError("%s: no such file or directory" % p)
     from ..common import named_python
@@ -67,22 +76,27 @@ def run(opts: Options) -> Result:
             require_libcst()
         except FixUnavailable as e:
             raise LintError(str(e))
+    kind = _stdin_kind(opts) if stdin else None
+    # standard input stands for --stdin-filename: its project's config and pins apply
+    anchor = (opts.stdin_filename or ".") if stdin else paths[0]
     try:
-        cfg = C.load(C.find_pyproject(paths[0]))
+        cfg = C.load(C.find_pyproject(anchor))
         selected = C.selection(opts.select, opts.ignore, cfg)
     except C.ConfigError as e:
         raise LintError(str(e))
     notes = list(cfg.notes)
-    target = _target(opts, python, cfg, paths, notes)
+    target = _target(opts, python, cfg, [anchor], notes)
+    settings = Settings(targets=list(target.versions), cuda=target.cuda, select=selected, want_fixes=True,
+                        want_suppressed=opts.show_suppressed)
+    if stdin:
+        return _run_stdin(opts, kind, cfg, settings, target, notes)
     ex = exclude_matcher(opts.exclude, os.getcwd())
     if cfg.exclude:  # patterns of the pyproject.toml are relative to its directory
         ex = Ignore(ex.layers + exclude_matcher(cfg.exclude, os.path.dirname(os.path.abspath(cfg.path))).layers)
     files = list(discover(paths, ex, notes))
-    settings = Settings(targets=list(target.versions), cuda=target.cuda, select=selected, want_fixes=True,
-                        want_suppressed=opts.show_suppressed)
     outcome = scan(files, settings, opts.jobs)
     notes.extend(outcome.notes)
-    findings, suppressed = outcome.findings, outcome.suppressed
+    findings, suppressed = _per_file(cfg, outcome.findings), outcome.suppressed
     result = Result(notes=notes)
     fixed = fixed_files = 0
     if opts.fix or opts.diff:
@@ -99,33 +113,98 @@ def run(opts: Options) -> Result:
             suppressed = [f for f in suppressed if f.path not in again]
             for path in sorted(again):
                 res = lint_path((path, "python"), settings)
-                findings.extend(res.findings)
+                findings.extend(_per_file(cfg, res.findings))
                 suppressed.extend(res.suppressed)
             findings.sort(key=Located.sort_key)
             suppressed.sort(key=Located.sort_key)
     result.findings, result.suppressed = findings, suppressed
-    result.summary = {"files": outcome.files, "target": target.describe(), "target_dict": target.to_dict(),
-                      "notes": notes, "fixed": fixed, "fixed_files": fixed_files, "dry_run": opts.diff,
-                      "suppressed": suppressed if opts.show_suppressed else None}
+    result.summary = _summary(outcome.files, target, notes, fixed, fixed_files, opts.diff,
+                              suppressed if opts.show_suppressed else None)
+    return result
+
+
+def _summary(files: int, target: T.Target, notes: List[str], fixed: int, fixed_files: int, dry_run: bool,
+             suppressed: Optional[List[Located]] = None) -> dict:
+    return {"files": files, "target": target.describe(), "target_dict": target.to_dict(),
+            "notes": notes, "fixed": fixed, "fixed_files": fixed_files, "dry_run": dry_run,
+            "suppressed": suppressed}
+
+
+def _per_file(cfg: C.Config, findings: List[Located]) -> List[Located]:
+    """Without the codes per-file-ignores turns off in each finding's file."""
+    if not cfg.per_file_ignores:
+        return findings
+    return [f for f in findings if f.code not in cfg.ignored_in(f.path)]
+
+
+def _stdin_kind(opts: Options) -> str:
+    from . import stdin as S
+    if opts.source is None:
+        raise LintError("-: nothing was read from standard input")
+    try:
+        return S.check(opts.source, opts.stdin_filename)
+    except S.Refused as e:
+        raise LintError(str(e))
+
+
+def _run_stdin(opts: Options, kind: str, cfg: C.Config, settings, target: T.Target, notes: List[str]) -> Result:
+    """`-`: lint the bytes read; with --fix the fixed source is the output, with --diff its diff."""
+    from . import stdin as S
+    from .runner import Outcome, combine
+    name = opts.stdin_filename or S.STDIN
+    data = opts.source or b""
+    outcome = combine([S.lint(data, opts.stdin_filename, kind, settings)], Outcome(files=1))
+    notes.extend(outcome.notes)
+    findings = _per_file(cfg, outcome.findings)
+    result = Result(notes=notes)
+    fixed = 0
+    if opts.fix or opts.diff:
+        new, fixed, fix_notes = S.fix(data, opts.stdin_filename, findings)
+        notes.extend(fix_notes)
+        if opts.fix:
+            result.fixed_source = new
+            if fixed:  # what is left, in the fixed source
+                again = combine([S.lint(new, opts.stdin_filename, kind, settings)], Outcome(files=1))
+                findings = _per_file(cfg, again.findings)
+        elif fixed:
+            from .fix import unified_diff
+            result.diffs = unified_diff(name, data, new)
+    result.findings, result.suppressed = findings, outcome.suppressed
+    result.summary = _summary(outcome.files, target, notes, fixed, 1 if fixed else 0, opts.diff,
+                              outcome.suppressed if opts.show_suppressed else None)
     return result
 
 
 def _target(opts: Options, python: Optional[str], cfg: C.Config, paths: List[str], notes: List[str]) -> T.Target:
-    """--torch, else the config's torch, else the project's pins, else --python's torch."""
-    from .runner import project_target
+    """--torch, else the config's torch, else the project's pins, else --python's torch, else
+    the default range (target.py says why in this order)."""
+    from .declared import project_target
     spec = opts.torch or cfg.torch
+    where = "--torch" if opts.torch or not cfg.torch else "%s [tool.torchdoctor.lint] torch" % os.path.relpath(cfg.path)
+    if spec and spec.strip().lower() == T.INSTALLED:
+        return _installed(python, where)
     if spec:
         try:
             target = T.from_option(spec)
         except ValueError as e:
             raise LintError("--torch: %s" % e)
         if not opts.torch:
-            target.origin = "%s [tool.torchdoctor.lint] torch" % os.path.relpath(cfg.path)
+            target.origin = where
         return target
-    target, tnotes = project_target(paths)
+    target, tnotes = project_target(paths[0])
     notes.extend(tnotes)
     if target is not None:
         return target
+    if python:  # named on the command line: its torch is what the user asked for
+        return _installed(python, "--python")
+    return T.default_range()
+
+
+def _installed(python: Optional[str], asked: str) -> T.Target:
     from ..common import chosen_python
     # --python was checked in run(); without it, the interpreter every verb picks
-    return T.from_installed(python or chosen_python(None)) or T.newest()
+    python = python or chosen_python(None)
+    target = T.from_installed(python)
+    if target is None:
+        raise LintError("%s: no torch is installed in %s (its dist-info metadata names none)" % (asked, python))
+    return target

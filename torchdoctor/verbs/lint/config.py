@@ -1,18 +1,19 @@
 """``[tool.torchdoctor.lint]`` in pyproject.toml, and rule selection.
 
 Keys: ``select``, ``ignore``, ``extend-select`` (lists of codes or prefixes such as "TD1"),
-``exclude`` (gitignore-style patterns, relative to the pyproject.toml), ``torch`` (the
-target, as --torch). The command line wins over the file. TOML is read with tomllib
+``exclude`` (gitignore-style patterns, relative to the pyproject.toml), ``per-file-ignores``
+(a table: glob pattern -> codes, as ruff's), ``torch`` (the target, as --torch). The command line wins over the file. TOML is read with tomllib
 (Python 3.11+) or tomli where installed; otherwise the file is not read, with a note.
 """
 
+import fnmatch
 import os
 from ...model.records import field, record
-from typing import List, Optional
+from typing import FrozenSet, List, Optional, Tuple
 
 from . import rules as R
 
-KEYS = ("select", "ignore", "extend-select", "exclude", "torch")
+KEYS = ("select", "ignore", "extend-select", "exclude", "per-file-ignores", "torch")
 
 
 @record
@@ -23,7 +24,23 @@ class Config:
     extend_select: List[str] = field(default_factory=list)
     exclude: List[str] = field(default_factory=list)
     torch: Optional[str] = None
+    per_file_ignores: List[Tuple[str, FrozenSet[str]]] = field(default_factory=list)   # (pattern, codes)
     notes: List[str] = field(default_factory=list)
+
+    def ignored_in(self, path: str) -> FrozenSet[str]:
+        """The codes per-file-ignores turns off in `path`. A pattern is matched against the path
+        relative to the pyproject.toml's directory, and one without a slash also against the
+        file's name, as ruff matches them."""
+        if not self.per_file_ignores or not self.path:
+            return frozenset()
+        rel = os.path.relpath(os.path.abspath(path), os.path.dirname(os.path.abspath(self.path))).replace(os.sep, "/")
+        out: FrozenSet[str] = frozenset()
+        for pattern, codes in self.per_file_ignores:
+            p = pattern.strip("/")
+            if fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel, p + "/*") or (
+                    "/" not in p and fnmatch.fnmatchcase(os.path.basename(rel), p)):
+                out |= codes
+        return out
 
 
 class ConfigError(ValueError):
@@ -78,6 +95,9 @@ def load(path: Optional[str]) -> Config:
     for key, value in section.items():
         if key not in KEYS:
             raise ConfigError("%s: unknown key %r in [tool.torchdoctor.lint] (known: %s)" % (path, key, ", ".join(KEYS)))
+        if key == "per-file-ignores":
+            cfg.per_file_ignores = _per_file(path, value)
+            continue
         if key == "torch":
             if not isinstance(value, str):
                 raise ConfigError("%s: tool.torchdoctor.lint.torch must be a string" % path)
@@ -96,6 +116,19 @@ def load(path: Optional[str]) -> Config:
         else:
             cfg.exclude = value
     return cfg
+
+
+def _per_file(path: str, value) -> List[Tuple[str, FrozenSet[str]]]:
+    if not isinstance(value, dict):
+        raise ConfigError("%s: tool.torchdoctor.lint.per-file-ignores must be a table of pattern = [codes]" % path)
+    out = []
+    for pattern, codes in value.items():
+        if isinstance(codes, str):
+            codes = [codes]
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError("%s: tool.torchdoctor.lint.per-file-ignores.%s must be a list of codes" % (path, pattern))
+        out.append((pattern, frozenset(expand(codes))))
+    return out
 
 
 def expand(codes: List[str]) -> List[str]:

@@ -5,7 +5,7 @@ the compatibility tables (torchdoctor.kb.compat) whether that group can be insta
 
 This module holds what the others share: which file names are environment files
 (kind_of), the Pin and the Group they are read into, and which of them belong to a
-project (find_project_files, project_torch_pins). Reading them is in
+project (find_project_files; which of their pins sets lint's target: declared). Reading them is in
 envreaders (pins out of requirement strings and install commands: envpins), the
 TD4xx rules over a Group in envrules.
 """
@@ -56,6 +56,8 @@ class Group:
     indexes: List[Tuple[str, str, int]] = field(default_factory=list)   # (variant, url, line)
     python: Optional[Pin] = None
     images: List[Tuple[str, str, int]] = field(default_factory=list)    # (cuda "12.1", image, line)
+    torch_images: List[Tuple[str, int]] = field(default_factory=list)   # (image, line): ships a torch the tables do not name
+    includes: List[Tuple[str, int]] = field(default_factory=list)       # (path, line) of -r / -c
     text: str = ""
     notes: List[str] = field(default_factory=list)
 
@@ -63,14 +65,10 @@ class Group:
         return [p for p in self.pins if p.name == name]
 
 
-def project_torch_pins(groups: List[Group]) -> List[Pin]:
-    """The torch pins that declare what the project supports (not Dockerfiles, conda files)."""
-    return [p for g in groups if g.kind in ("pyproject", "setupcfg", "setuppy", "requirements") for p in g.of("torch")]
-
-
 def find_project_files(start: str) -> List[str]:
     """The declaration files of the project around `start`: the nearest directory, going up,
-    that holds pyproject.toml, setup.cfg, setup.py or requirements*.txt."""
+    that holds one (pyproject.toml, setup.cfg, setup.py, requirements*.txt, environment*.yml,
+    a Dockerfile)."""
     d = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
     while True:
         try:
@@ -79,7 +77,7 @@ def find_project_files(start: str) -> List[str]:
             names = []
         if os.path.basename(d) in ("site-packages", "dist-packages"):
             return []  # an installed package is not a project: its pins are not the target
-        hits = [n for n in names if kind_of(n) in ("pyproject", "setupcfg", "setuppy", "requirements")]
+        hits = [n for n in names if kind_of(n) and os.path.isfile(os.path.join(d, n))]
         if hits:
             return [os.path.join(d, n) for n in sorted(hits)]
         parent = os.path.dirname(d)

@@ -47,7 +47,8 @@ def python_pin(spec: str, line: int, where: str) -> Optional[Pin]:
 def pip_args(tokens: List[str], line: int, where: str, group: Group) -> None:
     """Arguments of one `pip install ...` (tokens after 'install')."""
     i = 0
-    with_value = {"-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-t", "--target",
+    includes = {"-r", "--requirement", "-c", "--constraint"}  # pins that bind this install too
+    with_value = {"-e", "--editable", "-t", "--target",
                   "--prefix", "--root", "--src", "--platform", "--python-version", "--implementation",
                   "--abi", "--progress-bar", "--cache-dir", "--log", "--timeout", "--retries", "--proxy",
                   "--trusted-host", "--cert", "--client-cert", "--upgrade-strategy", "--only-binary",
@@ -59,8 +60,16 @@ def pip_args(tokens: List[str], line: int, where: str, group: Group) -> None:
             _index(tokens[i + 1], line, group)
             i += 2
             continue
+        if tok in includes and i + 1 < len(tokens):
+            group.includes.append((tokens[i + 1], line))
+            i += 2
+            continue
         if "=" in tok and tok.split("=", 1)[0] in url_opts:
             _index(tok.split("=", 1)[1], line, group)
+        elif "=" in tok and tok.split("=", 1)[0] in includes:
+            group.includes.append((tok.split("=", 1)[1], line))
+        elif tok[:2] in ("-r", "-c") and len(tok) > 2 and not tok.startswith("--"):  # -rother.txt
+            group.includes.append((tok[2:], line))
         elif tok in with_value:
             i += 2
             continue
@@ -128,3 +137,47 @@ def conda_dep(text: str, line: int, where: str, group: Group) -> None:
             group.python = p
         return
     group.pins.append(Pin(name, spec, line, 1, None, t, where))
+
+
+def _caret_tilde(op: str, ver: str) -> Optional[str]:
+    """Poetry's ^X.Y.Z (up to the next change of the first non-zero part) and ~X.Y.Z (up to
+    the next minor, or major when only X is given) as a PEP 440 range."""
+    parts = ver.split(".")
+    if not all(p.isdigit() for p in parts):
+        return None
+    nums = [int(p) for p in parts]
+    if op == "^":
+        i = next((k for k, n in enumerate(nums) if n), len(nums) - 1)
+    else:
+        i = 0 if len(nums) == 1 else 1
+    upper = nums[:i + 1]
+    upper[-1] += 1
+    return ">=%s,<%s" % (ver, ".".join(str(n) for n in upper))
+
+
+def poetry_spec(text: str) -> Optional[str]:
+    """A Poetry version constraint ("^2.1", "~2.1.0", "2.1.0", ">=2.1 <2.4", "2.1.*", "*") as a
+    PEP 440 specifier set ("" for any version); None for what PEP 440 cannot say ("a || b")."""
+    t = text.strip()
+    if "||" in t or "|" in t:
+        return None
+    if t in ("", "*"):
+        return ""
+    out = []
+    for part in re.split(r"\s*,\s*|\s+(?=[<>=!~^])", t):
+        part = part.strip()
+        m = re.match(r"^(\^|~(?!=))\s*([0-9][0-9.]*)$", part)
+        if m:
+            spec = _caret_tilde(m.group(1), m.group(2).rstrip("."))
+            if spec is None:
+                return None
+            out.append(spec)
+        elif part[:1].isdigit():
+            out.append("==" + part)
+        elif part:
+            out.append(part.replace(" ", ""))
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    try:
+        return str(SpecifierSet(",".join(out)))
+    except InvalidSpecifier:
+        return None

@@ -10,11 +10,14 @@ import re
 import shlex
 from typing import List, Optional
 
-from .envfiles import Group, Pin, kind_of
-from .envpins import conda_dep, pip_args, python_pin, requirement_pin, shell_installs
+from .envfiles import NAMES, Group, Pin, kind_of
+from .envpins import conda_dep, pip_args, poetry_spec, python_pin, requirement_pin, shell_installs
 
 _CUDA_IMAGE = re.compile(r"^(?:[\w.\-]+(?::\d+)?/)?nvidia/cuda:(\d+)\.(\d+)(?:\.(\d+))?")
-_PYTORCH_IMAGE = re.compile(r"^(?:docker\.io/)?pytorch/pytorch:(\d+\.\d+(?:\.\d+)?)-cuda(\d+)\.(\d+)")
+_PYTORCH_IMAGE = re.compile(r"^(?:docker\.io/)?pytorch/pytorch:(\d+\.\d+(?:\.\d+)?)(?:-cuda(\d+)\.(\d+)|(?=-|$))")
+# images that ship a torch whose version their tag does not say (NGC's nvcr.io/nvidia/pytorch:24.01-py3
+# is a month, not a release; pytorch/pytorch:latest moves): the tables hold no map from them
+_OTHER_TORCH_IMAGE = re.compile(r"^(?:[\w.\-]+(?::\d+)?/)?(?:nvidia/pytorch|pytorch/pytorch|pytorch/manylinux[\w-]*)(?::|@|$)")
 _PYTHON_IMAGE = re.compile(r"^(?:docker\.io/)?(?:library/)?python:(\d+)\.(\d+)")
 
 
@@ -80,15 +83,46 @@ def read_pyproject(text: str, path: str, data=None) -> Group:
         reqs += list(extra or [])
     for groupreqs in (data.get("dependency-groups") or {}).values():
         reqs += [r for r in groupreqs or [] if isinstance(r, str)]
+    tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
+    for groupreqs in _table(_table(tool, "pdm"), "dev-dependencies").values():
+        reqs += [r for r in groupreqs or [] if isinstance(r, str)] if isinstance(groupreqs, list) else []
+    uv = _table(tool, "uv")
+    for key in ("dev-dependencies", "constraint-dependencies", "override-dependencies"):
+        reqs += [r for r in uv.get(key) or [] if isinstance(r, str)] if isinstance(uv.get(key), list) else []
     for r in reqs:
         if isinstance(r, str):
             pin = requirement_pin(r, _line_of(text, r), where)
             if pin:
                 g.pins.append(pin)
+    _poetry_pins(_table(tool, "poetry"), text, g)
     rp = project.get("requires-python")
     if isinstance(rp, str):
         g.python = python_pin(rp, _line_of(text, "requires-python"), where)
     return g
+
+
+def _table(data, key: str) -> dict:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _poetry_pins(poetry: dict, text: str, g: Group) -> None:
+    """[tool.poetry.dependencies] and [tool.poetry.group.<name>.dependencies]: name = "^2.1",
+    or a table with a version, or a list of such tables (one per platform or Python)."""
+    tables = [_table(poetry, "dependencies"), _table(poetry, "dev-dependencies")]
+    tables += [_table(grp, "dependencies") for grp in _table(poetry, "group").values() if isinstance(grp, dict)]
+    for deps in tables:
+        for name, value in deps.items():
+            if name.lower() not in NAMES:
+                continue
+            for v in value if isinstance(value, list) else [value]:
+                constraint = v.get("version") if isinstance(v, dict) else v
+                spec = poetry_spec(constraint) if isinstance(constraint, str) else None
+                if spec is None:
+                    continue
+                m = re.search(r"^[ \t]*[\"']?%s[\"']?[ \t]*=" % re.escape(name), text, re.M)
+                line = text.count("\n", 0, m.start()) + 1 if m else 1
+                g.pins.append(Pin(name.lower(), spec, line, 1, None, "%s = %r" % (name, constraint), "pyproject.toml"))
 
 
 def read_setup_cfg(text: str, path: str) -> Group:
@@ -212,7 +246,10 @@ def read_dockerfile(text: str, path: str) -> Group:
                 g.images.append(("%s.%s" % (m.group(1), m.group(2)), image, start))
             m = _PYTORCH_IMAGE.match(image)
             if m:
-                g.pins.append(Pin("torch", "==" + m.group(1), start, 1, "cu%s%s" % (m.group(2), m.group(3)), image, where))
+                local = "cu%s%s" % (m.group(2), m.group(3)) if m.group(2) else None
+                g.pins.append(Pin("torch", "==" + m.group(1), start, 1, local, image, where))
+            elif _OTHER_TORCH_IMAGE.match(image):
+                g.torch_images.append((image, start))
             m = _PYTHON_IMAGE.match(image)
             if m:
                 g.python = python_pin("==%s.%s.*" % (m.group(1), m.group(2)), start, where)

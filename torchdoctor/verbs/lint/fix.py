@@ -24,7 +24,7 @@ def require_libcst():
         import libcst  # noqa: F401
     except ImportError:
         from ..extra_hint import add_package
-        raise FixUnavailable("--fix and --diff need LibCST (the lint extra): %s" % add_package("libcst", "lint"))
+        raise FixUnavailable("--fix and --diff need LibCST (the lint extra): %s" % add_package("libcst"))
 
 
 def _module_bindings(tree: ast.Module) -> Dict[str, str]:

@@ -15,6 +15,7 @@ from . import envpins, envreaders, ipython, pyscan, pysource
 from .envcheck import EnvCase
 from .inplace import digest
 from .located import Located, Place, call
+from .nbraw import RawNotebook
 from .rules import on
 
 ENV_RULES = on("env")
@@ -235,6 +236,12 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
     res.findings = _keep(out, noqa, settings, res, key=lambda f: (f.cell, f.line))
     if hidden:
         res.suppressed += _hidden([in_cell(h) for h in hidden], settings)
+    if res.findings:
+        raw = RawNotebook(data.decode("utf-8", "replace"))
+        for f in res.findings:
+            at = raw.place(f.cell, f.line, f.col) if f.cell is not None else None
+            if at:
+                f.place.raw_line, f.place.raw_col = at
     return res
 
 
@@ -250,9 +257,10 @@ def env_findings(group: E.Group, settings: Settings, noqa, python=None, res: Opt
     return _keep(_placed(env_results(group, python), group.path), noqa, settings, res)
 
 
-def lint_env(path: str, kind: str, settings: Settings, python=None) -> Tuple[FileResult, Optional[E.Group]]:
+def lint_env(path: str, kind: str, settings: Settings, python=None,
+             data: Optional[bytes] = None) -> Tuple[FileResult, Optional[E.Group]]:
     res = FileResult(path)
-    data = _read(path, res)
+    data = _read(path, res) if data is None else data
     if data is None:
         return res, None
     text = data.decode("utf-8", "replace")

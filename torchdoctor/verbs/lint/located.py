@@ -22,13 +22,16 @@ from ...model.rules import CRASHED, Rule, crashed, stamp
 @record
 class Place:
     """A place in a file: 1-based line and character column (the end may be unknown); in a
-    notebook, the code cell (1-based) and the line within it."""
+    notebook, the code cell (1-based) and the line within it, and where that is in the raw
+    .ipynb file (raw_line, raw_col: what SARIF and GitHub's annotations point at)."""
     path: str
     line: int
     col: int
     end_line: Optional[int] = None
     end_col: Optional[int] = None
     cell: Optional[int] = None
+    raw_line: Optional[int] = None
+    raw_col: Optional[int] = None
 
 
 @record

@@ -105,17 +105,22 @@ def sarif(findings, summary: Dict[str, Any]) -> str:
         rules.append(entry)
     results = []
     for f in findings:
-        region = {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)}
-        if f.end_line and f.end_line >= f.line:
-            region["endLine"] = f.end_line
-            if f.end_col and (f.end_line > f.line or f.end_col > f.col):
-                region["endColumn"] = f.end_col
+        message = f.message
+        if f.cell is not None:  # the region is the raw .ipynb's (JSON) line; the cell's own place is said
+            region = {"startLine": f.place.raw_line or 1, "startColumn": f.place.raw_col or 1}
+            message = "%s (cell %d, line %d)" % (message, f.cell, f.line)
+        else:
+            region = {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)}
+            if f.end_line and f.end_line >= f.line:
+                region["endLine"] = f.end_line
+                if f.end_col and (f.end_line > f.line or f.end_col > f.col):
+                    region["endColumn"] = f.end_col
         res = {"ruleId": f.code, "ruleIndex": codes.index(f.code), "level": _SARIF_LEVEL[f.severity],
-               "message": {"text": f.message},
+               "message": {"text": message},
                "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(f.path), "uriBaseId": "%SRCROOT%"},
                                                    "region": region}}]}
         if f.cell is not None:
-            res["properties"] = {"cell": f.cell}
+            res["properties"] = {"cell": f.cell, "cellLine": f.line, "cellColumn": f.col}
         results.append(res)
     doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0",
            "runs": [{"tool": {"driver": {"name": "torchdoctor", "semanticVersion": __version__, "version": __version__,
@@ -141,12 +146,16 @@ def _gh_prop(s: str) -> str:
 def github(findings, summary: Dict[str, Any]) -> str:
     out = []
     for f in findings:
-        props = ["file=%s" % _gh_prop(f.path.replace(os.sep, "/")), "line=%d" % f.line, "col=%d" % f.col]
-        if f.end_line and f.end_line >= f.line:
-            props.append("endLine=%d" % f.end_line)
+        props = ["file=%s" % _gh_prop(f.path.replace(os.sep, "/"))]
+        if f.cell is not None:  # the annotation goes on the raw .ipynb's line; the title names the cell
+            props += ["line=%d" % (f.place.raw_line or 1), "col=%d" % (f.place.raw_col or 1)]
+        else:
+            props += ["line=%d" % f.line, "col=%d" % f.col]
+            if f.end_line and f.end_line >= f.line:
+                props.append("endLine=%d" % f.end_line)
         title = "%s %s" % (f.code, name_of(f))
         if f.cell is not None:
-            title += " (cell %d)" % f.cell
+            title += " (cell %d, line %d)" % (f.cell, f.line)
         props.append("title=%s" % _gh_prop(title))
         out.append("::%s %s::%s" % (_GH_LEVEL[f.severity], ",".join(props), _gh_data(f.message)))
     out.append("::notice title=torchdoctor lint::%s" % _gh_data(

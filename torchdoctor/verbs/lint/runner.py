@@ -6,11 +6,8 @@ import os
 from ...model.records import field, record
 from typing import Dict, List, Optional, Tuple
 
-from . import envfiles as E
-from . import envreaders
 from .lintfile import FileResult, Settings, lint_env, lint_path
 from .located import Located
-from .target import Target
 
 MAX_WORKERS = 8          # more processes than this buys nothing on a few thousand files
 PARALLEL_MIN_FILES = 48  # below this, starting processes costs more than it saves
@@ -107,6 +104,12 @@ def scan(files: List[Tuple[str, str]], settings: Settings, jobs: Optional[int] =
         if group is not None and group.python and kind in ("pyproject", "setupcfg"):
             declared.setdefault(d, group.python)
         results.append(res)
+    return combine(results, out)
+
+
+def combine(results: List[FileResult], out: Outcome) -> Outcome:
+    """The files' results as one outcome: their notes, the digests --fix checks, and the
+    findings no file of the scan silences (needs_absent), sorted."""
     mentions = set()
     for r in results:
         mentions |= set(r.mentions)
@@ -121,20 +124,3 @@ def scan(files: List[Tuple[str, str]], settings: Settings, jobs: Optional[int] =
     out.findings.sort(key=Located.sort_key)
     out.suppressed.sort(key=Located.sort_key)
     return out
-
-
-def project_target(paths: List[str]) -> Tuple[Optional[Target], List[str]]:
-    """The target declared by the project around the first path (its torch pins)."""
-    from .target import from_pins
-    files = E.find_project_files(paths[0] if paths else ".")
-    groups = [g for g in (envreaders.read_file(f) for f in files) if g is not None]
-    notes = [n for g in groups for n in g.notes]
-    pins = E.project_torch_pins(groups)
-    for p in pins:
-        p.where = os.path.relpath(os.path.join(os.path.dirname(files[0]), p.where)) if files else p.where
-    t = from_pins(pins)
-    if t is not None:
-        notes.extend(t.notes)
-        if not t.versions:
-            return None, notes
-    return t, notes

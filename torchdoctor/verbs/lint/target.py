@@ -1,9 +1,12 @@
 """Which torch releases the scanned code must work with.
 
-In order: ``--torch`` (a version or a PEP 440 range: every release in it must work), the
-torch pins the project declares (pyproject.toml, setup.cfg, setup.py, requirements*.txt),
-the torch installed in ``--python`` or in this interpreter (read from its dist-info
-metadata, never by importing torch), and last the newest release the tables know.
+In order: ``--torch`` (a version, a PEP 440 range: every release in it must work, or
+``installed``: the torch installed in ``--python`` or the interpreter every verb picks, read
+from its dist-info metadata, never by importing torch), ``torch`` of
+``[tool.torchdoctor.lint]``, the torch pins the project declares (declared.py), the torch
+installed in ``--python`` when it is given, and last the default range: every release from
+the oldest the API scan read to the newest the tables know. Without a pin or an option the
+result does not depend on the machine lint runs on.
 """
 
 import os
@@ -24,6 +27,7 @@ class Target:
     origin: str                       # where it came from, for the output
     cuda: Optional[bool] = None       # False: a CPU-only build is the target
     notes: List[str] = field(default_factory=list)
+    pins: List[dict] = field(default_factory=list)   # the project's torch pins: file, line, spec, decided
 
     def describe(self) -> str:
         if not self.versions:
@@ -33,8 +37,11 @@ class Target:
         return "torch %s (%s, from %s)" % (span, self.spec, self.origin)
 
     def to_dict(self) -> dict:
-        return {"torch": [R.fmt(t) for t in self.versions], "spec": self.spec, "source": self.origin,
-                "cuda": self.cuda}
+        out = {"torch": [R.fmt(t) for t in self.versions], "spec": self.spec, "source": self.origin,
+               "cuda": self.cuda}
+        if self.pins:
+            out["pins"] = list(self.pins)
+        return out
 
 
 def _known() -> List[Tuple[int, int]]:
@@ -74,22 +81,6 @@ def from_option(text: str) -> Target:
     return Target(vs, t, "--torch")
 
 
-def from_pins(pins) -> Optional[Target]:
-    """Target from the project's torch requirements (a list of envfiles.Pin of torch)."""
-    from packaging.specifiers import SpecifierSet
-    specs = [p for p in pins if p.spec]
-    if not specs:
-        return None
-    combined = SpecifierSet(",".join(p.spec for p in specs))
-    vs = versions_in(str(combined))
-    where = ", ".join(sorted({p.where for p in specs}))
-    if not vs:
-        return Target([], str(combined), where,
-                      notes=["the torch pins of %s admit no release the tables know; ignoring them" % where])
-    cpu = all("+cpu" in p.spec for p in specs)
-    return Target(vs, str(combined), where, cuda=False if cpu else None)
-
-
 _READ_VERSION = ("import sys\ntry:\n    import importlib.metadata as m\nexcept ImportError:\n    sys.exit(3)\n"
                  "try:\n    print(m.version('torch'))\nexcept Exception:\n    sys.exit(4)\n")
 
@@ -122,6 +113,14 @@ def from_installed(python: Optional[str]) -> Optional[Target]:
     return Target([V.minor_tuple(ver)], ver, where, cuda=False if tag == "cpu" else (True if tag and tag.startswith("cu") else None))
 
 
-def newest() -> Target:
-    latest = compat.latest_release()
-    return Target([R.mt(latest)], latest, "the newest release the tables know (no --torch, no pin, no torch installed)")
+INSTALLED = "installed"   # --torch installed: the torch of --python (or the interpreter every verb picks)
+
+
+def default_range() -> Target:
+    """Every release from the oldest wheel the API scan read to the newest the tables know:
+    what lint checks when nothing names a target, the same on every machine."""
+    from .backends_names import oldest_scanned
+    oldest = oldest_scanned()
+    versions = [m for m in _known() if m >= oldest]
+    return Target(versions, ">=%s" % R.fmt(oldest),
+                  "the default range: nothing pins torch (--torch installed lints for the installed torch)")
