@@ -411,3 +411,77 @@ def test_each_call_of_a_from_imported_name_is_a_use():
     assert codes(src, "2.13") == [("TD201", 1), ("TD201", 2), ("TD201", 3), ("TD201", 4)]
     assert codes("from torch.linalg import qr\nqr(A)\n", "2.13") == []
     assert codes("from torch import qr\ndef f(qr):\n    return qr(A)\n", "2.13") == [("TD201", 1)]   # a parameter shadows it
+
+
+# -- TD107: a setting assigned a value torch refuses -------------------------------------------
+def test_wrong_type_through_aliases_and_flags_call():
+    src = """
+        import torch
+        import torch.backends.cudnn as cudnn
+        from torch.backends import cuda
+        cudnn.deterministic = "True"
+        cuda.matmul.allow_tf32 = None
+        torch.backends.cudnn.conv.fp32_precision = False
+        with cudnn.flags(enabled=True, benchmark="no"):
+            pass
+        torch.backends.fp32_precision = "highest"
+    """
+    assert sorted(c for c in codes(src) if c[0] == "TD107") == [("TD107", n) for n in (5, 6, 7, 8, 10)]
+
+
+def test_wrong_type_quiet_on_right_values_and_non_literals():
+    src = """
+        import torch, sys
+        torch.backends.cudnn.benchmark = not True
+        torch.backends.cudnn.deterministic = "--det" in sys.argv
+        torch.backends.cuda.matmul.fp32_precision = "ieee"
+        torch.backends.cudnn.rnn.fp32_precision = "none"
+        torch.backends.mkldnn.fp32_precision = "bf16"
+        x = {"benchmark": "yes"}
+    """
+    assert [c for c in codes(src) if c[0] == "TD107"] == []
+
+
+def test_wrong_type_under_a_guard_is_still_wrong():
+    src = """
+        import torch
+        if hasattr(torch.backends.cuda.matmul, "fp32_precision"):
+            torch.backends.cuda.matmul.fp32_precision = True
+    """
+    assert ("TD107", 4) in codes(src, ">=2.0")
+
+
+# -- TD108: a context manager called as a plain statement --------------------------------------
+def test_context_manager_statement_fires_through_aliases():
+    src = """
+        import torch
+        from torch.backends.cuda import sdp_kernel as sk
+        import torch.backends.cudnn as cudnn
+        sk(enable_math=False)
+        cudnn.flags(enabled=False)
+        def f():
+            torch.autocast("cuda", dtype=torch.bfloat16)
+            torch.inference_mode()
+        if hasattr(torch.backends, "mkldnn"):
+            torch.backends.mkldnn.flags(enabled=False)
+    """
+    got = [c for c in codes(src, ">=2.3") if c[0] == "TD108"]
+    assert got == [("TD108", 5), ("TD108", 6), ("TD108", 8), ("TD108", 9), ("TD108", 11)]
+
+
+def test_context_manager_quiet_when_entered_kept_or_acting():
+    src = """
+        import torch
+        from torch.nn.attention import sdpa_kernel, SDPBackend
+        with sdpa_kernel(SDPBackend.MATH), torch.no_grad():
+            pass
+        @torch.inference_mode()
+        def g():
+            pass
+        ctx = torch.autocast("cpu")
+        stack.enter_context(torch.backends.cudnn.flags(enabled=False))
+        torch.set_grad_enabled(False)
+        torch.backends.cudnn.set_flags(True)
+        torch.manual_seed(0)
+    """
+    assert [c for c in codes(src, ">=2.3") if c[0] == "TD108"] == []

@@ -28,6 +28,7 @@ import ast
 import itertools
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
+from . import api_kinds as K
 from . import history as H
 from . import pysource
 from .located import Located, Place, call
@@ -63,11 +64,13 @@ class Analyzer(Guards, ast.NodeVisitor):
         self.funcs: List[Func] = [self.module_func]
         self.func_stack: List[Func] = [self.module_func]
         self.events: List[Event] = []
-        self.leaves = H.leaf_names()
+        self.leaves = H.leaf_names() | K.leaf_names()
         self.guard_words = True  # False when the source has none of the words a guard needs
         # ids of the expressions whose truth an if/while/assert tests, while they are walked
         # (removed after: a freed node's id is reused, and the set stays small)
         self.truth_tested: set = set()
+        # ids of the calls that are whole expression statements (their value is dropped), while walked
+        self.discarded: set = set()
 
     # -- positions ------------------------------------------------------------------------
     def pos(self, node) -> Pos:
@@ -244,6 +247,11 @@ class Analyzer(Guards, ast.NodeVisitor):
         self.block(node.finalbody)
 
     visit_TryStar = visit_Try
+
+    def visit_Expr(self, node):
+        self.discarded.add(id(node.value))
+        self.generic_visit(node)
+        self.discarded.discard(id(node.value))
 
     def visit_Assert(self, node):
         self.truth_tested.add(id(node.test))

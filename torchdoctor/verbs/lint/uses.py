@@ -4,7 +4,8 @@ a torch path), with what several rules ask of it computed once: the first dotted
 target release lacks (`miss`), and the exact rewrites --fix may apply (`edit_for`).
 
 A Use reads the walker through its public face only: `targets`, `imported` (the modules the
-file imports), `pos(node)` and `resolve(node)`.
+file imports), `truth_tested` and `discarded` (ids of the expressions an if/while/assert
+tests and of the calls that are whole statements), `pos(node)` and `resolve(node)`.
 """
 
 import ast
@@ -44,6 +45,11 @@ class Use:
         """Whether an if/while/assert tests this expression's truth (itself, or as an operand
         of and/or/not there)."""
         return id(self.node) in self.walk.truth_tested
+
+    @property
+    def discarded(self) -> bool:
+        """Whether this use's call is a whole expression statement: its value is dropped."""
+        return self.call is not None and id(self.call) in self.walk.discarded
 
     def pos(self, node: Optional[ast.AST] = None) -> Pos:
         return self.walk.pos(self.node if node is None else node)

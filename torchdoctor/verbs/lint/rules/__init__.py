@@ -33,7 +33,8 @@ from typing import Dict, List, Tuple
 
 from ....model.rules import Rule, rules_of
 from . import (td000_syntax_error, td101_api_not_yet_added, td102_api_removed, td103_submodule_not_auto_imported,
-               td104_unknown_backends_attribute, td105_setting_called, td106_function_not_called, td201_deprecated_api, td202_tf32_api_mix, td203_tf32_legacy_flag, td301_cudnn_disabled_for_determinism,
+               td104_unknown_backends_attribute, td105_setting_called, td106_function_not_called,
+               td107_setting_wrong_type, td108_context_manager_not_entered, td201_deprecated_api, td202_tf32_api_mix, td203_tf32_legacy_flag, td301_cudnn_disabled_for_determinism,
                td302_benchmark_with_deterministic, td303_deterministic_without_cublas_config,
                td304_benchmark_set_in_loop, td305_seed_helper_enables_benchmark, td401_companion_pins_unpaired,
                td402_index_url_variant, td403_no_wheel_for_python, td404_cuda_image_too_old,
@@ -49,6 +50,8 @@ RULES = rules_of((
     td104_unknown_backends_attribute.unknown_backends_attribute,
     td105_setting_called.setting_called,
     td106_function_not_called.function_not_called,
+    td107_setting_wrong_type.setting_wrong_type,
+    td108_context_manager_not_entered.context_manager_not_entered,
     td201_deprecated_api.deprecated_api,
     td202_tf32_api_mix.tf32_api_mix,
     td203_tf32_legacy_flag.tf32_legacy_flag,
