@@ -245,6 +245,42 @@ def test_fix_and_diff(tmp_path):
     assert "sdpa_kernel([" not in out and "+    torch.use_deterministic_algorithms(True)" in out
 
 
+def test_each_use_of_a_from_imported_deprecated_name_is_reported_and_fixed(tmp_path):
+    pytest.importorskip("libcst")
+    src = textwrap.dedent("""\
+        from torch.backends.cuda import sdp_kernel as sk
+
+        def a(q):
+            with sk(enable_math=False):
+                return q
+
+        def b(q):
+            with sk(enable_flash=False, enable_cudnn=False):
+                return q
+    """)
+    write(tmp_path, "m.py", src)
+    rc, out, _ = run("--torch", "2.4", "m.py", cwd=tmp_path)
+    assert "m.py:4:10: TD201 [*]" in out and "m.py:8:10: TD201 [*]" in out and "m.py:1:33: TD201" in out
+    rc, out, _ = run("--torch", "2.4", "--fix", "m.py", cwd=tmp_path)
+    assert "Fixed 2 findings in 1 file." in out
+    with open(str(tmp_path / "m.py")) as f:
+        fixed = f.read()
+    assert "    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, " \
+           "SDPBackend.CUDNN_ATTENTION]):\n" in fixed
+    assert "    with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):\n" in fixed
+    compile(fixed, "m.py", "exec")
+
+
+def test_replacement_advice_respects_the_target_range(tmp_path):
+    write(tmp_path, "m.py", "import torch\nscaler = torch.cuda.amp.GradScaler()\n"
+                            "from torch.backends.cuda import sdp_kernel\nwith sdp_kernel(enable_math=False):\n    pass\n")
+    rc, out, _ = run("--torch", ">=2.0", "m.py", cwd=tmp_path)
+    assert "its replacement torch.amp.GradScaler(\"cuda\", ...) exists only from torch 2.3, not in 2.0 ... 2.2" in out
+    assert "use torch.amp" not in out and "[*]" not in out and "fixable" not in out
+    rc, out, _ = run("--torch", ">=2.4", "m.py", cwd=tmp_path)
+    assert "use torch.amp.GradScaler(\"cuda\", ...)" in out and "m.py:4:6: TD201 [*]" in out
+
+
 def test_fix_without_libcst_is_one_line(tmp_path):
     write(tmp_path, "m.py", MPS)
     code = ("import sys\nclass Block:\n    def find_spec(self, name, path=None, target=None):\n"

@@ -86,21 +86,23 @@ class Use:
     def edit_for(self, path: str) -> Optional[Dict[str, Any]]:
         """The exact rewrite of a call of `path` (this use's own call), or None."""
         call = self.call
-        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+        if not isinstance(call, ast.Call):
             return None
         func = call.func
+        if path == "torch.backends.cuda.sdp_kernel":   # the call is rewritten whole: any callee form
+            return self._sdp_edit(call)
+        if not isinstance(func, ast.Attribute):
+            return None
         if path in ("torch.set_deterministic", "torch.is_deterministic"):
             if not H.fix_allowed(path, self.targets) or self.walk.resolve(func.value) != "torch":
                 return None
             new = H.history(path)["replacement"].rsplit(".", 1)[1]
             p = self.pos(func)
             return {"kind": "rename_attr", "line": p.line, "col": p.col, "attr": func.attr, "new": new}
-        if path == "torch.backends.cuda.sdp_kernel":
-            return self._sdp_edit(call)
         return None
 
     def _sdp_edit(self, call: ast.Call) -> Optional[Dict[str, Any]]:
-        if any(t < (2, 3) for t in self.targets):
+        if H.replacement_missing("torch.backends.cuda.sdp_kernel", self.targets):
             return None  # torch.nn.attention.sdpa_kernel is 2.3+
         flags = dict.fromkeys(_SDP_FLAGS, True)
         if len(call.args) > 4 or any(isinstance(a, ast.Starred) for a in call.args):
