@@ -281,6 +281,16 @@ def test_replacement_advice_respects_the_target_range(tmp_path):
     assert "use torch.amp.GradScaler(\"cuda\", ...)" in out and "m.py:4:6: TD201 [*]" in out
 
 
+def test_deterministic_without_algorithms_looks_at_every_file(tmp_path):
+    os.makedirs(str(tmp_path / ".git"))
+    write(tmp_path, "seed.py", "import torch\ntorch.backends.cudnn.deterministic = True\n")
+    rc, out, _ = run("--torch", "2.13", ".", cwd=tmp_path)
+    assert "seed.py:2:1: TD307" in out
+    write(tmp_path, "main.py", "import torch\ntorch.use_deterministic_algorithms(True)\n")
+    rc, out, _ = run("--torch", "2.13", ".", cwd=tmp_path)
+    assert "TD307" not in out
+
+
 def test_fix_without_libcst_is_one_line(tmp_path):
     write(tmp_path, "m.py", MPS)
     code = ("import sys\nclass Block:\n    def find_spec(self, name, path=None, target=None):\n"

@@ -257,7 +257,9 @@ def test_benchmark_with_deterministic():
         cudnn.deterministic = True
         cudnn.benchmark = True
     """
-    assert codes(fires) == [("TD302", 4)]
+    def td302(src):   # TD307 (no use_deterministic_algorithms) fires on these too
+        return [c for c in codes(src) if c[0] != "TD307"]
+    assert td302(fires) == [("TD302", 4)]
     quiet = """
         import torch.backends.cudnn as cudnn
         if args.deterministic:
@@ -266,9 +268,9 @@ def test_benchmark_with_deterministic():
         else:
             cudnn.benchmark = True
     """
-    assert codes(quiet) == []
+    assert td302(quiet) == []
     flags = "import torch\nwith torch.backends.cudnn.flags(enabled=True, benchmark=True, deterministic=True):\n    pass\n"
-    assert codes(flags) == [("TD302", 2)]
+    assert td302(flags) == [("TD302", 2)]
 
 
 def test_deterministic_without_cublas_config():
@@ -440,6 +442,8 @@ def test_wrong_type_quiet_on_right_values_and_non_literals():
         x = {"benchmark": "yes"}
     """
     assert [c for c in codes(src) if c[0] == "TD107"] == []
+    src = "import torch\nwith torch.backends.cudnn.flags(enabled=None, benchmark=None, deterministic=None):\n    pass\n"
+    assert [c for c in codes(src) if c[0] == "TD107"] == []   # None: leave the flag as it is
 
 
 def test_wrong_type_under_a_guard_is_still_wrong():
@@ -485,3 +489,87 @@ def test_context_manager_quiet_when_entered_kept_or_acting():
         torch.manual_seed(0)
     """
     assert [c for c in codes(src, ">=2.3") if c[0] == "TD108"] == []
+
+
+# -- TD301: cudnn.enabled = False presented as a reproducibility measure ------------------------
+def test_cudnn_disabled_claimed_by_comment_condition_or_name():
+    src = """
+        import torch
+        import torch.backends.cudnn as cudnn
+
+        # deterministic runs
+        cudnn.enabled = False
+        torch.backends.cudnn.enabled = False  # for reproducibility
+
+        def configure(cfg):
+            if cfg.train.reproducible:
+                cudnn.enabled = False
+            if not args.deterministic:
+                pass
+            else:
+                cudnn.enabled = False
+
+        def make_deterministic():
+            cudnn.enabled = False
+    """
+    assert [c for c in codes(src) if c[0] == "TD301"] == [("TD301", n) for n in (6, 7, 11, 15, 18)]
+
+
+def test_cudnn_disabled_for_another_reason_is_quiet():
+    src = """
+        import torch
+
+        # cuDNN has no deterministic double backward for grid_sample; keep it simple here
+        x = 1
+        y = 2
+        torch.backends.cudnn.enabled = False
+
+        def export(cfg):
+            if cfg.onnx:
+                torch.backends.cudnn.enabled = False
+            if not cfg.deterministic:
+                torch.backends.cudnn.enabled = False
+    """
+    assert [c for c in codes(src) if c[0] == "TD301"] == []
+
+
+# -- TD306: benchmark = True with a training loader that keeps a smaller last batch -------------
+def test_benchmark_with_varying_shapes():
+    src = """
+        import torch
+        import torch.utils.data as tud
+        torch.backends.cudnn.benchmark = True
+        train = tud.DataLoader(ds, args.batch_size, True, num_workers=4)
+    """
+    assert [c for c in codes(src) if c[0] == "TD306"] == [("TD306", 4)]
+    quiet = [
+        "train = tud.DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)",
+        "train = tud.DataLoader(ds, batch_size=32, shuffle=True, drop_last=args.drop_last)",
+        "train = tud.DataLoader(ds, shuffle=True)",                  # batch size 1: every batch alike
+        "train = tud.DataLoader(ds, batch_size=32, shuffle=True, **loader_kwargs)",
+        "val = tud.DataLoader(ds, batch_size=32, shuffle=False)",
+    ]
+    for line in quiet:
+        q = "import torch\nimport torch.utils.data as tud\ntorch.backends.cudnn.benchmark = True\n%s\n" % line
+        assert [c for c in codes(q) if c[0] == "TD306"] == [], line
+    no_bench = "import torch\nfrom torch.utils.data import DataLoader\nDataLoader(ds, batch_size=8, shuffle=True)\n"
+    assert [c for c in codes(no_bench) if c[0] == "TD306"] == []
+
+
+# -- TD307: cudnn.deterministic = True without use_deterministic_algorithms ---------------------
+def test_deterministic_without_algorithms():
+    src = "import torch.backends.cudnn as cudnn\nwith cudnn.flags(enabled=True, deterministic=True):\n    pass\n"
+    assert [c for c in codes(src) if c[0] == "TD307"] == [("TD307", 2)]
+    assert [c for c in codes("import torch\ntorch.backends.cudnn.deterministic = False\n") if c[0] == "TD307"] == []
+
+
+# -- TD204: the matmul TF32 default changed in 1.12 ---------------------------------------------
+def test_tf32_default_changed_only_across_the_change():
+    src = "import torch\nprint(torch.backends.cuda.matmul.allow_tf32)\n"
+    assert [c for c in codes(src, ">=1.11") if c[0] == "TD204"] == [("TD204", 2)]
+    assert [c for c in codes(src, "1.11") if c[0] == "TD204"] == []
+    assert [c for c in codes(src, ">=1.12") if c[0] == "TD204"] == []
+    for setter in ("torch.backends.cuda.matmul.allow_tf32 = True", "torch.set_float32_matmul_precision('high')"):
+        assert [c for c in codes(src + setter + "\n", ">=1.11") if c[0] == "TD204"] == [], setter
+    guarded = "import torch\nif torch.__version__ >= '1.12':\n    print(torch.backends.cuda.matmul.allow_tf32)\n"
+    assert [c for c in codes(guarded, ">=1.11") if c[0] == "TD204"] == []

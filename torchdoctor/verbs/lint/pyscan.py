@@ -34,7 +34,7 @@ from . import pysource
 from .located import Located, Place, call
 from .pyevents import FileScan, reads as reads_event
 from .pyguards import GUARD_WORDS, Guards
-from .pyrecords import Event, Func, Pos, call_args, const
+from .pyrecords import DET_CONTEXT, Event, Func, Pos, call_args, comment_claims, const, names_determinism
 from .rules import on
 from .uses import Use
 
@@ -69,6 +69,8 @@ class Analyzer(Guards, ast.NodeVisitor):
         # ids of the expressions whose truth an if/while/assert tests, while they are walked
         # (removed after: a freed node's id is reused, and the set stays small)
         self.truth_tested: set = set()
+        self.claimed = 0          # depth of if-branches whose test names determinism
+        self.det_words = True     # False when the source names no determinism at all
         # ids of the calls that are whole expression statements (their value is dropped), while walked
         self.discarded: set = set()
 
@@ -194,12 +196,17 @@ class Analyzer(Guards, ast.NodeVisitor):
             self.visit(test)
             self.truth_tested.discard(id(test))
         bid = next(self.branch_ids)
+        claiming = None
+        if test is not None and self.det_words and names_determinism(test):
+            claiming = "orelse" if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else "body"
         for label, body in parts:
             self.branch.append((bid, label))
+            self.claimed += label == claiming
             if isinstance(body, list):
                 self.block(body)
             else:
                 self.visit(body)
+            self.claimed -= label == claiming
             self.branch.pop()
         if g:
             self.guard -= 1
@@ -452,7 +459,8 @@ class Analyzer(Guards, ast.NodeVisitor):
             return
         if kind == "call":
             value = call_args(value)
-        e = Event(kind, path, value, self.pos(node), self.func_stack[-1], self.loop, tuple(self.branch), bool(self.guard))
+        e = Event(kind, path, value, self.pos(node), self.func_stack[-1], self.loop, tuple(self.branch), bool(self.guard),
+                  self.claimed > 0)
         self.events.append(e)
         self.func_stack[-1].events.append(e)
 
@@ -489,8 +497,10 @@ def analyze(tree: ast.Module, source: Union[bytes, str], targets, target_cuda) -
 def _run(text: str, chunks: Iterable[pysource.Chunk], targets, target_cuda) -> List[Located]:
     an = Analyzer(targets, target_cuda)
     an.guard_words = any(w in text for w in GUARD_WORDS)
+    an.det_words = DET_CONTEXT.search(text) is not None
     an.module(chunks)
-    scan = FileScan.of(an.events, an.funcs, targets, target_cuda, "CUBLAS_WORKSPACE_CONFIG" in text)
+    scan = FileScan.of(an.events, an.funcs, targets, target_cuda, "CUBLAS_WORKSPACE_CONFIG" in text,
+                       comment_claims(text) if an.det_words else frozenset())
     for r in FILE_RULES:
         an.found.extend(call(r, scan))
     for f in an.funcs:  # no reference cycles left: the events go with the last reference

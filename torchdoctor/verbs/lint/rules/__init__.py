@@ -34,9 +34,11 @@ from typing import Dict, List, Tuple
 from ....model.rules import Rule, rules_of
 from . import (td000_syntax_error, td101_api_not_yet_added, td102_api_removed, td103_submodule_not_auto_imported,
                td104_unknown_backends_attribute, td105_setting_called, td106_function_not_called,
-               td107_setting_wrong_type, td108_context_manager_not_entered, td201_deprecated_api, td202_tf32_api_mix, td203_tf32_legacy_flag, td301_cudnn_disabled_for_determinism,
+               td107_setting_wrong_type, td108_context_manager_not_entered, td201_deprecated_api, td202_tf32_api_mix,
+               td203_tf32_legacy_flag, td204_tf32_default_changed, td301_cudnn_disabled_for_determinism,
                td302_benchmark_with_deterministic, td303_deterministic_without_cublas_config,
-               td304_benchmark_set_in_loop, td305_seed_helper_enables_benchmark, td401_companion_pins_unpaired,
+               td304_benchmark_set_in_loop, td305_seed_helper_enables_benchmark,
+               td306_benchmark_with_varying_shapes, td307_deterministic_without_algorithms, td401_companion_pins_unpaired,
                td402_index_url_variant, td403_no_wheel_for_python, td404_cuda_image_too_old,
                td405_torch_unpinned_beside_companion, td406_cuda_image_driver_floor)
 
@@ -55,11 +57,14 @@ RULES = rules_of((
     td201_deprecated_api.deprecated_api,
     td202_tf32_api_mix.tf32_api_mix,
     td203_tf32_legacy_flag.tf32_legacy_flag,
+    td204_tf32_default_changed.tf32_default_changed,
     td301_cudnn_disabled_for_determinism.cudnn_disabled_for_determinism,
     td302_benchmark_with_deterministic.benchmark_with_deterministic,
     td303_deterministic_without_cublas_config.deterministic_without_cublas_config,
     td304_benchmark_set_in_loop.benchmark_set_in_loop,
     td305_seed_helper_enables_benchmark.seed_helper_enables_benchmark,
+    td306_benchmark_with_varying_shapes.benchmark_with_varying_shapes,
+    td307_deterministic_without_algorithms.deterministic_without_algorithms,
     td401_companion_pins_unpaired.companion_pins_unpaired,
     td402_index_url_variant.index_url_variant,
     td403_no_wheel_for_python.no_wheel_for_python,
