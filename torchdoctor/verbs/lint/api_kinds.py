@@ -29,10 +29,6 @@ def setting(path: str) -> Optional[Dict[str, Any]]:
     return e
 
 
-def setting_paths() -> List[str]:
-    return list(_data()["settings"])
-
-
 def wrong_value(path: str, value: Any) -> Optional[str]:
     """Why the literal `value` is refused by the setting `path` (torch raises), or None when it
     is accepted or unknown (`...`: not a literal)."""
