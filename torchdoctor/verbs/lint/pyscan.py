@@ -20,7 +20,7 @@ This module is the walker: the Analyzer (names bound to torch, scopes, blocks, b
 loops, imports, assignments, the settings events) and its entry points, `analyze_text` (a
 file's text, its top-level statements parsed and walked a chunk at a time: see pysource)
 and `analyze` (a tree already parsed); both return the rules' results (located.Located).
-What a guard is: pyguards; what a rule is handed: uses.Use (one use) and pyevents.FileScan
+What a guard is: pyguards; the names bound to torch paths: pynames; what a rule is handed: uses.Use (one use) and pyevents.FileScan
 (the file); what the walker records (Pos, Event, Func): pyrecords.
 """
 
@@ -34,6 +34,7 @@ from . import pysource
 from .located import Located, Place, call
 from .pyevents import FileScan, reads as reads_event
 from .pyguards import GUARD_WORDS, Guards
+from .pynames import Names
 from .pyrecords import DET_CONTEXT, Event, Func, Pos, call_args, comment_claims, const, names_determinism
 from .rules import on
 from .uses import Use
@@ -44,7 +45,7 @@ UNGUARDED_USE_RULES = tuple(r for r in USE_RULES if r.options.get("despite_guard
 FILE_RULES = on("file")
 
 
-class Analyzer(Guards, ast.NodeVisitor):
+class Analyzer(Guards, Names, ast.NodeVisitor):
     def __init__(self, targets: List[Tuple[int, int]], target_cuda: Optional[bool]):
         self.chunk: Optional[pysource.Chunk] = None   # the piece of the file being walked
         self.targets = targets
@@ -99,44 +100,6 @@ class Analyzer(Guards, ast.NodeVisitor):
         use = Use(path, node, start, call, via_import, known, self)
         for r in (UNGUARDED_USE_RULES if self.guard else USE_RULES):
             self.found.extend(call_rule(r, use, self))
-
-    # -- names ------------------------------------------------------------------------------
-    def lookup(self, name: str) -> Optional[str]:
-        for scope in reversed(self.scopes):
-            if name in scope:
-                return scope[name]
-        return None
-
-    def bind(self, name: str, path: Optional[str]) -> None:
-        scope = self.scopes[-1]
-        if path is None and len(self.scopes) == 1 and scope.get(name):
-            return  # `except ImportError: torch = None` must not unbind torch at module level
-        scope[name] = path
-
-    def resolve(self, node) -> Optional[str]:
-        parts = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if isinstance(node, ast.Name):
-            base = self.lookup(node.id)
-            if base is None:
-                return None
-            return ".".join([base] + parts[::-1])
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
-                and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-            base = self.resolve(node.args[0])
-            return ".".join([base, node.args[1].value] + parts[::-1]) if base else None
-        return None
-
-    def _base_len(self, node) -> int:
-        """Number of dotted parts the chain's root name already stands for."""
-        while isinstance(node, ast.Attribute):
-            node = node.value
-        if isinstance(node, ast.Name):
-            b = self.lookup(node.id)
-            return len(b.split(".")) if b else 0
-        return 0
 
     # -- blocks ----------------------------------------------------------------------------------
     def visit(self, node):
