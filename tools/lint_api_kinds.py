@@ -16,10 +16,10 @@ type, and their accepted strings live in C++, not in a Python source one could r
   modules lint knows that is a @contextlib.contextmanager generator (calling one only makes
   a generator object; nothing runs until `with`).
 
-The classes whose construction changes no state (torch.no_grad, torch.autocast ...) cannot
-be told apart from those that act in __init__ (torch.set_grad_enabled) by inspection: they
-are listed here by hand, and tests/verbs/lint/test_verbs_lint_api_kinds.py constructs each
-and checks that nothing changed.
+The calls whose object changes no state until entered (torch.no_grad, torch.autocast,
+torch.cuda.device ...) cannot be told apart from those that act in __init__
+(torch.set_grad_enabled) by inspection: they are listed here by hand, and
+tests/verbs/lint/test_verbs_lint_api_kinds.py calls each and checks that nothing changed.
 """
 
 import argparse
@@ -40,11 +40,12 @@ OUT = os.path.join(DATA, "api_kinds.json")
 CM_MODULES = ("torch", "torch.amp", "torch.autograd", "torch.autograd.grad_mode", "torch.cuda", "torch.cuda.amp",
               "torch.cpu.amp", "torch.random", "torch.nn.attention", "torch.nn.utils.stateless",
               "torch.autograd.graph", "torch.autograd.forward_ad", "torch.overrides")
-# Classes whose constructor only stores its arguments: the state changes in __enter__.
-NO_OP_CLASSES = ("torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autocast",
-                 "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
-                 "torch.autograd.no_grad", "torch.autograd.enable_grad", "torch.autograd.inference_mode",
-                 "torch.autograd.detect_anomaly")
+# Calls that only make an object whose __enter__ changes the state (their constructors store
+# their arguments): `torch.cuda.device(1)` alone does not switch the device.
+ACT_ON_ENTER = ("torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autocast",
+                "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
+                "torch.autograd.no_grad", "torch.autograd.enable_grad", "torch.autograd.inference_mode",
+                "torch.autograd.detect_anomaly", "torch.cuda.device", "torch.cuda.stream")
 # Facts no installed torch can show: defaults of earlier releases, values of later ones.
 DEFAULTS = {"torch.backends.cuda.matmul.allow_tf32": {
     "changes": [["1.7", True], ["1.12", False]],
@@ -154,8 +155,8 @@ def context_managers(names):
                 continue
             if inspect.isfunction(f) and _is_generator_cm(f):
                 out["%s.%s" % (m, name)] = "generator"
-    for c in NO_OP_CLASSES:
-        out[c] = "class"
+    for c in ACT_ON_ENTER:
+        out[c] = "object"
     return dict(sorted(out.items()))
 
 
@@ -170,7 +171,7 @@ def build():
                      "torch.backends setting takes and the strings it accepts, which calls are context managers "
                      "that do nothing unless entered, and defaults that changed across releases.",
             "source": "tools/lint_api_kinds.py, asking torch %s: settings assigned each candidate value, "
-                      "functions found to be @contextlib.contextmanager generators; 'class' entries listed by "
+                      "functions found to be @contextlib.contextmanager generators; 'object' entries listed by "
                       "hand and checked by tests/verbs/lint/test_verbs_lint_api_kinds.py" % torch.__version__,
             "torch": torch.__version__,
         },

@@ -61,8 +61,8 @@ def _what(value: Any) -> str:
 
 
 def context_manager(path: str) -> Optional[str]:
-    """"generator" (a @contextmanager function) or "class" when calling `path` without `with`
-    does nothing; None otherwise."""
+    """"generator" (a @contextmanager function) or "object" (its object acts when entered) when
+    calling `path` without `with` does nothing; None otherwise."""
     return _data()["context_managers"].get(path)
 
 

@@ -4,20 +4,22 @@
 A call that is a whole statement of a torch context manager whose call alone changes
 nothing: the `@contextmanager` functions (`torch.backends.cuda.sdp_kernel`,
 `torch.nn.attention.sdpa_kernel`, `torch.backends.cudnn.flags`, `torch.backends.mkldnn.flags`,
-`torch.random.fork_rng` ...) and the classes that act only on `__enter__` (`torch.no_grad`,
-`torch.enable_grad`, `torch.inference_mode`, `torch.autocast`, `torch.amp.autocast`,
-`torch.cuda.amp.autocast`), through any alias: `torch.backends.cuda.sdp_kernel(enable_flash=False)`,
-`torch.no_grad()`.
+`torch.random.fork_rng` ...) and the calls whose object acts only on `__enter__`
+(`torch.no_grad`, `torch.enable_grad`, `torch.inference_mode`, `torch.autocast`,
+`torch.amp.autocast`, `torch.cuda.amp.autocast`, `torch.cuda.device`, `torch.cuda.stream`),
+through any alias: `torch.backends.cuda.sdp_kernel(enable_flash=False)`, `torch.no_grad()`,
+`torch.cuda.device(1)`.
 
 ## Why it matters
-Calling a `@contextmanager` function only makes a generator; an autocast or no_grad object
-changes the mode when entered. Without `with` (or use as a decorator) the line has no
+Calling a `@contextmanager` function only makes a generator; an autocast, no_grad or
+cuda.device object changes the mode (or the device) when entered. Without `with` (or use as a decorator) the line has no
 effect: the kernels, the precision or the gradient mode stay what they were, silently.
 
 ## Fix
 Enter it around the code it should govern: `with torch.backends.cuda.sdp_kernel(...):`.
 To change a flag for the rest of the program, assign the flag
-(`torch.backends.cudnn.benchmark = True`) or use `torch.set_grad_enabled(False)`.
+(`torch.backends.cudnn.benchmark = True`), use `torch.set_grad_enabled(False)` or
+`torch.cuda.set_device(1)`.
 """
 
 from ....model.findings import ERROR
@@ -29,7 +31,8 @@ from ..located import hit
 FIRES = (Example("import torch\ntorch.backends.cuda.sdp_kernel(enable_flash=False)\n", torch="2.2"),
          Example("from torch.nn.attention import sdpa_kernel as k, SDPBackend\nk(SDPBackend.MATH)\n",
                  note="through an alias"),
-         Example("import torch\ndef evaluate(model, x):\n    torch.no_grad()\n    return model(x)\n"))
+         Example("import torch\ndef evaluate(model, x):\n    torch.no_grad()\n    return model(x)\n"),
+         Example("import torch\ntorch.cuda.device(1)\n", note="the device stays what it was"))
 QUIET = (Example("import torch\nwith torch.backends.cuda.sdp_kernel(enable_flash=False):\n    pass\n", torch="2.2"),
          Example("import torch\n@torch.no_grad()\ndef evaluate(model, x):\n    return model(x)\n",
                  note="a decorator enters it on each call"),
