@@ -12,6 +12,8 @@ type, and their accepted strings live in C++, not in a Python source one could r
   value, and for a string setting the strings it accepts, tried one by one (the candidates:
   every string torch's own Python sources assign to or compare with an attribute of that
   name), the original value put back after each try;
+* aliases: the paths of the API history that are one object under two names, for the
+  replacements it names (torch.amp.autocast is torch.autocast, which is older);
 * context managers that do nothing unless entered: every public function of the torch
   modules lint knows that is a @contextlib.contextmanager generator (calling one only makes
   a generator object; nothing runs until `with`).
@@ -160,6 +162,30 @@ def context_managers(names):
     return dict(sorted(out.items()))
 
 
+def aliases():
+    """For each replacement the API history names: the other paths of the history that are the
+    very same object in this torch (torch.amp.autocast is torch.autocast), which may exist in
+    releases the replacement's own name does not."""
+    import torch
+    sys.path.insert(0, ROOT)
+    from torchdoctor.verbs.lint import history as H
+    by_id = {}
+    for p in sorted(H.known_paths()):
+        try:
+            obj = eval(p, {"torch": torch})
+        except Exception:  # noqa: BLE001 - not in this build
+            continue
+        if callable(obj) or isinstance(obj, type):
+            by_id.setdefault(id(obj), []).append(p)
+    out = {}
+    for p in sorted(H.known_paths()):
+        m = H.replacement_path(p)
+        group = next((g for g in by_id.values() if m in g), []) if m else []
+        if len(group) > 1:
+            out[m] = [q for q in group if q != m]
+    return out
+
+
 def build():
     import torch
     with open(os.path.join(DATA, "backends_names.json"), encoding="utf-8") as f:
@@ -178,6 +204,7 @@ def build():
         "settings": settings(names, torch_dir),
         "extra_values": EXTRA_VALUES,
         "context_managers": context_managers(names),
+        "aliases": aliases(),
         "defaults": DEFAULTS,
     }
 

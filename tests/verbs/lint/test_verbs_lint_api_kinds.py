@@ -93,3 +93,9 @@ def test_a_refused_value_really_raises_in_the_installed_torch():
 def test_default_changes():
     assert K.default_changes("torch.backends.cuda.matmul.allow_tf32") == [("1.7", True), ("1.12", False)]
     assert K.default_changes("torch.backends.cudnn.benchmark") == []
+
+
+def test_aliases_are_one_object_in_the_installed_torch():
+    assert K.aliases("torch.amp.autocast") == ["torch.autocast"]
+    assert torch.amp.autocast is torch.autocast
+    assert K.aliases("torch.backends.cudnn.benchmark") == []

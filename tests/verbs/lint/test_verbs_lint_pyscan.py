@@ -573,3 +573,14 @@ def test_tf32_default_changed_only_across_the_change():
         assert [c for c in codes(src + setter + "\n", ">=1.11") if c[0] == "TD204"] == [], setter
     guarded = "import torch\nif torch.__version__ >= '1.12':\n    print(torch.backends.cuda.matmul.allow_tf32)\n"
     assert [c for c in codes(guarded, ">=1.11") if c[0] == "TD204"] == []
+
+
+# -- TD201: advice that holds in every release of the target -----------------------------------
+def test_deprecation_advice_uses_a_name_every_target_has():
+    src = "import torch\nwith torch.cuda.amp.autocast():\n    pass\n"
+    (h,) = [h for h in scan(src, ">=1.11") if h.code == "TD201"]
+    assert 'use torch.autocast("cuda", ...)' in h.message and h.edit is None
+    (h,) = [h for h in scan(src, ">=2.4") if h.code == "TD201"]
+    assert 'use torch.amp.autocast("cuda", ...)' in h.message
+    (h,) = [h for h in scan("import torch\ns = torch.cuda.amp.GradScaler()\n", ">=2.0") if h.code == "TD201"]
+    assert "exists only from torch 2.3, not in 2.0 ... 2.2" in h.message

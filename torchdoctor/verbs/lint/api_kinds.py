@@ -1,7 +1,8 @@
 """What kind of value a torch API is beyond its name (data/api_kinds.json, asked of torch
 itself by tools/lint_api_kinds.py): the type a torch.backends setting takes and the strings
-it accepts, the calls that are context managers doing nothing unless entered, and the
-defaults that changed across releases. What TD107, TD108 and TD308 read.
+it accepts, the calls that are context managers doing nothing unless entered, the other
+names of a replacement's object, and the defaults that changed across releases. What TD107,
+TD108, TD201 and TD204 read.
 """
 
 import functools
@@ -70,6 +71,11 @@ def context_manager(path: str) -> Optional[str]:
 def leaf_names() -> FrozenSet[str]:
     """Last components of the context managers: the walker's cheap pre-filter."""
     return frozenset(p.rsplit(".", 1)[-1] for p in _data()["context_managers"])
+
+
+def aliases(path: str) -> List[str]:
+    """The other names of the same torch object (torch.autocast for torch.amp.autocast)."""
+    return list(_data()["aliases"].get(path, []))
 
 
 def default_changes(path: str) -> List[Tuple[str, Any]]:

@@ -154,12 +154,16 @@ def deprecated_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[st
 def replacement_missing(path: str, targets: List[Tuple[int, int]]) -> Optional[Tuple[str, Dict[str, Any]]]:
     """(the replacement's own path, why it is missing) when the replacement the entry of `path`
     names does not exist in some of `targets` (torch.amp.GradScaler is 2.3+), else None."""
-    repl = (_history().get(path) or {}).get("replacement") or ""
-    m = _LEADING_PATH.match(repl)
-    if not m:
-        return None
-    why = missing_in(m.group(0), targets)
-    return (m.group(0), why) if why else None
+    new = replacement_path(path)
+    why = missing_in(new, targets) if new else None
+    return (new, why) if why else None
+
+
+def replacement_path(path: str) -> Optional[str]:
+    """The dotted path the replacement of `path` starts with (torch.amp.GradScaler of
+    'torch.amp.GradScaler("cuda", ...)'), or None."""
+    m = _LEADING_PATH.match((_history().get(path) or {}).get("replacement") or "")
+    return m.group(0) if m else None
 
 
 _LEADING_PATH = re.compile(r"torch(?:\.\w+)+")
