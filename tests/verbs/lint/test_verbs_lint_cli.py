@@ -252,6 +252,52 @@ def test_fix_and_diff(tmp_path):
     assert "sdpa_kernel([" not in out and "+    torch.use_deterministic_algorithms(True)" in out
 
 
+def test_each_use_of_a_from_imported_deprecated_name_is_reported_and_fixed(tmp_path):
+    pytest.importorskip("libcst")
+    src = textwrap.dedent("""\
+        from torch.backends.cuda import sdp_kernel as sk
+
+        def a(q):
+            with sk(enable_math=False):
+                return q
+
+        def b(q):
+            with sk(enable_flash=False, enable_cudnn=False):
+                return q
+    """)
+    write(tmp_path, "m.py", src)
+    rc, out, _ = run("--torch", "2.4", "m.py", cwd=tmp_path)
+    assert "m.py:4:10: TD201 [*]" in out and "m.py:8:10: TD201 [*]" in out and "m.py:1:33: TD201" in out
+    rc, out, _ = run("--torch", "2.4", "--fix", "m.py", cwd=tmp_path)
+    assert "Fixed 2 findings in 1 file." in out
+    with open(str(tmp_path / "m.py")) as f:
+        fixed = f.read()
+    assert "    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, " \
+           "SDPBackend.CUDNN_ATTENTION]):\n" in fixed
+    assert "    with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):\n" in fixed
+    compile(fixed, "m.py", "exec")
+
+
+def test_replacement_advice_respects_the_target_range(tmp_path):
+    write(tmp_path, "m.py", "import torch\nscaler = torch.cuda.amp.GradScaler()\n"
+                            "from torch.backends.cuda import sdp_kernel\nwith sdp_kernel(enable_math=False):\n    pass\n")
+    rc, out, _ = run("--torch", ">=2.0", "m.py", cwd=tmp_path)
+    assert "its replacement torch.amp.GradScaler(\"cuda\", ...) exists only from torch 2.3, not in 2.0 ... 2.2" in out
+    assert "use torch.amp" not in out and "[*]" not in out and "fixable" not in out
+    rc, out, _ = run("--torch", ">=2.4", "m.py", cwd=tmp_path)
+    assert "use torch.amp.GradScaler(\"cuda\", ...)" in out and "m.py:4:6: TD201 [*]" in out
+
+
+def test_deterministic_without_algorithms_looks_at_every_file(tmp_path):
+    os.makedirs(str(tmp_path / ".git"))
+    write(tmp_path, "seed.py", "import torch\ntorch.backends.cudnn.deterministic = True\n")
+    rc, out, _ = run("--torch", "2.13", ".", cwd=tmp_path)
+    assert "seed.py:2:1: TD307" in out
+    write(tmp_path, "main.py", "import torch\ntorch.use_deterministic_algorithms(True)\n")
+    rc, out, _ = run("--torch", "2.13", ".", cwd=tmp_path)
+    assert "TD307" not in out
+
+
 def test_fix_without_libcst_is_one_line(tmp_path):
     write(tmp_path, "m.py", MPS)
     code = ("import sys\nclass Block:\n    def find_spec(self, name, path=None, target=None):\n"
@@ -336,7 +382,7 @@ def test_show_suppressed_lists_what_guards_and_noqa_hid(tmp_path):
         assert has_compile
         torch.compile
         if torch.__version__ >= "2.3":
-            torch.backends.cuda.sdp_kernel()
+            ctx = torch.backends.cuda.sdp_kernel()
     """)
     rc, out, err = run("--torch", ">=1.11", "g.py", cwd=tmp_path)
     assert rc == 1 and "Suppressed" not in out
@@ -350,7 +396,7 @@ def test_show_suppressed_lists_what_guards_and_noqa_hid(tmp_path):
     assert hidden[2].startswith("  g.py:5:1: TD101 torch.compile does not exist")
     assert hidden[3] == ("      hidden by guard at line 4 `has_compile` (has_compile = hasattr(torch, 'compile') "
                          "at line 3): names torch.compile (torch >=2.0)")
-    assert hidden[4].startswith("  g.py:7:5: TD101 torch.backends.cuda.sdp_kernel")
+    assert hidden[4].startswith("  g.py:7:11: TD101 torch.backends.cuda.sdp_kernel")
     assert hidden[5] == "      hidden by guard at line 6 `torch.__version__ >= '2.3'`: lets through torch >=2.3 only"
     rc, out, err = run("--torch", ">=1.11", "--show-suppressed", "--format", "json", "g.py", cwd=tmp_path)
     doc = json.loads(out)

@@ -11,7 +11,7 @@ def test_a_parameter_called_version_is_not_a_torch_version_bound():
         import torch
         def f(version):
             if version >= 2.0:
-                torch.backends.cuda.sdp_kernel()
+                ctx = torch.backends.cuda.sdp_kernel()
     """
     assert codes(src, "1.11") == [("TD101", 5)]
 
@@ -133,7 +133,7 @@ def test_a_version_bound_hides_only_the_releases_it_keeps_out():
         import torch
         torch_version = tuple(int(x) for x in torch.__version__.split(".")[:2])
         if torch_version >= (2, 3):
-            torch.backends.cuda.sdp_kernel()
+            ctx = torch.backends.cuda.sdp_kernel()
     """
     # not yet added before 1.13: kept out; deprecated from 2.3: inside the range, still reported
     got = scan(src, ">=1.11")
@@ -146,9 +146,9 @@ def test_a_bound_below_the_deprecation_does_not_hide_it():
         import torch
         from packaging import version
         if version.parse(torch.__version__) >= version.parse("2.0"):
-            torch.backends.cuda.sdp_kernel()
+            ctx = torch.backends.cuda.sdp_kernel()
         if version.parse(torch.__version__) < version.parse("2.3"):
-            torch.backends.cuda.sdp_kernel()
+            ctx = torch.backends.cuda.sdp_kernel()
         else:
             from torch.nn.attention import sdpa_kernel
     """
@@ -188,7 +188,7 @@ def test_the_else_of_a_hasattr_runs_only_on_releases_without_the_api():
         if hasattr(torch.nn.attention, "sdpa_kernel"):
             from torch.nn.attention import sdpa_kernel
         else:
-            torch.backends.cuda.sdp_kernel()
+            ctx = torch.backends.cuda.sdp_kernel()
     """
     assert codes(src, ">=2.0") == []
     # in the branch where the API exists, its absence is not reported; the else-branch of a
@@ -206,7 +206,7 @@ def test_no_sdpa_rewrite_inside_a_version_bound():
     src = """
         import torch
         if torch.__version__ >= "2.3":
-            torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=False, enable_mem_efficient=False)
+            ctx = torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=False, enable_mem_efficient=False)
     """
     (h,) = scan(src, ">=2.0")
     assert h.code == "TD201" and h.edit is None
@@ -220,7 +220,7 @@ def test_suppressed_findings_carry_their_guard():
            "if hasattr(torch, 'compile'):\n"
            "    torch.compile\n"
            "if torch.__version__ >= '2.3':\n"
-           "    torch.backends.cuda.sdp_kernel()\n")
+           "    ctx = torch.backends.cuda.sdp_kernel()\n")
     hidden = []
     found = pyscan.analyze_text(src, from_option(">=1.11").versions, None, hidden)
     assert [(h.code, h.line) for h in found] == [("TD201", 5)]

@@ -257,7 +257,9 @@ def test_benchmark_with_deterministic():
         cudnn.deterministic = True
         cudnn.benchmark = True
     """
-    assert codes(fires) == [("TD302", 4)]
+    def td302(src):   # TD307 (no use_deterministic_algorithms) fires on these too
+        return [c for c in codes(src) if c[0] != "TD307"]
+    assert td302(fires) == [("TD302", 4)]
     quiet = """
         import torch.backends.cudnn as cudnn
         if args.deterministic:
@@ -266,9 +268,9 @@ def test_benchmark_with_deterministic():
         else:
             cudnn.benchmark = True
     """
-    assert codes(quiet) == []
+    assert td302(quiet) == []
     flags = "import torch\nwith torch.backends.cudnn.flags(enabled=True, benchmark=True, deterministic=True):\n    pass\n"
-    assert codes(flags) == [("TD302", 2)]
+    assert td302(flags) == [("TD302", 2)]
 
 
 def test_deterministic_without_cublas_config():
@@ -411,3 +413,174 @@ def test_each_call_of_a_from_imported_name_is_a_use():
     assert codes(src, "2.13") == [("TD201", 1), ("TD201", 2), ("TD201", 3), ("TD201", 4)]
     assert codes("from torch.linalg import qr\nqr(A)\n", "2.13") == []
     assert codes("from torch import qr\ndef f(qr):\n    return qr(A)\n", "2.13") == [("TD201", 1)]   # a parameter shadows it
+
+
+# -- TD107: a setting assigned a value torch refuses -------------------------------------------
+def test_wrong_type_through_aliases_and_flags_call():
+    src = """
+        import torch
+        import torch.backends.cudnn as cudnn
+        from torch.backends import cuda
+        cudnn.deterministic = "True"
+        cuda.matmul.allow_tf32 = None
+        torch.backends.cudnn.conv.fp32_precision = False
+        with cudnn.flags(enabled=True, benchmark="no"):
+            pass
+        torch.backends.fp32_precision = "highest"
+    """
+    assert sorted(c for c in codes(src) if c[0] == "TD107") == [("TD107", n) for n in (5, 6, 7, 8, 10)]
+
+
+def test_wrong_type_quiet_on_right_values_and_non_literals():
+    src = """
+        import torch, sys
+        torch.backends.cudnn.benchmark = not True
+        torch.backends.cudnn.deterministic = "--det" in sys.argv
+        torch.backends.cuda.matmul.fp32_precision = "ieee"
+        torch.backends.cudnn.rnn.fp32_precision = "none"
+        torch.backends.mkldnn.fp32_precision = "bf16"
+        x = {"benchmark": "yes"}
+    """
+    assert [c for c in codes(src) if c[0] == "TD107"] == []
+    src = "import torch\nwith torch.backends.cudnn.flags(enabled=None, benchmark=None, deterministic=None):\n    pass\n"
+    assert [c for c in codes(src) if c[0] == "TD107"] == []   # None: leave the flag as it is
+
+
+def test_wrong_type_under_a_guard_is_still_wrong():
+    src = """
+        import torch
+        if hasattr(torch.backends.cuda.matmul, "fp32_precision"):
+            torch.backends.cuda.matmul.fp32_precision = True
+    """
+    assert ("TD107", 4) in codes(src, ">=2.0")
+
+
+# -- TD108: a context manager called as a plain statement --------------------------------------
+def test_context_manager_statement_fires_through_aliases():
+    src = """
+        import torch
+        from torch.backends.cuda import sdp_kernel as sk
+        import torch.backends.cudnn as cudnn
+        sk(enable_math=False)
+        cudnn.flags(enabled=False)
+        def f():
+            torch.autocast("cuda", dtype=torch.bfloat16)
+            torch.inference_mode()
+        if hasattr(torch.backends, "mkldnn"):
+            torch.backends.mkldnn.flags(enabled=False)
+    """
+    got = [c for c in codes(src, ">=2.3") if c[0] == "TD108"]
+    assert got == [("TD108", 5), ("TD108", 6), ("TD108", 8), ("TD108", 9), ("TD108", 11)]
+
+
+def test_context_manager_quiet_when_entered_kept_or_acting():
+    src = """
+        import torch
+        from torch.nn.attention import sdpa_kernel, SDPBackend
+        with sdpa_kernel(SDPBackend.MATH), torch.no_grad():
+            pass
+        @torch.inference_mode()
+        def g():
+            pass
+        ctx = torch.autocast("cpu")
+        stack.enter_context(torch.backends.cudnn.flags(enabled=False))
+        torch.set_grad_enabled(False)
+        torch.backends.cudnn.set_flags(True)
+        torch.manual_seed(0)
+    """
+    assert [c for c in codes(src, ">=2.3") if c[0] == "TD108"] == []
+
+
+# -- TD301: cudnn.enabled = False presented as a reproducibility measure ------------------------
+def test_cudnn_disabled_claimed_by_comment_condition_or_name():
+    src = """
+        import torch
+        import torch.backends.cudnn as cudnn
+
+        # deterministic runs
+        cudnn.enabled = False
+        torch.backends.cudnn.enabled = False  # for reproducibility
+
+        def configure(cfg):
+            if cfg.train.reproducible:
+                cudnn.enabled = False
+            if not args.deterministic:
+                pass
+            else:
+                cudnn.enabled = False
+
+        def make_deterministic():
+            cudnn.enabled = False
+    """
+    assert [c for c in codes(src) if c[0] == "TD301"] == [("TD301", n) for n in (6, 7, 11, 15, 18)]
+
+
+def test_cudnn_disabled_for_another_reason_is_quiet():
+    src = """
+        import torch
+
+        # cuDNN has no deterministic double backward for grid_sample; keep it simple here
+        x = 1
+        y = 2
+        torch.backends.cudnn.enabled = False
+
+        def export(cfg):
+            if cfg.onnx:
+                torch.backends.cudnn.enabled = False
+            if not cfg.deterministic:
+                torch.backends.cudnn.enabled = False
+    """
+    assert [c for c in codes(src) if c[0] == "TD301"] == []
+
+
+# -- TD306: benchmark = True with a training loader that keeps a smaller last batch -------------
+def test_benchmark_with_varying_shapes():
+    src = """
+        import torch
+        import torch.utils.data as tud
+        torch.backends.cudnn.benchmark = True
+        train = tud.DataLoader(ds, args.batch_size, True, num_workers=4)
+    """
+    assert [c for c in codes(src) if c[0] == "TD306"] == [("TD306", 4)]
+    quiet = [
+        "train = tud.DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)",
+        "train = tud.DataLoader(ds, batch_size=32, shuffle=True, drop_last=args.drop_last)",
+        "train = tud.DataLoader(ds, shuffle=True)",                  # batch size 1: every batch alike
+        "train = tud.DataLoader(ds, batch_size=32, shuffle=True, **loader_kwargs)",
+        "val = tud.DataLoader(ds, batch_size=32, shuffle=False)",
+    ]
+    for line in quiet:
+        q = "import torch\nimport torch.utils.data as tud\ntorch.backends.cudnn.benchmark = True\n%s\n" % line
+        assert [c for c in codes(q) if c[0] == "TD306"] == [], line
+    no_bench = "import torch\nfrom torch.utils.data import DataLoader\nDataLoader(ds, batch_size=8, shuffle=True)\n"
+    assert [c for c in codes(no_bench) if c[0] == "TD306"] == []
+
+
+# -- TD307: cudnn.deterministic = True without use_deterministic_algorithms ---------------------
+def test_deterministic_without_algorithms():
+    src = "import torch.backends.cudnn as cudnn\nwith cudnn.flags(enabled=True, deterministic=True):\n    pass\n"
+    assert [c for c in codes(src) if c[0] == "TD307"] == [("TD307", 2)]
+    assert [c for c in codes("import torch\ntorch.backends.cudnn.deterministic = False\n") if c[0] == "TD307"] == []
+
+
+# -- TD204: the matmul TF32 default changed in 1.12 ---------------------------------------------
+def test_tf32_default_changed_only_across_the_change():
+    src = "import torch\nprint(torch.backends.cuda.matmul.allow_tf32)\n"
+    assert [c for c in codes(src, ">=1.11") if c[0] == "TD204"] == [("TD204", 2)]
+    assert [c for c in codes(src, "1.11") if c[0] == "TD204"] == []
+    assert [c for c in codes(src, ">=1.12") if c[0] == "TD204"] == []
+    for setter in ("torch.backends.cuda.matmul.allow_tf32 = True", "torch.set_float32_matmul_precision('high')"):
+        assert [c for c in codes(src + setter + "\n", ">=1.11") if c[0] == "TD204"] == [], setter
+    guarded = "import torch\nif torch.__version__ >= '1.12':\n    print(torch.backends.cuda.matmul.allow_tf32)\n"
+    assert [c for c in codes(guarded, ">=1.11") if c[0] == "TD204"] == []
+
+
+# -- TD201: advice that holds in every release of the target -----------------------------------
+def test_deprecation_advice_uses_a_name_every_target_has():
+    src = "import torch\nwith torch.cuda.amp.autocast():\n    pass\n"
+    (h,) = [h for h in scan(src, ">=1.11") if h.code == "TD201"]
+    assert 'use torch.autocast("cuda", ...)' in h.message and h.edit is None
+    (h,) = [h for h in scan(src, ">=2.4") if h.code == "TD201"]
+    assert 'use torch.amp.autocast("cuda", ...)' in h.message
+    (h,) = [h for h in scan("import torch\ns = torch.cuda.amp.GradScaler()\n", ">=2.0") if h.code == "TD201"]
+    assert "exists only from torch 2.3, not in 2.0 ... 2.2" in h.message

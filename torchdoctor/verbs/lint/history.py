@@ -10,6 +10,7 @@ tables know is a minor release line.
 import functools
 import json
 import os
+import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ...model import versions as V
@@ -148,6 +149,24 @@ def deprecated_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[st
     removed = mt(e.get("removed")) if e.get("removed") and "not removed" not in str(e.get("removed")) else None
     hit = [t for t in targets if t >= dep and (removed is None or t < removed)]
     return {"deprecated": fmt(dep), "versions": hit, "entry": e} if hit else None
+
+
+def replacement_missing(path: str, targets: List[Tuple[int, int]]) -> Optional[Tuple[str, Dict[str, Any]]]:
+    """(the replacement's own path, why it is missing) when the replacement the entry of `path`
+    names does not exist in some of `targets` (torch.amp.GradScaler is 2.3+), else None."""
+    new = replacement_path(path)
+    why = missing_in(new, targets) if new else None
+    return (new, why) if why else None
+
+
+def replacement_path(path: str) -> Optional[str]:
+    """The dotted path the replacement of `path` starts with (torch.amp.GradScaler of
+    'torch.amp.GradScaler("cuda", ...)'), or None."""
+    m = _LEADING_PATH.match((_history().get(path) or {}).get("replacement") or "")
+    return m.group(0) if m else None
+
+
+_LEADING_PATH = re.compile(r"torch(?:\.\w+)+")
 
 
 def fix_allowed(path: str, targets: List[Tuple[int, int]]) -> bool:

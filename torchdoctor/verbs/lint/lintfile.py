@@ -94,8 +94,13 @@ def _placed(found: List[Located], path: str) -> List[Located]:
     return found
 
 
+# The texts whose mention in any file of the scan drops a finding (Located.needs_absent): a
+# launcher may set the variable, another module may call the function.
+CROSS_FILE_WORDS = ("CUBLAS_WORKSPACE_CONFIG", "use_deterministic_algorithms")
+
+
 def _mentions(text: str) -> FrozenSet[str]:
-    return frozenset(["CUBLAS_WORKSPACE_CONFIG"]) if "CUBLAS_WORKSPACE_CONFIG" in text else frozenset()
+    return frozenset(w for w in CROSS_FILE_WORDS if w in text)
 
 
 def _keep(findings: List[Located], noqa, settings: Settings, res: Optional[FileResult] = None,

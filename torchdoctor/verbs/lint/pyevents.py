@@ -8,7 +8,7 @@ of each took minutes).
 """
 
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ...model.records import field, record
 from .pyrecords import CallArgs, Event, Func, truthy
@@ -18,6 +18,7 @@ PER_BATCH = re.compile(r"(?i)^(forward|training_step|train_step|validation_step|
 SEEDING_CALLS = ("manual_seed", "manual_seed_all", "seed", "use_deterministic_algorithms", "set_deterministic",
                   "seed_everything", "set_seed")
 
+DATALOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
 LEGACY_TF32 = ("torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32", "torch.backends.mkldnn.allow_tf32")
 NEW_TF32 = ("torch.backends.fp32_precision", "torch.backends.cuda.matmul.fp32_precision",
             "torch.backends.cudnn.fp32_precision", "torch.backends.cudnn.conv.fp32_precision",
@@ -32,8 +33,8 @@ def reads(kind: str, path: str) -> bool:
     if kind == "store":
         return True
     if kind == "call":
-        return path in ("torch.backends.cudnn.flags", "torch.use_deterministic_algorithms") or \
-            path.rsplit(".", 1)[-1] in SEEDING_CALLS
+        return path in ("torch.backends.cudnn.flags", "torch.use_deterministic_algorithms",
+                        "torch.set_float32_matmul_precision") or path in DATALOADERS or path.rsplit(".", 1)[-1] in SEEDING_CALLS
     return path in LEGACY_TF32
 
 
@@ -96,23 +97,32 @@ class FileScan:
     targets: List[Tuple[int, int]]
     target_cuda: Optional[bool]
     text_has_cublas: bool = False
+    comment_claims: FrozenSet[int] = frozenset()   # lines whose comment names determinism
     stores: List[Event] = field(default_factory=list)   # cudnn.flags(...) calls count as stores
     calls: List[Event] = field(default_factory=list)
 
     @classmethod
-    def of(cls, events: List[Event], funcs: List[Func], targets, target_cuda, text_has_cublas: bool) -> "FileScan":
-        scan = cls(events, funcs, targets, target_cuda, text_has_cublas)
+    def of(cls, events: List[Event], funcs: List[Func], targets, target_cuda, text_has_cublas: bool,
+           comment_claims: FrozenSet[int] = frozenset()) -> "FileScan":
+        scan = cls(events, funcs, targets, target_cuda, text_has_cublas, comment_claims)
         scan.stores = [e for e in events if e.kind == "store"]
         scan.calls = [e for e in events if e.kind == "call"]
-        # cudnn.flags(benchmark=..., deterministic=..., enabled=...) counts as setting them
+        # cudnn.flags(benchmark=..., deterministic=..., enabled=...) counts as setting them;
+        # None there means "leave it as it is" (set_flags skips it), not a value
         for e in scan.calls:
             if e.path == "torch.backends.cudnn.flags":
                 for i, name in enumerate(("enabled", "benchmark", "deterministic")):
                     v = call_flag(e, i, name)
-                    if v is not ...:
+                    if v is not ... and v is not None:
                         scan.stores.append(Event("store", "torch.backends.cudnn." + name, v, e.pos, e.func, e.loop,
-                                                 e.branch, e.guarded))
+                                                 e.branch, e.guarded, e.claimed))
         return scan
+
+    def claimed(self, e: Event) -> bool:
+        """Whether the code around `e` presents it as about determinism: a comment on its line or
+        the two above, an if-test naming it, or its function's name or docstring."""
+        return e.claimed or any(n in self.comment_claims for n in (e.pos.line, e.pos.line - 1, e.pos.line - 2)) or \
+            bool(e.func and e.func.is_def and e.func.claims_determinism())
 
     def flag(self, path: str, value: bool) -> List[Event]:
         """The stores of `path` whose literal value is truthy (`value`) or falsy."""

@@ -10,9 +10,9 @@ drops each top-level statement's tree once it has walked it (see pysource).
 import ast
 import re
 from ...model.records import field, record
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
-_DET_CONTEXT = re.compile(r"(?i)seed|determinis|reproduc")
+DET_CONTEXT = re.compile(r"(?i)seed|determinis|reproduc")
 
 
 @record
@@ -37,8 +37,9 @@ class CallArgs:
 
 
 def call_args(call: ast.Call, first: int = 3) -> CallArgs:
+    """The literal arguments; a `**mapping` argument is kept as the keyword "**" (its keys are unknown)."""
     return CallArgs(tuple(const(a) for a in call.args[:first]),
-                    {kw.arg: const(kw.value) for kw in call.keywords if kw.arg is not None})
+                    {kw.arg if kw.arg is not None else "**": const(kw.value) for kw in call.keywords})
 
 
 @record
@@ -51,6 +52,7 @@ class Event:
     loop: int
     branch: Tuple[Tuple[int, str], ...]
     guarded: bool
+    claimed: bool = False   # under an if whose test names determinism (`if cfg.deterministic:`)
 
 
 @record
@@ -61,7 +63,33 @@ class Func:
     events: List[Event] = field(default_factory=list)
 
     def claims_determinism(self) -> bool:
-        return bool(_DET_CONTEXT.search(self.name) or _DET_CONTEXT.search(self.doc or ""))
+        return bool(DET_CONTEXT.search(self.name) or DET_CONTEXT.search(self.doc or ""))
+
+
+def names_determinism(test: ast.AST) -> bool:
+    """Whether an if-test names determinism, seeding or reproducibility: a name, an attribute
+    or a string key (`args.deterministic`, `cfg["reproducible"]`, `seed is not None`)."""
+    for n in ast.walk(test):
+        word = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else \
+            n.value if isinstance(n, ast.Constant) and isinstance(n.value, str) else None
+        if word and DET_CONTEXT.search(word):
+            return True
+    return False
+
+
+def comment_claims(text: str) -> FrozenSet[int]:
+    """The lines (1-based) whose comment names determinism, seeding or reproducibility."""
+    out = set()
+    line, at = 1, 0
+    for m in _COMMENT.finditer(text):
+        if DET_CONTEXT.search(m.group(0)):
+            line += text.count("\n", at, m.start())
+            at = m.start()
+            out.add(line)
+    return frozenset(out)
+
+
+_COMMENT = re.compile(r"#[^\n]*")
 
 
 def const(node) -> Any:

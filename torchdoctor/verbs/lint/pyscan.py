@@ -21,7 +21,7 @@ This module is the walker: the Analyzer (names bound to torch, scopes, blocks, b
 loops, imports, assignments, the settings events) and its entry points, `analyze_text` (a
 file's text, its top-level statements parsed and walked a chunk at a time: see pysource)
 and `analyze` (a tree already parsed); both return the rules' results (located.Located).
-What a guard is: pyguards; what a rule is handed: uses.Use (one use) and pyevents.FileScan
+What a guard is: pyguards; the names bound to torch paths: pynames; what a rule is handed: uses.Use (one use) and pyevents.FileScan
 (the file); what the walker records (Pos, Event, Func): pyrecords.
 """
 
@@ -29,12 +29,14 @@ import ast
 import itertools
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
+from . import api_kinds as K
 from . import history as H
 from . import pysource
 from .located import Located, Place, call
 from .pyevents import FileScan, reads as reads_event
 from .pyguards import GUARD_WORDS, NOTHING, Guard, Guards, exits
-from .pyrecords import Event, Func, Pos, call_args, const
+from .pynames import Names
+from .pyrecords import DET_CONTEXT, Event, Func, Pos, call_args, comment_claims, const, names_determinism
 from .rules import on
 from .uses import Use
 
@@ -44,7 +46,7 @@ UNGUARDED_USE_RULES = tuple(r for r in USE_RULES if r.options.get("despite_guard
 FILE_RULES = on("file")
 
 
-class Analyzer(Guards, ast.NodeVisitor):
+class Analyzer(Guards, Names, ast.NodeVisitor):
     def __init__(self, targets: List[Tuple[int, int]], target_cuda: Optional[bool], want_suppressed: bool = False):
         self.chunk: Optional[pysource.Chunk] = None   # the piece of the file being walked
         self.targets = targets
@@ -69,11 +71,15 @@ class Analyzer(Guards, ast.NodeVisitor):
         self.funcs: List[Func] = [self.module_func]
         self.func_stack: List[Func] = [self.module_func]
         self.events: List[Event] = []
-        self.leaves = H.leaf_names()
+        self.leaves = H.leaf_names() | K.leaf_names()
         self.guard_words = True  # False when the source has none of the words a guard needs
         # ids of the expressions whose truth an if/while/assert tests, while they are walked
         # (removed after: a freed node's id is reused, and the set stays small)
         self.truth_tested: set = set()
+        self.claimed = 0          # depth of if-branches whose test names determinism
+        self.det_words = True     # False when the source names no determinism at all
+        # ids of the calls that are whole expression statements (their value is dropped), while walked
+        self.discarded: set = set()
 
     # -- positions ------------------------------------------------------------------------
     def pos(self, node) -> Pos:
@@ -151,44 +157,6 @@ class Analyzer(Guards, ast.NodeVisitor):
         if n:
             del self.guards[-n:]
 
-    # -- names ------------------------------------------------------------------------------
-    def lookup(self, name: str) -> Optional[str]:
-        for scope in reversed(self.scopes):
-            if name in scope:
-                return scope[name]
-        return None
-
-    def bind(self, name: str, path: Optional[str]) -> None:
-        scope = self.scopes[-1]
-        if path is None and len(self.scopes) == 1 and scope.get(name):
-            return  # `except ImportError: torch = None` must not unbind torch at module level
-        scope[name] = path
-
-    def resolve(self, node) -> Optional[str]:
-        parts = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if isinstance(node, ast.Name):
-            base = self.lookup(node.id)
-            if base is None:
-                return None
-            return ".".join([base] + parts[::-1])
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
-                and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-            base = self.resolve(node.args[0])
-            return ".".join([base, node.args[1].value] + parts[::-1]) if base else None
-        return None
-
-    def _base_len(self, node) -> int:
-        """Number of dotted parts the chain's root name already stands for."""
-        while isinstance(node, ast.Attribute):
-            node = node.value
-        if isinstance(node, ast.Name):
-            b = self.lookup(node.id)
-            return len(b.split(".")) if b else 0
-        return 0
-
     # -- blocks ----------------------------------------------------------------------------------
     def visit(self, node):
         cls = node.__class__
@@ -242,14 +210,19 @@ class Analyzer(Guards, ast.NodeVisitor):
         self.visit(test)
         self.truth_tested.discard(id(test))
         bid = next(self.branch_ids)
+        claiming = None
+        if test is not None and self.det_words and names_determinism(test):
+            claiming = "orelse" if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else "body"
         for label, body in parts:
             self.branch.append((bid, label))
             n = self.push(self.facts(test, label == "body"))
+            self.claimed += label == claiming
             if isinstance(body, list):
                 self.block(body)
             else:
                 self.visit(body)
             self.pop(n)
+            self.claimed -= label == claiming
             self.branch.pop()
 
     def visit_If(self, node):
@@ -299,6 +272,11 @@ class Analyzer(Guards, ast.NodeVisitor):
         self.block(node.finalbody)
 
     visit_TryStar = visit_Try
+
+    def visit_Expr(self, node):
+        self.discarded.add(id(node.value))
+        self.generic_visit(node)
+        self.discarded.discard(id(node.value))
 
     def visit_Assert(self, node):
         self.truth_tested.add(id(node.test))
@@ -503,7 +481,8 @@ class Analyzer(Guards, ast.NodeVisitor):
         if kind == "call":
             value = call_args(value)
         guarded = any(g.kind != "capability" for g in self.guards)
-        e = Event(kind, path, value, self.pos(node), self.func_stack[-1], self.loop, tuple(self.branch), guarded)
+        e = Event(kind, path, value, self.pos(node), self.func_stack[-1], self.loop, tuple(self.branch), guarded,
+                  self.claimed > 0)
         self.events.append(e)
         self.func_stack[-1].events.append(e)
 
@@ -549,8 +528,10 @@ def _run(text: str, chunks: Iterable[pysource.Chunk], targets, target_cuda,
          suppressed: Optional[List[Located]] = None) -> List[Located]:
     an = Analyzer(targets, target_cuda, want_suppressed=suppressed is not None)
     an.guard_words = any(w in text for w in GUARD_WORDS)
+    an.det_words = DET_CONTEXT.search(text) is not None
     an.module(chunks)
-    scan = FileScan.of(an.events, an.funcs, targets, target_cuda, "CUBLAS_WORKSPACE_CONFIG" in text)
+    scan = FileScan.of(an.events, an.funcs, targets, target_cuda, "CUBLAS_WORKSPACE_CONFIG" in text,
+                       comment_claims(text) if an.det_words else frozenset())
     for r in FILE_RULES:
         an.found.extend(call(r, scan))
     for f in an.funcs:  # no reference cycles left: the events go with the last reference

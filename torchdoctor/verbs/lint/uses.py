@@ -4,8 +4,10 @@ a torch path), with what several rules ask of it computed once: the first dotted
 target release lacks (`miss`), and the exact rewrites --fix may apply (`edit_for`).
 
 A Use reads the walker through its public face only: `imported` (the modules the file
-imports), `pos(node)` and `resolve(node)`. Its `targets` are the releases of the target
-that can reach it: a torch version guard above it lets only some through (pyguards).
+imports), `truth_tested` and `discarded` (ids of the expressions an if/while/assert tests and
+of the calls that are whole statements), `pos(node)` and `resolve(node)`. Its `targets` are
+the releases of the target that can reach it: a torch version guard above it lets only some
+through (pyguards).
 """
 
 import ast
@@ -50,6 +52,11 @@ class Use:
         of and/or/not there)."""
         return id(self.node) in self.walk.truth_tested
 
+    @property
+    def discarded(self) -> bool:
+        """Whether this use's call is a whole expression statement: its value is dropped."""
+        return self.call is not None and id(self.call) in self.walk.discarded
+
     def pos(self, node: Optional[ast.AST] = None) -> Pos:
         return self.walk.pos(self.node if node is None else node)
 
@@ -85,24 +92,26 @@ class Use:
     def edit_for(self, path: str) -> Optional[Dict[str, Any]]:
         """The exact rewrite of a call of `path` (this use's own call), or None."""
         call = self.call
-        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+        if not isinstance(call, ast.Call):
             return None
         func = call.func
+        if path == "torch.backends.cuda.sdp_kernel":   # the call is rewritten whole: any callee form
+            return self._sdp_edit(call)
+        if not isinstance(func, ast.Attribute):
+            return None
         if path in ("torch.set_deterministic", "torch.is_deterministic"):
             if not H.fix_allowed(path, self.targets) or self.walk.resolve(func.value) != "torch":
                 return None
             new = H.history(path)["replacement"].rsplit(".", 1)[1]
             p = self.pos(func)
             return {"kind": "rename_attr", "line": p.line, "col": p.col, "attr": func.attr, "new": new}
-        if path == "torch.backends.cuda.sdp_kernel":
-            return self._sdp_edit(call)
         return None
 
     def _sdp_edit(self, call: ast.Call) -> Optional[Dict[str, Any]]:
         # torch.nn.attention.sdpa_kernel is 2.3+, and the rewrite imports it at the top of the
         # module, where every release of the target runs it: a version guard around the call
         # does not protect the import
-        if any(t < (2, 3) for t in self.walk.targets):
+        if H.replacement_missing("torch.backends.cuda.sdp_kernel", self.walk.targets):
             return None
         flags = dict.fromkeys(_SDP_FLAGS, True)
         if len(call.args) > 4 or any(isinstance(a, ast.Starred) for a in call.args):

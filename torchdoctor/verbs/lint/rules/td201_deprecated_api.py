@@ -11,18 +11,27 @@ other deprecation of the API history (docs/lint-rules.md). A name only compared 
 The call warns on every run, and the API goes in a later release: the code breaks on an
 upgrade.
 
+A from-imported name is reported at each call as well as at the import
+(`from torch.backends.cuda import sdp_kernel as sk; with sk(...)`), as TorchFix does.
+
 ## Fix
-Use the replacement the message names. `--fix` rewrites where the replacement is exactly
+Use the replacement the message names. Where the replacement does not exist in every release
+of the target (`torch.amp.GradScaler("cuda")` is 2.3+, `torch.nn.attention.sdpa_kernel` 2.3+),
+the message advises another name of the same object that every target release has
+(`torch.autocast("cuda", ...)`, 1.10+, for `torch.amp.autocast`, 1.12+), or else names the
+releases without the replacement; either way it offers no rewrite. `--fix` rewrites where the replacement is exactly
 equivalent on every target release: `sdp_kernel(enable_flash=True, enable_math=False,
 enable_mem_efficient=False)` becomes `sdpa_kernel([SDPBackend.FLASH_ATTENTION,
 SDPBackend.CUDNN_ATTENTION])` (sdp_kernel itself adds CUDNN_ATTENTION for its default
-`enable_cudnn=True`), only when every target has torch.nn.attention (2.3+) and every flag is a literal.
+`enable_cudnn=True`), at each call, through any alias, when every flag is a literal.
 """
 
 import ast
 
 from ....model.findings import WARNING
 from ....model.rules import rule
+from .. import api_kinds as K
+from .. import history as H
 from ..examples import Example
 from ..located import hit
 
@@ -32,7 +41,13 @@ FIRES = (Example("import torch\nwith torch.backends.cuda.sdp_kernel(enable_flash
          Example("import torch\nfrom packaging import version\n"
                  "if version.parse(torch.__version__) >= version.parse('2.0'):\n"
                  "    ctx = torch.backends.cuda.sdp_kernel(enable_flash=True)\n", torch=">=2.0",
-                 note="a version bound that lets 2.3+ through does not hide a deprecation from 2.3"))
+                 note="a version bound that lets 2.3+ through does not hide a deprecation from 2.3"),
+         Example("from torch.backends.cuda import sdp_kernel as sk\nwith sk(enable_math=False):\n    pass\n",
+                 torch="2.4", note="each use of a from-imported name, through its alias; --fix rewrites the call"),
+         Example("import torch\nscaler = torch.cuda.amp.GradScaler()\n", torch=">=2.0",
+                 note="torch.amp.GradScaler is 2.3+: the message says so and offers no rewrite"),
+         Example("import torch\nwith torch.cuda.amp.autocast():\n    pass\n", torch=">=1.11",
+                 note="torch.amp.autocast is 1.12+: the message advises torch.autocast (1.10+), the same object"))
 QUIET = (Example("import torch\nwith torch.backends.cuda.sdp_kernel(enable_flash=True):\n    pass\n", torch="2.2",
                  note="not deprecated yet in 2.2"),
          Example("import torch\nuses_old_amp = f is torch.cuda.amp.autocast\n", torch="2.4",
@@ -52,7 +67,17 @@ def deprecated_api(use):
     path, whole, dep = d
     repl = dep["entry"].get("replacement")
     msg = "%s is deprecated since torch %s" % (path, dep["deprecated"])
-    if repl:
+    gap = H.replacement_missing(path, use.targets)
+    wide = next((a for a in K.aliases(gap[0]) if not H.missing_in(a, use.targets)), None) if gap else None
+    if repl and wide:
+        msg += "; use %s (the same object as %s, which is not in every target release)" % (
+            repl.replace(gap[0], wide, 1), gap[0])
+    elif repl and gap:
+        # Advice that breaks part of the target is no advice: name the releases, offer no rewrite.
+        new, why = gap
+        msg += "; its replacement %s exists only from torch %s, not in %s of the target: keep %s there or " \
+               "branch on the torch version" % (repl, why.get("added") or "?", H.span(why["versions"]), path)
+    elif repl:
         msg += "; use %s" % repl
-    call = use.call if whole and isinstance(use.call, ast.Call) else None
+    call = use.call if whole and isinstance(use.call, ast.Call) and not gap else None
     return hit(use.pos(call), msg, edit=use.edit_for(path) if call is not None else None, replacement=repl)

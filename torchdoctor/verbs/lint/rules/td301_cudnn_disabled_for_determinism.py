@@ -1,9 +1,12 @@
-"""torch.backends.cudnn.enabled = False in code about seeding or determinism.
+"""torch.backends.cudnn.enabled = False presented as a reproducibility measure.
 
 ## What it finds
-`torch.backends.cudnn.enabled = False` (or `cudnn.flags(enabled=False)`) in a function
-whose name or docstring is about seeding, determinism or reproducibility, or that seeds
-(`manual_seed`, `seed_everything`, ...) or sets `cudnn.deterministic = True`.
+`torch.backends.cudnn.enabled = False` (or `cudnn.flags(enabled=False)`) wherever the code
+around it says it is about seeding, determinism or reproducibility: a comment on its line or
+the two lines above (`# make runs reproducible`), the test of the `if` it is in
+(`if cfg.deterministic:`, `if args.seed is not None:`), the name or docstring of its function
+(`set_seed`, `make_deterministic`), or a function (or module) that seeds (`manual_seed`,
+`seed_everything`, ...) or sets `cudnn.deterministic = True`.
 
 ## Why it matters
 cudnn.enabled = False does not make results reproducible: it switches cuDNN off, so
@@ -25,9 +28,15 @@ from ..located import hit
 from ..pyevents import SEEDING_CALLS
 
 FIRES = (Example("import torch\n\ndef seed_everything(seed):\n    torch.manual_seed(seed)\n"
-                 "    torch.backends.cudnn.enabled = False\n"),)
+                 "    torch.backends.cudnn.enabled = False\n"),
+         Example("import torch\n# make runs reproducible\ntorch.backends.cudnn.enabled = False\n",
+                 note="a comment says why"),
+         Example("import torch\n\ndef setup(cfg):\n    if cfg.deterministic:\n        torch.backends.cudnn.enabled = False\n",
+                 note="a config key in the condition"))
 QUIET = (Example("import torch\n\ndef low_memory_mode():\n    torch.backends.cudnn.enabled = False\n",
-                 note="switching cuDNN off for another reason"),)
+                 note="switching cuDNN off for another reason"),
+         Example("import torch\n# cuDNN has no double-backward for this op\ntorch.backends.cudnn.enabled = False\n",
+                 note="a comment that gives another reason"))
 
 
 @rule("lint", "TD301", severity=WARNING, category="lint", name="cudnn-disabled-for-determinism", on="file",
@@ -39,7 +48,7 @@ def cudnn_disabled_for_determinism(scan):
     seeding: Dict[int, bool] = {}   # per function: once, however many stores it has
     for s in scan.flag("torch.backends.cudnn.enabled", False):
         f = s.func
-        ctx = f.claims_determinism() if f and f.is_def else False
+        ctx = scan.claimed(s)
         if not ctx and f is not None:
             if id(f) not in seeding:
                 seeding[id(f)] = any((e.kind == "call" and e.path.rsplit(".", 1)[-1] in SEEDING_CALLS) or
