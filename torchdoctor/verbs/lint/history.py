@@ -10,6 +10,7 @@ tables know is a minor release line.
 import functools
 import json
 import os
+import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ...model import versions as V
@@ -87,6 +88,17 @@ def known_paths() -> List[str]:
 
 
 @functools.lru_cache(maxsize=None)
+def roots() -> frozenset:
+    """The top-level packages the history names (torch, functorch): the imports the walker follows."""
+    return frozenset(p.split(".", 1)[0] for p in _history())
+
+
+def tracked(module: str) -> bool:
+    """Whether `module` (a dotted import name) lies under one of the history's packages."""
+    return module.split(".", 1)[0] in roots()
+
+
+@functools.lru_cache(maxsize=None)
 def leaf_names() -> frozenset:
     """Last components of every known path: a cheap pre-filter for attribute chains."""
     return frozenset(p.rsplit(".", 1)[-1] for p in _history())
@@ -123,6 +135,11 @@ def missing_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[str, 
     {"kind": "added"|"removed", "versions": [...], "added": "2.3", "removed": ..., "last": ...}.
     An entry marked added_or_earlier is never "not yet added": older releases are unknown.
     """
+    m = _missing(path, targets)
+    return dict(m, entry=_advised(path, m["entry"], targets)) if m else None
+
+
+def _missing(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[str, Any]]:
     e = _history().get(path)
     if not e or not targets:
         return None
@@ -147,7 +164,31 @@ def deprecated_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[st
         return None
     removed = mt(e.get("removed")) if e.get("removed") and "not removed" not in str(e.get("removed")) else None
     hit = [t for t in targets if t >= dep and (removed is None or t < removed)]
-    return {"deprecated": fmt(dep), "versions": hit, "entry": e} if hit else None
+    if not hit:
+        return None
+    # "or earlier": the oldest release sampled already warns (torch.range, torch.ger)
+    since = fmt(dep) + (" or earlier" if e.get("deprecated_or_earlier") else "")
+    return {"deprecated": since, "versions": hit, "entry": _advised(path, e, targets)}
+
+
+_LEADING_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+
+
+def _advised(path: str, e: Dict[str, Any], targets: List[Tuple[int, int]]) -> Dict[str, Any]:
+    """The entry, its replacement advice made valid for every target: a replacement some
+    target release lacks (torch.linalg.lu_factor before 1.11, torch.func before 2.0) is
+    named with the releases where the old spelling must stay."""
+    repl = e.get("replacement")
+    m = _LEADING_PATH.match(repl or "")
+    if not m:
+        return e
+    parts = m.group(0).split(".")
+    for n in range(2, len(parts) + 1):
+        gap = _missing(".".join(parts[:n]), targets)
+        if gap and gap["kind"] == "added":
+            return dict(e, replacement="%s (torch %s+; the target includes %s: keep %s there)" % (
+                repl, gap["added"], span(gap["versions"]), path))
+    return e
 
 
 def fix_allowed(path: str, targets: List[Tuple[int, int]]) -> bool:

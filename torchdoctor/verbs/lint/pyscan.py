@@ -86,7 +86,7 @@ class Analyzer(Guards, ast.NodeVisitor):
                    via_import: bool = False) -> None:
         """Hand one use of `path` to the rules (nothing under a guard: see pyguards)."""
         parts = path.split(".")
-        if parts[0] != "torch" or (self.guard and not UNGUARDED_USE_RULES):
+        if not H.tracked(path) or (self.guard and not UNGUARDED_USE_RULES):
             return
         known = via_import or any(p in self.leaves for p in parts[start - 1:])
         if not known and not H.below_lazy_module(parts):
@@ -324,7 +324,7 @@ class Analyzer(Guards, ast.NodeVisitor):
     def visit_Import(self, node):
         for a in node.names:
             name = a.name
-            if not (name == "torch" or name.startswith("torch.")):
+            if not H.tracked(name):
                 if a.asname:
                     self.bind(a.asname, None)
                 continue
@@ -335,11 +335,11 @@ class Analyzer(Guards, ast.NodeVisitor):
             if a.asname:
                 self.bind(a.asname, name)
             else:
-                self.bind("torch", "torch")
+                self.bind(parts[0], parts[0])
 
     def visit_ImportFrom(self, node):
         mod = node.module or ""
-        if node.level or not (mod == "torch" or mod.startswith("torch.")):
+        if node.level or not H.tracked(mod):
             for a in node.names:
                 self.bind(a.asname or a.name, None)
             return
