@@ -74,6 +74,9 @@ def test_replacement_advice_names_the_releases_that_lack_the_replacement():
         in whole[("TD201", 2)]
     assert "the target includes" not in whole[("TD201", 4)]        # lu_factor is in 1.11 already
     assert "the target includes" not in _lint(src, ">=2.0")[0][2]
+    scaler = _lint("import torch\ns = torch.cuda.amp.GradScaler()\n", ">=1.11")[0][2]
+    assert scaler.endswith('use torch.amp.GradScaler("cuda", ...) (torch 2.3+; the target includes 1.11 ... 2.2: '
+                           'keep torch.cuda.amp.GradScaler there)'), scaler   # not torch.amp's 1.12
     lu = [m for c, line, m in _lint(src, ">=1.10,<1.14") if line == 4]
     assert lu and lu[0].endswith("torch.linalg.lu_factor_ex) (torch 1.11+; the target includes 1.10: keep torch.lu there)")
     assert [m for c, line, m in _lint(src, ">=1.10,<1.13") if line == 4] == []   # no warning before 1.13
@@ -139,3 +142,11 @@ def test_the_installed_torch_behaves_as_the_data_says():
             assert result == "warns", (path, result)
         else:
             assert result == "ok", (path, result, e)
+
+
+def test_a_missing_api_is_named_by_its_youngest_part():
+    found = _lint("import torch\ns = torch.amp.GradScaler('cuda')\n", ">=1.11")
+    assert [(c, line) for c, line, m in found] == [("TD101", 2)]
+    assert found[0][2] == "torch.amp.GradScaler does not exist in torch 1.11 ... 2.2 of the target (first in 2.3)"
+    assert _lint("import torch\nwith torch.amp.autocast('cuda'):\n    pass\n", ">=1.11")[0][2] == \
+        "torch.amp does not exist in torch 1.11 of the target (first in 1.12)"   # a tie: the module names it

@@ -183,12 +183,14 @@ def _advised(path: str, e: Dict[str, Any], targets: List[Tuple[int, int]]) -> Di
     if not m:
         return e
     parts = m.group(0).split(".")
-    for n in range(2, len(parts) + 1):
-        gap = _missing(".".join(parts[:n]), targets)
-        if gap and gap["kind"] == "added":
-            return dict(e, replacement="%s (torch %s+; the target includes %s: keep %s there)" % (
-                repl, gap["added"], span(gap["versions"]), path))
-    return e
+    # the youngest part decides: torch.amp is 1.12, torch.amp.GradScaler 2.3
+    gaps = [g for g in (_missing(".".join(parts[:n]), targets) for n in range(2, len(parts) + 1))
+            if g and g["kind"] == "added"]
+    if not gaps:
+        return e
+    gap = max(gaps, key=lambda g: mt(g["added"]))
+    return dict(e, replacement="%s (torch %s+; the target includes %s: keep %s there)" % (
+        repl, gap["added"], span(gap["versions"]), path))
 
 
 def fix_allowed(path: str, targets: List[Tuple[int, int]]) -> bool:
