@@ -88,6 +88,17 @@ def known_paths() -> List[str]:
 
 
 @functools.lru_cache(maxsize=None)
+def roots() -> frozenset:
+    """The top-level packages the history names (torch, functorch): the imports the walker follows."""
+    return frozenset(p.split(".", 1)[0] for p in _history())
+
+
+def tracked(module: str) -> bool:
+    """Whether `module` (a dotted import name) lies under one of the history's packages."""
+    return module.split(".", 1)[0] in roots()
+
+
+@functools.lru_cache(maxsize=None)
 def leaf_names() -> frozenset:
     """Last components of every known path: a cheap pre-filter for attribute chains."""
     return frozenset(p.rsplit(".", 1)[-1] for p in _history())
@@ -124,6 +135,11 @@ def missing_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[str, 
     {"kind": "added"|"removed", "versions": [...], "added": "2.3", "removed": ..., "last": ...}.
     An entry marked added_or_earlier is never "not yet added": older releases are unknown.
     """
+    m = _missing(path, targets)
+    return dict(m, entry=_advised(path, m["entry"], targets)) if m else None
+
+
+def _missing(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[str, Any]]:
     e = _history().get(path)
     if not e or not targets:
         return None
@@ -148,15 +164,40 @@ def deprecated_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[st
         return None
     removed = mt(e.get("removed")) if e.get("removed") and "not removed" not in str(e.get("removed")) else None
     hit = [t for t in targets if t >= dep and (removed is None or t < removed)]
-    return {"deprecated": fmt(dep), "versions": hit, "entry": e} if hit else None
+    if not hit:
+        return None
+    # "or earlier": the oldest release sampled already warns (torch.range, torch.ger)
+    since = fmt(dep) + (" or earlier" if e.get("deprecated_or_earlier") else "")
+    # the entry as it is: TD201 words a replacement some target lacks itself (with an alias
+    # valid everywhere, when there is one)
+    return {"deprecated": since, "versions": hit, "entry": e}
+
+
+_LEADING_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+
+
+def _advised(path: str, e: Dict[str, Any], targets: List[Tuple[int, int]]) -> Dict[str, Any]:
+    """The entry, its replacement advice made valid for every target: a replacement some
+    target release lacks (torch.linalg.lu_factor before 1.11, torch.func before 2.0) is
+    named with the releases where the old spelling must stay."""
+    gap = replacement_missing(path, targets)
+    if not gap:
+        return e
+    return dict(e, replacement="%s (torch %s+; the target includes %s: keep %s there)" % (
+        e.get("replacement"), gap[1]["added"], span(gap[1]["versions"]), path))
 
 
 def replacement_missing(path: str, targets: List[Tuple[int, int]]) -> Optional[Tuple[str, Dict[str, Any]]]:
     """(the replacement's own path, why it is missing) when the replacement the entry of `path`
-    names does not exist in some of `targets` (torch.amp.GradScaler is 2.3+), else None."""
+    names is not yet in some of `targets`, else None. The youngest part of its path decides:
+    torch.amp is 1.12, torch.amp.GradScaler 2.3; torch.func.vmap is torch.func's 2.0."""
     new = replacement_path(path)
-    why = missing_in(new, targets) if new else None
-    return (new, why) if why else None
+    if not new:
+        return None
+    parts = new.split(".")
+    gaps = [g for g in (_missing(".".join(parts[:n]), targets) for n in range(2, len(parts) + 1))
+            if g and g["kind"] == "added"]
+    return (new, max(gaps, key=lambda g: mt(g["added"]))) if gaps else None
 
 
 def replacement_path(path: str) -> Optional[str]:
@@ -164,9 +205,6 @@ def replacement_path(path: str) -> Optional[str]:
     'torch.amp.GradScaler("cuda", ...)'), or None."""
     m = _LEADING_PATH.match((_history().get(path) or {}).get("replacement") or "")
     return m.group(0) if m else None
-
-
-_LEADING_PATH = re.compile(r"torch(?:\.\w+)+")
 
 
 def fix_allowed(path: str, targets: List[Tuple[int, int]]) -> bool:

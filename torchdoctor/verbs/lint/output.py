@@ -184,7 +184,8 @@ def api_table() -> str:
     out = ["| API | added | deprecated | removed | replacement | `--fix` |", "|---|---|---|---|---|---|"]
     for path, e in sorted(H.data()["apis"].items()):
         added = ("<= " if e.get("added_or_earlier") else "") + e["added"] if e.get("added") else ""
+        dep = ("<= " if e.get("deprecated_or_earlier") else "") + e["deprecated"] if e.get("deprecated") else ""
         out.append("| `%s` | %s | %s | %s | %s | %s |" % (
-            path, added, e.get("deprecated") or "", e.get("removed") or "",
+            path, added, dep, e.get("removed") or "",
             ("`%s`" % e["replacement"]) if e.get("replacement") else "", "yes" if e.get("fix") else ""))
     return "\n".join(out) + "\n"

@@ -8,7 +8,7 @@ of each took minutes).
 """
 
 import re
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, FrozenSet, List, Optional, Tuple
 
 from ...model.records import field, record
 from .pyrecords import CallArgs, Event, Func, truthy

@@ -478,3 +478,9 @@ def exits(stmt) -> bool:
         f = stmt.value.func
         return (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")) in _EXIT_CALLS
     return False
+
+
+def other_side_of_flag(value, meaning) -> bool:
+    """`has_x = False` where has_x is already a flag (set True in the try, False in its handler)."""
+    return meaning is not None and meaning[0] == "flag" and isinstance(value, ast.Constant) and \
+        isinstance(value.value, bool)

@@ -3,11 +3,19 @@
 chain or a literal getattr to the torch path it stands for (`cudnn.benchmark` after
 `import torch.backends.cudnn as cudnn` -> torch.backends.cudnn.benchmark).
 
-Names is mixed into the walker: it reads and writes the walker's `scopes`.
+The imports are here too, as they are what binds a name to a torch module: each imported torch
+path is also a use the walker hands to the rules (`check_path`), and `imported` records the
+modules the file imports.
+
+Names is mixed into the walker: it reads and writes the walker's `scopes` and `imported`, and
+calls its `check_path` and `pos`.
 """
 
 import ast
 from typing import Optional
+
+from . import history as H
+from .located import Place
 
 
 class Names:
@@ -49,3 +57,43 @@ class Names:
             b = self.lookup(node.id)
             return len(b.split(".")) if b else 0
         return 0
+
+    # -- imports --------------------------------------------------------------------------------------
+    def visit_Import(self, node):
+        for a in node.names:
+            name = a.name
+            if not H.tracked(name):
+                if a.asname:
+                    self.bind(a.asname, None)
+                continue
+            parts = name.split(".")
+            for n in range(1, len(parts) + 1):
+                self.imported.add(".".join(parts[:n]))
+            self.check_path(name, node, via_import=True)
+            if a.asname:
+                self.bind(a.asname, name)
+            else:
+                self.bind(parts[0], parts[0])
+
+    def visit_ImportFrom(self, node):
+        mod = node.module or ""
+        if node.level or not H.tracked(mod):
+            for a in node.names:
+                self.bind(a.asname or a.name, None)
+            return
+        parts = mod.split(".")
+        for n in range(1, len(parts) + 1):
+            self.imported.add(".".join(parts[:n]))
+        self.check_path(mod, node, via_import=True)
+        for a in node.names:
+            if a.name == "*":
+                continue
+            full = mod + "." + a.name
+            self.imported.add(full)
+            before, hidden = len(self.found), len(self.suppressed)
+            self.check_path(full, node, start=len(parts) + 1, via_import=True)
+            if hasattr(a, "lineno"):  # the imported name's own place (3.10+)
+                p = self.pos(a)
+                for loc in self.found[before:] + self.suppressed[hidden:]:
+                    loc.place = Place("", p.line, p.col, p.end_line, p.end_col)
+            self.bind(a.asname or a.name, full)

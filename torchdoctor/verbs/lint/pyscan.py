@@ -21,8 +21,9 @@ This module is the walker: the Analyzer (names bound to torch, scopes, blocks, b
 loops, imports, assignments, the settings events) and its entry points, `analyze_text` (a
 file's text, its top-level statements parsed and walked a chunk at a time: see pysource)
 and `analyze` (a tree already parsed); both return the rules' results (located.Located).
-What a guard is: pyguards; the names bound to torch paths: pynames; what a rule is handed: uses.Use (one use) and pyevents.FileScan
-(the file); what the walker records (Pos, Event, Func): pyrecords.
+What a guard is: pyguards; the names bound to torch paths and the imports that bind them:
+pynames; what a rule is handed: uses.Use (one use) and pyevents.FileScan (the file); what the
+walker records (Pos, Event, Func): pyrecords.
 """
 
 import ast
@@ -34,7 +35,7 @@ from . import history as H
 from . import pysource
 from .located import Located, Place, call
 from .pyevents import FileScan, reads as reads_event
-from .pyguards import GUARD_WORDS, NOTHING, Guard, Guards, exits
+from .pyguards import GUARD_WORDS, NOTHING, Guard, Guards, exits, other_side_of_flag
 from .pynames import Names
 from .pyrecords import DET_CONTEXT, Event, Func, Pos, call_args, comment_claims, const, names_determinism
 from .rules import on
@@ -98,7 +99,7 @@ class Analyzer(Guards, Names, ast.NodeVisitor):
                    via_import: bool = False) -> None:
         """Hand one use of `path` to the rules; what a guard hides goes to `suppressed`."""
         parts = path.split(".")
-        if parts[0] != "torch":
+        if not H.tracked(path):
             return
         known = via_import or any(p in self.leaves for p in parts[start - 1:])
         if not known and not H.below_lazy_module(parts):
@@ -357,46 +358,6 @@ class Analyzer(Guards, Names, ast.NodeVisitor):
         self.block(node.body)
         self.pop(n)
 
-    # -- imports --------------------------------------------------------------------------------------
-    def visit_Import(self, node):
-        for a in node.names:
-            name = a.name
-            if not (name == "torch" or name.startswith("torch.")):
-                if a.asname:
-                    self.bind(a.asname, None)
-                continue
-            parts = name.split(".")
-            for n in range(1, len(parts) + 1):
-                self.imported.add(".".join(parts[:n]))
-            self.check_path(name, node, via_import=True)
-            if a.asname:
-                self.bind(a.asname, name)
-            else:
-                self.bind("torch", "torch")
-
-    def visit_ImportFrom(self, node):
-        mod = node.module or ""
-        if node.level or not (mod == "torch" or mod.startswith("torch.")):
-            for a in node.names:
-                self.bind(a.asname or a.name, None)
-            return
-        parts = mod.split(".")
-        for n in range(1, len(parts) + 1):
-            self.imported.add(".".join(parts[:n]))
-        self.check_path(mod, node, via_import=True)
-        for a in node.names:
-            if a.name == "*":
-                continue
-            full = mod + "." + a.name
-            self.imported.add(full)
-            before, hidden = len(self.found), len(self.suppressed)
-            self.check_path(full, node, start=len(parts) + 1, via_import=True)
-            if hasattr(a, "lineno"):  # the imported name's own place (3.10+)
-                p = self.pos(a)
-                for loc in self.found[before:] + self.suppressed[hidden:]:
-                    loc.place = Place("", p.line, p.col, p.end_line, p.end_col)
-            self.bind(a.asname or a.name, full)
-
     # -- expressions ---------------------------------------------------------------------------------------
     def visit_Attribute(self, node):
         call = self.calls.pop(id(node), None) if self.calls else None
@@ -449,12 +410,12 @@ class Analyzer(Guards, Names, ast.NodeVisitor):
                 path = self.resolve(t)
                 if path:
                     self._event("store", path, const(value) if value is not None else ..., t)
-                elif not _other_side(value, self.attr_meanings.get(t.attr)):   # self.fused_attn = use_fused_attn()
+                elif not other_side_of_flag(value, self.attr_meanings.get(t.attr)):   # self.fused_attn = use_fused_attn()
                     self.attr_meanings[t.attr] = self.meaning_of(value) if value is not None else None
             elif isinstance(t, ast.Name):
                 p = self.resolve(value) if value is not None else None
                 self.bind(t.id, p)
-                if not _other_side(value, self.meanings[-1].get(t.id)):
+                if not other_side_of_flag(value, self.meanings[-1].get(t.id)):
                     self.meanings[-1][t.id] = self.meaning_of(value) if p is None and value is not None else None
 
     def visit_Assign(self, node):
@@ -485,12 +446,6 @@ class Analyzer(Guards, Names, ast.NodeVisitor):
                   self.claimed > 0)
         self.events.append(e)
         self.func_stack[-1].events.append(e)
-
-
-def _other_side(value, meaning) -> bool:
-    """`has_x = False` where has_x is already a flag (set True in the try, False in its handler)."""
-    return meaning is not None and meaning[0] == "flag" and isinstance(value, ast.Constant) and \
-        isinstance(value.value, bool)
 
 
 def _skip(self, node) -> None:

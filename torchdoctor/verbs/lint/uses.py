@@ -68,14 +68,21 @@ class Use:
 
     def miss(self) -> Optional[Tuple[str, bool, Dict[str, Any]]]:
         """(prefix, whole path?, why) of the first prefix some target release does not have
-        (history.missing_in), or None; computed once for every rule that asks."""
+        (history.missing_in), or None; computed once for every rule that asks. Of prefixes
+        not yet added, the one missing from the most targets: torch.amp.GradScaler (2.3)
+        rather than torch.amp (1.12)."""
         if self._miss is _UNSET:
             self._miss = None
             if self.known:
                 for p, whole in self.prefixes():
                     m = H.missing_in(p, self.targets)
-                    if m:
+                    if not m:
+                        continue
+                    if self._miss is None:
                         self._miss = (p, whole, m)
+                    elif m["kind"] == "added" and len(m["versions"]) > len(self._miss[2]["versions"]):
+                        self._miss = (p, whole, m)
+                    if self._miss[2]["kind"] == "removed":
                         break
         return self._miss
 
