@@ -138,7 +138,7 @@ score of each, before its misses drove any KB change (the honest estimate):
   blind12_intl_pages.jsonl 25 texts from non-English pages (Chinese CSDN mirrors and blogs, Japanese,
                           Korean) whose URLs no other set used, labelled before the run: first run 13/25 = 52.0%
                           right entry, no partly or wrong, 12 abstentions (13 candidates were dropped first as KB
-                          examples: the mainstream one-liners are covered, the misses are the long tail); 17/25
+                          examples: the mainstream one-liners are covered, the misses are the long tail); 18/25
                           after the fixes it drove (tests/eval/blind12_results.md)
   blind12_small_repos.jsonl 25 texts from issues of small repositories, 2025-2026: first run 14/25 = 56.0%
                           right entry, 4 right category only, none wrong, 7 abstentions (misses: torchrun

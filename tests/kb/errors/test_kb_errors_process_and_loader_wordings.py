@@ -92,3 +92,22 @@ def test_other_windows_modules_are_not_taken_for_torch_extensions(text):
 ])
 def test_companion_binary_mismatches(text, entry):
     assert top(text) == (entry, HIGH)
+
+
+@pytest.mark.parametrize("text", [
+    '  File "/src/GroundingDINO/groundingdino/models/ms_deform_attn.py", line 29, in <module>\n'
+    "    from groundingdino import _C\nImportError: cannot import name '_C' from 'groundingdino' (unknown location)",
+    "ImportError: cannot import name '_C' from 'pointnet2_ops' (/src/pointnet2_ops/__init__.py)",
+])
+def test_a_packages_own_compiled_c_module_missing_is_an_unbuilt_extension(text):
+    assert top(text) == ("package-c-extension-not-built", HIGH)
+
+
+@pytest.mark.parametrize("text", [
+    # torch's own _C and a project's circular import are other errors
+    "ImportError: cannot import name '_C' from 'torch' (unknown location)",
+    "ImportError: cannot import name '_C' from partially initialized module 'config' (most likely due to a circular "
+    "import)",
+])
+def test_torch_and_circular_imports_are_not_unbuilt_extensions(text):
+    assert top(text)[0] != "package-c-extension-not-built"
