@@ -134,7 +134,20 @@ score of each, before its misses drove any KB change (the honest estimate):
                           TensorFlow's XLA cuDNN check, KoboldCpp, CTranslate2/faster-whisper): first run 5 answered,
                           4 of them "possible"; the one high answer is PaddlePaddle's DataLoader, which prints torch's
                           shared-memory message word for word (nothing in the text tells them apart; the condition
-                          and the fix are the same)
+                          and the fix are the same; "possible" since: that bare line counts as generic wording)
+  blind12_intl_pages.jsonl 25 texts from non-English pages (Chinese CSDN mirrors and blogs, Japanese,
+                          Korean) whose URLs no other set used, labelled before the run: first run 13/25 = 52.0%
+                          right entry, no partly or wrong, 12 abstentions (13 candidates were dropped first as KB
+                          examples: the mainstream one-liners are covered, the misses are the long tail); 18/25
+                          after the fixes it drove (tests/eval/blind12_results.md)
+  blind12_small_repos.jsonl 25 texts from issues of small repositories, 2025-2026: first run 14/25 = 56.0%
+                          right entry, 4 right category only, none wrong, 7 abstentions (misses: torchrun
+                          exitcode -9 and spawn SIGKILL as host RAM, triton.ops under an old bitsandbytes,
+                          torchcodec's all-majors loader failure, Windows DLL failures of unfamiliar extensions,
+                          torch.hub's GitHub rate limit cut before the message); 21/25 after the fixes
+  unrelated14.jsonl       16 negatives (JAX, PaddlePaddle, ggml/whisper.cpp/llama.cpp, ONNX Runtime,
+                          CTranslate2 x4, TensorFlow, MXNet x2, CV-CUDA): first run 6 answered, 1 high (cuDNN 9's
+                          own sub-library loader message under a faster-whisper app; "possible" since), 5 possible
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -149,7 +149,7 @@ def test_the_mcp_tool_names_the_other_framework_too():
     assert "CTranslate2" in summary
 
 
-@pytest.mark.parametrize("name", ["unrelated11.jsonl", "unrelated12.jsonl"])
+@pytest.mark.parametrize("name", ["unrelated11.jsonl", "unrelated12.jsonl", "unrelated13.jsonl", "unrelated14.jsonl"])
 def test_other_stacks_errors_get_no_high_confidence_diagnosis(name):
     # Real negatives from other stacks (JAX, PaddlePaddle, CTranslate2, TensorFlow, ONNX Runtime,
     # llama.cpp, CuPy, numba, plain CUDA C++ builds): at most a "possibly", never a diagnosis.
@@ -179,3 +179,33 @@ def test_generic_driver_and_service_messages_are_possible_without_torch(text, en
     assert m.id == entry and m.confidence == POSSIBLE and m.neutral is not None
     m = match_text(TORCH_FRAME + text)[0]
     assert m.id == entry and m.confidence == HIGH and m.neutral is None
+
+
+# PaddlePaddle's DataLoader printed torch's worker-death wording word for word: without a torch
+# marker the line is only a possibility, with the cause said for both; with one, a diagnosis.
+SHM = ("RuntimeError: DataLoader worker (pid 4121) is killed by signal: Bus error. It is possible that "
+       "dataloader's workers are out of shared memory. Please try to raise your shared memory limit.")
+
+
+def test_a_dataloader_bus_error_alone_is_possible_and_said_for_both_dataloaders():
+    m = match_text(SHM)[0]
+    assert m.id == "dataloader-bus-error-shm" and m.confidence == POSSIBLE
+    assert m.neutral is not None and "PaddlePaddle" in m.neutral.by and "/dev/shm" in m.neutral.cause
+    frame = '  File "/usr/lib/python3/dist-packages/torch/utils/data/_utils/signal_handling.py", line 66, in handler\n'
+    m = match_text(frame + SHM)[0]
+    assert m.id == "dataloader-bus-error-shm" and m.confidence == HIGH and m.neutral is None
+    # torch's worker prints its own line first: that is torch's wording only
+    m = match_text("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared "
+                   "memory (shm).\n" + SHM)[0]
+    assert m.id == "dataloader-bus-error-shm" and m.confidence == HIGH
+
+
+def test_cudnn9s_own_loader_message_is_possible_without_torch():
+    # cuDNN 9 loads its sub-libraries itself: any program using it (CTranslate2 under an app's own
+    # log line here) prints this; with torch's name in the text it is torch's.
+    text = ("Loading the encoder\nUnable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9}\n"
+            "Invalid handle. Cannot load symbol cudnnCreateTensorDescriptor")
+    m = match_text(text)[0]
+    assert m.id == "cudnn9-library-load-failed" and m.confidence == POSSIBLE and "loader" in m.neutral.by
+    m = match_text(TORCH_FRAME + text)[0]
+    assert m.id == "cudnn9-library-load-failed" and m.confidence == HIGH and m.neutral is None

@@ -348,7 +348,9 @@ def test_mps_newer_macos_feature():
 
 
 # -- DataLoader ----------------------------------------------------------------------
-BUS = ("RuntimeError: DataLoader worker (pid 46794) is killed by signal: Bus error. It is possible that dataloader's "
+# With torch's frame: the bare line is PaddlePaddle's wording too, only a possibility (whose.py).
+BUS = ('  File "/usr/lib/python3/dist-packages/torch/utils/data/_utils/signal_handling.py", line 66, in handler\n'
+       "RuntimeError: DataLoader worker (pid 46794) is killed by signal: Bus error. It is possible that dataloader's "
        "workers are out of shared memory. Please try to raise your shared memory limit.")
 
 
