@@ -172,3 +172,13 @@ def test_hidden_old_gpu_does_not_count():
     f = f.with_values({"driver.gpus": [{"index": 0, "name": "A100", "capability": [8, 0]},
                                        {"index": 1, "name": "V100", "capability": [7, 0]}]})
     assert run(f) == []
+
+
+def test_the_sm_floor_error_pasted_to_explain_names_the_build_that_keeps_an_older_cudnn():
+    from hook_facts import explain
+    err = ("RuntimeError: cuDNN version 91400 is not compatible with devices with SM < 7.5. Please install a version "
+           "of PyTorch with a compatible cuDNN version. https://github.com/pytorch/pytorch/blob/main/RELEASE.md"
+           "#release-compatibility-matrix")
+    e = explain(err, "cudnn-sm75-floor", cuda_facts(variant="cu130", cap=(6, 1)))
+    assert e.tailored and "cu126" in e.finding.fix.summary and "GPU: " in " ".join(e.notes)
+    assert any("download.pytorch.org/whl/cu126" in c for c in e.finding.fix.commands)

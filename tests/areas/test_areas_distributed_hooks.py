@@ -94,3 +94,14 @@ def test_windows_store_unknown_error_names_the_broken_release():
     other = tailor(text, facts(torch="2.3.1", system="Windows"), "windows-tcpstore-unknown-error")
     assert "not 2.2.0" in other.summary and other.commands is None
     assert tailor(text, facts(), "windows-tcpstore-unknown-error") is None  # torch not installed here
+
+
+def test_accelerates_port_check_is_answered_with_accelerates_own_flag():
+    # accelerate launch takes the port as --main_process_port, not torchrun's --master_port
+    text = ("ConnectionError: Tried to launch distributed communication on port `29500`, but another process is "
+            "utilizing it. Please specify a different port")
+    t = tailor(text, facts(network={"tcp": [{"port": 29500, "address": "0.0.0.0", "pid": 4242,
+                                             "process": "python3"}]}), "accelerate-main-process-port-in-use")
+    assert "in use on this machine now by pid 4242" in t.summary and "--main_process_port=29501" in t.summary
+    assert "accelerate launch --main_process_port=29501 ..." in t.commands
+    assert not any("torchrun" in c or "--master_port" in c for c in t.commands + [t.summary])

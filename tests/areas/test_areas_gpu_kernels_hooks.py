@@ -28,6 +28,8 @@ def facts(*gpus):
     "Error: FlashAttention only supports Ampere GPUs or newer.",
     "RuntimeError: Expected is_sm90 || is_sm8x || is_sm75 to be true, but got false.",
     "AssertionError: Unsupported compute capability: 8.6. Supported: 9.x, 10.x",
+    # flash-attn 2.8's CuTe interface prints only the major version (flash_attn/cute/interface.py)
+    "ValueError: Unsupported compute capability: 8. Supported: 9.x, 10.x",
 ])
 def test_flash_attention_wordings(text):
     assert match_text(text)[0].id == "flash-attn-needs-ampere"
@@ -74,3 +76,9 @@ def test_reading_capabilities():
     assert parse_cap("8.9") == (8, 9) and parse_cap("8") == (8, 0) and parse_cap("121") == (12, 1)
     m = match_text("NotImplementedError: cvt_e8m0_rceil requires NVIDIA SM100+ (Blackwell) for PTX instruction support")[0]
     assert needed_cap(m) == (10, 0)
+
+
+def test_the_cute_interfaces_major_version_alone_is_tailored_to_hopper():
+    e = explain("ValueError: Unsupported compute capability: 8. Supported: 9.x, 10.x", "flash-attn-needs-ampere",
+                facts(("NVIDIA GeForce RTX 3090", (8, 6))))
+    assert "sm_86, older than the sm_90" in e.fix.summary

@@ -142,3 +142,32 @@ def test_the_ratchet_lists_exactly_the_uncovered_rows_the_files_record():
     for name in ("torch-2.13", "torch-2.14"):
         recorded = {r["id"] for r in FILES[name]["rows"] if r["class"] == classify.ENVIRONMENT and not r["entry"]}
         assert set(_ratchet()[name]) == recorded, REFRESH
+
+
+# -- raise-site examples: the message a catalogue row records, filled in ------------------------
+
+def _row_regex(text):
+    """A row's text as a pattern: its placeholders stand for any value printed in their place."""
+    import re
+    return re.compile(".{1,400}?".join(re.escape(part) for part in text.split("{}")), re.S)
+
+
+def _raise_site_examples():
+    return [(e.id, ex) for e in load_entries() for ex in e.examples if ex.get("kind") == "raise-site"]
+
+
+@pytest.mark.parametrize("entry_id,example", _raise_site_examples(),
+                         ids=["%s-%d" % (i, n) for n, (i, _) in enumerate(_raise_site_examples())])
+def test_a_raise_site_example_is_a_catalogued_message_cited_at_its_line(entry_id, example):
+    """An example written from torch's source, not copied from a report, must be a message the
+    catalogue extracted from the wheels (its placeholders filled in), and its source must be the
+    line that raises it (for a message from a Python file: that file and line of the release)."""
+    import re
+    every_row = [r for data in FILES.values() for r in data["rows"]]  # each release's line
+    hits = [r for r in every_row if len(r["text"]) >= 12 and _row_regex(r["text"]).search(example["text"])]
+    assert hits, "%s: the example is no catalogued message: %r" % (entry_id, example["text"][:120])
+    lines = [r["where"].rsplit(":", 1) for r in hits if re.search(r"\.py:\d+$", r["where"])]
+    if lines:  # from a Python file: the permalink names that file and line
+        assert any(example["source"].endswith("/%s#L%s" % (path, n)) for path, n in lines), \
+            "%s: %s is not a line that raises %r (%s)" % (entry_id, example["source"], hits[0]["text"][:80],
+                                                          sorted({"%s:%s" % pn for pn in lines})[:4])

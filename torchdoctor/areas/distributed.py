@@ -129,41 +129,47 @@ def _free_port(listening: Optional[List[Dict[str, Any]]], after: int) -> int:
     return port
 
 
-def rendezvous_port_remedy(facts: Facts, port: Optional[int], refused: bool) -> Tuple[Remedy, List[str]]:
+# The launcher whose port option the advice names: the error came from it, so its option is the one to change.
+PORT_OPTIONS = {"torchrun": "--master_port", "accelerate launch": "--main_process_port"}
+
+
+def rendezvous_port_remedy(facts: Facts, port: Optional[int], refused: bool,
+                           launcher: str = "torchrun") -> Tuple[Remedy, List[str]]:
     """What to do about a store port that could not be bound, and the facts it rests on.
     refused: the OS refused the port itself (EACCES), rather than another socket holding it."""
     listening = _listening(facts)
     shown = port if port is not None else DEFAULT_MASTER_PORT
     free = _free_port(listening, shown)
-    launch = "torchrun --master_port=%d ..." % free
+    option = "%s=%d" % (PORT_OPTIONS[launcher], free)
+    launch = "%s %s ..." % (launcher, option)
     notes: List[str] = ["the store's port: %s" % (port if port is not None else "not in the text")]
     commands = [_owner_command(facts, shown), launch]
     if refused:
         if F.os_name(facts) == "windows":
             summary = ("Windows refuses port %d: it lies in a range reserved by Hyper-V, WSL2 or Docker (or a firewall "
-                       "policy denies it). Pick a port outside the excluded ranges netsh lists, e.g. --master_port=%d."
-                       % (shown, free))
+                       "policy denies it). Pick a port outside the excluded ranges netsh lists, e.g. %s."
+                       % (shown, option))
             commands = ["netsh interface ipv4 show excludedportrange protocol=tcp", launch]
         elif shown < FIRST_UNPRIVILEGED_PORT:
             summary = ("Port %d is privileged (below %d): only root may listen on it. Use an unprivileged port, e.g. "
-                       "MASTER_PORT=%d / --master_port=%d." % (shown, FIRST_UNPRIVILEGED_PORT, free, free))
+                       "MASTER_PORT=%d / %s." % (shown, FIRST_UNPRIVILEGED_PORT, free, option))
             commands = [launch]
         else:
             summary = ("Port %d is above the privileged range, yet the system refused it: a security policy (SELinux, "
                        "AppArmor, a container's seccomp or network policy) denies binding it. Try another port, e.g. "
-                       "--master_port=%d, or ask for the policy to allow it." % (shown, free))
+                       "%s, or ask for the policy to allow it." % (shown, option))
         return Remedy(summary, commands), notes + ["OS: %s" % F.os_name(facts)]
     if listening is None:
         why = facts.reason("network.tcp")
         notes.append("who listens here is unknown%s" % (": %s" % why if why else ""))
         return Remedy("Another process listens on port %d. Find it, stop it if it is a leftover job, or give this job "
-                      "another port (e.g. --master_port=%d)." % (shown, free), commands), notes
+                      "another port (e.g. %s)." % (shown, option), commands), notes
     owners = [r for r in listening if r.get("port") == shown]
     if not owners:
         notes.append("nothing listens on port %d on this machine now" % shown)
         return Remedy("Nothing listens on port %d on this machine now: the job that held it has ended (re-run), or the "
                       "error came from another machine. Jobs that run at the same time each need their own port "
-                      "(e.g. --master_port=%d)." % (shown, free), [launch]), notes
+                      "(e.g. %s)." % (shown, option), [launch]), notes
     held = ["pid %s (%s)" % (r.get("pid"), r.get("process") or "process name not readable") if r.get("pid") is not None
             else "a process of another user" for r in owners]
     notes.append("port %d is held now by %s" % (shown, ", ".join(sorted(set(held)))))
@@ -173,14 +179,20 @@ def rendezvous_port_remedy(facts: Facts, port: Optional[int], refused: bool) -> 
     privileged = (" Ports below %d also need root; use one above it." % FIRST_UNPRIVILEGED_PORT
                   if shown < FIRST_UNPRIVILEGED_PORT else "")
     return Remedy("Port %d is in use on this machine now by %s. If that is an earlier run of this job, stop it; "
-                  "otherwise give this job its own port, e.g. --master_port=%d.%s"
-                  % (shown, ", ".join(sorted(set(held))), free, privileged),
+                  "otherwise give this job its own port, e.g. %s.%s"
+                  % (shown, ", ".join(sorted(set(held))), option, privileged),
                   [_owner_command(facts, shown)] + stop + [launch]), notes
 
 
 @hook("rendezvous-port-in-use")
 def rendezvous_port_in_use(match, facts: Facts) -> Optional[Tailored]:
     remedy, notes = rendezvous_port_remedy(facts, _port(match), refused=False)
+    return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
+
+
+@hook("accelerate-port-in-use")
+def accelerate_port_in_use(match, facts: Facts) -> Optional[Tailored]:
+    remedy, notes = rendezvous_port_remedy(facts, _port(match), refused=False, launcher="accelerate launch")
     return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
 
 

@@ -15,6 +15,10 @@ from torchdoctor.kb.taxonomy import CATEGORIES
 ENTRIES = load_entries()
 IDS = [e.id for e in ENTRIES]
 URL = re.compile(r"^https?://\S+$")
+# A file at a tag or commit, with its line where the catalogue knows it (a Python raise site;
+# a message found in a compiled library is cited by its source file): what a raise-site
+# example points at.
+PERMALINK = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/[^\s#]+(?:#L\d+|)$")
 
 
 def test_ids_are_stable_kebab_case():
@@ -33,12 +37,19 @@ def test_entry_shape_and_sources(entry):
         assert ex.get("text", "").strip()
         assert URL.match(ex.get("source", "")), "example source must be a URL: %r" % ex.get("source")
         # An example is copied from a public report, unless it says it was reproduced with
-        # public code (only where no report exists), and then how.
-        assert ex.get("kind", "report") in ("report", "reproduced"), ex.get("kind")
+        # public code (only where no report exists), and then how, or is the message as its
+        # raise site in the library's source prints it (only where no report exists and the
+        # machine to reproduce it is not at hand), with the values it fills in named.
+        assert ex.get("kind", "report") in ("report", "reproduced", "raise-site"), ex.get("kind")
         if ex.get("kind") == "reproduced":
             assert ex.get("command") and ex.get("note"), "a reproduced example says how and why"
-    assert any(ex.get("kind", "report") == "report" for ex in entry.examples) or len(entry.examples) == 1, \
-        "reproduced examples only stand alone"
+        if ex.get("kind") == "raise-site":
+            assert PERMALINK.match(ex["source"]), "a raise-site example cites the raising file at a release: %r" % ex["source"]
+            assert ex["source"] in entry.sources, "the raise site is a source of the entry's facts"
+            assert ex.get("note"), "a raise-site example says which values it fills in"
+    kinds = [ex.get("kind", "report") for ex in entry.examples]
+    assert "report" in kinds or kinds == ["reproduced"] or set(kinds) == {"raise-site"}, \
+        "reproduced examples only stand alone, raise-site ones only beside each other"
     for link in entry.links:
         assert URL.match(link), link
     for lit in entry.context:  # anchors of the log scan: short ones would mark most lines

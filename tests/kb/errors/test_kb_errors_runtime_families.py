@@ -103,3 +103,10 @@ def test_wrappers_leave_the_error_inside_them_to_its_entry():
 def test_other_programs_lines_are_not_claimed(text):
     assert [m.id for m in match_text(text) if m.entry.category in (
         "oom", "dist-config", "dist-rank", "nccl-error", "gpu-runtime-fault")] == []
+
+
+def test_bitsandbytes_cpu_only_library_wording_of_0_50():
+    # bitsandbytes 0.50 answers a GPU function of its CPU library with this line (cextension.py)
+    text = ("RuntimeError: Method 'cquantize_blockwise_fp16_nf4' not available in CPU-only version of bitsandbytes.\n"
+            "Reinstall with GPU support or use CUDA-enabled hardware.")
+    assert match_text(text)[0].id == "bitsandbytes-cuda-library-not-loaded"
