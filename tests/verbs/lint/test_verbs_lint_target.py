@@ -70,6 +70,16 @@ def test_requirements_with_includes_and_constraints(tmp_path, monkeypatch):
     assert notes == []
 
 
+def test_a_requirements_folder_without_a_top_level_file(tmp_path, monkeypatch):
+    # generative-models' layout: the pins live in requirements/pt2.txt, nothing at the top names them
+    write(tmp_path, "pyproject.toml", '[project]\nname = "x"\n')
+    write(tmp_path, "requirements/pt2.txt", "numpy\ntorch>=2.0.1\n")
+    write(tmp_path, "requirements/notes.md", "torch==1.0\n")   # not a requirements file
+    t, notes = target_of(tmp_path, monkeypatch)
+    assert t["spec"] == ">=2.0.1" and t["torch"][0] == "2.0"
+    assert t["source"] == "requirements/pt2.txt:2"
+
+
 @pytest.mark.parametrize("name, text, line, versions", [
     ("pyproject.toml", '[project]\nname = "x"\ndependencies = ["numpy", "torch>=2.4,<2.6"]\n', 3, ["2.4", "2.5"]),
     ("pyproject.toml", '[project]\nname = "x"\n[project.optional-dependencies]\ngpu = [\n  "torch==2.2.1",\n]\n', 5,

@@ -68,7 +68,7 @@ class Group:
 def find_project_files(start: str) -> List[str]:
     """The declaration files of the project around `start`: the nearest directory, going up,
     that holds one (pyproject.toml, setup.cfg, setup.py, requirements*.txt, environment*.yml,
-    a Dockerfile)."""
+    a Dockerfile, or a requirements/ folder of .txt files: requirements/base.txt, pt2.txt)."""
     d = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
     while True:
         try:
@@ -77,10 +77,20 @@ def find_project_files(start: str) -> List[str]:
             names = []
         if os.path.basename(d) in ("site-packages", "dist-packages"):
             return []  # an installed package is not a project: its pins are not the target
-        hits = [n for n in names if kind_of(n) and os.path.isfile(os.path.join(d, n))]
+        hits = [os.path.join(d, n) for n in sorted(names) if kind_of(n) and os.path.isfile(os.path.join(d, n))]
+        hits += _requirements_folder(os.path.join(d, "requirements")) if "requirements" in names else []
         if hits:
-            return [os.path.join(d, n) for n in sorted(hits)]
+            return hits
         parent = os.path.dirname(d)
         if parent == d or os.path.isdir(os.path.join(d, ".git")):
             return []
         d = parent
+
+
+def _requirements_folder(folder: str) -> List[str]:
+    """The .txt files of a project's requirements/ folder (read as requirements files)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if n.endswith(".txt") and os.path.isfile(os.path.join(folder, n))]
