@@ -80,6 +80,24 @@ def test_a_requirements_folder_without_a_top_level_file(tmp_path, monkeypatch):
     assert t["source"] == "requirements/pt2.txt:2"
 
 
+def test_each_sub_project_is_linted_against_its_own_pins(tmp_path):
+    # pytorch/examples' layout: one requirements.txt per example, none of them the top's
+    os.makedirs(str(tmp_path / ".git"))
+    write(tmp_path, "requirements.txt", "torch>=1.11\n")
+    write(tmp_path, "top.py", "import torch\nf = torch.compile(g)\n")
+    write(tmp_path, "ddp/requirements.txt", "torch>=2.7\n")
+    write(tmp_path, "ddp/main.py", "import torch\nf = torch.compile(g)\n")
+    write(tmp_path, "plain/requirements.txt", "numpy\n")     # pins no torch: the run's target
+    write(tmp_path, "plain/old.py", "import torch\nf = torch.compile(g)\n")
+    rc, out, err = cli("--select", "TD101", ".", cwd=tmp_path)
+    assert [l.split(":")[0] for l in out.splitlines()[:-1]] == ["plain/old.py", "top.py"], out
+    assert "1 sub-project linted against its own torch pins (--torch names one target for all): " \
+           "ddp (torch>=2.7, requirements.txt:1)" in err
+    rc, out, err = cli("--select", "TD101", "--torch", ">=1.11", ".", cwd=tmp_path)
+    assert [l.split(":")[0] for l in out.splitlines()[:-1]] == ["ddp/main.py", "plain/old.py", "top.py"], out
+    assert "sub-project" not in err
+
+
 @pytest.mark.parametrize("name, text, line, versions", [
     ("pyproject.toml", '[project]\nname = "x"\ndependencies = ["numpy", "torch>=2.4,<2.6"]\n', 3, ["2.4", "2.5"]),
     ("pyproject.toml", '[project]\nname = "x"\n[project.optional-dependencies]\ngpu = [\n  "torch==2.2.1",\n]\n', 5,

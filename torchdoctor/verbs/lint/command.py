@@ -53,7 +53,7 @@ class Result:
 
 def run(opts: Options) -> Result:
     from .lintfile import Settings, lint_path
-    from .runner import scan
+    from .runner import merged, scan
     from .walk import Ignore, discover, exclude_matcher
 
     paths = list(opts.paths) or (["-"] if opts.stdin_filename else ["."])
@@ -94,7 +94,19 @@ def run(opts: Options) -> Result:
     if cfg.exclude:  # patterns of the pyproject.toml are relative to its directory
         ex = Ignore(ex.layers + exclude_matcher(cfg.exclude, os.path.dirname(os.path.abspath(cfg.path))).layers)
     files = list(discover(paths, ex, notes))
-    outcome = scan(files, settings, opts.jobs)
+    if opts.torch or cfg.torch:
+        parts = [(target, files)]
+    else:  # each file against its own project's pins (a repository of several projects)
+        from .subprojects import split
+        parts = split(files, anchor, target, notes)
+    settings_of = {}
+    outcomes = []
+    for t, group in parts:
+        s = settings if t is target else Settings(targets=list(t.versions), cuda=t.cuda, select=selected,
+                                                  want_fixes=True, want_suppressed=opts.show_suppressed)
+        settings_of.update((p, s) for p, _ in group)
+        outcomes.append(scan(group, s, opts.jobs))
+    outcome = merged(outcomes)
     notes.extend(outcome.notes)
     findings, suppressed = _per_file(cfg, outcome.findings), outcome.suppressed
     result = Result(notes=notes)
@@ -112,7 +124,7 @@ def run(opts: Options) -> Result:
             findings = [f for f in findings if f.path not in again]
             suppressed = [f for f in suppressed if f.path not in again]
             for path in sorted(again):
-                res = lint_path((path, "python"), settings)
+                res = lint_path((path, "python"), settings_of.get(path, settings))
                 findings.extend(_per_file(cfg, res.findings))
                 suppressed.extend(res.suppressed)
             findings.sort(key=Located.sort_key)

@@ -124,3 +124,18 @@ def combine(results: List[FileResult], out: Outcome) -> Outcome:
     out.findings.sort(key=Located.sort_key)
     out.suppressed.sort(key=Located.sort_key)
     return out
+
+
+def merged(outcomes: List[Outcome]) -> Outcome:
+    """Several scans' outcomes (one per target) as one."""
+    if len(outcomes) == 1:
+        return outcomes[0]
+    out = Outcome(files=sum(o.files for o in outcomes), workers=max(o.workers for o in outcomes))
+    for o in outcomes:
+        out.findings.extend(o.findings)
+        out.notes.extend(o.notes)
+        out.digests.update(o.digests)
+        out.suppressed.extend(o.suppressed)
+    out.findings.sort(key=Located.sort_key)
+    out.suppressed.sort(key=Located.sort_key)
+    return out
