@@ -15,6 +15,7 @@ Import it with ``from conftest import make_facts``, or take the
 """
 
 import copy
+import importlib.util
 import os
 import subprocess
 import sys
@@ -40,6 +41,15 @@ def facts_factory():
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFERENCE = os.path.join(os.path.dirname(ROOT), "shared", "reference")
 
+
+
+def load_tool(name):
+    """A maintainer script of tools/ (not a package) as a module: tools/<name>.py."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", name + ".py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def write_file(root, name, text):

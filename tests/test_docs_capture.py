@@ -1,16 +1,15 @@
 """tools/capture_examples.py, the tool that keeps every example output of the docs real: on a
 small page written here, with real commands in the test venv."""
 
-import importlib.util
 import os
 import sys
 
 import pytest
 
+from conftest import load_tool
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-spec = importlib.util.spec_from_file_location("capture_examples", os.path.join(ROOT, "tools", "capture_examples.py"))
-capture = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(capture)
+capture = load_tool("capture_examples")
 VENV = sys.prefix  # the test venv: `python` and `torchdoctor` there
 
 PAGE = '''# A page

@@ -4,11 +4,12 @@ pages outside the site name exist. Cheap: no MkDocs needed (CI builds the site w
 `mkdocs build --strict`, which checks the links between the pages of docs/)."""
 
 import glob
-import importlib.util
 import os
 import re
 
 import pytest
+
+from conftest import load_tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README_MAX_LINES = 400
@@ -25,10 +26,7 @@ def _read(rel):
 
 
 def _capture_tool():
-    spec = importlib.util.spec_from_file_location("capture_examples", os.path.join(ROOT, "tools", "capture_examples.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("capture_examples")
 
 
 def test_readme_stays_short():

@@ -6,13 +6,14 @@ tables checked are the real compat.json cut down to torch 2.14 and 2.15, so a Py
 with them gives a clean run, and each kind of disagreement is reported.
 """
 
-import importlib.util
 import json
 import os
 import sys
 import textwrap
 
 import pytest
+
+from conftest import load_tool
 
 from torchdoctor.kb import compat_rows
 
@@ -22,10 +23,7 @@ SCRIPT = os.path.join(ROOT, "tools", "check_releases.py")
 
 @pytest.fixture(scope="module")
 def tool():
-    spec = importlib.util.spec_from_file_location("check_releases", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("check_releases")
 
 
 FAKE_PIP = textwrap.dedent("""\

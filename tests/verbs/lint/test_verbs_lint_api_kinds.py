@@ -2,14 +2,12 @@
 is what tools/lint_api_kinds.py asks of the installed torch, the hand-listed context-manager
 classes really change nothing until entered, and the checks read it right."""
 
-import importlib.util
-import os
 import sys
 import warnings
 
 import pytest
 
-from conftest import ROOT
+from conftest import load_tool
 from torchdoctor.verbs.lint import api_kinds as K
 from torchdoctor.verbs.lint import backends_names as B
 
@@ -17,10 +15,7 @@ torch = pytest.importorskip("torch")
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("lint_api_kinds", os.path.join(ROOT, "tools", "lint_api_kinds.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("lint_api_kinds")
 
 
 def test_the_committed_data_is_what_the_installed_torch_says():
