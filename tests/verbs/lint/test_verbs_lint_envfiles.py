@@ -80,6 +80,9 @@ def test_unpinned_torch_beside_pinned_torchvision():
     assert got == [("TD405", 3)]
     assert check("docker", "FROM python:3.10\nRUN pip install torch==2.1.0 torchvision==0.16.0\n")[0] == []
     assert check("requirements", "torch\ntorchvision\n")[0] == []
+    # one resolution: pip installs the torch the pinned torchvision requires
+    assert check("requirements", "torch\ntorchvision==0.20.0\n")[0] == []
+    assert check("docker", "FROM python:3.10\nRUN pip install torch torchvision==0.16.0\n")[0] == []
 
 
 def test_readers():
