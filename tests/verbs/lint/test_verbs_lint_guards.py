@@ -266,3 +266,20 @@ def test_a_flag_set_true_under_a_version_check_carries_it():
             return torch.compile
     """
     assert codes(src, ">=1.13") == [("TD101", 11)]
+
+
+def test_a_name_with_a_fallback_import_is_neither_ones_at_its_uses():
+    # timm's form: torch.vmap where torch has it, functorch's only where it does not (< 2.0,
+    # where functorch is not deprecated): the call is not functorch.vmap's for certain
+    src = """
+        import torch
+        try:
+            from torch import vmap
+        except ImportError:
+            from functorch import vmap
+        y = vmap(torch.sin)(x)
+    """
+    assert codes(src, ">=1.8") == []
+    # a plain import of it is still functorch's at every use
+    assert codes("import torch\nfrom functorch import vmap\ny = vmap(torch.sin)(x)\n", ">=1.8") == [
+        ("TD201", 2), ("TD201", 3)]

@@ -96,4 +96,12 @@ class Names:
                 p = self.pos(a)
                 for loc in self.found[before:] + self.suppressed[hidden:]:
                     loc.place = Place("", p.line, p.col, p.end_line, p.end_col)
-            self.bind(a.asname or a.name, full)
+            name = a.asname or a.name
+            prior = self.lookup(name)
+            if prior and prior != full and any(g.kind == "all" for g in self.guards):
+                # `try: from torch import vmap / except ImportError: from functorch import vmap`:
+                # the name is torch's where torch has it and the fallback's elsewhere, so a use
+                # of it is neither's for certain
+                self.scopes[-1][name] = None
+            else:
+                self.bind(name, full)
