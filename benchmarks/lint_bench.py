@@ -183,8 +183,11 @@ def phase_fixtures(a, result):
     flagged = {(f["path"], f["line"]) for f in tf}
     linted = collections.defaultdict(list)
     for f in doc["findings"]:
-        f["line"] = import_start(f["path"], f["line"])
-        linted[(os.path.realpath(f["path"]), f["line"])].append(f["code"])
+        # TorchFix places a name of a parenthesised from-import at the statement (deprecated
+        # symbols) or at the name (vision's ToTensor): a finding at either line matches.
+        path = os.path.realpath(f["path"])
+        for line in {f["line"], import_start(f["path"], f["line"])}:
+            linted[(path, line)].append(f["code"])
     rows = collections.OrderedDict()
     for f in sorted(tf, key=lambda f: family_of(root, f["path"], f["msg"])):
         fam, sym = family_of(root, f["path"], f["msg"])
@@ -198,7 +201,8 @@ def phase_fixtures(a, result):
             row["lint_codes"] = sorted(set(row["lint_codes"]) | set(got))
     extra = [{"path": os.path.relpath(f["path"], root), "line": f["line"], "code": f["code"], "message": f["message"]}
              for f in doc["findings"]
-             if (os.path.realpath(f["path"]), f["line"]) not in flagged]
+             if not any((os.path.realpath(f["path"]), line) in flagged
+                        for line in (f["line"], import_start(f["path"], f["line"])))]
     result["fixtures"] = {"files": len(files), "torch": a.fixtures_torch, "rows": list(rows.values()),
                           "lint_only": extra, "torchfix_total": len(tf), "lint_total": len(doc["findings"])}
     a.save()

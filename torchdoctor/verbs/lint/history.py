@@ -21,7 +21,27 @@ _DATA = os.path.join(os.path.dirname(__file__), "data", "api_history.json")
 @functools.lru_cache(maxsize=None)
 def data() -> Dict[str, Any]:
     with open(_DATA, encoding="utf-8") as f:
-        return json.load(f)
+        d = json.load(f)
+    for e in d["apis"].values():
+        for field, tv in (e.get("torchvision") or {}).items():
+            e[field] = torch_for_torchvision(tv)
+    return d
+
+
+def torch_for_torchvision(tv: str) -> str:
+    """The torch minor a torchvision series pairs with (0.13 -> 1.12), by kb/data/compat.json:
+    a torchvision fact is kept in torchvision's own numbers, and the torch target decides."""
+    from ...kb import compat
+    torch = compat.torch_for_torchvision(tv)
+    if not torch:
+        raise ValueError("torchvision %s pairs with no torch release of kb/data/compat.json" % tv)
+    return torch
+
+
+def release_words(e: Dict[str, Any], field: str) -> str:
+    """'torch 2.3', or 'torchvision 0.15 (torch 2.0)' for a torchvision fact."""
+    tv = (e.get("torchvision") or {}).get(field)
+    return "torchvision %s (torch %s)" % (tv, e[field]) if tv else "torch %s" % e[field]
 
 
 def source_text(key: Optional[str]) -> Optional[str]:
@@ -101,7 +121,15 @@ def tracked(module: str) -> bool:
 @functools.lru_cache(maxsize=None)
 def leaf_names() -> frozenset:
     """Last components of every known path: a cheap pre-filter for attribute chains."""
-    return frozenset(p.rsplit(".", 1)[-1] for p in _history())
+    return frozenset([p.rsplit(".", 1)[-1] for p in _history()] + list(legacy_weights()["builders"]))
+
+
+def legacy_weights() -> Dict[str, Any]:
+    """torchvision's model builders that take the legacy pretrained= / pretrained_backbone=
+    (deprecated in favour of weights= / weights_backbone=), with the torch the deprecation
+    pairs with in "deprecated"."""
+    e = data()["torchvision_legacy_weights"]
+    return dict(e, deprecated=torch_for_torchvision(e["torchvision"]["deprecated"]))
 
 
 def imported_by_torch_from(module: str) -> Tuple[bool, Optional[Tuple[int, int]]]:
@@ -168,9 +196,10 @@ def deprecated_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[st
         return None
     # "or earlier": the oldest release sampled already warns (torch.range, torch.ger)
     since = fmt(dep) + (" or earlier" if e.get("deprecated_or_earlier") else "")
+    words = release_words(e, "deprecated") + (" or earlier" if e.get("deprecated_or_earlier") else "")
     # the entry as it is: TD201 words a replacement some target lacks itself (with an alias
     # valid everywhere, when there is one)
-    return {"deprecated": since, "versions": hit, "entry": e}
+    return {"deprecated": since, "since": words, "versions": hit, "entry": e}
 
 
 _LEADING_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")

@@ -185,6 +185,8 @@ def api_table() -> str:
     for path, e in sorted(H.data()["apis"].items()):
         added = ("<= " if e.get("added_or_earlier") else "") + e["added"] if e.get("added") else ""
         dep = ("<= " if e.get("deprecated_or_earlier") else "") + e["deprecated"] if e.get("deprecated") else ""
+        if (e.get("torchvision") or {}).get("deprecated"):
+            dep += " (torchvision %s)" % e["torchvision"]["deprecated"]
         out.append("| `%s` | %s | %s | %s | %s | %s |" % (
             path, added, dep, e.get("removed") or "",
             ("`%s`" % e["replacement"]) if e.get("replacement") else "", "yes" if e.get("fix") else ""))

@@ -3,8 +3,9 @@
 ## What it finds
 A call, import or decorator of a torch API that a release of the target deprecates (and
 still has): `torch.backends.cuda.sdp_kernel` (2.3), `torch.cuda.amp.autocast` and its kin
-(2.4), `torch.nn.utils.weight_norm` (2.1), the legacy linear-algebra functions and every
-other deprecation of the API history (docs/lint-rules.md). A name only compared or listed
+(2.4), `torch.nn.utils.weight_norm` (2.1), the legacy linear-algebra functions, torchvision's
+`transforms.v2.ToTensor` (torchvision 0.15, which pairs with torch 2.0: the torch target
+decides) and every other deprecation of the API history (docs/lint-rules.md). A name only compared or listed
 (`f is torch.cuda.amp.autocast`) warns nowhere and is not reported.
 
 ## Why it matters
@@ -66,7 +67,7 @@ def deprecated_api(use):
         return None
     path, whole, dep = d
     repl = dep["entry"].get("replacement")
-    msg = "%s is deprecated since torch %s" % (path, dep["deprecated"])
+    msg = "%s is deprecated since %s" % (path, dep["since"])
     gap = H.replacement_missing(path, use.targets)
     wide = next((a for a in K.aliases(gap[0]) if not H.missing_in(a, use.targets)), None) if gap else None
     if repl and wide:
