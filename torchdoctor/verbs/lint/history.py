@@ -124,6 +124,7 @@ def leaf_names() -> frozenset:
     return frozenset([p.rsplit(".", 1)[-1] for p in _history()] + list(legacy_weights()["builders"]))
 
 
+@functools.lru_cache(maxsize=None)
 def legacy_weights() -> Dict[str, Any]:
     """torchvision's model builders that take the legacy pretrained= / pretrained_backbone=
     (deprecated in favour of weights= / weights_backbone=), with the torch the deprecation
