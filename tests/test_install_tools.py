@@ -12,6 +12,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
@@ -136,3 +137,25 @@ def test_uv_installs_the_checkout_as_readme_says(checkout, tmp_path):
         run(uv + ["tool", "uninstall", "torchdoctor"], env, checkout)
         run(uv + form[1:], env, checkout)
         works(home / "bin", env, tmp_path, with_lint=True)
+
+
+def test_the_wheel_holds_the_code_and_data_and_the_build_warns_of_nothing(checkout, tmp_path):
+    """The files a verb reads at run time are in the wheel (the data folders hold no
+    `__init__.py`), the maintainers' catalogue is not, and setuptools has nothing to say about
+    the package layout ("Package would be ignored" meant a future release drops the data)."""
+    out = tmp_path / "wheel"
+    p = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v", "-w", str(out),
+             str(checkout)], clean_env(), tmp_path)
+    said = p.stdout + p.stderr
+    assert "would be ignored" not in said and "absent from the `packages` configuration" not in said, said[-3000:]
+    [wheel] = os.listdir(str(out))
+    with zipfile.ZipFile(str(out / wheel)) as zf:
+        held = {n for n in zf.namelist() if not n.split("/", 1)[0].endswith(".dist-info")}
+    expected = set()
+    for folder, _, files in os.walk(str(checkout / "torchdoctor")):
+        for name in files:
+            rel = os.path.relpath(os.path.join(folder, name), str(checkout)).replace(os.sep, "/")
+            if name.endswith((".py", ".json")) and "/kb/catalogue/" not in rel:
+                expected.add(rel)
+    assert held == expected, (sorted(expected - held)[:20], sorted(held - expected)[:20])
+    assert any(n.startswith("torchdoctor/kb/errors/") for n in held)
