@@ -22,7 +22,8 @@ _DATA = os.path.join(os.path.dirname(__file__), "data", "api_history.json")
 def data() -> Dict[str, Any]:
     with open(_DATA, encoding="utf-8") as f:
         d = json.load(f)
-    for e in d["apis"].values():
+    # a torchvision fact, kept in torchvision's own numbers, also as the torch it pairs with
+    for e in list(d["apis"].values()) + [d["torchvision_legacy_weights"]]:
         for field, tv in (e.get("torchvision") or {}).items():
             e[field] = torch_for_torchvision(tv)
     return d
@@ -124,13 +125,11 @@ def leaf_names() -> frozenset:
     return frozenset([p.rsplit(".", 1)[-1] for p in _history()] + list(legacy_weights()["builders"]))
 
 
-@functools.lru_cache(maxsize=None)
 def legacy_weights() -> Dict[str, Any]:
     """torchvision's model builders that take the legacy pretrained= / pretrained_backbone=
     (deprecated in favour of weights= / weights_backbone=), with the torch the deprecation
     pairs with in "deprecated"."""
-    e = data()["torchvision_legacy_weights"]
-    return dict(e, deprecated=torch_for_torchvision(e["torchvision"]["deprecated"]))
+    return data()["torchvision_legacy_weights"]
 
 
 def imported_by_torch_from(module: str) -> Tuple[bool, Optional[Tuple[int, int]]]:
@@ -196,11 +195,10 @@ def deprecated_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[st
     if not hit:
         return None
     # "or earlier": the oldest release sampled already warns (torch.range, torch.ger)
-    since = fmt(dep) + (" or earlier" if e.get("deprecated_or_earlier") else "")
     words = release_words(e, "deprecated") + (" or earlier" if e.get("deprecated_or_earlier") else "")
     # the entry as it is: TD201 words a replacement some target lacks itself (with an alias
     # valid everywhere, when there is one)
-    return {"deprecated": since, "since": words, "versions": hit, "entry": e}
+    return {"since": words, "versions": hit, "entry": e}
 
 
 _LEADING_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")

@@ -55,7 +55,7 @@ def torchvision_legacy_weights(use):
     since = H.mt(lw["deprecated"])
     if legacy is None or not any(t >= since for t in use.targets):
         return None
-    when = "since torchvision %s (torch %s)" % (lw["torchvision"]["deprecated"], lw["deprecated"])
+    when = "since " + H.release_words(lw, "deprecated")
     named = [k.arg for k in call.keywords if k.arg in legacy]
     if named:
         return hit(use.pos(call), "%s(%s) is deprecated %s; use %s" % (
