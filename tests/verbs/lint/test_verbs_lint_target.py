@@ -98,6 +98,18 @@ def test_each_sub_project_is_linted_against_its_own_pins(tmp_path):
     assert "sub-project" not in err
 
 
+@pytest.mark.parametrize("sub_pins", ["torch>=2.1,<2.5\n", "torch>=1.12,<2.0\n"])
+def test_a_setting_anywhere_in_the_scan_counts_for_every_sub_project(tmp_path, sub_pins):
+    # the whole scan is one project-wide view, whichever pins each file is checked against
+    os.makedirs(str(tmp_path / ".git"))
+    write(tmp_path, "requirements.txt", "torch>=2.1,<2.5\n")
+    write(tmp_path, "launch.py", 'import os\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n')
+    write(tmp_path, "sub/requirements.txt", sub_pins)
+    write(tmp_path, "sub/train.py", "import torch\ntorch.use_deterministic_algorithms(True)\n")
+    rc, out, err = cli("--select", "TD303", ".", cwd=tmp_path)
+    assert rc == 0 and "TD303" not in out, out + err
+
+
 @pytest.mark.parametrize("name, text, line, versions", [
     ("pyproject.toml", '[project]\nname = "x"\ndependencies = ["numpy", "torch>=2.4,<2.6"]\n', 3, ["2.4", "2.5"]),
     ("pyproject.toml", '[project]\nname = "x"\n[project.optional-dependencies]\ngpu = [\n  "torch==2.2.1",\n]\n', 5,

@@ -53,7 +53,7 @@ class Result:
 
 def run(opts: Options) -> Result:
     from .lintfile import Settings, lint_path
-    from .runner import merged, scan
+    from .runner import scan
     from .walk import Ignore, discover, exclude_matcher
 
     paths = list(opts.paths) or (["-"] if opts.stdin_filename else ["."])
@@ -100,13 +100,13 @@ def run(opts: Options) -> Result:
         from .subprojects import split
         parts = split(files, anchor, target, notes)
     settings_of = {}
-    outcomes = []
+    scanned = []
     for t, group in parts:
         s = settings if t is target else Settings(targets=list(t.versions), cuda=t.cuda, select=selected,
                                                   want_fixes=True, want_suppressed=opts.show_suppressed)
         settings_of.update((p, s) for p, _ in group)
-        outcomes.append(scan(group, s, opts.jobs))
-    outcome = merged(outcomes)
+        scanned.append((s, group))
+    outcome = scan(scanned, opts.jobs)
     notes.extend(outcome.notes)
     findings, suppressed = _per_file(cfg, outcome.findings), outcome.suppressed
     result = Result(notes=notes)

@@ -41,13 +41,13 @@ def workers_for(n_files: int, jobs: Optional[int]) -> int:
 GC_EVERY = 256
 
 
-def _lint_serial(items, settings) -> List[FileResult]:
+def _lint_serial(items, settings: Tuple[Settings, ...]) -> List[FileResult]:
     was = gc.isenabled()
     gc.disable()
     try:
         out = []
-        for i, item in enumerate(items, 1):
-            out.append(lint_path(item, settings))
+        for i, (path, kind, which) in enumerate(items, 1):
+            out.append(lint_path((path, kind), settings[which]))
             if i % GC_EVERY == 0:
                 gc.collect()
         return out
@@ -56,11 +56,11 @@ def _lint_serial(items, settings) -> List[FileResult]:
             gc.enable()
 
 
-_SETTINGS: Optional[Settings] = None
+_SETTINGS: Tuple[Settings, ...] = ()
 _DONE = 0
 
 
-def _init(settings: Settings) -> None:
+def _init(settings: Tuple[Settings, ...]) -> None:
     global _SETTINGS
     _SETTINGS = settings
     gc.disable()
@@ -71,10 +71,13 @@ def _work(item):
     _DONE += 1
     if _DONE % GC_EVERY == 0:
         gc.collect()
-    return lint_path(item, _SETTINGS)
+    path, kind, which = item
+    return lint_path((path, kind), _SETTINGS[which])
 
 
-def lint_python_files(items: List[Tuple[str, str]], settings: Settings, workers: int) -> Tuple[List[FileResult], int]:
+def lint_python_files(items: List[Tuple[str, str, int]], settings: Tuple[Settings, ...],
+                      workers: int) -> Tuple[List[FileResult], int]:
+    """items: (path, kind, index of its Settings in `settings`)."""
     if workers <= 1 or len(items) < 2:
         return _lint_serial(items, settings), 1
     import multiprocessing
@@ -87,20 +90,25 @@ def lint_python_files(items: List[Tuple[str, str]], settings: Settings, workers:
         return _lint_serial(items, settings), 1
 
 
-def scan(files: List[Tuple[str, str]], settings: Settings, jobs: Optional[int] = None) -> Outcome:
+def scan(parts: List[Tuple[Settings, List[Tuple[str, str]]]], jobs: Optional[int] = None) -> Outcome:
+    """One scan of every part's files, each file with its part's settings (a repository of
+    several projects lints each against its own pins): one pool, and the project-wide filters
+    over all of them."""
+    settings = tuple(s for s, _ in parts)
+    files = [(p, k, i) for i, (_, group) in enumerate(parts) for p, k in group]
     out = Outcome(files=len(files))
-    py = [(p, k) for p, k in files if k in ("python", "notebook", "setuppy")]
-    py = [(p, "python" if k == "setuppy" else k) for p, k in py]
-    env = [(p, k) for p, k in files if k not in ("python", "notebook", "setuppy")]
+    code = ("python", "notebook", "setuppy")
+    py = [(p, "python" if k == "setuppy" else k, i) for p, k, i in files if k in code]
+    env = [(p, k, i) for p, k, i in files if k not in code]
     out.workers = workers_for(len(py), jobs)
     results, out.workers = lint_python_files(py, settings, out.workers)
     # environment files: pyproject/setup.cfg first, so requirement files can inherit their Python
     order = {"pyproject": 0, "setupcfg": 1}
-    env.sort(key=lambda pk: order.get(pk[1], 2))
+    env.sort(key=lambda pki: order.get(pki[1], 2))
     declared = {}
-    for path, kind in env:
+    for path, kind, i in env:
         d = os.path.dirname(os.path.abspath(path))
-        res, group = lint_env(path, kind, settings, declared.get(d))
+        res, group = lint_env(path, kind, settings[i], declared.get(d))
         if group is not None and group.python and kind in ("pyproject", "setupcfg"):
             declared.setdefault(d, group.python)
         results.append(res)
@@ -121,21 +129,6 @@ def combine(results: List[FileResult], out: Outcome) -> Outcome:
     for r in results:
         out.findings.extend(f for f in r.findings if not (f.needs_absent and f.needs_absent in mentions))
         out.suppressed.extend(f for f in r.suppressed if not (f.needs_absent and f.needs_absent in mentions))
-    out.findings.sort(key=Located.sort_key)
-    out.suppressed.sort(key=Located.sort_key)
-    return out
-
-
-def merged(outcomes: List[Outcome]) -> Outcome:
-    """Several scans' outcomes (one per target) as one."""
-    if len(outcomes) == 1:
-        return outcomes[0]
-    out = Outcome(files=sum(o.files for o in outcomes), workers=max(o.workers for o in outcomes))
-    for o in outcomes:
-        out.findings.extend(o.findings)
-        out.notes.extend(o.notes)
-        out.digests.update(o.digests)
-        out.suppressed.extend(o.suppressed)
     out.findings.sort(key=Located.sort_key)
     out.suppressed.sort(key=Located.sort_key)
     return out
