@@ -73,6 +73,22 @@ def test_per_file_ignores(tmp_path):
     assert reported == ["pkg/tests.py", "train.py"], out
 
 
+def test_per_file_ignores_turns_a_rule_off_as_ignore_does(tmp_path):
+    # a code turned off in a file is not run there: --show-suppressed lists no noqa hiding it
+    write(tmp_path, "pyproject.toml", """\
+        [tool.torchdoctor.lint]
+        torch = "2.13"
+
+        [tool.torchdoctor.lint.per-file-ignores]
+        "seed.py" = ["TD301"]
+    """)
+    write(tmp_path, "seed.py", SEED.format(comment="  # noqa: TD301"))
+    by_file = lint("--show-suppressed", "--format", "json", "seed.py", cwd=tmp_path)
+    by_option = lint("--show-suppressed", "--format", "json", "--ignore", "TD301", "seed.py", cwd=tmp_path)
+    assert by_file[0] == by_option[0] == 0
+    assert by_file[1] == by_option[1] and "TD301" not in by_file[1], by_file
+
+
 @pytest.mark.parametrize("table, said", [
     ('per-file-ignores = ["TD301"]', "must be a table of pattern = [codes]"),
     ('per-file-ignores = {"tests/*" = 3}', "per-file-ignores.tests/* must be a list of codes"),

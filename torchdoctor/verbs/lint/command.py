@@ -86,10 +86,14 @@ def run(opts: Options) -> Result:
         raise LintError(str(e))
     notes = list(cfg.notes)
     target = _target(opts, python, cfg, [anchor], notes)
-    settings = Settings(targets=list(target.versions), cuda=target.cuda, select=selected, want_fixes=True,
-                        want_suppressed=opts.show_suppressed)
+
+    def settings_for(t: T.Target) -> Settings:
+        return Settings(targets=list(t.versions), cuda=t.cuda, select=selected, want_fixes=True,
+                        want_suppressed=opts.show_suppressed, per_file_ignores=tuple(cfg.per_file_ignores),
+                        config_path=cfg.path)
+    settings = settings_for(target)
     if stdin:
-        return _run_stdin(opts, kind, cfg, settings, target, notes)
+        return _run_stdin(opts, kind, settings, target, notes)
     ex = exclude_matcher(opts.exclude, os.getcwd())
     if cfg.exclude:  # patterns of the pyproject.toml are relative to its directory
         ex = Ignore(ex.layers + exclude_matcher(cfg.exclude, os.path.dirname(os.path.abspath(cfg.path))).layers)
@@ -102,13 +106,12 @@ def run(opts: Options) -> Result:
     settings_of = {}
     scanned = []
     for t, group in parts:
-        s = settings if t is target else Settings(targets=list(t.versions), cuda=t.cuda, select=selected,
-                                                  want_fixes=True, want_suppressed=opts.show_suppressed)
+        s = settings if t is target else settings_for(t)
         settings_of.update((p, s) for p, _ in group)
         scanned.append((s, group))
     outcome = scan(scanned, opts.jobs)
     notes.extend(outcome.notes)
-    findings, suppressed = _per_file(cfg, outcome.findings), outcome.suppressed
+    findings, suppressed = outcome.findings, outcome.suppressed
     result = Result(notes=notes)
     fixed = fixed_files = 0
     if opts.fix or opts.diff:
@@ -125,7 +128,7 @@ def run(opts: Options) -> Result:
             suppressed = [f for f in suppressed if f.path not in again]
             for path in sorted(again):
                 res = lint_path((path, "python"), settings_of.get(path, settings))
-                findings.extend(_per_file(cfg, res.findings))
+                findings.extend(res.findings)
                 suppressed.extend(res.suppressed)
             findings.sort(key=Located.sort_key)
             suppressed.sort(key=Located.sort_key)
@@ -142,13 +145,6 @@ def _summary(files: int, target: T.Target, notes: List[str], fixed: int, fixed_f
             "suppressed": suppressed}
 
 
-def _per_file(cfg: C.Config, findings: List[Located]) -> List[Located]:
-    """Without the codes per-file-ignores turns off in each finding's file."""
-    if not cfg.per_file_ignores:
-        return findings
-    return [f for f in findings if f.code not in cfg.ignored_in(f.path)]
-
-
 def _stdin_kind(opts: Options) -> str:
     from . import stdin as S
     if opts.source is None:
@@ -159,7 +155,7 @@ def _stdin_kind(opts: Options) -> str:
         raise LintError(str(e))
 
 
-def _run_stdin(opts: Options, kind: str, cfg: C.Config, settings, target: T.Target, notes: List[str]) -> Result:
+def _run_stdin(opts: Options, kind: str, settings, target: T.Target, notes: List[str]) -> Result:
     """`-`: lint the bytes read; with --fix the fixed source is the output, with --diff its diff."""
     from . import stdin as S
     from .runner import Outcome, combine
@@ -167,7 +163,7 @@ def _run_stdin(opts: Options, kind: str, cfg: C.Config, settings, target: T.Targ
     data = opts.source or b""
     outcome = combine([S.lint(data, opts.stdin_filename, kind, settings)], Outcome(files=1))
     notes.extend(outcome.notes)
-    findings = _per_file(cfg, outcome.findings)
+    findings = outcome.findings
     result = Result(notes=notes)
     fixed = 0
     if opts.fix or opts.diff:
@@ -177,7 +173,7 @@ def _run_stdin(opts: Options, kind: str, cfg: C.Config, settings, target: T.Targ
             result.fixed_source = new
             if fixed:  # what is left, in the fixed source
                 again = combine([S.lint(new, opts.stdin_filename, kind, settings)], Outcome(files=1))
-                findings = _per_file(cfg, again.findings)
+                findings = again.findings
         elif fixed:
             from .fix import unified_diff
             result.diffs = unified_diff(name, data, new)

@@ -27,20 +27,21 @@ class Config:
     per_file_ignores: List[Tuple[str, FrozenSet[str]]] = field(default_factory=list)   # (pattern, codes)
     notes: List[str] = field(default_factory=list)
 
-    def ignored_in(self, path: str) -> FrozenSet[str]:
-        """The codes per-file-ignores turns off in `path`. A pattern is matched against the path
-        relative to the pyproject.toml's directory, and one without a slash also against the
-        file's name, as ruff matches them."""
-        if not self.per_file_ignores or not self.path:
-            return frozenset()
-        rel = os.path.relpath(os.path.abspath(path), os.path.dirname(os.path.abspath(self.path))).replace(os.sep, "/")
-        out: FrozenSet[str] = frozenset()
-        for pattern, codes in self.per_file_ignores:
-            p = pattern.strip("/")
-            if fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel, p + "/*") or (
-                    "/" not in p and fnmatch.fnmatchcase(os.path.basename(rel), p)):
-                out |= codes
-        return out
+
+def ignored_codes(per_file_ignores, config_path: Optional[str], path: str) -> FrozenSet[str]:
+    """The codes per-file-ignores turns off in `path`. A pattern is matched against the path
+    relative to the pyproject.toml's directory, and one without a slash also against the
+    file's name, as ruff matches them."""
+    if not per_file_ignores or not config_path:
+        return frozenset()
+    rel = os.path.relpath(os.path.abspath(path), os.path.dirname(os.path.abspath(config_path))).replace(os.sep, "/")
+    out: FrozenSet[str] = frozenset()
+    for pattern, codes in per_file_ignores:
+        p = pattern.strip("/")
+        if fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel, p + "/*") or (
+                "/" not in p and fnmatch.fnmatchcase(os.path.basename(rel), p)):
+            out |= codes
+    return out
 
 
 class ConfigError(ValueError):

@@ -32,6 +32,14 @@ class Settings:
     select: FrozenSet[str]
     want_fixes: bool = False
     want_suppressed: bool = False   # keep what guards and noqa hid (--show-suppressed)
+    # [tool.torchdoctor.lint] per-file-ignores: (pattern, codes), relative to config_path's folder
+    per_file_ignores: Tuple[Tuple[str, FrozenSet[str]], ...] = ()
+    config_path: Optional[str] = None
+
+    def selected_in(self, path: str) -> FrozenSet[str]:
+        """The codes that run in `path`: the selection less what per-file-ignores turns off there."""
+        from .config import ignored_codes
+        return self.select - ignored_codes(self.per_file_ignores, self.config_path, path)
 
 
 @record
@@ -108,8 +116,9 @@ def _keep(findings: List[Located], noqa, settings: Settings, res: Optional[FileR
     """The selected findings no `# noqa` hides; with --show-suppressed, the hidden ones go to
     `res.suppressed`, each saying which comment hid it."""
     kept = []
+    selected = _selection(settings)
     for f in findings:
-        if f.code not in settings.select:
+        if f.code not in selected(f.path):
             continue
         if not suppressed(noqa, key(f), f.code):
             kept.append(f)
@@ -121,7 +130,21 @@ def _keep(findings: List[Located], noqa, settings: Settings, res: Optional[FileR
 
 def _hidden(found: List[Located], settings: Settings) -> List[Located]:
     """What guards hid, of the selected rules."""
-    return [f for f in found if f.code in settings.select]
+    selected = _selection(settings)
+    return [f for f in found if f.code in selected(f.path)]
+
+
+def _selection(settings: Settings):
+    """path -> the codes that run there, worked out once per path."""
+    if not settings.per_file_ignores:
+        return lambda path: settings.select
+    seen: Dict[str, FrozenSet[str]] = {}
+
+    def selected(path: str) -> FrozenSet[str]:
+        if path not in seen:
+            seen[path] = settings.selected_in(path)
+        return seen[path]
+    return selected
 
 
 def lint_python(path: str, settings: Settings, data: Optional[bytes] = None) -> FileResult:
