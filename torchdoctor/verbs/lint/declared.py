@@ -37,7 +37,7 @@ def read_groups(files: List[str]) -> List[E.Group]:
         seen.add(real)
         kind = E.kind_of(os.path.basename(path))
         if kind is None:  # an included file with a name of its own: it is a requirements file
-            g = _read_as(path, "requirements")
+            g = envreaders.read_file(path, "requirements")
         else:
             g = envreaders.read_file(path)
         if g is None:
@@ -47,14 +47,6 @@ def read_groups(files: List[str]) -> List[E.Group]:
             base = os.path.dirname(path)
             todo.extend(os.path.join(base, inc) for inc, _ in g.includes if "://" not in inc)
     return groups
-
-
-def _read_as(path: str, kind: str) -> Optional[E.Group]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return envreaders.read(kind, f.read(), path)
-    except OSError:
-        return None
 
 
 def _label(g: E.Group, pin: E.Pin) -> str:

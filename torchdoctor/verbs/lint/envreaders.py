@@ -277,8 +277,9 @@ def read(kind: str, text: str, path: str, tree=None) -> Group:
     return read_dockerfile(text, path)
 
 
-def read_file(path: str) -> Optional[Group]:
-    kind = kind_of(os.path.basename(path))
+def read_file(path: str, kind: Optional[str] = None) -> Optional[Group]:
+    """The file's pins, read as `kind` (by default, what its name says it is)."""
+    kind = kind or kind_of(os.path.basename(path))
     if not kind:
         return None
     try:

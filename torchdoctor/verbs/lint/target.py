@@ -26,7 +26,6 @@ class Target:
     spec: str                         # what was asked: "2.13.0+cpu", ">=2.1,<2.6"
     origin: str                       # where it came from, for the output
     cuda: Optional[bool] = None       # False: a CPU-only build is the target
-    notes: List[str] = field(default_factory=list)
     pins: List[dict] = field(default_factory=list)   # the project's torch pins: file, line, spec, decided
 
     def describe(self) -> str:
