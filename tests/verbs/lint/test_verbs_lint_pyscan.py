@@ -4,6 +4,8 @@ it should (guards, other versions, the patterns real code bases showed)."""
 import ast
 import textwrap
 
+import pytest
+
 from torchdoctor.verbs.lint import pyscan
 from torchdoctor.verbs.lint.rules import default_codes
 from torchdoctor.verbs.lint.target import from_option
@@ -513,6 +515,12 @@ def test_cudnn_disabled_claimed_by_comment_condition_or_name():
             cudnn.enabled = False
     """
     assert [c for c in codes(src) if c[0] == "TD301"] == [("TD301", n) for n in (6, 7, 11, 15, 18)]
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_a_comments_claim_is_on_its_own_line_whatever_the_line_breaks(eol):
+    src = eol.join(["import torch", "x = 1", "# make runs reproducible", "torch.backends.cudnn.enabled = False", ""])
+    assert [c for c in codes(src) if c[0] == "TD301"] == [("TD301", 4)]
 
 
 def test_cudnn_disabled_for_another_reason_is_quiet():

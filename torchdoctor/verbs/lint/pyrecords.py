@@ -12,7 +12,17 @@ import re
 from ...model.records import field, record
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
-DET_CONTEXT = re.compile(r"(?i)seed|determinis|reproduc")
+from .pysource import lines_containing
+
+DET_WORDS = ("seed", "determinis", "reproduc")
+DET_CONTEXT = re.compile("(?i)" + "|".join(DET_WORDS))
+
+
+def mentions_determinism(text: str) -> bool:
+    """Whether DET_CONTEXT can match anywhere in `text`: plain substring tests of the casefolded
+    text (a case-insensitive regex has no literal fast path over a whole file)."""
+    folded = text.casefold()
+    return any(w in folded for w in DET_WORDS)
 
 
 @record
@@ -79,17 +89,8 @@ def names_determinism(test: ast.AST) -> bool:
 
 def comment_claims(text: str) -> FrozenSet[int]:
     """The lines (1-based) whose comment names determinism, seeding or reproducibility."""
-    out = set()
-    line, at = 1, 0
-    for m in _COMMENT.finditer(text):
-        if DET_CONTEXT.search(m.group(0)):
-            line += text.count("\n", at, m.start())
-            at = m.start()
-            out.add(line)
-    return frozenset(out)
-
-
-_COMMENT = re.compile(r"#[^\n]*")
+    return frozenset(n for n, line in lines_containing(text, ("#",))
+                     if DET_CONTEXT.search(line, line.index("#")))
 
 
 def const(node) -> Any:

@@ -37,7 +37,7 @@ from .located import Located, Place, call
 from .pyevents import FileScan, reads as reads_event
 from .pyguards import GUARD_WORDS, NOTHING, Guard, Guards, exits, other_side_of_flag
 from .pynames import Names
-from .pyrecords import DET_CONTEXT, Event, Func, Pos, call_args, comment_claims, const, names_determinism
+from .pyrecords import Event, Func, Pos, call_args, comment_claims, const, mentions_determinism, names_determinism
 from .rules import on
 from .uses import Use
 
@@ -483,7 +483,7 @@ def _run(text: str, chunks: Iterable[pysource.Chunk], targets, target_cuda,
          suppressed: Optional[List[Located]] = None) -> List[Located]:
     an = Analyzer(targets, target_cuda, want_suppressed=suppressed is not None)
     an.guard_words = any(w in text for w in GUARD_WORDS)
-    an.det_words = DET_CONTEXT.search(text) is not None
+    an.det_words = mentions_determinism(text)
     an.module(chunks)
     scan = FileScan.of(an.events, an.funcs, targets, target_cuda, "CUBLAS_WORKSPACE_CONFIG" in text,
                        comment_claims(text) if an.det_words else frozenset())
