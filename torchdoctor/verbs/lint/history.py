@@ -167,17 +167,24 @@ def missing_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[str, 
     return dict(m, entry=_advised(path, m["entry"], targets)) if m else None
 
 
+def lifetime(e: Dict[str, Any]) -> Tuple[Optional[Tuple[int, int]], Optional[Tuple[int, int]]]:
+    """(first release that has it, first release without it again) of a history entry; None
+    where unknown, or for "added" when older releases were not sampled (added_or_earlier)."""
+    added = mt(e.get("added")) if e.get("added") and not e.get("added_or_earlier") else None
+    removed = mt(e.get("removed")) if e.get("removed") and "not removed" not in str(e.get("removed")) else None
+    return added, removed
+
+
 def _missing(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[str, Any]]:
     e = _history().get(path)
     if not e or not targets:
         return None
-    added = mt(e.get("added"))
-    removed = mt(e.get("removed")) if e.get("removed") and "not removed" not in str(e.get("removed")) else None
+    added, removed = lifetime(e)
     if removed:
         gone = [t for t in targets if t >= removed]
         if gone:
             return {"kind": "removed", "versions": gone, "removed": fmt(removed), "entry": e}
-    if added and not e.get("added_or_earlier"):
+    if added:
         early = [t for t in targets if t < added]
         if early:
             return {"kind": "added", "versions": early, "added": fmt(added), "entry": e}
@@ -190,7 +197,7 @@ def deprecated_in(path: str, targets: List[Tuple[int, int]]) -> Optional[Dict[st
     dep = mt(e.get("deprecated")) if e and e.get("deprecated") else None
     if not dep:
         return None
-    removed = mt(e.get("removed")) if e.get("removed") and "not removed" not in str(e.get("removed")) else None
+    removed = lifetime(e)[1]
     hit = [t for t in targets if t >= dep and (removed is None or t < removed)]
     if not hit:
         return None

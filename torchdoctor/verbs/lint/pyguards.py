@@ -348,9 +348,7 @@ class Guards:
         spans = None
         e = H.history(path) if torch_path else None
         if e:
-            lo = H.mt(e.get("added")) if e.get("added") and not e.get("added_or_earlier") else None
-            removed = e.get("removed")
-            hi = H.mt(removed) if removed and "not removed" not in str(removed) else None
+            lo, hi = H.lifetime(e)
             if lo or hi:
                 spans = [(lo, hi)] if positive else _complement([(lo, hi)])
         if not positive:
