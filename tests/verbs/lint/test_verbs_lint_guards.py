@@ -16,6 +16,19 @@ def test_a_parameter_called_version_is_not_a_torch_version_bound():
     assert codes(src, "1.11") == [("TD101", 5)]
 
 
+def test_a_parameter_named_like_a_module_flag_is_no_guard_in_a_lambda_either():
+    src = """
+        import torch
+        use_compile = hasattr(torch, "compile")
+        if use_compile:
+            a = torch.compile(f)
+        g = lambda use_compile: torch.compile(f) if use_compile else f
+        def h(use_compile):
+            return torch.compile(f) if use_compile else f
+    """
+    assert [c for c in codes(src, "1.11") if c[0] == "TD101"] == [("TD101", 6), ("TD101", 8)]
+
+
 def test_hasattr_of_something_else_does_not_hide_a_removed_api():
     src = """
         import torch

@@ -324,31 +324,36 @@ class Analyzer(Guards, Names, ast.NodeVisitor):
         self.visit(node.args)
         if node.returns:
             self.visit(node.returns)
-        scope: Dict[str, Optional[str]] = {}
-        a = node.args
-        for arg in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]:
-            scope[arg.arg] = None
         f = Func(node.name, ast.get_docstring(node, clean=False) or "", True)
         self.funcs.append(f)
         self.func_stack.append(f)
-        self.scopes.append(scope)
-        self.meanings.append(dict.fromkeys(scope))   # a parameter means nothing, whatever its name
+        self.enter_scope(node.args)
         n = self.push(self.decorator_facts(node.decorator_list))
         saved_loop, saved_branch, saved_try = self.loop, self.branch, self.try_depth
         self.loop, self.branch, self.try_depth = 0, [], 0
         self.block(node.body)
         self.loop, self.branch, self.try_depth = saved_loop, saved_branch, saved_try
         self.pop(n)
-        self.meanings.pop()
-        self.scopes.pop()
+        self.exit_scope()
         self.func_stack.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Lambda(self, node):
         self.visit(node.args)
-        self.scopes.append({a.arg: None for a in node.args.args})
+        self.enter_scope(node.args)
         self.visit(node.body)
+        self.exit_scope()
+
+    def enter_scope(self, a: ast.arguments) -> None:
+        """A function's or lambda's parameters: they name nothing imported, and a parameter
+        means nothing as a guard, whatever its name."""
+        params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]]
+        self.scopes.append(dict.fromkeys(params))
+        self.meanings.append(dict.fromkeys(params))
+
+    def exit_scope(self) -> None:
+        self.meanings.pop()
         self.scopes.pop()
 
     def visit_ClassDef(self, node):
