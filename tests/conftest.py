@@ -45,20 +45,21 @@ REFERENCE = os.path.join(os.path.dirname(ROOT), "shared", "reference")
 
 def load_tool(name):
     """A maintainer script of tools/ (not a package) as a module: tools/<name>.py."""
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", name + ".py")
+    path = os.path.join(ROOT, "tools", name + ".py")
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
-def write_file(root, name, text):
-    """`text` (dedented) as the file root/name, its folders made; its path."""
+def write_file(root, name, text, mode="w"):
+    """`text` (a str dedented, or bytes with mode "wb") as the file root/name, its folders
+    made; its path."""
     import textwrap
     path = os.path.join(str(root), name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(textwrap.dedent(text))
+    with open(path, mode) as f:
+        f.write(textwrap.dedent(text) if isinstance(text, str) else text)
     return path
 
 

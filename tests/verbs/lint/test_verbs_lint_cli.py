@@ -8,6 +8,8 @@ import textwrap
 
 import pytest
 
+from conftest import write_file as write
+
 PY = sys.executable
 MPS = "import torch\nprint(torch.backends.mps.is_available())\n"
 
@@ -19,14 +21,6 @@ def run(*args, cwd=None, env=None, timeout=120):
     p = subprocess.run([PY, "-m", "torchdoctor", "lint"] + list(args), capture_output=True, cwd=cwd, env=e,
                        timeout=timeout, stdin=subprocess.DEVNULL)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
-
-def write(root, name, text, mode="w"):
-    path = os.path.join(str(root), name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, mode) as f:
-        f.write(textwrap.dedent(text) if isinstance(text, str) else text)
-    return path
 
 
 def test_exit_codes_and_text_format(tmp_path):

@@ -8,7 +8,8 @@ import textwrap
 
 import pytest
 
-from test_verbs_lint_cli import PY, run, write
+from conftest import write_file as write
+from test_verbs_lint_cli import PY, run
 
 pytest.importorskip("libcst")
 
