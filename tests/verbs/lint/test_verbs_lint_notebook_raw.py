@@ -89,3 +89,15 @@ def test_a_column_after_escapes_and_astral_characters_on_its_own_line(ensure_asc
     raw_line, raw_col = RawNotebook(raw).place(1, 2, col)
     assert raw.splitlines()[raw_line - 1][raw_col - 1:].startswith(FLAGGED)
     assert RawNotebook(raw).place(1, 3, 1) is None and RawNotebook("not json").place(1, 1, 1) is None
+
+
+def test_a_noqa_comment_in_the_notebook_leaves_the_raw_positions_right(tmp_path):
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                     "source": ["import torch\n", "x = 1  # noqa: TD301\n", "ok = " + FLAGGED + "\n"]}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    raw = json.dumps(nb, indent=1) + "\n"
+    (tmp_path / "nb.ipynb").write_text(raw, encoding="utf-8")
+    rc, out, err = lint("--torch", "1.11", "--format", "sarif", "nb.ipynb", cwd=tmp_path)
+    [r] = json.loads(out)["runs"][0]["results"]
+    region = r["locations"][0]["physicalLocation"]["region"]
+    assert raw.splitlines()[region["startLine"] - 1][region["startColumn"] - 1:].startswith(FLAGGED), (region, raw)

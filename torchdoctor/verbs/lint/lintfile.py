@@ -111,7 +111,7 @@ def _mentions(text: str) -> FrozenSet[str]:
     return frozenset(w for w in CROSS_FILE_WORDS if w in text)
 
 
-def _keep(findings: List[Located], noqa, settings: Settings, res: Optional[FileResult] = None,
+def _keep(findings: List[Located], noqa, settings: Settings, res: FileResult,
           key=lambda f: f.line) -> List[Located]:
     """The selected findings no `# noqa` hides; with --show-suppressed, the hidden ones go to
     `res.suppressed`, each saying which comment hid it."""
@@ -122,7 +122,7 @@ def _keep(findings: List[Located], noqa, settings: Settings, res: Optional[FileR
             continue
         if not suppressed(noqa, key(f), f.code):
             kept.append(f)
-        elif settings.want_suppressed and res is not None:
+        elif settings.want_suppressed:
             f.suppressed = "# noqa%s on its line" % ("" if noqa[key(f)] is None else ": " + f.code)
             res.suppressed.append(f)
     return kept
@@ -187,7 +187,7 @@ def lint_python(path: str, settings: Settings, data: Optional[bytes] = None) -> 
         res.suppressed += _hidden(_placed(hidden, path), settings)
     if tree is not None:
         group = envreaders.read_setup_py(text, path, tree)
-        res.findings += env_findings(group, settings, noqa, res=res)
+        res.findings += env_findings(group, settings, noqa, res)
     return res
 
 
@@ -198,8 +198,9 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
     data = _read(path, res)
     if data is None:
         return res
+    raw_text = data.decode("utf-8", "replace")
     try:
-        nb = json.loads(data.decode("utf-8", "replace"))
+        nb = json.loads(raw_text)
         cells = nb.get("cells") if isinstance(nb, dict) else None
         if not isinstance(cells, list):
             raise ValueError("no 'cells' list")
@@ -265,7 +266,7 @@ def lint_notebook(path: str, settings: Settings) -> FileResult:
     if hidden:
         res.suppressed += _hidden([in_cell(h) for h in hidden], settings)
     if res.findings:
-        raw = RawNotebook(data.decode("utf-8", "replace"))
+        raw = RawNotebook(raw_text)
         for f in res.findings:
             at = raw.place(f.cell, f.line, f.col) if f.cell is not None else None
             if at:
@@ -281,7 +282,7 @@ def env_results(group: E.Group, python=None) -> List[Located]:
     return out
 
 
-def env_findings(group: E.Group, settings: Settings, noqa, python=None, res: Optional[FileResult] = None) -> List[Located]:
+def env_findings(group: E.Group, settings: Settings, noqa, res: FileResult, python=None) -> List[Located]:
     return _keep(_placed(env_results(group, python), group.path), noqa, settings, res)
 
 
@@ -301,7 +302,7 @@ def lint_env(path: str, kind: str, settings: Settings, python=None,
         for n, line in enumerate(lines, 1):
             if n in noqa and line.lstrip().startswith("#"):
                 noqa.setdefault(n + 1, noqa[n])
-    res.findings = env_findings(group, settings, noqa, python, res)
+    res.findings = env_findings(group, settings, noqa, res, python)
     return res, group
 
 
