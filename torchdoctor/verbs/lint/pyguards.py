@@ -41,7 +41,6 @@ from . import history as H
 
 _GUARD_EXC = {"AttributeError", "ImportError", "ModuleNotFoundError"}
 _CATCHES = _GUARD_EXC | {"Exception", "BaseException"}
-ABSENCE_CODES = frozenset(("TD101", "TD102", "TD103", "TD104"))
 # A source without any of these holds no guard: analyze() then skips the guard tests.
 GUARD_WORDS = ("hasattr", "getattr", "dir(", "ersion", "ERSION", "TYPE_CHECKING", "TORCH_", "torch_",
                "_pt_", "PT_", "is_torch", "has_", "HAS_", "vailable", "VAILABLE", "use_", "is_",
@@ -91,13 +90,14 @@ class Guard:
     def allows(self, t: Version) -> bool:
         return self.spans is None or any((lo is None or t >= lo) and (hi is None or t < hi) for lo, hi in self.spans)
 
-    def hides(self, code: str, at_issue: List[str]) -> bool:
-        """Whether this guard hides a finding of rule `code` about the paths `at_issue` (the
-        prefix found missing, else every prefix of the use); version bounds are applied to
-        the targets instead (see the module doc)."""
+    def hides(self, about_absence: bool, at_issue: List[str]) -> bool:
+        """Whether this guard hides a finding about the paths `at_issue` (the prefix found
+        missing, else every prefix of the use) of a rule that is, or is not, about an API's
+        absence (its `about_absence` option); version bounds are applied to the targets
+        instead (see the module doc)."""
         if self.kind == "all":
             return True
-        if code not in ABSENCE_CODES:
+        if not about_absence:
             return False
         if self.kind == "absent":
             return True

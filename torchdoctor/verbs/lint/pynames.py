@@ -7,8 +7,8 @@ The imports are here too, as they are what binds a name to a torch module: each 
 path is also a use the walker hands to the rules (`check_path`), and `imported` records the
 modules the file imports.
 
-Names is mixed into the walker: it reads and writes the walker's `scopes` and `imported`, and
-calls its `check_path` and `pos`.
+Names is mixed into the walker: it reads and writes the walker's `scopes`, `meanings` (a
+parameter's) and `imported`, and calls its `check_path` and `pos`.
 """
 
 import ast
@@ -26,6 +26,17 @@ class Names:
             if name in scope:
                 return scope[name]
         return None
+
+    def enter_scope(self, a: ast.arguments) -> None:
+        """A function's or lambda's parameters: they name nothing imported, and a parameter
+        means nothing as a guard (the walker's `meanings`), whatever its name."""
+        params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]]
+        self.scopes.append(dict.fromkeys(params))
+        self.meanings.append(dict.fromkeys(params))
+
+    def exit_scope(self) -> None:
+        self.meanings.pop()
+        self.scopes.pop()
 
     def bind(self, name: str, path: Optional[str]) -> None:
         scope = self.scopes[-1]

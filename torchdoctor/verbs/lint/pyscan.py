@@ -121,7 +121,7 @@ class Analyzer(Guards, Names, ast.NodeVisitor):
             for loc in call_rule(r, use, self):
                 seen.add((loc.code, loc.line, loc.col))
                 g = None if r.options.get("despite_guards") else next(
-                    (g for g in reversed(self.guards) if g.hides(loc.code, use.at_issue())), None)
+                    (g for g in reversed(self.guards) if g.hides(r.options.get("about_absence", False), use.at_issue())), None)
                 if g is None:
                     self.found.append(loc)
                 elif self.want_suppressed:
@@ -344,17 +344,6 @@ class Analyzer(Guards, Names, ast.NodeVisitor):
         self.enter_scope(node.args)
         self.visit(node.body)
         self.exit_scope()
-
-    def enter_scope(self, a: ast.arguments) -> None:
-        """A function's or lambda's parameters: they name nothing imported, and a parameter
-        means nothing as a guard, whatever its name."""
-        params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]]
-        self.scopes.append(dict.fromkeys(params))
-        self.meanings.append(dict.fromkeys(params))
-
-    def exit_scope(self) -> None:
-        self.meanings.pop()
-        self.scopes.pop()
 
     def visit_ClassDef(self, node):
         for d in node.decorator_list + node.bases + node.keywords:

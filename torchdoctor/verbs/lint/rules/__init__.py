@@ -14,7 +14,9 @@ only: ``on`` (what it is called with, below), ``fixable`` (True, False or "some"
 (the release the condition holds from, or "per API"), ``source`` (citation keys of
 data/api_history.json's sources), ``default`` (False: off unless selected),
 ``despite_guards`` (True: a use rule that also runs in guarded code: misusing an API is
-wrong there too).
+wrong there too), ``about_absence`` (True: a use rule about an API that is not there, which a
+guard naming that API or testing a capability hides; other guards hide only by the releases
+they keep out).
 
 What a rule is called with (``on``), and by whom:
 

@@ -40,7 +40,7 @@ QUIET = (Example("import torch\nok = torch.backends.mps.is_available()\n", torch
 
 
 @rule("lint", "TD101", severity=ERROR, category="lint", name="api-not-yet-added", on="use", fixable=False,
-      since="per API", source="WHEELS+BACKENDS_IMPORTS", links=("https://docs.pytorch.org/docs/stable/backends.html",))
+      since="per API", source="WHEELS+BACKENDS_IMPORTS", about_absence=True, links=("https://docs.pytorch.org/docs/stable/backends.html",))
 def api_not_yet_added(use):
     m = use.miss()
     if not m or m[2]["kind"] != "added":

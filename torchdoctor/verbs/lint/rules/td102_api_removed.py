@@ -30,7 +30,7 @@ QUIET = (Example("import torch\ntorch.use_deterministic_algorithms(True)\n", tor
 
 
 @rule("lint", "TD102", severity=ERROR, category="lint", name="api-removed", on="use", fixable="some",
-      since="per API", source="WHEELS")
+      since="per API", source="WHEELS", about_absence=True)
 def api_removed(use):
     m = use.miss()
     if not m or m[2]["kind"] != "removed":

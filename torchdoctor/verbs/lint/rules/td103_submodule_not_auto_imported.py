@@ -26,7 +26,7 @@ QUIET = (Example("import torch\nimport torch.backends.opt_einsum\nx = torch.back
 
 
 @rule("lint", "TD103", severity=WARNING, category="lint", name="submodule-not-auto-imported", on="use",
-      fixable=False, since="per module", source="BACKENDS_IMPORTS+MPS_IMPORT")
+      fixable=False, since="per module", source="BACKENDS_IMPORTS+MPS_IMPORT", about_absence=True)
 def submodule_not_auto_imported(use):
     if use.via_import or use.miss():
         return None  # an import imports it; a missing API is TD101's, which says more

@@ -31,7 +31,7 @@ QUIET = (Example("import torch.backends.cudnn as cudnn\nprint(cudnn.version())\n
 
 
 @rule("lint", "TD104", severity=ERROR, category="lint", name="unknown-backends-attribute", on="use", fixable=False,
-      since="any", source="BACKENDS_SCAN", links=("https://docs.pytorch.org/docs/stable/backends.html",))
+      since="any", source="BACKENDS_SCAN", about_absence=True, links=("https://docs.pytorch.org/docs/stable/backends.html",))
 def unknown_backends_attribute(use):
     u = B.unknown(use.path)
     if u is None:
