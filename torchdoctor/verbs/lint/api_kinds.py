@@ -16,18 +16,18 @@ _DATA = os.path.join(os.path.dirname(__file__), "data", "api_kinds.json")
 @functools.lru_cache(maxsize=None)
 def _data() -> Dict[str, Any]:
     with open(_DATA, encoding="utf-8") as f:
-        return json.load(f)
+        d = json.load(f)
+    # the strings releases accept beyond those read from the wheels, merged once
+    for path, extra in d["extra_values"].items():
+        e = d["settings"].get(path)
+        if e is not None:
+            e["values"] = sorted(set(e.get("values", [])) | set(extra["values"]))
+    return d
 
 
 def setting(path: str) -> Optional[Dict[str, Any]]:
     """{"type": "bool"|"int"|"str", "values": [...] (str: every string some release accepts)}."""
-    e = _data()["settings"].get(path)
-    if e is None:
-        return None
-    extra = _data()["extra_values"].get(path)
-    if extra:
-        e = dict(e, values=sorted(set(e.get("values", [])) | set(extra["values"])))
-    return e
+    return _data()["settings"].get(path)
 
 
 def wrong_value(path: str, value: Any) -> Optional[str]:
