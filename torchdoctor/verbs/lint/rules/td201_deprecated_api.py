@@ -75,9 +75,9 @@ def deprecated_api(use):
             repl.replace(gap[0], wide, 1), gap[0])
     elif repl and gap:
         # Advice that breaks part of the target is no advice: name the releases, offer no rewrite.
-        new, why = gap
+        why = gap[1]   # replacement_missing gives only "added" gaps, which carry their release
         msg += "; its replacement %s exists only from torch %s, not in %s of the target: keep %s there or " \
-               "branch on the torch version" % (repl, why.get("added") or "?", H.span(why["versions"]), path)
+               "branch on the torch version" % (repl, why["added"], H.span(why["versions"]), path)
     elif repl:
         msg += "; use %s" % repl
     call = use.call if whole and isinstance(use.call, ast.Call) and not gap else None
