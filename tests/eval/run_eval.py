@@ -148,6 +148,15 @@ score of each, before its misses drove any KB change (the honest estimate):
   unrelated14.jsonl       16 negatives (JAX, PaddlePaddle, ggml/whisper.cpp/llama.cpp, ONNX Runtime,
                           CTranslate2 x4, TensorFlow, MXNet x2, CV-CUDA): first run 6 answered, 1 high (cuDNN 9's
                           own sub-library loader message under a faster-whisper app; "possible" since), 5 possible
+  blind13_intl.jsonl      25 texts from non-English issues and pages (16 Chinese and 6 Russian issues of small
+                          repositories no other set used, 3 Chinese pages), labelled before the run: first run
+                          20/25 = 80.0% right entry (13/17 = 76.5% on the rows that are no KB example), 3
+                          abstentions (tests/eval/blind13_results.md)
+  blind13_small_repos.jsonl 25 texts from issues of small repositories, 2025-2026: first run 19/25 = 76.0% right
+                          entry (14/20 = 70.0% held out), 2 right category only, 2 wrong, 2 abstentions
+  unrelated15.jsonl       16 negatives (JAX, TensorFlow, PaddlePaddle, ONNX Runtime, llama.cpp/ggml, CTranslate2,
+                          CUDA C++/CMake, CuPy, numba, MXNet, TensorRT, OpenCV CUDA): first run 7 answered, 1 high
+                          (a llama.cpp log's 'flash_attn = 1' read as the flash-attn package; 0 high since)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

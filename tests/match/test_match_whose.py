@@ -209,3 +209,24 @@ def test_cudnn9s_own_loader_message_is_possible_without_torch():
     assert m.id == "cudnn9-library-load-failed" and m.confidence == POSSIBLE and "loader" in m.neutral.by
     m = match_text(TORCH_FRAME + text)[0]
     assert m.id == "cudnn9-library-load-failed" and m.confidence == HIGH and m.neutral is None
+
+
+# llama.cpp logs its own attention setting as `flash_attn = 1`: a word, not the flash-attn
+# package, whose marks are its module paths and imports.
+LLAMA_CPP_NO_GPU = ("llama_new_context_with_model: flash_attn = 1\n"
+                    "ggml_cuda_host_malloc: failed to allocate 512.00 MiB of pinned memory: "
+                    "no CUDA-capable device is detected")
+
+
+def test_llama_cpp_flash_attn_setting_is_not_a_torch_marker():
+    assert not W.judge(LLAMA_CPP_NO_GPU).own
+    assert all(m.confidence != HIGH for m in match_text(LLAMA_CPP_NO_GPU))
+
+
+@pytest.mark.parametrize("text", [
+    "ModuleNotFoundError: No module named 'flash_attn'",
+    '  File "/venv/lib/python3.10/site-packages/flash_attn/flash_attn_interface.py", line 10',
+    "ImportError: flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c105ErrorC2E",
+])
+def test_the_flash_attn_package_is_still_a_torch_marker(text):
+    assert W.judge(text).own
