@@ -92,6 +92,23 @@ def test_redraws_are_throttled():
     assert tty.getvalue().count("\r") == 2
 
 
+def test_ctrl_c_while_the_first_line_is_drawn_still_erases_it():
+    # Ctrl-C lands on whatever line runs: here right after the text reached the terminal and
+    # before the meter noted its width, so the note that follows must still start on a clean line
+    class InterruptedAfterWriting(FakeTTY):
+        def flush(self):
+            if not getattr(self, "hit", False):
+                self.hit = True
+                raise KeyboardInterrupt
+    tty, clock = InterruptedAfterWriting(), Clock()
+    m = PG.Meter("train.log", PG.PROGRESS_MIN_BYTES, tty, clock)
+    with pytest.raises(KeyboardInterrupt):
+        m.update(1024)
+    drawn = tty.getvalue()
+    m.clear()
+    assert tty.getvalue() == drawn + "\r" + " " * len(drawn.strip("\r")) + "\r"
+
+
 def test_no_progress_when_stderr_is_not_a_terminal_or_breaks():
     tty, clock = FakeTTY(tty=False), Clock()
     m = PG.Meter("x.log", 10 * PG.PROGRESS_MIN_BYTES, tty, clock)

@@ -100,8 +100,10 @@ class Meter:
             return
         self.last = now
         text = self.line(done, now)
-        self._write("\r" + text + " " * max(0, self.width - len(text)))
-        self.width = len(text)
+        # the width is noted before the line is written: Ctrl-C can land while it is being
+        # written, and clear() must then still erase what reached the screen
+        shown, self.width = self.width, len(text)
+        self._write("\r" + text + " " * max(0, shown - len(text)))
 
     def clear(self) -> None:
         if self.width:
