@@ -8,9 +8,11 @@ anchors, no triggers) so it is known to match nothing. Then every real example
 from the knowledge base is planted a known number of times. The expected
 result of `torchdoctor explain --file` is computed with the same naive
 matcher over the planted lines only: entry id -> (count of lines, first line),
-then the knowledge base's whole-input rules: an entry with `context` needs one
-of its literals somewhere in the log, and an entry that `refines` a generic
-one hides it.
+then the scanner's rule for a traceback's `raise X("...")` source line (it
+finds an entry only when the message itself has not been seen, and is never
+counted as another occurrence), then the knowledge base's whole-input rules:
+an entry with `context` needs one of its literals somewhere in the log, and an
+entry that `refines` a generic one hides it.
 
 Standard library only; runs under any Python 3.9+ with the repository on
 sys.path.
@@ -28,6 +30,7 @@ if ROOT not in sys.path:
 
 from torchdoctor.match.normalize import normalize  # noqa: E402  (stdlib-only modules)
 from torchdoctor.kb.errors import load_entries  # noqa: E402
+from torchdoctor.match.matcher import SOURCE_RAISE  # noqa: E402
 
 BAR = "\u2588"
 
@@ -158,6 +161,7 @@ def generate(path: str, size_mb: float, seed: int = 1234, rounds: int = 0, pool_
     # Planting positions: (background line index, block index), sorted.
     plants = sorted((rng.randrange(n_bg), bi) for _ in range(rounds) for bi in range(len(blocks)))
     expected: Dict[str, Dict[str, int]] = {}
+    quoted = set()  # ids seen so far only on a traceback's `raise` source line
     line_no = 0
     pi = 0
     unmatched_blocks = 0
@@ -175,10 +179,21 @@ def generate(path: str, size_mb: float, seed: int = 1234, rounds: int = 0, pool_
                     for ln, hits in zip(blocks[bi][1], block_hits[bi]):
                         line_no += 1
                         out.append(ln)
+                        source = SOURCE_RAISE.match(normalize(ln)) is not None
                         for eid in hits:
                             any_hit = True
-                            rec = expected.setdefault(eid, {"count": 0, "line": line_no})
-                            rec["count"] += 1
+                            rec = expected.get(eid)
+                            if rec is None:
+                                expected[eid] = {"count": 1, "line": line_no}
+                                if source:
+                                    quoted.add(eid)
+                            elif source:
+                                pass
+                            elif eid in quoted:  # the message after its quoted source line
+                                quoted.discard(eid)
+                                rec["line"] = line_no
+                            else:
+                                rec["count"] += 1
                     if not any_hit:
                         unmatched_blocks += 1
                     pi += 1

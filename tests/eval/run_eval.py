@@ -157,6 +157,15 @@ score of each, before its misses drove any KB change (the honest estimate):
   unrelated15.jsonl       16 negatives (JAX, TensorFlow, PaddlePaddle, ONNX Runtime, llama.cpp/ggml, CTranslate2,
                           CUDA C++/CMake, CuPy, numba, MXNet, TensorRT, OpenCV CUDA): first run 7 answered, 1 high
                           (a llama.cpp log's 'flash_attn = 1' read as the flash-attn package; 0 high since)
+  blind14_cjk.jsonl       15 texts from Japanese (8) and Korean (7) issues of small repositories, labelled before
+                          the run: first run 8/15 = 53.3% right entry, none wrong, 7 abstentions (3 of them on
+                          rows no entry fitted: 8/12 = 66.7% where one did); 14/15 after (tests/eval/blind14_results.md)
+  blind14_2026_issues.jsonl 14 texts from issues of small repositories, late 2025 to August 2026: first run
+                          9/14 = 64.3% right entry, none wrong, 5 abstentions (4 on rows no entry fitted: 9/10
+                          where one did); 14/14 after
+  unrelated16.jsonl       20 negatives (CUDA C++ x2, MindSpore x2, JAX, TensorFlow, ONNX Runtime, TensorRT,
+                          llama.cpp, CTranslate2, MLX, CuPy, numba, OpenCV CUDA, OpenVINO, DirectML, ROCm/HIP,
+                          Blender, ffmpeg/NVENC, NVIDIA container toolkit): first run 6 answered, 0 high
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

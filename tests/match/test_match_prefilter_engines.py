@@ -321,3 +321,41 @@ def test_a_log_scan_uses_the_native_engine_unless_told_not_to(tmp_path):
     assert "NATIVE_IMPORTED=False" in err
     assert json.loads(out)["matches"] == native
     assert [m["id"] for m in native] == ["torch-not-compiled-with-cuda"]
+
+
+@needs_native
+def test_the_anchor_literals_are_the_same_with_and_without_the_native_package():
+    anchors = list(PURE.anchors) + ["rror", "Error", "not ", "cannot", "an", "ann", "nn"]
+    native = P.literals(anchors, native=True)
+    assert P.literals(anchors) == native
+    assert b"Error" not in native and b"ann" not in native and b"rror" in native  # the shorter one covers it
+
+
+@needs_native
+@given(st.lists(st.text(alphabet="abc\u00e9", min_size=1, max_size=5), max_size=25))
+def test_random_anchor_literals_are_the_same_with_and_without_the_native_package(anchors):
+    assert P.literals(anchors, native=True) == P.literals(anchors)
+
+
+@needs_native
+def test_a_log_scans_trigger_automaton_finds_what_the_substring_searches_find():
+    # After TRIGGER_AUTOMATON_AFTER lines the native index looks for its triggers with one
+    # automaton pass per line; each line's hits must be those of the searches, trigger by trigger.
+    auto = M.Index(ENTRIES, engine="native")
+    auto._triggers = P.NativeTriggers(list(auto.by_trigger))
+    lines = [N.normalize(ln) for _, t in examples() + eval_texts() for ln in t.split("\n")]
+    lines = [ln for ln in lines if ln.strip()]
+    assert len(lines) > 5000
+    def hits(index, line):
+        return [(e.id, round(score, 6), sorted(groups.items()), anchor) for e, score, groups, anchor in index.match_line(line)]
+    differ = [ln for ln in lines if hits(auto, ln) != hits(PURE, ln)]
+    assert differ == []
+
+
+def test_a_log_scan_switches_to_the_automaton_only_after_enough_lines():
+    index = M.Index(ENTRIES, engine="native" if HAVE_NATIVE else "pure")
+    for _ in range(M.TRIGGER_AUTOMATON_AFTER):
+        index.match_line("RuntimeError: CUDA out of memory.")
+    assert index._triggers is None  # a paste never builds it
+    index.match_line("RuntimeError: CUDA out of memory.")
+    assert bool(index._triggers) is HAVE_NATIVE

@@ -30,8 +30,38 @@ def pin() -> None:
 
 
 def which(name: str, path: Optional[str] = None) -> Optional[str]:
+    pinned = _PINNED.get("which")
+    if pinned is None and os.name != "nt":
+        return _which_posix(name, path)
     import shutil
-    return _PINNED.get("which", shutil.which)(name, path=path)
+    return (pinned or shutil.which)(name, path=path)
+
+
+def _which_posix(name: str, path: Optional[str]) -> Optional[str]:
+    """shutil.which on POSIX, without importing shutil (it imports bz2 and lzma, a few
+    milliseconds of explain's start-up). Windows' PATHEXT rules stay with shutil."""
+    def ok(fn: str) -> bool:
+        return os.path.exists(fn) and os.access(fn, os.F_OK | os.X_OK) and not os.path.isdir(fn)
+    if os.path.dirname(name):
+        return name if ok(name) else None
+    if path is None:
+        path = os.environ.get("PATH", None)
+        if path is None:
+            try:
+                path = os.confstr("CS_PATH")
+            except (AttributeError, ValueError):
+                path = os.defpath
+    if not path:
+        return None
+    seen = set()
+    for d in path.split(os.pathsep):
+        if d in seen:
+            continue
+        seen.add(d)
+        fn = os.path.join(d, name)
+        if ok(fn):
+            return fn
+    return None
 
 
 @record

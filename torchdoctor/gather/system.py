@@ -6,9 +6,7 @@ nvcc, NVML through ctypes) runs as a time-limited child via timed.run.
 """
 
 import os
-import platform
 import re
-import shutil
 import sys
 from typing import Any, Dict, List, Optional
 
@@ -56,30 +54,50 @@ def _read(path: str, limit: int = 1 << 20) -> Optional[str]:
         return None
 
 
+def _linux_libc_ver():
+    """platform.libc_ver()'s first answer (glibc's own confstr), else its slower search."""
+    try:
+        lib, ver = os.confstr("CS_GNU_LIBC_VERSION").split(maxsplit=1)
+        return lib, ver
+    except (AttributeError, ValueError, OSError):
+        import platform
+        return platform.libc_ver()
+
+
 def os_facts() -> Dict[str, Any]:
-    out: Dict[str, Any] = {
-        "system": platform.system(),
-        "release": platform.release(),
-        "version": platform.version(),
-        "machine": platform.machine(),
-        "hostname": platform.node(),
-    }
+    # On Linux uname() says what platform would, and platform (a few milliseconds of
+    # explain's start-up, which asks for the OS) is not imported.
+    if sys.platform.startswith("linux"):
+        u = os.uname()
+        out: Dict[str, Any] = {"system": "Linux", "release": u.release, "version": u.version,
+                               "machine": u.machine, "hostname": u.nodename}
+    else:
+        import platform
+        out = {
+            "system": platform.system(),
+            "release": platform.release(),
+            "version": platform.version(),
+            "machine": platform.machine(),
+            "hostname": platform.node(),
+        }
     system = out["system"]
     if system == "Linux":
         rel = _read("/etc/os-release") or ""
         m = re.search(r'^PRETTY_NAME="?([^"\n]*)"?', rel, re.M)
         out["distro"] = m.group(1) if m else absent("no /etc/os-release")
-        lib, ver = platform.libc_ver()
+        lib, ver = _linux_libc_ver()
         out["libc"] = ("%s %s" % (lib, ver)).strip() or absent("unknown libc")
         kver = _read("/proc/version") or ""
         out["wsl"] = "microsoft" in kver.lower()
     elif system == "Darwin":
+        import platform
         mac, _, arch = platform.mac_ver()
         out["macos_version"] = mac
         # An x86_64 Python under Rosetta on Apple silicon cannot use MPS.
         out["rosetta"] = _sysctl("sysctl.proc_translated") == "1"
         out["apple_silicon"] = platform.machine() == "arm64" or out["rosetta"]
     elif system == "Windows":
+        import platform
         out["windows"] = list(platform.win32_ver())
     out["container"] = container_facts()
     return out
@@ -110,6 +128,7 @@ def container_facts() -> Any:
 
 
 def cpu_facts() -> Dict[str, Any]:
+    import platform
     out: Dict[str, Any] = {"arch": platform.machine()}
     info = _read("/proc/cpuinfo")
     if info:
@@ -157,6 +176,7 @@ def memory_facts() -> Dict[str, Any]:
         out["cgroup_limit_bytes"] = limit
     if os.path.isdir("/dev/shm"):
         try:
+            import shutil  # here: shutil imports bz2 and lzma, which explain's start-up never needs
             out["shm_bytes"] = shutil.disk_usage("/dev/shm").total
         except OSError as e:
             out["shm_bytes"] = failed(str(e))

@@ -185,21 +185,33 @@ def _traceback_text(limit):
 
 
 # --------------------------------------------------------------- python ----
+_IMPLEMENTATIONS = {"cpython": "CPython", "pypy": "PyPy", "graalpy": "GraalVM", "jython": "Jython",
+                    "ironpython": "IronPython"}
+
+
 def python_facts():
-    import platform
     import struct
 
+    # What platform.python_version(), python_implementation() and machine() say, read
+    # without importing platform: explain reads these facts in-process at start-up.
+    impl = sys.implementation.name
+    if hasattr(os, "uname") and impl in _IMPLEMENTATIONS:
+        version, implementation, machine = sys.version.split()[0], _IMPLEMENTATIONS[impl], os.uname().machine
+    else:
+        import platform
+        version, implementation, machine = (platform.python_version(), platform.python_implementation(),
+                                            platform.machine())
     base = getattr(sys, "base_prefix", sys.prefix)
     conda_prefix = os.environ.get("CONDA_PREFIX")
     in_conda = os.path.isdir(os.path.join(sys.prefix, "conda-meta"))
     return {
-        "version": platform.python_version(),
-        "implementation": platform.python_implementation(),
+        "version": version,
+        "implementation": implementation,
         "executable": sys.executable,
         "prefix": sys.prefix,
         "base_prefix": base,
         "bits": struct.calcsize("P") * 8,
-        "machine": platform.machine(),
+        "machine": machine,
         "platform": sys.platform,
         "virtualenv": sys.prefix != base,
         "conda": in_conda,

@@ -17,7 +17,7 @@ from ..model.records import field, record
 from ..kb.errors import Entry, Pattern, entries_of, files_for, load_entries
 from . import prefilter as _pre
 from .normalize import normalize, unmarkup
-from .prefilter import EveryLine, NativeMarkers, NativePrefilter, Prefilter
+from .prefilter import EveryLine, NativeMarkers, NativePrefilter, NativeTriggers, Prefilter
 from .whose import Layer, first, markers, neutral_layer, own_outside_namesakes
 
 SMALL_INPUT = 1024 * 1024
@@ -107,6 +107,9 @@ class Index:
         # An anchorless pattern (the KB tests forbid them) could match any line.
         self.every_line = any(not p.anchor for _, p in self.pairs)
         self.order = {e.id: i for i, e in enumerate(self.entries)}
+        self._trigger_groups = list(self.by_trigger.values())
+        self._triggers = None  # NativeTriggers once a log scan has asked for enough lines, or False
+        self._lines_matched = 0
         self._despaced = None  # despaced.DespacedIndex, built when a paste first needs it
 
     def markers_in(self, chunk: bytes) -> Tuple[bool, Optional[str], Optional[str]]:
@@ -157,9 +160,7 @@ class Index:
         """Hits on one line, one per entry; entries whose id is in `skip` are
         not tried (the caller would drop them anyway)."""
         best: Dict[str, Hit] = {}
-        for trig, pairs in self.by_trigger.items():
-            if trig not in line:
-                continue
+        for pairs in self._groups_in(line):
             for entry, pat in pairs:
                 if pat.anchor and pat.anchor not in line:
                     continue
@@ -169,6 +170,25 @@ class Index:
                 if m:
                     _keep_best(best, entry, pat, m)
         return sorted(best.values(), key=lambda h: self.order[h[0].id])
+
+    def _groups_in(self, line: str):
+        """The patterns of the triggers `line` holds, in trigger order. A paste has a few
+        lines: one substring search per trigger (~500) is cheapest. A log scan asks for
+        thousands: there one automaton pass over the line finds the same triggers, at a
+        fraction of the cost, once the native engine is there."""
+        if self._triggers is None:
+            self._lines_matched += 1
+            if self._lines_matched > TRIGGER_AUTOMATON_AFTER:
+                self._triggers = False
+                if self.engine == "native":
+                    try:
+                        self._triggers = NativeTriggers(list(self.by_trigger))
+                    except Exception:  # a broken native build: the substring searches, slower
+                        self._triggers = False
+        if self._triggers:
+            groups = self._trigger_groups
+            return [groups[i] for i in self._triggers.present(line)]
+        return [pairs for trig, pairs in self.by_trigger.items() if trig in line]
 
     def match_line_folded(self, line: str) -> List["Hit"]:
         """Hits ignoring case, for text retyped in lower case (issue titles,
@@ -185,6 +205,9 @@ class Index:
 
 
 FOLDED_PENALTY = 10.0
+# Lines matched one substring search per trigger before a native automaton is built for
+# the rest: building it costs about as much as this many lines.
+TRIGGER_AUTOMATON_AFTER = 64
 
 # Confidence floor: a weak match must not read as a cause. Chosen from the scores of the
 # top match of every text in tests/eval/*.jsonl (about 1,900 labelled texts and 290

@@ -26,12 +26,24 @@ SAMPLE = 64 * 1024  # bytes taken from each of 4 places of a chunk to fit the pl
 PASS_RATE = 0.0008
 
 
-def literals(anchors: Iterable[str]) -> List[bytes]:
+def literals(anchors: Iterable[str], native: bool = False) -> List[bytes]:
     """The anchors as UTF-8, shortest first, without those that contain another
     (a line that holds the longer one holds the shorter) and without those that
-    span a newline (no line can contain them: lines are split at newlines)."""
+    span a newline (no line can contain them: lines are split at newlines).
+    `native`: the native engine is in use, and may answer faster."""
     raw = sorted({a.encode("utf-8", "surrogatepass") for a in anchors if a and "\n" not in a},
                  key=lambda a: (len(a), a))
+    ar = _native_module() if native and raw else None
+    if ar is not None:
+        # An anchor is dropped exactly when it holds another one (that one, or one it holds,
+        # is kept): one automaton pass over each anchor says so, where comparing every pair
+        # took a tenth of a second of every log scan.
+        try:
+            ac = ar.BytesAhoCorasick(raw)
+            return [a for i, a in enumerate(raw)
+                    if all(j == i for j, _, _ in ac.find_matches_as_indexes(a, overlapping=True))]
+        except Exception:  # noqa: BLE001 - a broken native build: the same answer below
+            pass
     kept: List[bytes] = []
     for a in raw:
         if not any(k in a for k in kept):
@@ -85,7 +97,7 @@ class NativePrefilter:
         ar = _native_module()
         if ar is None:
             raise ImportError("ahocorasick-rs is not installed")
-        kept = literals(anchors)
+        kept = literals(anchors, native=True)
         self.size = len(kept)
         self._ac = ar.BytesAhoCorasick(kept, implementation=ar.Implementation.DFA) if kept else None
 
@@ -134,6 +146,24 @@ class NativeMarkers:
             if kind and found[kind] is None:
                 found[kind] = name
         return own, found[1], None if own else found[2]
+
+
+class NativeTriggers:
+    """Which of the matcher's triggers a line holds, in one pass of an automaton over the
+    line (overlapping matches: every trigger present is reported, one that contains another
+    hides nothing), instead of one substring search per trigger."""
+
+    def __init__(self, triggers: List[str]):
+        ar = _native_module()
+        if ar is None:
+            raise ImportError("ahocorasick-rs is not installed")
+        # A contiguous NFA: 2 ms to build and no memory to speak of; the DFA answers a line in
+        # 0.9 us instead of 1.5 us, but costs 15 ms and 8 MB, more than a log's candidate lines gain.
+        self._ac = ar.AhoCorasick(triggers, implementation=ar.Implementation.ContiguousNFA)
+
+    def present(self, line: str) -> List[int]:
+        """Indexes of the triggers in `line`, in the order they were given."""
+        return sorted({i for i, _, _ in self._ac.find_matches_as_indexes(line, overlapping=True)})
 
 
 class Prefilter:
