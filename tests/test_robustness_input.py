@@ -177,21 +177,9 @@ def reference_match_text(text):
             hits = [h for h in INDEX.match_line(joined) if h[0].id not in col.found]
             if hits:
                 col.add(i + 1, joined, hits)
-    # The later passes match_text runs on every path (retyped case, lost spaces, hard wraps)
-    # are not what this reference checks: run them as match_text does, so a text that
-    # reaches them compares like for like (hypothesis found one that does).
-    if not col.found:
-        for i, line in enumerate(lines):
-            hits = INDEX.match_line_folded(line)
-            if hits:
-                col.add(i + 1, line, hits)
-    if sum(map(len, lines)) <= M.SELECT_MAX and (M._hard_wrapped(lines) or
-                                                  not any(m.confidence == M.HIGH for m in col.results())):
-        from torchdoctor.match.despaced import despaced_pass
-        dindex = M._despaced_index_for(lines)
-        col.context.index = dindex.index
-        col.context.feed("\n".join(lines))
-        despaced_pass(lines, dindex, M._keep_best, col.add, col.found)
+    # The later passes (retyped case, lost spaces, hard wraps) are not what this reference
+    # checks: the same function runs them, so a text that reaches them compares like for like.
+    M.later_passes(col, lines, INDEX)
     return col.results()
 
 

@@ -82,3 +82,25 @@ def test_the_cute_interfaces_major_version_alone_is_tailored_to_hopper():
     e = explain("ValueError: Unsupported compute capability: 8. Supported: 9.x, 10.x", "flash-attn-needs-ampere",
                 facts(("NVIDIA GeForce RTX 3090", (8, 6))))
     assert "sm_86, older than the sm_90" in e.fix.summary
+
+
+FALLBACK = "FlashAttention is not available on this device. Using scaled_dot_product_attention instead."
+
+
+def test_the_fallback_notice_on_an_old_gpu_is_all_the_gpu_can_do():
+    e = explain(FALLBACK, "flash-attn-fallback-notice", facts(("TITAN V", (7, 0))))
+    assert "TITAN V is sm_70" in e.fix.summary and "nothing needs fixing" in e.fix.summary
+
+
+def test_the_fallback_notice_on_an_ampere_gpu_without_flash_attn_says_install_it():
+    e = explain(FALLBACK, "flash-attn-fallback-notice", facts(("NVIDIA A100-SXM4-40GB", (8, 0))))
+    assert "flash-attn is not installed" in e.fix.summary and "2.5.1+cu124" in e.fix.summary
+
+
+def test_the_fallback_notice_with_flash_attn_installed_means_its_import_failed():
+    f = Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": "Linux"},
+               "packages": {"installed": {"torch": {"version": "2.2.2+cu121"}, "flash-attn": {"version": "2.7.3"}}},
+               "driver": {"gpus": [{"name": "NVIDIA GeForce RTX 4090", "capability": [8, 9]}]}})
+    e = explain(FALLBACK, "flash-attn-fallback-notice", f)
+    assert "flash-attn 2.7.3 is installed, so importing it failed" in e.fix.summary
+    assert "torch 2.2.2+cu121" in e.fix.summary

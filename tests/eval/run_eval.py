@@ -170,6 +170,9 @@ score of each, before its misses drove any KB change (the honest estimate):
                           = 72.0% right entry (17/23 held out), none partly, 1 wrong, 6 abstentions
                           (tests/eval/blind15_results.md)
   blind15_multilingual.jsonl 7 non-English texts (6 Chinese, 1 Vietnamese): first run 4/7 right entry
+  unrelated17.jsonl       20 negatives (Rust candle/burn, Julia CUDA.jl, llama.cpp/ollama, ONNX Runtime, MLX,
+                          TensorFlow, JAX, CUDA C++, OpenVINO, TensorRT, MindSpore, CuPy, PaddlePaddle): first
+                          run 3 answered, 0 high (candle/burn, CUDA.jl and MindSpore named since)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -79,6 +79,16 @@ def test_a_specific_assertion_on_a_line_with_generic_wording_is_judged_by_what_t
     # TensorFlow's Windows build prints backslashed source paths
     ("E c:\\tf_jenkins\\workspace\\tensorflow\\stream_executor\\cuda\\cuda_dnn.cc:359] could not create cudnn "
      "handle: CUDNN_STATUS_NOT_INITIALIZED", "TensorFlow"),
+    # MindSpore's device log carries its C++ source path
+    ("[ERROR] DEVICE(1,7f,python):2024-01-01-00:00:00.000.000 [mindspore/ccsrc/plugin/device/gpu/hal/device/"
+     "cuda_driver.cc:1] SyncStream] cudaStreamSynchronize failed, ret[700], an illegal memory access was encountered",
+     "MindSpore"),
+    # Julia's CUDA.jl names its error enum
+    ("ERROR: CUDA error: out of memory (code 2, ERROR_OUT_OF_MEMORY)\nStacktrace:\n [1] throw_api_error"
+     "(res::CUDA.cudaError_enum)", "Julia (CUDA.jl)"),
+    # Rust: candle's and burn's crates
+    ("Error: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\") at candle-core-0.8.0/src/cuda_backend/mod.rs",
+     "Rust (candle, burn, cudarc)"),
     # XLA from Elixir
     ("** (RuntimeError) DNN library initialization failed.\n    (exla 0.7.2) lib/exla/mlir/module.ex:127: "
      "EXLA.MLIR.Module.unwrap!/1", "JAX/XLA"),
@@ -150,7 +160,7 @@ def test_the_mcp_tool_names_the_other_framework_too():
 
 
 @pytest.mark.parametrize("name", ["unrelated11.jsonl", "unrelated12.jsonl", "unrelated13.jsonl", "unrelated14.jsonl",
-                                  "unrelated15.jsonl", "unrelated16.jsonl"])
+                                  "unrelated15.jsonl", "unrelated16.jsonl", "unrelated17.jsonl"])
 def test_other_stacks_errors_get_no_high_confidence_diagnosis(name):
     # Real negatives from other stacks (JAX, PaddlePaddle, CTranslate2, TensorFlow, ONNX Runtime,
     # llama.cpp, CuPy, numba, plain CUDA C++ builds): at most a "possibly", never a diagnosis.

@@ -88,3 +88,29 @@ def kernel_gpu_remedy(facts: Facts, need: Optional[Cap], upper: Optional[Cap], e
 def gpu_too_old_for_kernel(match, facts: Facts) -> Optional[Tailored]:
     groups = getattr(match, "groups", {}) or {}
     return kernel_gpu_remedy(facts, needed_cap(match), parse_cap(groups.get("hi")), getattr(match, "id", ""))
+
+
+@hook("flash-attn-fallback")
+def flash_attn_fallback(match, facts: Facts) -> Optional[Tailored]:
+    """A model's notice that it uses SDPA instead of FlashAttention: the GPU generation says
+    whether that is all it can do here, and the installed flash-attn whether its import failed."""
+    gpus = [(g.get("name") or "GPU", F.capability(g)) for g in F.all_gpus(facts)]
+    gpus = [(n, c) for n, c in gpus if c]
+    if not gpus:
+        return None
+    notes = ["%s is %s" % (n, _sm(c)) for n, c in gpus]
+    name, cap = gpus[0]
+    if cap < (8, 0):
+        return Tailored(summary="%s is %s, older than the Ampere (sm_80) FlashAttention needs: the fallback to "
+                                "scaled_dot_product_attention is all this GPU can do, and nothing needs fixing."
+                                % (name, _sm(cap)), notes=notes)
+    fa = F.package_version(facts, "flash-attn") or F.package_version(facts, "flash_attn")
+    torch_v = F.torch_version_str(facts) or "the installed torch"
+    if fa is None:
+        return Tailored(summary="%s (%s) can run FlashAttention, but flash-attn is not installed in this environment: "
+                                "install a flash-attn build made for torch %s, or keep the fallback."
+                                % (name, _sm(cap), torch_v), notes=notes)
+    return Tailored(summary="%s (%s) can run FlashAttention and flash-attn %s is installed, so importing it failed: "
+                            "its compiled extension was built for another torch or CUDA than torch %s. Run `python -c "
+                            "\"import flash_attn\"` to see the error, then install the flash-attn build for this torch."
+                            % (name, _sm(cap), fa, torch_v), notes=notes + ["flash-attn %s" % fa])

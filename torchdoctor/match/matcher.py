@@ -410,7 +410,14 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
             hits = index.match_line(joined, skip=col.found)
             if hits:
                 col.add(i + 1, joined, hits)
-    if not col.found and len(lines) <= DIRECT_LINES:
+    later_passes(col, lines, index, folded=len(lines) <= DIRECT_LINES)
+    return col.results()
+
+
+def later_passes(col: "Collector", lines: List[str], index: Index, folded: bool = True) -> None:
+    """The passes for a text the exact ones missed, or one cut at a fixed width: the retyped
+    case (folded, for short texts), then lost spaces and odd wraps (despaced)."""
+    if folded and not col.found:
         # Nothing in the original case: the message may have been retyped.
         for i, line in enumerate(lines):
             hits = index.match_line_folded(line)
@@ -425,7 +432,6 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
         col.context.index = dindex.index  # the context literals of the entries it may add
         col.context.feed("\n".join(lines))
         despaced_pass(lines, dindex, _keep_best, col.add, col.found)
-    return col.results()
 
 
 WRAP_WIDTH = 24  # a terminal or a dialog cuts lines at one width, and never this short
