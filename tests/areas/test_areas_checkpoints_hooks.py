@@ -91,3 +91,29 @@ def test_numpy_2_here_means_the_load_ran_elsewhere():
 def test_without_numpy_facts_the_entry_stays_generic():
     e = explain_match(top(NP), facts())
     assert not e.tailored
+
+
+# A pickled class that the loading process cannot find: the module the message names decides
+# between the saving script's own class and another release of a library.
+MAIN = ("  File \"/venv/lib/python3.11/site-packages/torch/serialization.py\", line 1, in _load\n"
+        "    result = unpickler.load()\nAttributeError: Can't get attribute 'Net' on <module '__main__' from 'infer.py'>")
+LIB = ("  File \"/venv/lib/python3.11/site-packages/torch/serialization.py\", line 1, in _load\n"
+       "    result = unpickler.load()\n"
+       "AttributeError: Can't get attribute 'DataEdgeAttr' on <module 'torch_geometric.data.data' from "
+       "'/venv/lib/python3.11/site-packages/torch_geometric/data/data.py'>")
+
+
+def test_a_class_of_the_saving_script_is_defined_before_loading():
+    e = explain_match(top(MAIN), facts())
+    assert top(MAIN).id == "checkpoint-pickled-class-missing" and top(MAIN).confidence == "high"
+    assert "'Net' was defined in the script that saved the file" in e.fix.summary
+
+
+def test_a_class_of_a_library_names_the_installed_release():
+    e = explain_match(top(LIB), facts(**{"torch-geometric": "2.0.0"}))
+    assert "torch-geometric 2.0.0 is installed and its torch_geometric.data.data has no DataEdgeAttr" in e.fix.summary
+
+
+def test_the_pickle_message_alone_is_only_possible():
+    # Any program's pickle prints it: without torch in the text it is not claimed.
+    assert top("AttributeError: Can't get attribute 'Foo' on <module '__main__'>").confidence == "possible"

@@ -89,3 +89,27 @@ def pickle_newer_numpy(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="Upgrade NumPy %s to 2.x (torch %s supports it), then load the file again."
                             % (np_v, tv or "here"),
                     commands=[pip(facts, 'install "numpy>=2"')], notes=notes)
+
+
+@hook("pickled-class-missing")
+def pickled_class_missing(match, facts: Facts) -> Optional[Tailored]:
+    """Which of the two cases the module names: the saving script's own class, or a library's,
+    with that library's installed version when this environment has it."""
+    g = getattr(match, "groups", {}) or {}
+    cls, mod = g.get("cls"), g.get("mod")
+    if not cls or not mod:
+        return None
+    if mod == "__main__":
+        return Tailored(summary="'%s' was defined in the script that saved the file, and the loading script does not "
+                                "define it: import or define %s before torch.load, or re-save the model's state_dict and "
+                                "load that into a model built in code." % (cls, cls))
+    top = mod.split(".")[0]
+    dist = top.replace("_", "-")
+    installed = F.package_version(facts, dist) or F.package_version(facts, top)
+    if installed is None:
+        return Tailored(summary="The file was written with %s.%s; install the release of %s that wrote it (or delete a "
+                                "cached file so %s regenerates it)." % (mod, cls, dist, dist))
+    return Tailored(summary="%s %s is installed and its %s has no %s: the file was written by another release of %s. "
+                            "Install that release, or delete the cached file so %s regenerates it."
+                            % (dist, installed, mod, cls, dist, dist),
+                    notes=["installed %s: %s" % (dist, installed)])

@@ -1,0 +1,63 @@
+"""Families the blind16 rounds found missing, each by the wording its public reports show:
+the entry chosen, and whether the text alone says it is torch's (high) or any program's
+(possible)."""
+
+import pytest
+
+from torchdoctor.match.matcher import match_text
+
+
+def top(text):
+    found = match_text(text)
+    assert found, text
+    return found[0]
+
+
+@pytest.mark.parametrize("text,want,confidence", [
+    # torch.onnx.export's default exporter since 2.9
+    ("torch.onnx._internal.exporter._errors.TorchExportError: Failed to export the model with torch.export. "
+     "This is step 1/3 of exporting the model to ONNX. Next steps:", "onnx-export-dynamo-default", "high"),
+    # a container user without a passwd entry, under torch's cache path: the user ID is the cause,
+    # even inside torch.onnx.export's summary
+    ("  File \"/usr/lib/python3.11/site-packages/torch/_inductor/runtime/cache_dir_utils.py\", line 23, in default_cache_dir\n"
+     "KeyError: 'getpwuid(): uid not found: 1001'", "container-uid-without-passwd", "high"),
+    ("TorchExportError: Failed to export the model with torch.export. This is step 1/3 of exporting the model to "
+     "ONNX. Next steps:\n## Exception summary\n<class 'KeyError'>: 'getpwuid(): uid not found: 1001'",
+     "container-uid-without-passwd", "high"),
+    ("KeyError: 'getpwuid(): uid not found: 1001'", "container-uid-without-passwd", "possible"),
+    # pip's damaged or malformed wheel, for a torch package and for any package
+    ("ERROR: torchaudio has an invalid wheel, .dist-info directory not found", "pip-invalid-wheel", "high"),
+    ("ERROR: requests has an invalid wheel, could not read 'requests-2.0.dist-info/WHEEL' file: KeyError('x')",
+     "pip-invalid-wheel", "possible"),
+    # fbgemm_gpu built for another torch, in its three wordings
+    ("ERROR:root:Could not load the library 'fbgemm_gpu_py.so': /env/lib/python3.12/site-packages/fbgemm_gpu/"
+     "fbgemm_gpu_py.so: undefined symbol: _ZN3c1010Dispatcher9singletonEv", "fbgemm-gpu-built-for-other-torch", "high"),
+    ("AttributeError: '_OpNamespace' 'fbgemm' object has no attribute 'jagged_2d_to_dense'",
+     "fbgemm-gpu-built-for-other-torch", "high"),
+    # an older libcublas than a library needs
+    ("OSError: /env/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: cublasGemmGroupedBatchedEx, "
+     "version libcublas.so.12", "cublas-symbol-missing-older-cublas", "high"),
+    # a private torch name an old library imports
+    ("ImportError: cannot import name '_get_device_index' from 'torch._utils' (/env/lib/python3.10/site-packages/"
+     "torch/_utils.py)", "torch-attribute-missing", "high"),
+    # the legacy numbered form of no-kernel-image, with a CJK input method's parentheses
+    ("RuntimeError: cuda runtime error\uff08209\uff09: no kernel image is available", "cuda-no-kernel-image", "high"),
+    # a script's own check that CUDA is there, and nvcc failing under setuptools: both entries
+    # name what happened, not why, so they stay "possible" wherever the text comes from
+    ("  File \"train.py\", line 12, in main\n    assert torch.cuda.is_available(), 'need a GPU'\nAssertionError: need a GPU",
+     "cuda-not-available", "possible"),
+    ("error: command '/usr/local/cuda-11.8/bin/nvcc' failed with exit code 1", "cpp-extension-build-failed", "possible"),
+    # MPS's refused 3D convolutions, and a model's FlashAttention fallback notice
+    ("RuntimeError: ConvTranspose 3D is not supported on MPS", "mps-conv3d-unsupported", "high"),
+    ("FlashAttention is not available on this device. Using scaled_dot_product_attention instead.",
+     "flash-attn-fallback-notice", "high"),
+])
+def test_family_and_confidence(text, want, confidence):
+    m = top(text)
+    assert (m.id, m.confidence) == (want, confidence)
+
+
+def test_the_onnx_answer_steps_aside_for_the_user_id():
+    text = ("TorchExportError: Failed to export the model with torch.export. This is step 1/3 of exporting the model to "
+            "ONNX. Next steps:\n<class 'KeyError'>: 'getpwuid(): uid not found: 501'")
+    assert [m.id for m in match_text(text)] == ["container-uid-without-passwd"]
