@@ -116,6 +116,16 @@ def test_html_escaping_is_undone_for_the_whole_paste():
     assert M.match_text("ModuleNotFoundError: No module named &#39;torch&#39;")[0].id == "torch-module-not-found"
 
 
+def test_url_escaped_spaces_are_undone_only_when_they_are_all_escaped():
+    # Copied out of a search URL or a link: every space is %20.
+    text = "libtorch_cuda.so:%20undefined%20symbol:%20ncclCommRegister"
+    assert unmarkup(text) == "libtorch_cuda.so: undefined symbol: ncclCommRegister"
+    assert M.match_text(text)[0].id == "nccl-undefined-symbol-import"
+    # A log line that merely holds an escaped URL keeps it as written.
+    line = "Downloading https://example.org/a%20b/c%20d.pt to /root/.cache/torch/hub/checkpoints"
+    assert unmarkup(line) == line
+
+
 def test_no_break_spaces_are_spaces():
     assert normalize("Torch\u00a0not compiled with CUDA enabled") == "Torch not compiled with CUDA enabled"
 

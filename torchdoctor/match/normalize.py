@@ -3,7 +3,8 @@ prompts removed, full-width CJK punctuation, no-break spaces and escaped quotes 
 ASCII, and an enormous line cut to its first and last 32 KiB. The paste matcher and the log
 scan both normalise with this, so a line matches the same wherever it came from.
 `unmarkup` undoes HTML escaping of a whole pasted text (a message copied from a page's source
-or an e-mail: `&#39;`, `&quot;`, `<br>`).
+or an e-mail: `&#39;`, `&quot;`, `<br>`), and URL escaping of one copied out of a link or a
+search box (`undefined%20symbol`).
 """
 
 import re
@@ -40,10 +41,22 @@ def _unmark(m: "re.Match[str]") -> str:
 
 def unmarkup(text: str) -> str:
     """`text` with HTML character references and <br> tags replaced by what they stand for
-    (one pass: '&amp;lt;' becomes '&lt;', as a browser shows it)."""
+    (one pass: '&amp;lt;' becomes '&lt;', as a browser shows it), and URL-escaped when its
+    spaces are all '%20'."""
+    text = unquote_url(text)
     if "&" not in text and "<br" not in text and "<BR" not in text:
         return text
     return re.sub(MARKUP, _unmark, text)  # compiled on first use: most pastes hold no '&' or '<'
+
+
+def unquote_url(text: str) -> str:
+    """A text whose spaces were URL-escaped (more '%20' than spaces), decoded; any other text
+    as it is, so a real '%20' in a log line stays."""
+    n = text.count("%20")
+    if n < 2 or text.count(" ") >= n:
+        return text
+    from urllib.parse import unquote  # only for such texts: explain's start-up does without it
+    return unquote(text)
 
 
 def normalize(line: str) -> str:
