@@ -358,4 +358,22 @@ def test_a_log_scan_switches_to_the_automaton_only_after_enough_lines():
         index.match_line("RuntimeError: CUDA out of memory.")
     assert index._triggers is None  # a paste never builds it
     index.match_line("RuntimeError: CUDA out of memory.")
-    assert bool(index._triggers) is HAVE_NATIVE
+    assert isinstance(index._triggers, P.NativeTriggers if HAVE_NATIVE else P.PureTriggers)
+
+
+def test_the_standard_librarys_trigger_lookup_finds_what_the_substring_searches_find():
+    # Without the native package a log scan files the triggers under their first three
+    # characters; every line's hits must still be those of one search per trigger, on short
+    # lines (the lookup) and long ones (the searches again).
+    looked_up = M.Index(ENTRIES, engine="pure")
+    looked_up._triggers = P.PureTriggers(list(looked_up.by_trigger))
+    lines = [N.normalize(ln) for _, t in examples() + eval_texts() for ln in t.split("\n")]
+    lines = [ln for ln in lines if ln.strip()]
+    lines += [" ".join(lines[i:i + 12]) for i in range(0, 600, 12)]  # past PureTriggers.LONG
+    assert any(len(ln) > P.PureTriggers.LONG for ln in lines)
+    def hits(index, line):
+        return [(e.id, round(score, 6), sorted(groups.items()), anchor) for e, score, groups, anchor in index.match_line(line)]
+    fresh = M.Index(ENTRIES, engine="pure")
+    fresh._triggers = False  # never switches: one search per trigger on every line
+    differ = [ln for ln in lines if hits(looked_up, ln) != hits(fresh, ln)]
+    assert differ == []

@@ -17,7 +17,7 @@ from ..model.records import field, record
 from ..kb.errors import Entry, Pattern, entries_of, files_for, load_entries
 from . import prefilter as _pre
 from .normalize import normalize, unmarkup
-from .prefilter import EveryLine, NativeMarkers, NativePrefilter, NativeTriggers, Prefilter
+from .prefilter import EveryLine, NativeMarkers, NativePrefilter, NativeTriggers, Prefilter, PureTriggers
 from .whose import Layer, first, markers, neutral_layer, own_outside_namesakes
 
 SMALL_INPUT = 1024 * 1024
@@ -108,7 +108,7 @@ class Index:
         self.every_line = any(not p.anchor for _, p in self.pairs)
         self.order = {e.id: i for i, e in enumerate(self.entries)}
         self._trigger_groups = list(self.by_trigger.values())
-        self._triggers = None  # NativeTriggers once a log scan has asked for enough lines, or False
+        self._triggers = None  # Native/PureTriggers once a log scan has asked for enough lines
         self._lines_matched = 0
         self._despaced = None  # despaced.DespacedIndex, built when a paste first needs it
 
@@ -174,17 +174,18 @@ class Index:
     def _groups_in(self, line: str):
         """The patterns of the triggers `line` holds, in trigger order. A paste has a few
         lines: one substring search per trigger (~500) is cheapest. A log scan asks for
-        thousands: there one automaton pass over the line finds the same triggers, at a
-        fraction of the cost, once the native engine is there."""
+        thousands: there one automaton pass over the line finds the same triggers at a
+        fraction of the cost (with the native engine), or a lookup of the line's
+        three-character runs narrows them to the few that can start in it."""
         if self._triggers is None:
             self._lines_matched += 1
             if self._lines_matched > TRIGGER_AUTOMATON_AFTER:
-                self._triggers = False
+                self._triggers = PureTriggers(list(self.by_trigger))
                 if self.engine == "native":
                     try:
                         self._triggers = NativeTriggers(list(self.by_trigger))
-                    except Exception:  # a broken native build: the substring searches, slower
-                        self._triggers = False
+                    except Exception:  # a broken native build: the standard library's, slower
+                        pass
         if self._triggers:
             groups = self._trigger_groups
             return [groups[i] for i in self._triggers.present(line)]
