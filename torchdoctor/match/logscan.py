@@ -9,7 +9,8 @@ is the same scan fed block by block, for callers that show progress or stop earl
 import codecs
 from typing import IO, Callable, Iterator, List, Optional, Tuple
 
-from .matcher import Collector, Index, Match, default_index, line_numbers
+from .candidates import line_numbers
+from .matcher import Collector, Index, Match, default_index
 from .normalize import ANSI_BYTES, MAX_LINE, normalize, normalize_rest
 
 CHUNK = 1024 * 1024  # 1 MiB: as fast as larger reads, and a small, flat peak RSS

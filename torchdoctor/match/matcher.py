@@ -17,6 +17,7 @@ from ..model.records import field, record
 from ..kb.errors import Entry, Pattern, entries_of, files_for, load_entries
 from . import prefilter as _pre
 from .normalize import normalize, unmarkup
+from .candidates import text_candidates
 from .prefilter import EveryLine, NativeMarkers, NativePrefilter, NativeTriggers, Prefilter, PureTriggers
 from .whose import Layer, first, markers, neutral_layer, own_outside_namesakes
 
@@ -399,7 +400,7 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
         singles: Iterable[int] = range(len(lines))
         pairs: Iterable[int] = range(len(lines) - 1)
     else:
-        singles, pairs = _text_candidates(lines, index)
+        singles, pairs = text_candidates(lines, index)
     for i in singles:
         hits = index.match_line(lines[i])
         if hits:
@@ -458,42 +459,6 @@ def _despaced_index_for(lines: List[str]):
     if index._despaced is None:
         index._despaced = DespacedIndex(index, GENERIC_TRIGGERS)
     return index._despaced
-
-
-def _text_candidates(lines: List[str], index: Index) -> Tuple[List[int], List[int]]:
-    """The lines, and the neighbour pairs, that contain an anchor: only those
-    can match, so match_text skips the rest without changing its result.
-
-    A joined pair contains an anchor when one of its lines does or when one
-    spans the join; the latter is found by running the prefilter over a short
-    window around every join.
-    """
-    blob = "\n".join(lines).encode("utf-8", "surrogatepass")
-    pre = index.prefilter(blob)
-    singles = line_numbers(blob, pre.line_starts(blob))
-    cand = set(singles)
-    w = max(1, index.longest_anchor - 1)
-    windows: List[str] = []
-    owners: List[int] = []
-    for i in range(len(lines) - 1):
-        a, b = lines[i].rstrip(), lines[i + 1].strip()
-        if a and b:
-            windows.append(a[-w:] + " " + b[:w])
-            windows.append(a[-w:] + b[:w])
-            owners.extend((i, i))
-    wblob = "\n".join(windows).encode("utf-8", "surrogatepass")
-    spans = {owners[k] for k in line_numbers(wblob, pre.line_starts(wblob))}
-    pairs = sorted(i for i in range(len(lines) - 1) if i in cand or (i + 1) in cand or i in spans)
-    return singles, pairs
-
-
-def line_numbers(buf: bytes, starts: List[int]) -> List[int]:
-    out, pos, n = [], 0, 0
-    for s in starts:
-        n += buf.count(b"\n", pos, s)
-        pos = s
-        out.append(n)
-    return out
 
 
 def best_match(text: str) -> Optional[Match]:
