@@ -106,7 +106,7 @@ LIB = ("  File \"/venv/lib/python3.11/site-packages/torch/serialization.py\", li
 def test_a_class_of_the_saving_script_is_defined_before_loading():
     e = explain_match(top(MAIN), facts())
     assert top(MAIN).id == "checkpoint-pickled-class-missing" and top(MAIN).confidence == "high"
-    assert "'Net' was defined in the script that saved the file" in e.fix.summary
+    assert "'Net' was defined in the main script" in e.fix.summary and "spawn" in e.fix.summary
 
 
 def test_a_class_of_a_library_names_the_installed_release():
@@ -117,3 +117,27 @@ def test_a_class_of_a_library_names_the_installed_release():
 def test_the_pickle_message_alone_is_only_possible():
     # Any program's pickle prints it: without torch in the text it is not claimed.
     assert top("AttributeError: Can't get attribute 'Foo' on <module '__main__'>").confidence == "possible"
+
+
+def test_a_class_of_the_users_own_code_is_not_called_a_library():
+    text = ("AttributeError: Can't get attribute 'C3k2' on <module 'models.common' from "
+            "'/content/yolov5/models/common.py'>")
+    e = explain_match(top(text), facts())
+    assert "models.common here is your own code (/content/yolov5/models/common.py)" in e.fix.summary
+    assert "install the release" not in e.fix.summary
+
+
+def test_a_class_of_torch_itself_means_another_torch_release():
+    text = ("  File \"/venv/lib/python3.11/site-packages/torch/serialization.py\", line 1, in _load\n"
+            "AttributeError: Can't get attribute 'Conv9d' on <module 'torch.nn.modules.conv' from "
+            "'/venv/lib/python3.11/site-packages/torch/nn/modules/conv.py'>")
+    e = explain_match(top(text), facts(torch="2.5.1"))
+    assert "torch 2.5.1 has no torch.nn.modules.conv.Conv9d" in e.fix.summary and "cached" not in e.fix.summary
+
+
+def test_a_library_module_is_named_by_its_distribution():
+    text = ("  File \"/venv/lib/python3.11/site-packages/torch/serialization.py\", line 1, in _load\n"
+            "AttributeError: Can't get attribute 'Foo' on <module 'sklearn.tree._classes' from "
+            "'/venv/lib/python3.11/site-packages/sklearn/tree/_classes.py'>")
+    e = explain_match(top(text), facts(**{"scikit-learn": "1.5.0"}))
+    assert e.fix.summary.startswith("scikit-learn 1.5.0 is installed")

@@ -104,3 +104,11 @@ def test_the_fallback_notice_with_flash_attn_installed_means_its_import_failed()
     e = explain(FALLBACK, "flash-attn-fallback-notice", f)
     assert "flash-attn 2.7.3 is installed, so importing it failed" in e.fix.summary
     assert "torch 2.2.2+cu121" in e.fix.summary
+
+
+def test_the_fallback_notice_under_a_cpu_only_torch_names_the_torch_build():
+    f = Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": "Windows"},
+               "packages": {"installed": {"torch": {"version": "2.5.1+cpu"}}},
+               "driver": {"gpus": [{"name": "NVIDIA A100-SXM4-40GB", "capability": [8, 0]}]}})
+    e = explain(FALLBACK, "flash-attn-fallback-notice", f)
+    assert "torch 2.5.1+cpu is a CPU-only build" in e.fix.summary and "flash-attn" not in e.fix.summary

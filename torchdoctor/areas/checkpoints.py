@@ -13,6 +13,7 @@ from ..advice.commands import pip
 from ..kb import compat
 from ..model import derived as F
 from ..model.facts import Facts
+from .optional_packages import dist_name, report_key
 from .registry import Tailored, hook
 
 # What a file starting with this byte usually is (the LFS pointer 'v' and the HTML '<' have
@@ -93,23 +94,36 @@ def pickle_newer_numpy(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("pickled-class-missing")
 def pickled_class_missing(match, facts: Facts) -> Optional[Tailored]:
-    """Which of the two cases the module names: the saving script's own class, or a library's,
-    with that library's installed version when this environment has it."""
+    """Whose module the class was looked up in: the running script's, the user's own code
+    (a path outside site-packages), torch's, or an installed library's, with its version."""
     g = getattr(match, "groups", {}) or {}
-    cls, mod = g.get("cls"), g.get("mod")
+    cls, mod, path = g.get("cls"), g.get("mod"), g.get("path") or ""
     if not cls or not mod:
         return None
     if mod == "__main__":
-        return Tailored(summary="'%s' was defined in the script that saved the file, and the loading script does not "
-                                "define it: import or define %s before torch.load, or re-save the model's state_dict and "
-                                "load that into a model built in code." % (cls, cls))
+        return Tailored(summary="'%s' was defined in the main script (or notebook) of the process that pickled it, and "
+                                "the one loading it does not define it: import or define %s before torch.load, or "
+                                "re-save the model's state_dict and load that into a model built in code. In DataLoader "
+                                "workers started with spawn (Windows, macOS, notebooks), move the class into a .py "
+                                "module and import it." % (cls, cls))
     top = mod.split(".")[0]
-    dist = top.replace("_", "-")
-    installed = F.package_version(facts, dist) or F.package_version(facts, top)
+    installed_path = "site-packages" in path or "dist-packages" in path
+    if path and not installed_path:
+        return Tailored(summary="%s here is your own code (%s), not an installed library, and it has no %s: the file was "
+                                "written by another version of that code, or another '%s' folder comes first on "
+                                "sys.path. Use the code version that saved it, run from its root, or re-save the "
+                                "state_dict." % (mod, path, cls, top))
+    if top == "torch":
+        tv = F.torch_version_str(facts) or "here"
+        return Tailored(summary="torch %s has no %s.%s: the file was pickled by another torch release. Load it with "
+                                "the release that wrote it and re-save its state_dict, which any release reads."
+                                % (tv, mod, cls))
+    dist = report_key(dist_name(top))  # the distribution's name: torch-geometric, scikit-learn
+    installed = F.package_version(facts, dist)
     if installed is None:
-        return Tailored(summary="The file was written with %s.%s; install the release of %s that wrote it (or delete a "
-                                "cached file so %s regenerates it)." % (mod, cls, dist, dist))
+        return Tailored(summary="The file was written with %s.%s: install the release of %s that wrote it."
+                                % (mod, cls, dist))
     return Tailored(summary="%s %s is installed and its %s has no %s: the file was written by another release of %s. "
-                            "Install that release, or delete the cached file so %s regenerates it."
+                            "Install that release, or, for a cached file, delete it so %s regenerates it."
                             % (dist, installed, mod, cls, dist, dist),
                     notes=["installed %s: %s" % (dist, installed)])

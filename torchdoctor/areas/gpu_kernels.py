@@ -94,6 +94,12 @@ def gpu_too_old_for_kernel(match, facts: Facts) -> Optional[Tailored]:
 def flash_attn_fallback(match, facts: Facts) -> Optional[Tailored]:
     """A model's notice that it uses SDPA instead of FlashAttention: the GPU generation says
     whether that is all it can do here, and the installed flash-attn whether its import failed."""
+    torch_v = F.torch_version_str(facts) or "the installed torch"
+    if F.is_cuda_build(facts) is False:
+        # The model asks torch.cuda first: a CPU-only torch never tries FlashAttention.
+        return Tailored(summary="torch %s is a CPU-only build, so the model runs on the CPU and never tries "
+                                "FlashAttention: to use the GPU, install the CUDA build of torch first." % torch_v,
+                        notes=["torch %s" % torch_v])
     gpus = [(g.get("name") or "GPU", F.capability(g)) for g in F.all_gpus(facts)]
     gpus = [(n, c) for n, c in gpus if c]
     if not gpus:
@@ -105,7 +111,6 @@ def flash_attn_fallback(match, facts: Facts) -> Optional[Tailored]:
                                 "scaled_dot_product_attention is all this GPU can do, and nothing needs fixing."
                                 % (name, _sm(cap)), notes=notes)
     fa = F.package_version(facts, "flash-attn") or F.package_version(facts, "flash_attn")
-    torch_v = F.torch_version_str(facts) or "the installed torch"
     if fa is None:
         return Tailored(summary="%s (%s) can run FlashAttention, but flash-attn is not installed in this environment: "
                                 "install a flash-attn build made for torch %s, or keep the fallback."

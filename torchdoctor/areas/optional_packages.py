@@ -18,7 +18,8 @@ PIP_NAMES = {
     "deepphonemizer": "deep-phonemizer", "pynvml": "nvidia-ml-py", "psutils": "psutil",
     "scipy": "scipy>=1.9.0", "kenlm": "https://github.com/kpu/kenlm/archive/master.zip",
     "datastates": "git+https://github.com/DataStates/datastates-llm",
-    "flashattention": "flash-attn", "megatron": "megatron-core", "transformersengine": "transformer-engine[pytorch]",
+    "flashattention": "flash-attn", "flash_attn": "flash-attn", "sklearn": "scikit-learn", "cv2": "opencv-python",
+    "yaml": "PyYAML", "megatron": "megatron-core", "transformersengine": "transformer-engine[pytorch]",
 }
 
 

@@ -61,3 +61,30 @@ def test_the_onnx_answer_steps_aside_for_the_user_id():
     text = ("TorchExportError: Failed to export the model with torch.export. This is step 1/3 of exporting the model to "
             "ONNX. Next steps:\n<class 'KeyError'>: 'getpwuid(): uid not found: 501'")
     assert [m.id for m in match_text(text)] == ["container-uid-without-passwd"]
+
+
+def test_transformers_remote_code_check_names_the_package_and_its_distribution():
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.model.facts import Facts
+    text = ("ImportError: This modeling file requires the following packages that were not found in your environment: "
+            "flash_attn. Run `pip install flash_attn`")
+    m = top(text)
+    assert m.id == "python-package-missing" and m.groups["pkg"] == "flash_attn"
+    f = Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": "Linux"},
+               "packages": {"installed": {"torch": {"version": "2.5.1"}}}})
+    cmds = " ".join(explain_match(m, f).fix.commands)
+    assert "install flash-attn" in cmds and " run" not in cmds.lower().replace("python", "")
+
+
+@pytest.mark.parametrize("text,not_this", [
+    # pip's neutral wording must not take torch's own messages that end in "is invalid."
+    ("environment variable `OMP_PREFIX` is invalid.", "pip-invalid-wheel"),
+    # a library file fbgemm_gpu cannot open is a missing library, not a build for another torch
+    ("ERROR:root:Could not load the library 'fbgemm_gpu_py.so': libcudart.so.12: cannot open shared object file: "
+     "No such file or directory", "fbgemm-gpu-built-for-other-torch"),
+    # '(unknown location)': torch resolved to a folder, not an older torch
+    ("ImportError: cannot import name 'Tensor' from 'torch' (unknown location)", "torch-attribute-missing"),
+])
+def test_lookalikes_go_elsewhere(text, not_this):
+    found = match_text(text)
+    assert not found or found[0].id != not_this
