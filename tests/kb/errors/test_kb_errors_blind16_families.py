@@ -47,6 +47,17 @@ def top(text):
     ("  File \"train.py\", line 12, in main\n    assert torch.cuda.is_available(), 'need a GPU'\nAssertionError: need a GPU",
      "cuda-not-available", "possible"),
     ("error: command '/usr/local/cuda-11.8/bin/nvcc' failed with exit code 1", "cpp-extension-build-failed", "possible"),
+    # probed from a training collection: a torch.save file given to torch.jit.load (not a damaged
+    # file), a TorchScript file from a newer torch, an ONNX opset below the operator's, and glibc
+    # 2.41 refusing an executable-stack library
+    ("RuntimeError: PytorchStreamReader failed locating file constants.pkl: file not found",
+     "jit-load-not-torchscript", "high"),
+    ("RuntimeError: Unknown builtin op: aten::scaled_dot_product_attention.", "torchscript-op-newer-than-runtime", "high"),
+    ("torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::unflatten' to ONNX opset version 11 "
+     "is not supported. Support for this operator was added in version 13, try exporting with this version.",
+     "onnx-export-opset-too-low", "high"),
+    ("ImportError: libc10.so: cannot enable executable stack as shared object requires: Invalid argument",
+     "glibc-execstack-dlopen-refused", "high"),
     # MPS's refused 3D convolutions, and a model's FlashAttention fallback notice
     ("RuntimeError: ConvTranspose 3D is not supported on MPS", "mps-conv3d-unsupported", "high"),
     ("FlashAttention is not available on this device. Using scaled_dot_product_attention instead.",
@@ -88,3 +99,8 @@ def test_transformers_remote_code_check_names_the_package_and_its_distribution()
 def test_lookalikes_go_elsewhere(text, not_this):
     found = match_text(text)
     assert not found or found[0].id != not_this
+
+
+def test_a_missing_member_other_than_constants_pkl_is_still_a_damaged_file():
+    m = top("RuntimeError: PytorchStreamReader failed locating file data.pkl: file not found")
+    assert m.id == "checkpoint-truncated"
