@@ -18,9 +18,11 @@ RANGE = ("UserWarning: Flash attention only supports gpu architectures in the ra
          "Attempting to run on a sm 12.0 gpu.")
 
 
-def facts(*gpus):
-    return Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": "Linux"},
-                  "packages": {"installed": {"torch": {"version": "2.5.1+cu124"}}},
+def facts(*gpus, torch="2.5.1+cu124", system="Linux", **packages):
+    installed = {"torch": {"version": torch}}
+    installed.update({name.replace("_", "-"): {"version": v} for name, v in packages.items()})
+    return Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": system},
+                  "packages": {"installed": installed},
                   "driver": {"gpus": [{"name": n, "capability": list(c)} for n, c in gpus]}})
 
 
@@ -98,17 +100,13 @@ def test_the_fallback_notice_on_an_ampere_gpu_without_flash_attn_says_install_it
 
 
 def test_the_fallback_notice_with_flash_attn_installed_means_its_import_failed():
-    f = Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": "Linux"},
-               "packages": {"installed": {"torch": {"version": "2.2.2+cu121"}, "flash-attn": {"version": "2.7.3"}}},
-               "driver": {"gpus": [{"name": "NVIDIA GeForce RTX 4090", "capability": [8, 9]}]}})
+    f = facts(("NVIDIA GeForce RTX 4090", (8, 9)), torch="2.2.2+cu121", flash_attn="2.7.3")
     e = explain(FALLBACK, "flash-attn-fallback-notice", f)
     assert "flash-attn 2.7.3 is installed, so importing it failed" in e.fix.summary
     assert "torch 2.2.2+cu121" in e.fix.summary
 
 
 def test_the_fallback_notice_under_a_cpu_only_torch_names_the_torch_build():
-    f = Facts({"python": {"version": "3.11.7", "executable": "/opt/env/bin/python"}, "os": {"system": "Windows"},
-               "packages": {"installed": {"torch": {"version": "2.5.1+cpu"}}},
-               "driver": {"gpus": [{"name": "NVIDIA A100-SXM4-40GB", "capability": [8, 0]}]}})
+    f = facts(("NVIDIA A100-SXM4-40GB", (8, 0)), torch="2.5.1+cpu", system="Windows")
     e = explain(FALLBACK, "flash-attn-fallback-notice", f)
     assert "torch 2.5.1+cpu is a CPU-only build" in e.fix.summary and "flash-attn" not in e.fix.summary

@@ -13,6 +13,7 @@ from ..advice.commands import pip
 from ..kb import compat
 from ..model import derived as F
 from ..model.facts import Facts
+from .install.files import in_site_packages
 from .optional_packages import dist_name, report_key
 from .registry import Tailored, hook
 
@@ -107,8 +108,7 @@ def pickled_class_missing(match, facts: Facts) -> Optional[Tailored]:
                                 "workers started with spawn (Windows, macOS, notebooks), move the class into a .py "
                                 "module and import it." % (cls, cls))
     top = mod.split(".")[0]
-    installed_path = "site-packages" in path or "dist-packages" in path
-    if path and not installed_path:
+    if path and not in_site_packages(path):
         return Tailored(summary="%s here is your own code (%s), not an installed library, and it has no %s: the file was "
                                 "written by another version of that code, or another '%s' folder comes first on "
                                 "sys.path. Use the code version that saved it, run from its root, or re-save the "

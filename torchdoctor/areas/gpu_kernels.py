@@ -55,14 +55,19 @@ def _sm(cap: Cap) -> str:
     return "sm_%d%d" % cap
 
 
+def _gpus_with_caps(facts: Facts) -> Tuple[List[Tuple[str, Cap]], List[str]]:
+    """The GPUs whose compute capability is known, as (name, capability), and a note for each."""
+    gpus = [(g.get("name") or "GPU", F.capability(g)) for g in F.all_gpus(facts)]
+    gpus = [(n, c) for n, c in gpus if c]
+    return gpus, ["%s is %s" % (n, _sm(c)) for n, c in gpus]
+
+
 def kernel_gpu_remedy(facts: Facts, need: Optional[Cap], upper: Optional[Cap], entry: str) -> Optional[Tailored]:
     """The answer from the GPUs' compute capabilities: too old for the kernel, newer than the
     range a build knows, or all new enough (so the failing process saw another GPU)."""
-    gpus = [(g.get("name") or "GPU", F.capability(g)) for g in F.all_gpus(facts)]
-    gpus = [(n, c) for n, c in gpus if c]
+    gpus, notes = _gpus_with_caps(facts)
     if not gpus or not need:
         return None
-    notes = ["%s is %s" % (n, _sm(c)) for n, c in gpus]
     old: List[Tuple[str, Cap]] = [(n, c) for n, c in gpus if c < need]
     if old:
         name, cap = old[0]
@@ -100,17 +105,15 @@ def flash_attn_fallback(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="torch %s is a CPU-only build, so the model runs on the CPU and never tries "
                                 "FlashAttention: to use the GPU, install the CUDA build of torch first." % torch_v,
                         notes=["torch %s" % torch_v])
-    gpus = [(g.get("name") or "GPU", F.capability(g)) for g in F.all_gpus(facts)]
-    gpus = [(n, c) for n, c in gpus if c]
+    gpus, notes = _gpus_with_caps(facts)
     if not gpus:
         return None
-    notes = ["%s is %s" % (n, _sm(c)) for n, c in gpus]
     name, cap = gpus[0]
     if cap < (8, 0):
         return Tailored(summary="%s is %s, older than the Ampere (sm_80) FlashAttention needs: the fallback to "
                                 "scaled_dot_product_attention is all this GPU can do, and nothing needs fixing."
                                 % (name, _sm(cap)), notes=notes)
-    fa = F.package_version(facts, "flash-attn") or F.package_version(facts, "flash_attn")
+    fa = F.package_version(facts, "flash-attn")
     if fa is None:
         return Tailored(summary="%s (%s) can run FlashAttention, but flash-attn is not installed in this environment: "
                                 "install a flash-attn build made for torch %s, or keep the fallback."

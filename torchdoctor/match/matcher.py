@@ -181,12 +181,13 @@ class Index:
         if self._triggers is None:
             self._lines_matched += 1
             if self._lines_matched > TRIGGER_AUTOMATON_AFTER:
-                self._triggers = PureTriggers(list(self.by_trigger))
+                triggers = None
                 if self.engine == "native":
                     try:
-                        self._triggers = NativeTriggers(list(self.by_trigger))
+                        triggers = NativeTriggers(list(self.by_trigger))
                     except Exception:  # a broken native build: the standard library's, slower
                         pass
+                self._triggers = triggers or PureTriggers(list(self.by_trigger))
         if self._triggers:
             groups = self._trigger_groups
             return [groups[i] for i in self._triggers.present(line)]

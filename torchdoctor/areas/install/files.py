@@ -82,10 +82,11 @@ def explained_by_damage(facts, text):
 
 def _site_dirs(facts):
     entries = facts.value("python.sys_path") or []
-    return [e for e in entries if isinstance(e, str) and ("site-packages" in e or "dist-packages" in e)]
+    return [e for e in entries if isinstance(e, str) and in_site_packages(e)]
 
 
-def _in_site(path: str) -> bool:
+def in_site_packages(path: str) -> bool:
+    """An installed package's path (pip's site-packages, Debian's dist-packages)."""
     return "site-packages" in path or "dist-packages" in path
 
 
@@ -103,7 +104,7 @@ def shadowing(facts, failing: bool = False) -> Optional[Dict[str, Any]]:
     first = cands[0]
     entry = first.get("sys_path_entry")
     installed = facts.value("packages.installed.torch.location")
-    if first.get("kind") == "namespace-dir" and _in_site(first.get("path") or ""):
+    if first.get("kind") == "namespace-dir" and in_site_packages(first.get("path") or ""):
         return first  # an empty leftover folder where the real torch should be
     if entry in _site_dirs(facts) or (installed and entry == installed):
         return None
@@ -119,7 +120,7 @@ def shadow_remedy(facts, path: str, kind: Optional[str] = None) -> Remedy:
     pm = ntpath if windows else posixpath
     stripped = path.rstrip("\\/")
     base, parent = pm.basename(stripped), pm.dirname(stripped)
-    if kind == "namespace-dir" and _in_site(path):
+    if kind == "namespace-dir" and in_site_packages(path):
         rm = 'rmdir /s /q "%s"' % stripped if windows else "rm -rf %s" % shlex.quote(stripped)
         reinstall = reinstall_same_build(facts).commands or [F.pip_cmd(facts) + " install --force-reinstall --no-cache-dir torch"]
         return Remedy("Delete the leftover folder %s (no __init__.py: what a broken install leaves) and reinstall "
@@ -222,7 +223,7 @@ def tailor_torch_shadowed(match, facts: Facts) -> Optional[Tailored]:
     notes.append("`import torch` resolves to %s" % path)
     remedy = shadow_remedy(facts, path, kind)
     cause = ("%s is an empty leftover torch folder (no __init__.py) from a broken install." % path
-             if kind == "namespace-dir" and _in_site(path) else None)
+             if kind == "namespace-dir" and in_site_packages(path) else None)
     return Tailored(summary=remedy.summary, commands=remedy.commands, cause=cause, notes=notes)
 
 
