@@ -88,7 +88,8 @@ def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="A single allocation of %s is larger than the whole GPU (%s): no allocator setting helps. "
                                 "Shrink the work per step (batch size, resolution, sequence length), use float16/bfloat16, "
                                 "gradient checkpointing, or offloading, or use a larger GPU." % (_gib(tried), _gib(total)),
-                        notes=notes)
+                        # the entry's allocator setting would contradict the summary: show the GPU's size instead
+                        commands=["nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv"], notes=notes)
     if others:
         held = sum(_bytes(n, u) or 0 for n, u in others)
         notes.append("%d other process(es) hold %s" % (len(others), _gib(held)))

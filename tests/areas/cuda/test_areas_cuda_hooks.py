@@ -293,6 +293,15 @@ def test_oom_other_processes_and_oversized_allocation():
     assert "Other processes hold 53.16 GiB" in explain("cuda-out-of-memory", text, {}).fix.summary
     text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 29.76 GiB. GPU 0 has a total capacity of 10.74 GiB"
     assert "larger than the whole GPU" in explain("cuda-out-of-memory", text, {}).fix.summary
+    # as printed on an H200 (a real run of benchmarks/gpu_all.sh): no allocator setting among the commands
+    text = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32768.00 GiB. GPU 0 has a total capacity of "
+            "139.80 GiB of which 139.29 GiB is free. Including non-PyTorch memory, this process has 518.00 MiB memory in "
+            "use. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but "
+            "unallocated. If reserved but unallocated memory is large try setting "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.")
+    fix = explain("cuda-out-of-memory", text, {}).fix
+    assert "32768.00 GiB is larger than the whole GPU (139.80 GiB)" in fix.summary
+    assert not any("PYTORCH_CUDA_ALLOC_CONF" in c for c in fix.commands)
 
 
 def test_oom_without_numbers_or_facts():

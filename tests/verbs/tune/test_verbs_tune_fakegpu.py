@@ -12,6 +12,7 @@ import pytest
 from conftest import needs_torch
 from tune_fakes import fake_gpu_torch
 from tune_run import Run
+from torchdoctor.verbs.tune.numbers import MIN_SAMPLES
 
 pytestmark = needs_torch
 
@@ -25,7 +26,7 @@ def runs(tmp_path_factory):
     """The three fake-GPU runs of this file, started together (see tune_run)."""
     d = tmp_path_factory.mktemp("fakegpu")
     mark = str(d / "mark")
-    cuda = fake_gpu_torch(d / "cuda", mark=mark)
+    cuda = fake_gpu_torch(d / "cuda", mark=mark, sync_s=5e-5)
     legacy = fake_gpu_torch(d / "legacy", legacy_tf32=True, version="2.8.0+cu126", bf16=False)
     mps = fake_gpu_torch(d / "mps", kind="mps")
     return {
@@ -53,6 +54,18 @@ def test_the_child_saw_a_cuda_device(cuda_run):
     # Timing synchronised the device (the shim marks its first torch.cuda.synchronize()),
     # and autocast was asked for "cuda".
     assert os.path.exists(mark + ".synchronize") and os.path.exists(mark + ".autocast_cuda")
+
+
+def test_a_synchronising_timer_still_gives_enough_timed_blocks(cuda_run):
+    # On a real H200 the Timer's block-size estimate, fed a timer that synchronises the device,
+    # made each block outlast the slice: one sample per round, "too few samples" nearly
+    # everywhere and "keep the defaults" as the advice. The shim's synchronize costs what a
+    # real one does.
+    r, _, _ = cuda_run
+    conv = by_id(next(w for w in r["workloads"] if w["name"] == "convnet"))
+    assert conv["default"]["time"]["n"] >= MIN_SAMPLES, conv["default"]["time"]
+    timed = [x for x in conv.values() if x["status"] == "measured" and not x.get("varying_shapes")]
+    assert timed and all(x["time"]["n"] >= MIN_SAMPLES for x in timed), [(x["id"], x["time"]["n"]) for x in timed]
 
 
 def test_every_cuda_setting_is_planned_with_the_2_9_api(cuda_run):

@@ -15,7 +15,7 @@ import os
 import textwrap
 
 SHIM = '''\
-import importlib.machinery, importlib.util, os, sys, types
+import importlib.machinery, importlib.util, os, sys, time, types
 _root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _paths = [p for p in sys.path if os.path.abspath(p or os.curdir) != _root]
 _spec = importlib.machinery.PathFinder.find_spec("torch", _paths)
@@ -60,6 +60,7 @@ T.autocast = autocast
 if KIND == "cuda":
     def _sync(*a, **k):
         _mark("synchronize")
+        time.sleep({sync_s!r})  # a real device synchronisation costs tens of microseconds
     T.cuda.is_available = lambda: True
     T.cuda.device_count = lambda: 1
     T.cuda.get_device_name = lambda i=0: {name!r}
@@ -88,8 +89,10 @@ elif KIND == "mps":
 
 def fake_gpu_torch(root, kind: str = "cuda", name: str = "NVIDIA A100-SXM4-80GB", capability=(8, 0),
                    bf16: bool = True, legacy_tf32: bool = False, version: str = "", mark: str = "",
-                   extra: str = "") -> str:
+                   extra: str = "", sync_s: float = 0.0) -> str:
     """Write ROOT/torch/__init__.py (the shim) and return ROOT for PYTHONPATH.
+
+    `sync_s`: what each torch.cuda.synchronize() costs, as on a real GPU.
 
     `mark`: a path prefix; the shim creates MARK.synchronize the first time the device is
     synchronised and MARK.autocast_cuda when autocast is asked for the device."""
@@ -97,6 +100,6 @@ def fake_gpu_torch(root, kind: str = "cuda", name: str = "NVIDIA A100-SXM4-80GB"
     os.makedirs(os.path.join(root, "torch"), exist_ok=True)
     with open(os.path.join(root, "torch", "__init__.py"), "w") as fh:
         fh.write(SHIM.format(kind=kind, name=name, capability=tuple(capability), bf16=bool(bf16),
-                             legacy_tf32=bool(legacy_tf32), version=version, mark=mark,
+                             legacy_tf32=bool(legacy_tf32), version=version, mark=mark, sync_s=float(sync_s),
                              extra=textwrap.dedent(extra)))
     return root

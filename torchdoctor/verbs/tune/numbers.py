@@ -67,6 +67,16 @@ def noise_of(control: Optional[Dict[str, float]], default: Optional[Dict[str, fl
     return out
 
 
+def busy_by_load(noise: Optional[Dict[str, Any]]) -> bool:
+    """Whether noisy timings are the machine's doing: other runnable processes (besides this run)
+    for at least half the cores, or no noise control, so that the load alone decided. Otherwise two
+    timings of the same settings that differ come from the run itself (warm-up, clock changes,
+    its own threads, too few blocks), and calling the machine busy would be untrue."""
+    noise = noise or {}
+    load, cores = noise.get("load"), noise.get("cores")
+    return not noise.get("control") or (isinstance(load, (int, float)) and bool(cores) and load - 1.0 >= 0.5 * cores)
+
+
 def compare(cfg: Optional[Dict[str, float]], ref: Optional[Dict[str, float]],
             noise: Optional[Dict[str, Any]] = None) -> Optional[Dict[str, Any]]:
     """Speedup of `cfg` over `ref` with the range the two interquartile ranges allow.

@@ -6,7 +6,7 @@ rejected, slower or not measurably different, and what made seeded runs bitwise 
 import math
 from typing import Any, Dict, List
 
-from .numbers import FASTER, SAME, SLOWER, TOO_BUSY, apart, drift_value, fmt_drift, num
+from .numbers import FASTER, SAME, SLOWER, TOO_BUSY, apart, busy_by_load, drift_value, fmt_drift, num
 
 
 def by_id(w):
@@ -67,10 +67,16 @@ def recommend(w: Dict[str, Any], tolerance: float) -> Dict[str, Any]:
     if few:
         notes.append("too few timed blocks to judge: %s (raise --budget)" % ", ".join(s["label"] for s in few))
     if busy:
-        notes.insert(0, "no speed advice: %s, so no setting is called faster or slower; measure again on a "
-                        "quieter machine" % busy_text(w.get("noise") or {}))
-    elif not speed:
+        notes.insert(0, "no speed advice: %s, so no setting is called faster or slower; %s"
+                        % (busy_text(w.get("noise") or {}), "measure again on a quieter machine"
+                           if busy_by_load(w.get("noise")) else "measure again with a larger --budget"))
+    elif not speed and rejected:
+        notes.insert(0, "keep the defaults at this tolerance: the settings that were faster drift more than it "
+                        "(below)")
+    elif not speed and (same or slower):
         notes.insert(0, "keep the defaults: no setting was measurably faster than the default here")
+    elif not speed and few:
+        notes.insert(0, "no speed advice: no setting was timed often enough for a verdict (raise --budget)")
     code_speed = "\n".join(["import torch"] + [x["code"] for x in speed if x["code"]]) if speed else ""
     repro, code_repro = _repro(w, settings, default, tolerance)
     return {"speed": speed, "speed_notes": notes, "reproducibility": repro, "code_speed": code_speed,
@@ -80,8 +86,8 @@ def recommend(w: Dict[str, Any], tolerance: float) -> Dict[str, Any]:
 
 
 def busy_text(noise: Dict[str, Any]) -> str:
-    """Why the machine was too busy for a verdict, in words: what two timings of the same
-    settings differed by, and the load."""
+    """Why no verdict was possible, in words: what two timings of the same settings differed by,
+    and the load; the machine is called busy only when the load says so."""
     bits = []
     if noise.get("control"):
         bits.append("two interleaved timings of the default settings differed by %.0f%%"
@@ -89,8 +95,9 @@ def busy_text(noise: Dict[str, Any]) -> str:
     if isinstance(noise.get("load"), (int, float)):
         bits.append("load %.1f on %s core%s" % (noise["load"], noise.get("cores") or "?",
                                                 "" if noise.get("cores") == 1 else "s"))
-    return "the machine was too busy for a verdict (%s)" % "; ".join(bits) if bits else \
-        "the machine was too busy for a verdict"
+    head = "the machine was too busy for a verdict" if busy_by_load(noise) \
+        else "the timings were too noisy for a verdict"
+    return "%s (%s)" % (head, "; ".join(bits)) if bits else head
 
 
 def speed_cost(sp) -> str:

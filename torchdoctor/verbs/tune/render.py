@@ -5,7 +5,7 @@ import os
 import re
 from typing import Any, Dict, List
 
-from .numbers import FASTER, SAME, SLOWER, TOO_BUSY, TOO_FEW, apart, drift_value, fmt_drift, fmt_time
+from .numbers import FASTER, SAME, SLOWER, TOO_BUSY, TOO_FEW, apart, busy_by_load, drift_value, fmt_drift, fmt_time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS_DATA = os.path.join(HERE, "data", "settings.json")
@@ -39,7 +39,7 @@ def verdict_text(s: Dict[str, Any]) -> str:
     if v == TOO_FEW:
         return "%s, too few samples" % fx(sp["value"])
     if v == TOO_BUSY:
-        return "no verdict: machine too busy (%s)" % fx(sp["value"])
+        return "no verdict: too noisy (%s)" % fx(sp["value"])
     return rng
 
 
@@ -113,6 +113,10 @@ def rows(w: Dict[str, Any]) -> List[List[str]]:
 HEAD = ["setting", "median", "IQR", "vs reference", "drift", "2 runs"]
 
 
+def _control_timed(w: Dict[str, Any]) -> bool:
+    return any(s.get("role") == "control" and (s.get("time") or {}).get("n") for s in w.get("settings") or [])
+
+
 def noise_line(w: Dict[str, Any]) -> str:
     """How noisy the workload's timings were, and the band no verdict fell inside."""
     n = w.get("noise") or {}
@@ -124,9 +128,11 @@ def noise_line(w: Dict[str, Any]) -> str:
         text = ("noise: two interleaved timings of the default settings differed by %.1f%%; no verdict within "
                 "+-%.0f%%%s" % (100 * apart(n["control"]), 100 * n["band"], load))
     else:
-        text = "noise: not measured (the noise control was not timed); no verdict within +-%.0f%%%s" % (
-            100 * n["band"], load)
-    return text + ("; TOO BUSY FOR A VERDICT" if n.get("busy") else "")
+        why = "too few timed blocks of the noise control" if _control_timed(w) else "the noise control was not timed"
+        text = "noise: not measured (%s); no verdict within +-%.0f%%%s" % (why, 100 * n["band"], load)
+    if not n.get("busy"):
+        return text
+    return text + ("; TOO BUSY FOR A VERDICT" if busy_by_load(n) else "; TOO NOISY FOR A VERDICT")
 
 
 def legend(result: Dict[str, Any]) -> str:

@@ -10,7 +10,7 @@ from ...model import rules
 from ...model.findings import ERROR, INFO, WARNING, Finding, Fix
 from ...model.records import record
 from ...model.rules import rule, rules_of
-from .numbers import drift_value, fmt_drift
+from .numbers import busy_by_load, drift_value, fmt_drift
 from .recommend import busy_text, by_id
 
 RANDOMNESS_DOCS = "https://docs.pytorch.org/docs/stable/notes/randomness.html"
@@ -249,15 +249,28 @@ def not_reproducible(t: TuneRun):
 
 @rule("tune", "tune-machine-busy", severity=WARNING, category="config")
 def machine_busy(t: TuneRun):
-    """The machine was too busy for a verdict: two interleaved timings of the same settings
-    differed by more than any difference a setting was to be judged by."""
-    return [Finding("tune-machine-busy", "config", WARNING, "%s: %s" % (w["name"], busy_text(w["noise"])),
-                    detail="No setting is called faster or slower: other processes took the CPU (or the GPU) "
-                           "unevenly while the settings were timed, so their timings differ by noise as much as "
-                           "by the settings. The drift and reproducibility checks do not depend on it.",
-                    fix=Fix("Run tune again when the machine is quieter (stop other jobs, or use a node of "
-                            "your own); a larger --budget gives more interleaved rounds."))
-            for w in _workloads(t) if (w.get("noise") or {}).get("busy")]
+    """No verdict was possible: two interleaved timings of the same settings differed by more
+    than any difference a setting was to be judged by (from the load, or from the run itself)."""
+    return [_noisy(w) for w in _workloads(t) if (w.get("noise") or {}).get("busy")]
+
+
+def _noisy(w: Dict[str, Any]) -> Finding:
+    title = "%s: %s" % (w["name"], busy_text(w["noise"]))
+    if busy_by_load(w["noise"]):
+        return Finding("tune-machine-busy", "config", WARNING, title,
+                       detail="No setting is called faster or slower: other processes took the CPU (or the GPU) "
+                              "unevenly while the settings were timed, so their timings differ by noise as much as "
+                              "by the settings. The drift and reproducibility checks do not depend on it.",
+                       fix=Fix("Run tune again when the machine is quieter (stop other jobs, or use a node of "
+                               "your own); a larger --budget gives more interleaved rounds."))
+    n = ((by_id(w).get("default") or {}).get("time") or {}).get("n")
+    return Finding("tune-machine-busy", "config", WARNING, title,
+                   detail="No setting is called faster or slower. The load was low, so other processes did not "
+                          "cause it: with %s timed blocks of the default settings, a block slowed by warm-up, a "
+                          "clock change or the program's own threads weighs as much as a setting's effect. The "
+                          "drift and reproducibility checks do not depend on it." % (n or "few"),
+                   fix=Fix("Run tune again with a larger --budget: more interleaved rounds, so that one slow "
+                           "block weighs less."))
 
 
 @rule("tune", "tune-budget-short", severity=INFO, category="config")

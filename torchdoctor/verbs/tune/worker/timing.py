@@ -14,6 +14,7 @@ TARGET_ROUNDS = 6
 MIN_ROUNDS = 2
 MAX_ROUNDS = 50  # more interleaved rounds than this add little; the rest of the budget is left
 VARYING_PER_BLOCK = 4
+BLOCKS_PER_SLICE = 5  # timed blocks per slice where the timer synchronises a device
 
 
 class Timing(object):
@@ -84,17 +85,26 @@ class Timing(object):
         """(seconds per model call of each timed block, model calls per block)."""
         step, calls = runner.timed_step(s)
         threads = s.threads if s.threads is not None else self.base_state.get("threads", self.torch.get_num_threads())
-        if Timer is not None:
+        if Timer is not None and runner.dev.kind == "cpu":
             t = Timer(stmt="step()", globals={"step": step}, timer=runner.dev.timer, num_threads=threads)
             m = t.blocked_autorange(min_run_time=slice_s)
             return [float(x) / calls for x in m.times], int(m.number_per_run) * calls
-        times, t_end = [], time.perf_counter() + slice_s  # torch < 1.8: no torch.utils.benchmark
+        # A GPU's timer synchronises the device, which costs tens of microseconds; the Timer's
+        # block-size estimate (timer overhead under 1e-4 of a block) then makes one block outlast
+        # the slice, so each round gave one sample and most settings ended "too few samples" on a
+        # real H200. Blocks of whole steps, BLOCKS_PER_SLICE of them per slice, instead.
+        step()  # the first call after entering a setting may re-plan (cuDNN, cuBLAS): untimed
+        t0 = runner.dev.timer()
         step()
-        while time.perf_counter() < t_end:
+        one = max(runner.dev.timer() - t0, 1e-6)
+        k = max(1, int(slice_s / BLOCKS_PER_SLICE / one))
+        times, t_end = [], time.perf_counter() + slice_s
+        while not times or time.perf_counter() < t_end:
             t0 = runner.dev.timer()
-            step()
-            times.append((runner.dev.timer() - t0) / calls)
-        return times, calls
+            for _ in range(k):
+                step()
+            times.append((runner.dev.timer() - t0) / (k * calls))
+        return times, k * calls
 
     def shape_pool(self, work, settings):
         varying = [s for s in settings if s.varying]
