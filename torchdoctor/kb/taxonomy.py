@@ -81,4 +81,12 @@ CATEGORIES = {
     # the environment families of torch's own message catalogue (kb/catalogue): runtime side
     "gpu-runtime-fault": "the GPU, its driver or a layer in front of it stopped or refused the work (hardware faults, "
                          "the display watchdog, MPS/vGPU, operations the platform does not offer)",
+    # accelerators reached through torch's PrivateUse1 plug-ins and vendor SDKs
+    "vendor-accelerator": "an accelerator plug-in other than CUDA, ROCm, MPS and XPU (Ascend NPU, Gaudi HPU, Cambricon "
+                          "MLU, Moore Threads MUSA) or its vendor runtime is missing, mismatched or busy",
+    # libraries used beside torch whose own versions have to fit the code and each other
+    "companion-version": "a library used with torch (Lightning, torchmetrics, mmcv, torchdata, accelerate, transformers) "
+                         "is older or newer than the code or torch it meets",
+    "model-format": "a model file written for another reader or writer: ONNX IR and opsets, TorchScript, safetensors",
+    "container-gpu": "a container cannot reach the GPU: no container toolkit, or an image newer than the host driver",
 }

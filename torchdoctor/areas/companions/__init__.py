@@ -1,1 +1,1 @@
-"""The companions area (kb/errors/companions.json): torchvision, torchaudio and NumPy beside torch."""
+"""The companions area (kb/errors/companions.json): torchvision, torchaudio, NumPy, and the libraries whose versions must fit torch and each other (transformers, accelerate)."""

@@ -1,0 +1,46 @@
+"""transformers' Trainer beside accelerate: which of the two is out of step, from the installed
+accelerate's version (accelerate 1.0 stopped taking the DataLoader options in Accelerator())."""
+
+from typing import Optional
+
+from ...advice.commands import pip
+from ...model import derived as F
+from ...model.facts import Facts
+from ..registry import Remedy, Tailored, hook
+from .common import match_groups
+
+# Accelerator() arguments that accelerate 1.0 moved into DataLoaderConfiguration.
+MOVED_IN_ACCELERATE_1 = ("dispatch_batches", "split_batches", "even_batches", "use_seedable_sampler")
+
+
+def accelerate_remedy(facts: Facts, arg: str) -> Optional[Remedy]:
+    """The fix for Accelerator() refusing `arg`, given the installed accelerate; None when the
+    installed accelerate is not known here."""
+    acc = F.package_version(facts, "accelerate")
+    parsed = F.parse_version(acc) if acc else None
+    if parsed is None:
+        return None
+    tf = F.package_version(facts, "transformers")
+    if parsed.release[0] >= 1 and arg in MOVED_IN_ACCELERATE_1:
+        return Remedy(
+            "accelerate %s (1.x) no longer takes `%s` in Accelerator(); the transformers%s Trainer (or the "
+            "project's own trainer) that passes it predates accelerate 1.0. Upgrade transformers, or pin "
+            "accelerate below 1.0 beside it." % (acc, arg, " " + tf if tf else ""),
+            [pip(facts, "install --upgrade transformers"), pip(facts, 'install "accelerate<1.0"')])
+    if parsed.release[0] < 1:
+        return Remedy(
+            "accelerate %s is older than the code calling Accelerator(%s=...) expects: upgrade accelerate "
+            "(keeping it below 1.0 if that transformers%s predates accelerate 1.0)." % (acc, arg, " " + tf if tf else ""),
+            [pip(facts, "install --upgrade accelerate")])
+    return None
+
+
+@hook("accelerate-transformers-version-mismatch")
+def tailor_accelerate_transformers(match, facts: Facts) -> Optional[Tailored]:
+    arg = match_groups(match).get("arg") or ""
+    remedy = accelerate_remedy(facts, arg)
+    if remedy is None:
+        return None
+    notes = ["installed accelerate: %s" % F.package_version(facts, "accelerate"),
+             "installed transformers: %s" % (F.package_version(facts, "transformers") or "not installed")]
+    return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
