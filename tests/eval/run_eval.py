@@ -178,6 +178,12 @@ score of each, before its misses drove any KB change (the honest estimate):
   blind16_pages.jsonl     25 non-English issues and pages (21 Chinese, 2 Korean, Japanese, Russian): first run
                           14/25 = 56.0% right entry (14/19 = 73.7% where one fitted; 6 rows were KB examples)
                           (tests/eval/blind16_results.md)
+  blind17_issues.jsonl    25 texts from GitHub issues of repositories no set or entry used, 2025-26 (collected,
+                          labelled by a reader who ran nothing, then run): first run 11/25 = 44.0% right entry
+                          (11/21 = 52.4% where an entry fitted), 3 partly, 2 wrong; 18/25 after
+  blind17_langs.jsonl      9 non-English pages (7 Chinese, Japanese, Korean): first run 2/9; 4/9 after
+  unrelated18.jsonl       20 negatives from 15 other stacks: first run 4 answered, all "possible", 0 high
+                          (tests/eval/blind17_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

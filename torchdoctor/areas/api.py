@@ -24,6 +24,8 @@ WHICH_TORCH = "python -c \"import torch; print(torch.__version__, torch.__file__
 # whose first release a public source states.
 NEWER_APIS: Dict[str, Tuple[str, str]] = {
     "torch.compile": ("2.0", "PyTorch 2.0 introduced torch.compile (pytorch/pytorch#90137)"),
+    "torch.version.xpu": ("2.6", "added by pytorch/pytorch#139466, first released in 2.6 (huggingface/kernels#165: "
+                                 "'torch.version has no xpu field in torch<=2.6')"),
     "torch.frombuffer": ("1.10", "added by pytorch/pytorch#59077; rlaphoenix/VSGAN#19 (needs torch 1.10.0 or newer)"),
     "torch.compiler.is_compiling": ("2.3", "listed in the torch.compiler API reference from 2.3; absent in 2.2.2 (NVIDIA/apex#1857)"),
     "torch.linalg.lstsq": ("1.9", "thuml/Time-Series-Library#552 (introduced in torch 1.9.0)"),
