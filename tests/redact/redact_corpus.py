@@ -223,6 +223,8 @@ secret("mysql-dash-p", "mysql -h db.example.net -u admin -p%s experiments" % pw,
 pw = fake(ALNUM, 20)
 secret("docker-login-password-flag", "docker login -u ci-bot --password %s registry.example.com" % pw,
        "docker login -u ci-bot --password %s registry.example.com" % S, pw)
+k = fake(ALNUM, 24)  # a key in prose is as long as keys are; "dispatch key PrivateUse1" is no key
+secret("prose-key", "export it with the key %s and retry" % k, "export it with the key %s and retry" % S, k)
 pw = fake(HEX, 40)
 secret("netrc-password", "machine api.wandb.ai login user password " + pw, "machine api.wandb.ai login user password " + S, pw)
 pw = fake(ALNUM, 12)

@@ -188,6 +188,10 @@ class Redactor:
                 continue
             if not dash and not (len(value) >= 6 and any(c.isdigit() for c in value)):
                 continue
+            # "key" in prose is mostly a word ("dispatch key PrivateUse1", "primary key id42"): a key
+            # written after it is as long as keys are
+            if not dash and name.lower() in ("key", "keys") and len(value) < 16:
+                continue
             out.append(s[last:start])
             out.append(SECRET)
             last = m.end("value")
