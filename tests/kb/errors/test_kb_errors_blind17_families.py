@@ -61,3 +61,20 @@ def test_torch_version_xpu_names_the_release_that_added_it():
 ])
 def test_near_misses_are_not_claimed(text):
     assert all(m.id not in ("msvc-std-ambiguous-compiled-autograd", "nvidia-driver-too-old") for m in match_text(text))
+
+
+@pytest.mark.parametrize("text,want", [
+    # the call printed, with its own closing parenthesis before the verb
+    ("print(torch.cuda.is_available()) returns False", "cuda-not-available"),
+    ("print(torch.backends.mps.is_available()) returns False", "mps-not-available"),
+    # a REPL transcript: the value alone on the next line
+    (">>> torch.cuda.is_available()\nFalse", "cuda-not-available"),
+    (">>> torch.backends.mps.is_available()\nFalse", "mps-not-available"),
+])
+def test_is_available_false_in_other_shapes(text, want):
+    m = top(text)
+    assert m.id == want and m.confidence == "possible"  # a symptom: why is the question
+
+
+def test_false_at_the_start_of_a_sentence_is_no_transcript():
+    assert not match_text("torch.cuda.is_available() False positives are rare in our tests")
