@@ -274,3 +274,16 @@ def test_the_source_line_of_a_raise_is_not_the_error_nor_a_second_one():
         assert m.text.startswith("AssertionError: Torch not compiled") and m.line == 6 and m.count == 1, m
     twice = match_text(TORCH_RAISE + TORCH_RAISE.splitlines()[-1] + "\n")[0]
     assert twice.count == 2 and twice.line == 6
+
+
+def test_context_literals_are_found_through_their_rarest_character_exactly_as_by_testing_each():
+    from torchdoctor.match.matcher import Context, default_index
+    ix = default_index()
+    assert sorted(lit for _, g in ix.context_buckets for lit in g) == sorted(ix.context_literals)
+    assert all(c in lit for c, g in ix.context_buckets for lit in g)
+    lines = list(ix.context_literals) + ["x %s y" % lit for lit in ix.context_literals[::3]] + [
+        "nothing here", "C:\\Users\\me\\AppData\\Local\\torch\\lib", "Collecting torch==2.13.0+cu130"]
+    for line in lines:
+        ctx = Context(ix)
+        ctx.feed(line)
+        assert ctx.seen == {lit for lit in ix.context_literals if lit in line}, line

@@ -10,7 +10,7 @@ compile lazily on the first line that contains their anchor.
 """
 import re
 from functools import lru_cache
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..model.findings import HIGH, POSSIBLE
 from ..model.records import field, record
@@ -103,6 +103,7 @@ class Index:
         self.namesake_markers = mk.namesakes
         self.namesake_markers_bytes = tuple((m.encode(), n) for m, n in mk.namesakes)
         self.context_literals = tuple(sorted({c for e in self.entries for c in e.context}))
+        self.context_buckets = rare_char_buckets(self.context_literals)
         self.anchors = sorted({p.anchor for _, p in self.pairs if p.anchor} | set(self.context_literals))
         self.longest_anchor = max((len(a) for a in self.anchors), default=1)
         # An anchorless pattern (the KB tests forbid them) could match any line.
@@ -246,6 +247,22 @@ def _keep_best(best: Dict[str, Hit], entry: Entry, pat: Pattern, m: "re.Match[st
         best[entry.id] = (entry, score, {k: v for k, v in m.groupdict().items() if v is not None}, pat.anchor)
 
 
+# Characters from the most to the least frequent in logs and prose; any other one is rarer still.
+_COMMON_CHARS = " etaoinsrlhdcupmgfybwvk.-_/,:()'\"=0123456789xjqzTSEARCINOLPDMUFBGHWVKYJXQZ"
+_RANK = {c: i for i, c in enumerate(_COMMON_CHARS)}
+
+
+def rare_char_buckets(literals: Sequence[str]) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+    """The literals grouped by their rarest character: a line that lacks that character cannot
+    hold them, and one `in` test of a character skips the whole group (the context literals are
+    tested against every anchor line of a log, and there are 150 of them)."""
+    groups: Dict[str, List[str]] = {}
+    for lit in literals:
+        if lit:
+            groups.setdefault(max(lit, key=lambda c: _RANK.get(c, len(_RANK))), []).append(lit)
+    return tuple((c, tuple(g)) for c, g in sorted(groups.items()))
+
+
 @lru_cache(maxsize=1)
 def default_index() -> Index:
     return Index(load_entries())
@@ -267,9 +284,12 @@ class Context:
 
     def feed(self, text: str) -> None:
         """A whole text, or (log scan) one anchor line of it."""
-        for lit in self.index.context_literals:
-            if lit not in self.seen and lit in text:
-                self.seen.add(lit)
+        seen = self.seen
+        for ch, lits in self.index.context_buckets:
+            if ch in text:
+                for lit in lits:
+                    if lit not in seen and lit in text:
+                        seen.add(lit)
 
     def feed_text(self, text: str) -> None:
         self.feed(text)
