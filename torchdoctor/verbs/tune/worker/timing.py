@@ -84,8 +84,8 @@ class Timing(object):
     def time_block(self, runner, s, Timer, slice_s):
         """(seconds per model call of each timed block, model calls per block)."""
         step, calls = runner.timed_step(s)
-        threads = s.threads if s.threads is not None else self.base_state.get("threads", self.torch.get_num_threads())
         if Timer is not None and runner.dev.kind == "cpu":
+            threads = s.threads if s.threads is not None else self.base_state.get("threads", self.torch.get_num_threads())
             t = Timer(stmt="step()", globals={"step": step}, timer=runner.dev.timer, num_threads=threads)
             m = t.blocked_autorange(min_run_time=slice_s)
             return [float(x) / calls for x in m.times], int(m.number_per_run) * calls
