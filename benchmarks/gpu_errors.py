@@ -1,0 +1,285 @@
+"""Real failures on a real NVIDIA GPU, each explained by `torchdoctor explain` and scored.
+
+Every case below makes torch fail the way users report it (a forked DataLoader worker touching
+CUDA, a class label out of range, a checkpoint saved on a GPU loaded where none is visible, two
+NCCL ranks on one GPU, ...), on the machine it runs on: nothing is simulated. Each case names,
+before any run, the knowledge-base entry that is the right answer (`expect`; None where no entry
+fitted when the case was written: that row counts as a miss until one does). The output of the
+failing process, as a user would paste it, goes to `explain --json --no-env`; the top match is
+scored against `expect`.
+
+    python benchmarks/gpu_errors.py [--python PY] [--out DIR] [--jobs N] [--only NAME,...]
+
+Writes DIR/cases.jsonl (one row per case: the text, the expected and the answered entry, the
+confidence) and prints a table and the score. Exit status 0 when every case ran (a miss is a
+measurement, not a failure), 1 when the machine has no usable CUDA torch.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# name: (expect, also-right, env, argv-or-code). The code runs as `PY -c CODE`; a list is argv
+# with "{py}" standing for the interpreter and "{port}" for a free loopback port.
+CASES: dict[str, tuple] = {
+    "fork-child-uses-cuda": ("cuda-in-forked-subprocess", (), {}, r"""
+import torch, multiprocessing as mp
+torch.zeros(1, device='cuda')
+def child():
+    torch.zeros(1, device='cuda')
+p = mp.get_context('fork').Process(target=child); p.start(); p.join()
+raise SystemExit(p.exitcode)
+"""),
+    "dataloader-worker-uses-cuda": ("cuda-in-forked-subprocess", (), {}, r"""
+import torch
+from torch.utils.data import DataLoader, Dataset
+class D(Dataset):
+    def __len__(self): return 8
+    def __getitem__(self, i): return torch.ones(2, device='cuda') * i
+torch.zeros(1, device='cuda')
+for b in DataLoader(D(), batch_size=2, num_workers=2, multiprocessing_context='fork'):
+    print(b)
+"""),
+    "cross-entropy-label-out-of-range": ("nll-loss-target-out-of-range", ("cuda-kernel-assertion-failed",), {}, r"""
+import torch, torch.nn.functional as F
+logits = torch.randn(4, 3, device='cuda')
+target = torch.tensor([0, 1, 2, 5], device='cuda')
+print(F.cross_entropy(logits, target).item())
+"""),
+    "embedding-index-out-of-range": ("embedding-index-out-of-range", ("cuda-index-out-of-bounds",), {}, r"""
+import torch
+emb = torch.nn.Embedding(10, 4).cuda()
+print(emb(torch.tensor([[1, 2, 30]], device='cuda')).sum().item())
+"""),
+    "bce-input-out-of-range": ("bce-input-out-of-range", (), {}, r"""
+import torch, torch.nn.functional as F
+x = torch.tensor([0.2, 1.5], device='cuda'); y = torch.tensor([0.0, 1.0], device='cuda')
+print(F.binary_cross_entropy(x, y).item())
+"""),
+    "oom-memory-fraction": ("cuda-out-of-memory", (), {}, r"""
+import torch
+torch.cuda.set_per_process_memory_fraction(0.001)
+x = torch.empty(2**30, dtype=torch.uint8, device='cuda')
+"""),
+    "oom-training-batch": ("cuda-out-of-memory", (), {}, r"""
+import torch
+m = torch.nn.Sequential(*[torch.nn.Linear(8192, 8192) for _ in range(8)]).cuda()
+free, total = torch.cuda.mem_get_info()
+batch = int(free / (8192 * 4 * 8) * 3)
+out = m(torch.randn(batch, 8192, device='cuda'))
+out.sum().backward()
+"""),
+    "load-cuda-checkpoint-no-gpu-visible": ("deserialize-cuda-on-cpu-only", (), {"CUDA_VISIBLE_DEVICES": ""}, r"""
+import torch, sys
+torch.load(sys.argv[1])
+"""),
+    "cuda-visible-devices-empty": ("no-cuda-gpus-available", ("cuda-not-available",), {"CUDA_VISIBLE_DEVICES": ""}, r"""
+import torch
+model = torch.nn.Linear(4, 4).to('cuda')
+"""),
+    "cuda-visible-devices-bad-index": ("no-cuda-gpus-available", ("cuda-not-available",), {"CUDA_VISIBLE_DEVICES": "7"}, r"""
+import torch
+print('available', torch.cuda.is_available())
+x = torch.randn(3).cuda()
+"""),
+    "set-device-past-count": ("cuda-invalid-device-ordinal", (), {}, r"""
+import torch
+torch.cuda.set_device(torch.cuda.device_count() + 2)
+torch.zeros(1, device='cuda')
+"""),
+    "device-properties-past-count": ("cuda-invalid-device-ordinal", ("dataparallel-invalid-device-id",), {}, r"""
+import torch
+print(torch.cuda.get_device_properties(torch.cuda.device_count() + 2))
+"""),
+    "deterministic-cublas": ("cublas-workspace-config-required", (), {}, r"""
+import torch
+torch.use_deterministic_algorithms(True)
+a = torch.randn(64, 64, device='cuda'); print((a @ a).sum().item())
+"""),
+    "deterministic-op-missing": ("op-no-deterministic-implementation", (), {}, r"""
+import torch
+torch.use_deterministic_algorithms(True)
+print(torch.histc(torch.randn(100, device='cuda'), bins=10))
+"""),
+    "tensors-on-two-devices": ("tensors-on-different-devices", (), {}, r"""
+import torch
+w = torch.randn(4, 4, device='cuda'); x = torch.randn(4, 4)
+print(torch.mm(x, w))
+"""),
+    "conv-input-on-cpu": ("input-weight-type-mismatch", ("tensors-on-different-devices",), {}, r"""
+import torch
+conv = torch.nn.Conv2d(3, 8, 3).cuda()
+print(conv(torch.randn(1, 3, 16, 16)).shape)
+"""),
+    "sdpa-flash-only-fp32": ("sdpa-no-available-kernel", (), {}, r"""
+import torch, torch.nn.functional as F
+from torch.nn.attention import sdpa_kernel, SDPBackend
+q = torch.randn(2, 4, 128, 64, device='cuda')
+with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+    print(F.scaled_dot_product_attention(q, q, q).shape)
+"""),
+    "cuda-graph-capture-sync": ("cuda-graph-capture-sync", (), {}, r"""
+import torch
+x = torch.ones(4, device='cuda'); g = torch.cuda.CUDAGraph()
+torch.cuda.synchronize()
+with torch.cuda.graph(g):
+    y = x * 2
+    print(y.sum().item())
+"""),
+    "sync-debug-mode-error": (None, (), {}, r"""
+import torch
+torch.cuda.set_sync_debug_mode('error')
+x = torch.ones(4, device='cuda')
+print(x.sum().item())
+"""),
+    "pin-memory-no-gpu-visible": ("pin-memory-without-accelerator", (), {"CUDA_VISIBLE_DEVICES": ""}, r"""
+import torch
+from torch.utils.data import DataLoader
+for b in DataLoader(list(range(4)), batch_size=2, pin_memory=True):
+    pass
+"""),
+    "nccl-no-gpu-visible": ("process-group-nccl-no-gpus", (), {"CUDA_VISIBLE_DEVICES": "", "MASTER_ADDR": "127.0.0.1", "RANK": "0", "WORLD_SIZE": "1", "MASTER_PORT": "{port}"}, r"""
+import torch, torch.distributed as dist
+dist.init_process_group('nccl')
+dist.all_reduce(torch.ones(1))
+"""),
+    "init-process-group-no-env": ("dist-launch-endpoint-missing", (), {}, r"""
+import torch.distributed as dist
+dist.init_process_group('nccl')
+"""),
+    "nccl-two-ranks-one-gpu": ("nccl-duplicate-gpu", (), {}, [
+        "{py}", "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-c", r"""
+import torch, torch.distributed as dist
+dist.init_process_group('nccl')
+torch.cuda.set_device(0)
+x = torch.ones(1, device='cuda'); dist.all_reduce(x); torch.cuda.synchronize(); print(x)
+"""]),
+    "nccl-socket-ifname-missing": ("nccl-socket-ifname-invalid", ("nccl-bootstrap-no-interface",), {"NCCL_SOCKET_IFNAME": "nosuchif0", "MASTER_ADDR": "127.0.0.1", "RANK": "0", "WORLD_SIZE": "1", "MASTER_PORT": "{port}"}, r"""
+import torch, torch.distributed as dist
+dist.init_process_group('nccl', device_id=torch.device('cuda:0'))
+x = torch.ones(1, device='cuda'); dist.all_reduce(x); torch.cuda.synchronize(); print(x)
+"""),
+    "rendezvous-port-in-use": ("dist-rendezvous-port-in-use", (), {"HOLD_PORT": "{port}"}, [
+        "{py}", "-c", r"""
+import os, socket, subprocess, sys
+s = socket.socket(); s.bind(('127.0.0.1', int(os.environ['HOLD_PORT']))); s.listen()
+code = "import torch.distributed as dist; dist.init_process_group('gloo')"
+env = dict(os.environ, MASTER_ADDR='127.0.0.1', MASTER_PORT=os.environ['HOLD_PORT'], RANK='0', WORLD_SIZE='1')
+sys.exit(subprocess.run([sys.executable, '-c', code], env=env, timeout=60).returncode)
+"""]),
+    "triton-cc-missing": ("triton-c-compiler-missing", (), {"CC": "/nonexistent/gcc", "TRITON_CACHE_DIR": "{tmp}/triton", "TORCHINDUCTOR_CACHE_DIR": "{tmp}/inductor"}, r"""
+import torch
+f = torch.compile(lambda x: (x.sin() + 1).relu())
+print(f(torch.randn(64, device='cuda')).sum().item())
+"""),
+    "triton-ptxas-missing": ("triton-ptxas-not-found", (), {"TRITON_PTXAS_PATH": "/nonexistent/ptxas", "TRITON_CACHE_DIR": "{tmp}/triton", "TORCHINDUCTOR_CACHE_DIR": "{tmp}/inductor"}, r"""
+import torch
+f = torch.compile(lambda x: (x.cos() * 3).relu())
+print(f(torch.randn(64, device='cuda')).sum().item())
+"""),
+    "illegal-memory-access": ("cuda-illegal-memory-access", (), {}, r"""
+import torch, triton, triton.language as tl
+@triton.jit
+def k(p):
+    tl.store(p + (1 << 40), 1.0)
+x = torch.zeros(1, device='cuda'); k[(1,)](x); torch.cuda.synchronize()
+"""),
+    "amp-gradscaler-deprecated": ("amp-gradscaler-device-specific-deprecated", (), {}, r"""
+import torch, warnings
+warnings.simplefilter('always')
+s = torch.cuda.amp.GradScaler()
+"""),
+    "alloc-conf-unknown-key": (None, (), {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segment:True"}, r"""
+import torch
+torch.zeros(1, device='cuda')
+"""),
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_case(name: str, py: str, tmp: Path, ckpt: Path) -> dict:
+    expect, also, env_add, what = CASES[name]
+    port, case_tmp = str(free_port()), tmp / name
+    case_tmp.mkdir(parents=True, exist_ok=True)
+    fill = lambda s: s.replace("{port}", port).replace("{py}", py).replace("{tmp}", str(case_tmp))
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.pop("PYTHONPATH", None)  # the failing process is the user's, not torchdoctor's
+    env.update({k: fill(v) for k, v in env_add.items()})
+    argv = [fill(a) for a in what] if isinstance(what, list) else [py, "-c", what, str(ckpt)]
+    t0 = time.time()
+    try:
+        p = subprocess.run(argv, env=env, cwd=case_tmp, capture_output=True, text=True, timeout=150)
+        rc, text = p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        rc = "timeout"
+        text = ((e.stdout or b"").decode(errors="replace") + (e.stderr or b"").decode(errors="replace"))
+    row = {"name": name, "expect": expect, "also_right": list(also), "env": env_add, "rc": rc,
+           "seconds": round(time.time() - t0, 1), "text": text[-6000:]}
+    ex = subprocess.run([sys.executable, "-m", "torchdoctor", "explain", "--json", "--no-env", "-"],
+                        input=row["text"], capture_output=True, text=True, cwd=ROOT,
+                        env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    try:
+        matches = json.loads(ex.stdout)["matches"]
+    except (ValueError, KeyError):
+        matches, row["explain_error"] = [], (ex.stderr or ex.stdout)[-500:]
+    row["answer"] = [(m["id"], m.get("confidence")) for m in matches[:3]]
+    top = matches[0]["id"] if matches else None
+    # expect None: a usage error no entry is meant for; silence is the right answer there.
+    row["verdict"] = ("no error" if rc == 0 and "Warning" not in text else "right" if top and top == expect
+                      else "right (also)" if top in also
+                      else ("right (silent)" if top is None else "claimed") if expect is None
+                      else "none" if top is None else "wrong")
+    return row
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "_work" / "gpu_errors"))
+    ap.add_argument("--jobs", type=int, default=6)
+    ap.add_argument("--only", default="")
+    a = ap.parse_args()
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    probe = subprocess.run([a.python, "-c", "import torch; assert torch.cuda.is_available(); "
+                            "print(torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0))"],
+                           capture_output=True, text=True, timeout=120)
+    if probe.returncode:
+        print("gpu_errors: no usable CUDA torch in", a.python, "\n", probe.stderr[-800:], file=sys.stderr)
+        return 1
+    print("torch", probe.stdout.strip())
+    names = [n for n in CASES if not a.only or n in a.only.split(",")]
+    tmp = Path(tempfile.mkdtemp(prefix="gpu_errors_"))
+    ckpt = tmp / "on_gpu.pt"
+    subprocess.run([a.python, "-c", "import torch, sys; torch.save({'w': torch.ones(3, device='cuda')}, sys.argv[1])",
+                    str(ckpt)], check=True, timeout=120)
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        rows = list(pool.map(lambda n: run_case(n, a.python, tmp, ckpt), names))
+    with open(out / "cases.jsonl", "w") as f:
+        for r in rows:
+            f.write(json.dumps(dict(r, torch=probe.stdout.strip())) + "\n")
+    for r in rows:
+        print(f"{r['verdict']:<13} {r['name']:<36} expect {r['expect']}  got {r['answer'][:2]}  rc {r['rc']} {r['seconds']}s")
+    failed = [r for r in rows if r["verdict"] != "no error"]
+    right = sum(r["verdict"].startswith("right") for r in failed)
+    print(f"\n{right}/{len(failed)} right ({len(rows) - len(failed)} cases produced no error)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
