@@ -29,8 +29,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# name: (expect, also-right, env, argv-or-code). The code runs as `PY -c CODE`; a list is argv
-# with "{py}" standing for the interpreter and "{port}" for a free loopback port.
+# name: (expect, also-right, env, code-or-launcher). The code is written to case.py and run as
+# `PY case.py`; a list is a launcher's argv whose last item is the script's code, with "{py}"
+# standing for the interpreter, "{port}" for a free loopback port, "{tmp}" for the case's folder.
+# expect None: a usage error no entry is meant for (silence is right).
 CASES: dict[str, tuple] = {
     "fork-child-uses-cuda": ("cuda-in-forked-subprocess", (), {}, r"""
 import torch, multiprocessing as mp
@@ -101,6 +103,7 @@ torch.zeros(1, device='cuda')
 import torch
 print(torch.cuda.get_device_properties(torch.cuda.device_count() + 2))
 """),
+    # torch 2.10 dropped this check: on a newer torch the right outcome is no error at all.
     "deterministic-cublas": ("cublas-workspace-config-required", (), {}, r"""
 import torch
 torch.use_deterministic_algorithms(True)
@@ -128,7 +131,7 @@ q = torch.randn(2, 4, 128, 64, device='cuda')
 with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
     print(F.scaled_dot_product_attention(q, q, q).shape)
 """),
-    "cuda-graph-capture-sync": ("cuda-graph-capture-sync", (), {}, r"""
+    "cuda-graph-capture-sync": ("cuda-graph-capture-forbidden-op", (), {}, r"""
 import torch
 x = torch.ones(4, device='cuda'); g = torch.cuda.CUDAGraph()
 torch.cuda.synchronize()
@@ -158,26 +161,26 @@ import torch.distributed as dist
 dist.init_process_group('nccl')
 """),
     "nccl-two-ranks-one-gpu": ("nccl-duplicate-gpu", (), {}, [
-        "{py}", "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-c", r"""
+        "{py}", "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", r"""
 import torch, torch.distributed as dist
 dist.init_process_group('nccl')
 torch.cuda.set_device(0)
 x = torch.ones(1, device='cuda'); dist.all_reduce(x); torch.cuda.synchronize(); print(x)
 """]),
-    "nccl-socket-ifname-missing": ("nccl-socket-ifname-invalid", ("nccl-bootstrap-no-interface",), {"NCCL_SOCKET_IFNAME": "nosuchif0", "MASTER_ADDR": "127.0.0.1", "RANK": "0", "WORLD_SIZE": "1", "MASTER_PORT": "{port}"}, r"""
+    "nccl-socket-ifname-missing": ("nccl-socket-interface-not-found", (), {"NCCL_SOCKET_IFNAME": "nosuchif0", "MASTER_ADDR": "127.0.0.1", "RANK": "0", "WORLD_SIZE": "1", "MASTER_PORT": "{port}"}, r"""
 import torch, torch.distributed as dist
 dist.init_process_group('nccl', device_id=torch.device('cuda:0'))
 x = torch.ones(1, device='cuda'); dist.all_reduce(x); torch.cuda.synchronize(); print(x)
 """),
     "rendezvous-port-in-use": ("dist-rendezvous-port-in-use", (), {"HOLD_PORT": "{port}"}, [
-        "{py}", "-c", r"""
+        "{py}", r"""
 import os, socket, subprocess, sys
 s = socket.socket(); s.bind(('127.0.0.1', int(os.environ['HOLD_PORT']))); s.listen()
 code = "import torch.distributed as dist; dist.init_process_group('gloo')"
 env = dict(os.environ, MASTER_ADDR='127.0.0.1', MASTER_PORT=os.environ['HOLD_PORT'], RANK='0', WORLD_SIZE='1')
 sys.exit(subprocess.run([sys.executable, '-c', code], env=env, timeout=60).returncode)
 """]),
-    "triton-cc-missing": ("triton-c-compiler-missing", (), {"CC": "/nonexistent/gcc", "TRITON_CACHE_DIR": "{tmp}/triton", "TORCHINDUCTOR_CACHE_DIR": "{tmp}/inductor"}, r"""
+    "triton-cc-missing": ("c-compiler-executable-missing", ("triton-c-compiler-missing",), {"CC": "/nonexistent/gcc", "TRITON_CACHE_DIR": "{tmp}/triton", "TORCHINDUCTOR_CACHE_DIR": "{tmp}/inductor"}, r"""
 import torch
 f = torch.compile(lambda x: (x.sin() + 1).relu())
 print(f(torch.randn(64, device='cuda')).sum().item())
@@ -220,7 +223,14 @@ def run_case(name: str, py: str, tmp: Path, ckpt: Path) -> dict:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     env.pop("PYTHONPATH", None)  # the failing process is the user's, not torchdoctor's
     env.update({k: fill(v) for k, v in env_add.items()})
-    argv = [fill(a) for a in what] if isinstance(what, list) else [py, "-c", what, str(ckpt)]
+    if isinstance(what, list):  # a launcher: its last item is the script it runs
+        script = case_tmp / "case.py"
+        script.write_text(what[-1])
+        argv = [fill(a) for a in what[:-1]] + [str(script)]
+    else:  # a script file, as users run them (triton's @jit needs the source of a file)
+        script = case_tmp / "case.py"
+        script.write_text(what)
+        argv = [py, str(script), str(ckpt)]
     t0 = time.time()
     try:
         p = subprocess.run(argv, env=env, cwd=case_tmp, capture_output=True, text=True, timeout=150)

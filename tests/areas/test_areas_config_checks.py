@@ -266,6 +266,34 @@ def test_alloc_conf_item_without_a_value():
     assert "without 'key:value' form" in x.title
 
 
+def _explain_first(text, facts):
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.match.matcher import match_text
+    return explain_match(match_text(text)[0], facts)
+
+
+def test_alloc_conf_typo_explained_as_the_check_fixes_it():
+    # The text of a real H200 run (torch 2.11.0+cu130) with this typo in the variable.
+    env = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segment:True,max_split_size_mb:128"}
+    f = facts_for("2.13.0+cu126", env=env)
+    (x,) = run(f)
+    ex = _explain_first("ValueError: Unrecognized key 'expandable_segment' in CUDA allocator config.", f)
+    assert ex.id == "alloc-conf-unknown-key"
+    assert "did you mean 'expandable_segments'" in ex.fix.summary
+    assert ex.fix.commands == x.fix.commands
+
+
+def test_alloc_conf_key_newer_than_the_torch_that_refused_it_is_removed_not_renamed():
+    env = {"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:128,expandable_segments:True"}
+    ex = _explain_first("RuntimeError: Unrecognized CachingAllocator option: expandable_segments",
+                        facts_for("2.13.0+cu126", env=env))
+    assert "newer than the torch that refused it" in ex.fix.summary
+    assert ex.fix.commands == ["export PYTORCH_CUDA_ALLOC_CONF='max_split_size_mb:128'"]
+    alone = _explain_first("RuntimeError: Unrecognized CachingAllocator option: expandable_segments",
+                           facts_for("2.13.0+cu126", env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}))
+    assert alone.fix.commands == ["unset PYTORCH_CUDA_ALLOC_CONF"]
+
+
 def test_alloc_conf_keys_come_from_the_knowledge_base_with_a_source():
     from torchdoctor.kb import compat
     from torchdoctor.kb.compat import tables
