@@ -206,6 +206,56 @@ s = torch.cuda.amp.GradScaler()
 import torch
 torch.zeros(1, device='cuda')
 """),
+    "git-lfs-pointer-checkpoint": ("checkpoint-git-lfs-pointer", (), {}, r"""
+import torch
+open('model.pt', 'w').write('version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 102502400\n')
+torch.load('model.pt', map_location='cuda')
+"""),
+    "truncated-checkpoint": ("checkpoint-truncated", (), {}, r"""
+import torch
+torch.save({'w': torch.randn(256, 256, device='cuda')}, 'model.pt')
+data = open('model.pt', 'rb').read(); open('model.pt', 'wb').write(data[: len(data) // 2])
+torch.load('model.pt', map_location='cuda')
+"""),
+    "expandable-segments-ipc": ("expandable-segments-ipc-disabled", (), {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}, r"""
+import torch, torch.multiprocessing as mp
+def child(q):
+    print(q.get().sum().item())
+if __name__ == '__main__':
+    ctx = mp.get_context('spawn'); q = ctx.Queue()
+    p = ctx.Process(target=child, args=(q,)); p.start()
+    q.put(torch.ones(1024, device='cuda')); p.join(60)
+    raise SystemExit(p.exitcode)
+"""),
+    "cpp-extension-cuda-home-bogus": ("cuda-home-not-set", ("cpp-extension-build-failed",), {"CUDA_HOME": "/nonexistent/cuda", "TORCH_EXTENSIONS_DIR": "{tmp}/ext"}, r"""
+import torch
+from torch.utils.cpp_extension import load_inline
+src = "__global__ void k(float* x) { x[threadIdx.x] = 1; }\nvoid run(torch::Tensor x) { k<<<1, 32>>>(x.data_ptr<float>()); }"
+m = load_inline('ext_cuda_home', cpp_sources='void run(torch::Tensor x);', cuda_sources=src, functions=['run'])
+"""),
+    "gloo-collective-timeout": ("gloo-collective-timeout", (), {}, [
+        "{py}", "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", r"""
+import datetime, time, torch, torch.distributed as dist
+dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=5))
+if dist.get_rank() == 0:
+    dist.all_reduce(torch.ones(4))
+else:
+    time.sleep(20)
+"""]),
+    "nccl-cpu-tensor": ("dist-no-backend-for-device", (), {"MASTER_ADDR": "127.0.0.1", "RANK": "0", "WORLD_SIZE": "1", "MASTER_PORT": "{port}"}, r"""
+import torch, torch.distributed as dist
+dist.init_process_group('nccl')
+dist.all_reduce(torch.ones(4))
+"""),
+    "inductor-cache-unwritable": ("torch-output-location-not-writable", ("container-home-cache-not-writable",), {"TORCHINDUCTOR_CACHE_DIR": "/proc/torchinductor_cache", "TRITON_CACHE_DIR": "/proc/triton_cache"}, r"""
+import torch
+f = torch.compile(lambda x: x.exp() * 2)
+print(f(torch.randn(64, device='cuda')).sum().item())
+"""),
+    "cuda-tensor-to-numpy": (None, (), {}, r"""
+import torch
+print(torch.ones(3, device='cuda').numpy())
+"""),
 }
 
 

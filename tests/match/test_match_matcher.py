@@ -287,3 +287,48 @@ def test_context_literals_are_found_through_their_rarest_character_exactly_as_by
         ctx = Context(ix)
         ctx.feed(line)
         assert ctx.seen == {lit for lit in ix.context_literals if lit in line}, line
+
+
+# -- notices: harmless on their own, never the diagnosis of a failure beside them ----------
+OMP_NOTE = ("Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your "
+            "system being overloaded, please further tune the variable for optimal performance in your "
+            "application as needed.")
+
+
+def test_a_notice_alone_is_said_plainly():
+    (m,) = match_text(OMP_NOTE)
+    assert (m.id, m.confidence) == ("torchrun-omp-num-threads-default", "high")
+
+
+def test_a_notice_beside_an_unexplained_failure_is_only_possible():
+    text = OMP_NOTE + "\n[rank0]: Traceback (most recent call last):\n[rank0]: ValueError: something of the user's\n"
+    (m,) = match_text(text)
+    assert (m.id, m.confidence) == ("torchrun-omp-num-threads-default", "possible")
+
+
+def test_a_failure_ranks_before_a_notice_that_scores_higher():
+    # A real torchrun run of two gloo ranks, one of which never joined the all_reduce (torch 2.13).
+    text = (OMP_NOTE + "\n[rank0]:     work.wait()\n[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/"
+            "gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 5000ms for recv operation to complete\n")
+    first, second = match_text(text)
+    assert (first.id, first.confidence) == ("gloo-collective-timeout", "high")
+    assert (second.id, second.confidence) == ("torchrun-omp-num-threads-default", "possible")
+    assert second.score > first.score  # the order is the notice rule's, not the score's
+
+
+def test_a_notice_whose_own_line_reads_like_an_exception_stays_a_notice_of_itself():
+    line = ("UserWarning: Plan failed with a cudnnException: CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: cudnnFinalize "
+            "Descriptor Failed cudnn_status: CUDNN_STATUS_NOT_SUPPORTED (Triggered internally at "
+            "../aten/src/ATen/native/cudnn/Conv_v8.cpp:919.)")
+    ms = match_text(line)
+    assert ms and ms[0].id == "cudnn-plan-failed-warning" and ms[0].confidence == "high"
+
+
+def test_the_log_scan_sees_the_failure_beside_a_notice(tmp_path):
+    from torchdoctor.match.logscan import scan_stream
+    log = tmp_path / "job.log"
+    log.write_text(OMP_NOTE + "\n" + "step 1 loss 0.5\n" * 2000 + "Traceback (most recent call last):\n"
+                   "KeyError: 'label'\n")
+    with open(log, "rb") as fh:
+        (m,) = scan_stream(fh, chunk_size=4096)
+    assert (m.id, m.confidence) == ("torchrun-omp-num-threads-default", "possible")

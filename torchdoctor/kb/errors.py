@@ -10,6 +10,7 @@ Entry shape (see docs/knowledge-base.md)::
      "tailor": "cpu-only-build",                 # optional hook, in the area module named like the file
      "priority": 0,                              # optional tie-breaker; negative = generic
      "symptom": false,                           # optional: the message says what, not why
+     "notice": false,                            # optional: harmless on its own (a warning, a notice)
      "context": ["torchaudio"],                  # optional: applies only if the input holds one
      "refines": ["windows-dll-procedure-not-found"],  # optional: hides these when it applies
      "links": ["https://..."], "sources": ["https://..."],
@@ -88,6 +89,9 @@ class Entry:
     # The message says what happened, not why (the GPU is not seen, a worker died, a build
     # failed): a match is said "possibly", whatever its score (matcher.Match.confidence).
     symptom: bool = False
+    # Harmless on its own (a deprecation, a fallback notice, a launcher's note): never the
+    # diagnosis of a failure the text also shows (matcher.Context.failures).
+    notice: bool = False
     file: str = ""
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -148,7 +152,8 @@ def _entry(raw: Dict[str, Any], fname: str, anchors: Dict[str, str]) -> Entry:
         fix=raw["fix"], patterns=pats,
         links=list(raw.get("links", [])), sources=list(raw["sources"]), examples=list(raw["examples"]),
         tailor=raw.get("tailor"), priority=int(raw.get("priority", 0)), context=list(raw.get("context", [])),
-        refines=list(raw.get("refines", [])), symptom=bool(raw.get("symptom", False)), file=fname, raw=raw,
+        refines=list(raw.get("refines", [])), symptom=bool(raw.get("symptom", False)),
+        notice=bool(raw.get("notice", False)), file=fname, raw=raw,
     )
 
 

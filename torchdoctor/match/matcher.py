@@ -49,6 +49,8 @@ class Match:
     neutral: Optional[Layer] = None
     anchor: str = ""  # the anchor of the pattern that scored best ...
     anchor_line: str = ""  # ... and the line it hit
+    # A notice entry's match in a text that also shows a failure on another line.
+    beside_failure: bool = False
 
     @property
     def id(self) -> str:
@@ -68,7 +70,7 @@ class Match:
         the matched line is a message every program prints (`neutral`), or when the text
         shows too little (a short or case-folded hit). A negative priority ranks a generic
         entry below a specific one; it does not make an exact hit less sure."""
-        if self.neutral is not None or self.entry.symptom:
+        if self.neutral is not None or self.entry.symptom or (self.entry.notice and self.beside_failure):
             return POSSIBLE
         return HIGH if max(self.score, self.evidence) >= POSSIBLE_BELOW else POSSIBLE
 
@@ -268,12 +270,21 @@ def default_index() -> Index:
     return Index(load_entries())
 
 
+# The line of a failure: a traceback, an exception, a crash. A notice entry (a deprecation, a
+# launcher's note) matched beside one is not that failure's cause. Bounded repeats: linear.
+FAILURE_LINE = r"^(?:\[rank\d{1,6}\]:|)[ \t]{0,8}(?:Traceback \(most recent call last\)|[A-Za-z_][\w.]{0,120}(?:Error|Exception)(?::|$)|Segmentation fault|Aborted \(core dumped\)|terminate called)[^\n]{0,300}"
+_FAILURE = re.compile(FAILURE_LINE, re.M)
+_FAILURE_BYTES = re.compile(FAILURE_LINE.encode(), re.M)
+FAILURES_KEPT = 32  # distinct failure lines remembered: enough to tell one from a notice's own
+
+
 class Context:
     """What the whole input holds besides its error lines: entries' context literals,
-    and whose output it is (whose.py, kb/data/foreign.json)."""
+    whose output it is (whose.py, kb/data/foreign.json), and its failure lines."""
 
     def __init__(self, index: "Index"):
         self.index = index
+        self.failures: set = set()  # failure lines, stripped (at most FAILURES_KEPT)
         self.seen: set = set()  # context literals found
         self.own = False  # torch's own marker found
         self.other: Optional[str] = None  # while not own: the other framework whose output it is
@@ -291,8 +302,15 @@ class Context:
                     if lit not in seen and lit in text:
                         seen.add(lit)
 
+    def _failures(self, found) -> None:
+        for f in found:
+            if len(self.failures) >= FAILURES_KEPT:
+                return
+            self.failures.add(f.strip())
+
     def feed_text(self, text: str) -> None:
         self.feed(text)
+        self._failures(m.group(0) for m in _FAILURE.finditer(text))
         ix = self.index
         own = any(m in text for m in ix.own_markers)
         namesake = first(text, ix.namesake_markers)[0]
@@ -302,6 +320,8 @@ class Context:
 
     def feed_chunk(self, chunk: bytes) -> None:
         """A chunk of a log: looks for the framework markers until torch is named."""
+        if len(self.failures) < FAILURES_KEPT:
+            self._failures(m.group(0).decode("utf-8", "replace") for m in _FAILURE_BYTES.finditer(chunk))
         if self.own:
             return
         ix = self.index
@@ -330,6 +350,7 @@ class Context:
         shown = any(layer is None and max(m.score, m.evidence) >= POSSIBLE_BELOW for m, layer in zip(kept, layers))
         for m, layer in zip(kept, layers):
             m.neutral = None if shown else layer
+            m.beside_failure = m.entry.notice and any(f not in m.anchor_line for f in self.failures)
         return kept
 
 
@@ -379,8 +400,8 @@ class Collector:
 
 
 def rank(matches: List[Match]) -> List[Match]:
-    """Diagnoses before possibilities, then by score."""
-    return sorted(matches, key=lambda m: (m.confidence != HIGH, -m.score, m.line, m.id))
+    """Diagnoses before possibilities, causes before notices, then by score."""
+    return sorted(matches, key=lambda m: (m.confidence != HIGH, m.entry.notice, -m.score, m.line, m.id))
 
 
 @lru_cache(maxsize=16)
