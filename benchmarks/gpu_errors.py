@@ -202,7 +202,9 @@ import torch, warnings
 warnings.simplefilter('always')
 s = torch.cuda.amp.GradScaler()
 """),
-    "alloc-conf-unknown-key": (None, (), {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segment:True"}, r"""
+    # Labelled None (a usage error) before the first run; its text showed an environment setting
+    # torch refuses, which now has an entry tailored like check's rule of the same id.
+    "alloc-conf-unknown-key": ("alloc-conf-unknown-key", (), {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segment:True"}, r"""
 import torch
 torch.zeros(1, device='cuda')
 """),

@@ -1,7 +1,7 @@
 """Shared libraries beside torch: CUDA/NCCL/MKL/OpenMP/glibc libraries missing, shadowed or
 duplicated, NNPACK, libuv.
 """
-
+import re
 from typing import Dict, List, Optional
 
 from ...model.facts import Facts
@@ -47,6 +47,13 @@ def _nvidia_packages(facts: Facts) -> Dict[str, str]:
             if (k.startswith("nvidia-") or k.startswith("cuda-")) and isinstance(v, dict) and v.get("version")}
 
 
+def _runtime_lib_major(lib: str) -> Optional[str]:
+    """The CUDA major of a runtime library's soname (libcudart.so.9.2 -> "9"), for the libraries
+    whose soname follows the toolkit's major; None for the others (cuFFT, cuRAND... number their own)."""
+    m = re.match(r"lib(?:cudart|cublas|cublasLt|nvrtc)\.so\.(\d{1,2})(?:\.|$)", lib or "")
+    return m.group(1) if m else None
+
+
 @hook("cuda-libs-missing")
 def cuda_libs_missing(match, facts: Facts) -> Optional[Tailored]:
     tv = F.torch_version_str(facts)
@@ -63,6 +70,17 @@ def cuda_libs_missing(match, facts: Facts) -> Optional[Tailored]:
                               "TensorRT, a CUDA extension) that expects a system CUDA/cuDNN." % lib,
                         summary="Install the CUDA/cuDNN that package documents, or its CPU variant.",
                         commands=[], notes=notes)
+    asked = _runtime_lib_major(lib)
+    built = cuda_major_of(tag)
+    if asked and built and asked != built:
+        # torch's own CUDA libraries are those of its CUDA major: a request for another
+        # release's runtime comes from something built against that older (or newer) toolkit.
+        notes.append("torch is built for CUDA %s; %s belongs to CUDA %s" % (built, lib, asked))
+        return Tailored(cause="torch %s never loads %s: what asks for it is a compiled extension or another package "
+                              "built against CUDA %s, still installed after torch or CUDA changed." % (tv, lib, asked),
+                        summary="Rebuild that extension against this torch (pip install --no-build-isolation "
+                                "--force-reinstall from source, or its wheel for CUDA %s), or reinstall the package "
+                                "for CUDA %s." % (built, built), commands=[], notes=notes)
     if facts.state("driver.present") != "unknown" and not F.has_nvidia_driver(facts):
         notes.append("no NVIDIA driver found")
         cmds = torch_command(facts, variant="cpu", reinstall=True)
