@@ -258,6 +258,82 @@ print(f(torch.randn(64, device='cuda')).sum().item())
 import torch
 print(torch.ones(3, device='cuda').numpy())
 """),
+    # Added for the third run, labelled before it; entries that did not exist then are named by
+    # the family they need.
+    "triton-shared-memory-too-small": ("triton-out-of-resources-shared-memory", (), {"TRITON_CACHE_DIR": "{tmp}/triton"}, r"""
+import torch, triton, triton.language as tl
+@triton.jit
+def k(x, y, B: tl.constexpr):
+    o = tl.arange(0, B)
+    a = tl.load(x + o[:, None] * B + o[None, :])
+    tl.store(y + o[:, None] * B + o[None, :], tl.dot(a, a))
+B = 512
+x = torch.randn(B, B, device='cuda'); y = torch.empty_like(x)
+k[(1,)](x, y, B, num_stages=4); torch.cuda.synchronize()
+"""),
+    "gradscaler-bf16-params": ("gradscaler-bf16-params", (), {}, r"""
+import torch
+m = torch.nn.Linear(8, 8).cuda().bfloat16(); opt = torch.optim.SGD(m.parameters(), 0.1)
+scaler = torch.amp.GradScaler('cuda')
+loss = m(torch.randn(4, 8, device='cuda', dtype=torch.bfloat16)).float().sum()
+scaler.scale(loss).backward(); scaler.step(opt); scaler.update()
+"""),
+    "default-device-cuda-dataloader-shuffle": ("generator-device-mismatch", (), {}, r"""
+import torch
+from torch.utils.data import DataLoader
+torch.set_default_device('cuda')
+for b in DataLoader(list(range(10)), batch_size=2, shuffle=True):
+    print(b)
+"""),
+    "ddp-unused-parameters": ("ddp-unused-parameters", (), {}, [
+        "{py}", "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "1", r"""
+import torch, torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+dist.init_process_group('nccl'); torch.cuda.set_device(0)
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__(); self.a = torch.nn.Linear(4, 4); self.b = torch.nn.Linear(4, 4)
+    def forward(self, x):
+        return self.a(x)
+m = DDP(M().cuda(), device_ids=[0])
+for _ in range(2):
+    m(torch.randn(2, 4, device='cuda')).sum().backward()
+dist.destroy_process_group()
+"""]),
+    "dynamo-recompile-limit": ("dynamo-recompile-limit", (), {"TORCHINDUCTOR_CACHE_DIR": "{tmp}/inductor", "TRITON_CACHE_DIR": "{tmp}/triton"}, r"""
+import torch
+@torch.compile(backend='eager')
+def f(x, n):
+    return x * n
+x = torch.randn(4, device='cuda')
+for n in range(12):
+    f(x, float(n) if n % 2 else n)
+    f(x.to(torch.float64 if n % 3 else torch.float32), n)
+"""),
+    "numpy-array-in-checkpoint": ("torch-load-weights-only-failed", (), {}, r"""
+import numpy as np, torch
+torch.save({'w': torch.ones(2, device='cuda'), 'stats': np.arange(3)}, 'ckpt.pt')
+torch.load('ckpt.pt')
+"""),
+    "oom-with-expandable-segments": ("cuda-out-of-memory", (), {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}, r"""
+import torch
+torch.cuda.set_per_process_memory_fraction(0.01)
+x = torch.empty(2**32, dtype=torch.uint8, device='cuda')
+"""),
+    "pool-map-cuda-after-fork": ("cuda-in-forked-subprocess", (), {}, r"""
+import torch, multiprocessing as mp
+def work(i):
+    return torch.ones(1, device='cuda').item() * i
+if __name__ == '__main__':
+    torch.cuda.init()
+    with mp.get_context('fork').Pool(2) as p:
+        print(p.map(work, range(4)))
+"""),
+    "half-times-float-matmul": (None, (), {}, r"""
+import torch
+a = torch.randn(4, 4, device='cuda', dtype=torch.half); b = torch.randn(4, 4, device='cuda')
+print(a @ b)
+"""),
 }
 
 
