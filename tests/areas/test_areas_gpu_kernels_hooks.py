@@ -110,3 +110,27 @@ def test_the_fallback_notice_under_a_cpu_only_torch_names_the_torch_build():
     f = facts(("NVIDIA A100-SXM4-40GB", (8, 0)), torch="2.5.1+cpu", system="Windows")
     e = explain(FALLBACK, "flash-attn-fallback-notice", f)
     assert "torch 2.5.1+cpu is a CPU-only build" in e.fix.summary and "flash-attn" not in e.fix.summary
+
+
+# -- triton kernels asking for more shared memory than the GPU has ---------------------------
+def _oor(need, limit):
+    from hook_facts import explain, facts
+    text = ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: %d, Hardware limit: %d. "
+            "Reducing block sizes or `num_stages` may help." % (need, limit))
+    return explain(text, "triton-out-of-resources-shared-memory", facts(torch="2.9.1+cu128"))
+
+
+def test_the_limit_names_the_gpu_class_and_the_classes_that_fit():
+    e = _oor(81920, 65536)  # a T4 (vllm-project/vllm#36802)
+    assert "80 KiB" in e.cause and "64 KiB (sm_75 (Turing: T4, RTX 20))" in e.cause
+    assert "sm_80/sm_87" in e.cause and "sm_90/sm_100" in e.cause and "sm_50-sm_72" not in e.cause.split("allows")[1]
+
+
+def test_a_kernel_no_gpu_can_hold_is_said_to_be_misconfigured():
+    e = _oor(589824, 101376)  # 576 KiB (OpenSpaceAI/DEST3D#2)
+    assert "No NVIDIA GPU has that much" in e.cause
+
+
+def test_an_unknown_limit_still_gets_the_sizes():
+    e = _oor(70000, 60000)
+    assert "68 KiB" in e.cause and "58 KiB." in e.cause

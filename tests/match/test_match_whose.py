@@ -242,3 +242,18 @@ def test_llama_cpp_flash_attn_setting_is_not_a_torch_marker():
 ])
 def test_the_flash_attn_package_is_still_a_torch_marker(text):
     assert W.judge(text).own
+
+
+def test_real_gpu_failures_land_on_their_entry():
+    # Texts of real failures made on an NVIDIA H200 by benchmarks/gpu_errors.py (torch 2.11.0+cu130):
+    # each must be answered by the entry it was labelled with before its first run (or one named
+    # as equally right), a usage error labelled with none by nothing at all.
+    with open(os.path.join(EVAL, "gpu_h200_real.jsonl"), encoding="utf-8") as fh:
+        rows = [json.loads(ln) for ln in fh if ln.strip()]
+    wrong = []
+    for r in rows:
+        found = match_text(r["text"])
+        top = found[0].id if found else None
+        if (r["id"] is None and top is not None) or (r["id"] is not None and top not in [r["id"]] + r["also"]):
+            wrong.append((r["case"], r["id"], top))
+    assert len(rows) >= 40 and wrong == []
