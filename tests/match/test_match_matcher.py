@@ -332,3 +332,10 @@ def test_the_log_scan_sees_the_failure_beside_a_notice(tmp_path):
     with open(log, "rb") as fh:
         (m,) = scan_stream(fh, chunk_size=4096)
     assert (m.id, m.confidence) == ("torchrun-omp-num-threads-default", "possible")
+
+
+def test_of_two_anchors_as_long_the_one_of_more_bytes_is_taken():
+    # 'orch' would make every line of a log full of torch paths a candidate.
+    assert literal_anchor("[Tt]orch ?无法使用 ?GPU") == "无法使用"
+    assert literal_anchor("abcd ?efgh") == "abcd"  # as long and as many bytes: the first
+    assert literal_anchor("abcde ?无法使用") == "abcde"  # longer in characters still wins

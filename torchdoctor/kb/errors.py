@@ -124,12 +124,16 @@ def literal_anchor(pattern: str) -> str:
             if all(o is LITERAL for o, _ in sub):  # a plain capturing group of literals
                 run.extend(chr(a) for _, a in sub)
                 continue
-        if len(run) > len(best):
-            best = "".join(run)
+        best = _longer(run, best)
         run = []
-    if len(run) > len(best):
-        best = "".join(run)
-    return best
+    return _longer(run, best)
+
+
+def _longer(run: List[str], best: str) -> str:
+    """The longer of two literal runs; of two as long, the one of more UTF-8 bytes (a run of
+    CJK characters is rarer in a log than one of ASCII letters: 'orch' vs '无法使用')."""
+    cand = "".join(run)
+    return cand if (len(cand), len(cand.encode("utf-8"))) > (len(best), len(best.encode("utf-8"))) else best
 
 
 @lru_cache(maxsize=1)
