@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Every check of the project that needs an NVIDIA GPU, in one run of about 8 minutes on one GPU
+# Every check of the project that needs an NVIDIA GPU, in one run of 8-10 minutes on one GPU
 # machine, so a short lease of such a machine covers all of them:
 #   check (the probe, text and JSON), check --compile (inductor + triton on the GPU), real
 #   failures through `run` (out of memory, a device-side assert, a device index past the
-#   visible ones: each must be explained by the entry named beside it), then gpu_tune.sh
-#   and gpu_dist.sh.
+#   visible ones: each must be explained by the entry named beside it), gpu_errors.py (47 more
+#   real failures, each answered by its entry), then gpu_tune.sh and gpu_dist.sh.
 #
 #   benchmarks/gpu_all.sh [PYTHON]     # an interpreter with a CUDA torch (default: python3)
 #
@@ -58,6 +58,10 @@ runcase() {  # name, the entry ids that may explain it (an extended regex), code
 runcase oom cuda-out-of-memory "import torch; torch.empty(2**45, dtype=torch.uint8, device='cuda')"
 runcase assert 'cuda-device-side-assert|cuda-index-out-of-bounds|cuda-kernel-assertion-failed' "import torch; x = torch.zeros(4, device='cuda'); i = torch.tensor([9], device='cuda'); print(x[i].sum().item())"
 runcase ordinal cuda-invalid-device-ordinal "import torch; torch.zeros(1, device='cuda:%d' % torch.cuda.device_count())"
+
+step "real failures (gpu_errors.py): every one that fails must be answered by its entry"
+timeout 420 "$PY" benchmarks/gpu_errors.py --python "$PY" --out "$W/errors" --fail-on-miss | tail -15 \
+  || bad "gpu_errors.py: a real failure was not answered by its entry"
 
 step "tune (gpu_tune.sh)"
 OUT="$W/tune" BUDGET="${BUDGET:-150}" timeout 300 bash benchmarks/gpu_tune.sh || bad "gpu_tune.sh failed"

@@ -12,7 +12,8 @@ scored against `expect`.
 
 Writes DIR/cases.jsonl (one row per case: the text, the expected and the answered entry, the
 confidence) and prints a table and the score. Exit status 0 when every case ran (a miss is a
-measurement, not a failure), 1 when the machine has no usable CUDA torch.
+measurement, not a failure; with --fail-on-miss it is one), 1 when the machine has no usable CUDA
+torch. A case that prints nothing (or only times out) is not scored.
 """
 from __future__ import annotations
 
@@ -260,6 +261,8 @@ print(torch.ones(3, device='cuda').numpy())
 """),
     # Added for the third run, labelled before it; entries that did not exist then are named by
     # the family they need.
+    # B=512 took over 150 s to compile in the third run: two 256x256 fp32 tiles (512 KiB) are
+    # already past any GPU's per-block shared memory.
     "triton-shared-memory-too-small": ("triton-out-of-resources-shared-memory", (), {"TRITON_CACHE_DIR": "{tmp}/triton"}, r"""
 import torch, triton, triton.language as tl
 @triton.jit
@@ -267,9 +270,9 @@ def k(x, y, B: tl.constexpr):
     o = tl.arange(0, B)
     a = tl.load(x + o[:, None] * B + o[None, :])
     tl.store(y + o[:, None] * B + o[None, :], tl.dot(a, a))
-B = 512
+B = 256
 x = torch.randn(B, B, device='cuda'); y = torch.empty_like(x)
-k[(1,)](x, y, B, num_stages=4); torch.cuda.synchronize()
+k[(1,)](x, y, B, num_stages=2); torch.cuda.synchronize()
 """),
     "gradscaler-bf16-params": ("gradscaler-bf16-params", (), {}, r"""
 import torch
@@ -300,15 +303,15 @@ for _ in range(2):
     m(torch.randn(2, 4, device='cuda')).sum().backward()
 dist.destroy_process_group()
 """]),
+    # The third run's form (Python numbers and two dtypes) never reached the limit; a new rank
+    # each call always recompiles.
     "dynamo-recompile-limit": ("dynamo-recompile-limit", (), {"TORCHINDUCTOR_CACHE_DIR": "{tmp}/inductor", "TRITON_CACHE_DIR": "{tmp}/triton"}, r"""
 import torch
 @torch.compile(backend='eager')
-def f(x, n):
-    return x * n
-x = torch.randn(4, device='cuda')
-for n in range(12):
-    f(x, float(n) if n % 2 else n)
-    f(x.to(torch.float64 if n % 3 else torch.float32), n)
+def f(x):
+    return x * 2
+for k in range(1, 12):
+    f(torch.randn(*([2] * k), device='cuda'))
 """),
     "numpy-array-in-checkpoint": ("torch-load-weights-only-failed", (), {}, r"""
 import numpy as np, torch
@@ -335,6 +338,10 @@ a = torch.randn(4, 4, device='cuda', dtype=torch.half); b = torch.randn(4, 4, de
 print(a @ b)
 """),
 }
+
+
+# Cases whose failure is a warning: scored even when the process exits 0.
+WARNING_CASES = {"amp-gradscaler-deprecated", "pin-memory-no-gpu-visible", "dynamo-recompile-limit"}
 
 
 def free_port() -> int:
@@ -378,7 +385,7 @@ def run_case(name: str, py: str, tmp: Path, ckpt: Path) -> dict:
     row["answer"] = [(m["id"], m.get("confidence")) for m in matches[:3]]
     top = matches[0]["id"] if matches else None
     # expect None: a usage error no entry is meant for; silence is the right answer there.
-    row["verdict"] = ("no error" if rc == 0 and "Warning" not in text else "right" if top and top == expect
+    row["verdict"] = ("no error" if (rc == 0 and name not in WARNING_CASES) or not text.strip() else "right" if top and top == expect
                       else "right (also)" if top in also
                       else ("right (silent)" if top is None else "claimed") if expect is None
                       else "none" if top is None else "wrong")
@@ -391,6 +398,8 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "_work" / "gpu_errors"))
     ap.add_argument("--jobs", type=int, default=6)
     ap.add_argument("--only", default="")
+    ap.add_argument("--fail-on-miss", action="store_true",
+                    help="exit 1 when a case that failed is not answered by its entry (a regression check)")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -416,7 +425,7 @@ def main() -> int:
     failed = [r for r in rows if r["verdict"] != "no error"]
     right = sum(r["verdict"].startswith("right") for r in failed)
     print(f"\n{right}/{len(failed)} right ({len(rows) - len(failed)} cases produced no error)")
-    return 0
+    return 1 if a.fail_on_miss and right < len(failed) else 0
 
 
 if __name__ == "__main__":
