@@ -8,8 +8,10 @@ from torchdoctor.areas.registry import area_of
 from torchdoctor.model.facts import absent
 
 # The settings checks: those of the config area, and the ones that moved to the area of
-# their condition (cuBLAS determinism, OMP threads of distributed jobs, /dev/shm, OpenMP).
-SETTINGS_ELSEWHERE = ("determinism-cublas", "omp-threads-distributed", "small-shm", "omp-duplicate-lib-ok")
+# their condition (cuBLAS determinism, OMP threads of distributed jobs, /dev/shm, OpenMP, the
+# allocator keys of PYTORCH_CUDA_ALLOC_CONF).
+SETTINGS_ELSEWHERE = ("determinism-cublas", "omp-threads-distributed", "small-shm", "omp-duplicate-lib-ok",
+                      "alloc-conf-unknown-key")
 CONFIG_IDS = sorted(c.id for c in all_checks() if area_of(c.func.__module__) == "config" or c.id in SETTINGS_ELSEWHERE)
 GIB = 1 << 30
 
@@ -287,7 +289,7 @@ def test_alloc_conf_key_newer_than_the_torch_that_refused_it_is_removed_not_rena
     env = {"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:128,expandable_segments:True"}
     ex = _explain_first("RuntimeError: Unrecognized CachingAllocator option: expandable_segments",
                         facts_for("2.13.0+cu126", env=env))
-    assert "newer than the torch that refused it" in ex.fix.summary
+    assert "the torch which refused it does not know" in ex.fix.summary
     assert ex.fix.commands == ["export PYTORCH_CUDA_ALLOC_CONF='max_split_size_mb:128'"]
     alone = _explain_first("RuntimeError: Unrecognized CachingAllocator option: expandable_segments",
                            facts_for("2.13.0+cu126", env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}))
@@ -362,3 +364,18 @@ def test_env_threads_above_cores_but_torch_capped_is_info():
     (x,) = run(facts_for(cores=2, env={"OMP_NUM_THREADS": "16"}, **{"torch.runtime.get_num_threads": 2}))
     assert (x.id, x.severity) == ("thread-oversubscription", "info")
     assert "kept its intra-op pool at 2" in x.detail
+
+
+def test_a_key_with_no_close_match_is_removed_alike_by_check_and_explain():
+    env = {"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:128,foo:1"}
+    f = facts_for("2.13.0+cu126", env=env)
+    (x,) = run(f)
+    ex = _explain_first("RuntimeError: Unrecognized key 'foo' in CUDA allocator config.", f)
+    assert x.fix.commands == ex.fix.commands == ["export PYTORCH_CUDA_ALLOC_CONF='max_split_size_mb:128'"]
+
+
+def test_the_variable_is_found_by_its_exact_key():
+    # 'expandable_segment' is inside 'expandable_segments': not the same key.
+    f = facts_for("2.13.0+cu126", env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})
+    ex = _explain_first("ValueError: Unrecognized key 'expandable_segment' in CUDA allocator config.", f)
+    assert "did you mean 'expandable_segments'" in ex.fix.summary and not ex.fix.commands[0].startswith("export")

@@ -122,8 +122,18 @@ def _oor(need, limit):
 
 def test_the_limit_names_the_gpu_class_and_the_classes_that_fit():
     e = _oor(81920, 65536)  # a T4 (vllm-project/vllm#36802)
-    assert "80 KiB" in e.cause and "64 KiB (sm_75 (Turing: T4, RTX 20))" in e.cause
-    assert "sm_80/sm_87" in e.cause and "sm_90/sm_100" in e.cause and "sm_50-sm_72" not in e.cause.split("allows")[1]
+    assert "80 KiB" in e.cause and "64 KiB (on NVIDIA: sm_75 (Turing: T4, RTX 20))" in e.cause
+    assert "sm_80/sm_87" in e.cause and "sm_90/sm_100" in e.cause and "sm_70/sm_72" in e.cause
+    assert "sm_50-sm_62" not in e.cause.split("allows")[1]
+
+
+def test_an_amd_gpu_is_not_named_as_an_nvidia_class():
+    from hook_facts import explain, facts
+    text = ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 81920, Hardware limit: "
+            "65536. Reducing block sizes or `num_stages` may help.")  # an MI300 (sgl-project/sglang#2384)
+    e = explain(text, "triton-out-of-resources-shared-memory",
+                facts(torch="2.5.1+rocm6.2"))
+    assert "sm_75" not in e.cause
 
 
 def test_a_kernel_no_gpu_can_hold_is_said_to_be_misconfigured():
@@ -133,4 +143,4 @@ def test_a_kernel_no_gpu_can_hold_is_said_to_be_misconfigured():
 
 def test_an_unknown_limit_still_gets_the_sizes():
     e = _oor(70000, 60000)
-    assert "68 KiB" in e.cause and "58 KiB." in e.cause
+    assert "68 KiB" in e.cause and "58 KiB." in e.cause and "on NVIDIA:" not in e.cause

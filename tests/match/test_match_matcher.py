@@ -290,6 +290,9 @@ def test_context_literals_are_found_through_their_rarest_character_exactly_as_by
 
 
 # -- notices: harmless on their own, never the diagnosis of a failure beside them ----------
+import re  # noqa: E402
+
+from torchdoctor.match.confidence import FAILURE_LINE, failure_lines  # noqa: E402
 OMP_NOTE = ("Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your "
             "system being overloaded, please further tune the variable for optimal performance in your "
             "application as needed.")
@@ -317,11 +320,24 @@ def test_a_failure_ranks_before_a_notice_that_scores_higher():
 
 
 def test_a_notice_whose_own_line_reads_like_an_exception_stays_a_notice_of_itself():
-    line = ("UserWarning: Plan failed with a cudnnException: CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: cudnnFinalize "
-            "Descriptor Failed cudnn_status: CUDNN_STATUS_NOT_SUPPORTED (Triggered internally at "
-            "../aten/src/ATen/native/cudnn/Conv_v8.cpp:919.)")
-    ms = match_text(line)
-    assert ms and ms[0].id == "cudnn-plan-failed-warning" and ms[0].confidence == "high"
+    from torchdoctor.model.records import replace
+    note = replace(_entry("plan-notice", r"PlanWarningException: plan \d{1,3} skipped"), notice=True)
+    idx = M.Index([note])
+    line = "PlanWarningException: plan 7 skipped, trying the next one"
+    assert re.search(FAILURE_LINE, line, re.M)  # the notice's own line reads as a failure line...
+    (m,) = match_text(line, idx)
+    assert m.confidence == "high"  # ...and is not a failure beside it
+    (m,) = match_text(line + "\nKeyError: 'label'\n", idx)
+    assert m.confidence == "possible"
+
+
+def test_failure_lines_of_launchers_and_test_runners():
+    for line in ("Exception: boom", "[default0]:Traceback (most recent call last):", "E   RuntimeError: x",
+                 "[rank3]: torch.OutOfMemoryError: CUDA out of memory"):
+        assert list(failure_lines(line)) == [line], line
+    for line in ("UserWarning: Plan failed with a cudnnException: X", "Errors: 0", '  File "x", line 1'):
+        assert list(failure_lines(line)) == [], line
+    assert list(failure_lines(b"step 1 loss 0.5\n" * 100)) == []
 
 
 def test_the_log_scan_sees_the_failure_beside_a_notice(tmp_path):

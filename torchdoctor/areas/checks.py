@@ -21,6 +21,7 @@ from .companions import vision_audio as companions_vision_audio
 from . import compile
 from . import compile_preflight
 from . import config
+from . import env_vars
 from . import cpu_only_build
 from .cuda import arch as cuda_arch
 from .cuda import driver as cuda_driver
@@ -57,7 +58,7 @@ CHECKS = rules_of((
     config.thread_oversubscription,
     config.cuda_launch_blocking,
     config.no_cuda_memory_caching,
-    config.alloc_conf_unknown_key,
+    env_vars.alloc_conf_unknown_key,
     config.torch_cuda_arch_list,
     config.cuda_module_loading_eager,
     config.expandable_segments_unsupported,

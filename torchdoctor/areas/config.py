@@ -7,7 +7,6 @@ Plain settings are reported as info with what they do; the ones that often cause
 are warnings.
 """
 
-import difflib
 import re
 from typing import List, Optional, Tuple
 
@@ -279,97 +278,6 @@ def no_cuda_memory_caching(facts):
                "PYTORCH_CUDA_ALLOC_CONF options no longer apply.",
         fix="Unset it outside debugging sessions.",
         commands=[F.unset_env_cmd(facts, "PYTORCH_NO_CUDA_MEMORY_CACHING")], links=[ALLOC_URL])
-
-
-def _alloc_conf_keys(value: str) -> Tuple[List[str], List[str]]:
-    """(keys, malformed items) of an allocator config string 'k:v,k2:[a:b,c:d]'."""
-    flat = re.sub(r"\[[^\]]*\]", "", value)
-    keys, bad = [], []
-    for item in flat.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        if ":" not in item:
-            bad.append(item)
-            continue
-        keys.append(item.split(":", 1)[0].strip())
-    return keys, bad
-
-
-@rule("check", "alloc-conf-unknown-key", category="config", severity=WARNING)
-def alloc_conf_unknown_key(facts):
-    """PYTORCH_(CUDA_)ALLOC_CONF holds keys torch's allocator does not recognise."""
-    out = []
-    for var in ALLOC_CONF_VARS:
-        v = F.env(facts, var)
-        if not v:
-            continue
-        keys, bad = _alloc_conf_keys(v)
-        unknown = [k for k in keys if k not in compat.alloc_conf_keys()]
-        if not unknown and not bad:
-            continue
-        hints = []
-        for k in unknown:
-            close = difflib.get_close_matches(k, compat.alloc_conf_keys(), n=1)
-            hints.append("%r%s" % (k, " (did you mean %r?)" % close[0] if close else ""))
-        problems = []
-        if hints:
-            problems.append("unknown key(s) %s" % ", ".join(hints))
-        if bad:
-            problems.append("item(s) without 'key:value' form: %s" % ", ".join(repr(b) for b in bad))
-        fixed = v
-        for k in unknown:
-            close = difflib.get_close_matches(k, compat.alloc_conf_keys(), n=1)
-            if close:
-                fixed = re.sub(r"(^|,)\s*%s\s*:" % re.escape(k), r"\g<1>%s:" % close[0], fixed)
-        out.append(finding(
-            "%s=%s: %s" % (var, v, "; ".join(problems)),
-            detail="torch parses this when the CUDA caching allocator starts and raises `Unrecognized key '...' in "
-                   "CUDA allocator config` (2.0 and older: `Unrecognized CachingAllocator option: ...`) for a key it "
-                   "does not know, "
-                   "so the first CUDA allocation fails. Keys recognised by torch 2.14.1: %s. (That list comes from "
-                   "the library strings; an older torch knows fewer keys.)" % ", ".join(compat.alloc_conf_keys()),
-            fix="Correct or remove the key%s." % ("s" if len(unknown) + len(bad) > 1 else ""),
-            commands=[F.set_env_cmd(facts, var, "'%s'" % fixed if F.os_name(facts) != "windows" else fixed)]
-            if fixed != v else [F.unset_env_cmd(facts, var)],
-            links=[ALLOC_URL]))
-    return out
-
-
-def _alloc_conf_without(value: str, key: str) -> str:
-    """The allocator setting with every `key:...` item removed (a bracketed value included)."""
-    return ",".join(i for i in re.split(r",(?![^\[]*\])", value) if i.strip() and i.split(":", 1)[0].strip() != key)
-
-
-@hook("alloc-conf-unknown-key")
-def tailor_alloc_conf_unknown_key(match, facts: Facts) -> Optional[Tailored]:
-    """Name what the refused key is (newer than this torch, or misspelt) and give the variable's
-    value with it corrected or removed."""
-    key = (match.groups.get("key") or "").strip()
-    found = next(((var, v) for var in ALLOC_CONF_VARS for v in [F.env(facts, var)] if v and key and key in v), None)
-    version = F.torch_version_str(facts)
-    notes = (["%s=%s" % found] if found else []) + (["torch %s" % version] if version else [])
-    if not key:
-        return Tailored(notes=notes) if notes else None
-    close = difflib.get_close_matches(key, compat.alloc_conf_keys(), n=1)
-    if key in compat.alloc_conf_keys():
-        # The torch that raised this may be another machine's: only the key's age is certain.
-        summary = ("'%s' is a real allocator key, newer than the torch that refused it: remove it from the variable "
-                   "(keep the other keys), or upgrade that torch to a release that knows it." % key)
-        fixed = _alloc_conf_without(found[1], key) if found else None
-    elif close:
-        summary = "'%s' is not an allocator key: did you mean '%s'? Correct it in the variable." % (key, close[0])
-        fixed = re.sub(r"(^|,)\s*%s\s*:" % re.escape(key), r"\g<1>%s:" % close[0], found[1]) if found else None
-    else:
-        summary = ("'%s' is not an allocator key (keys are %s): the variable holds something other than key:value "
-                   "pairs; remove it." % (key, ", ".join(compat.alloc_conf_keys()[:5]) + ", ..."))
-        fixed = _alloc_conf_without(found[1], key) if found else None
-    if found is None:
-        return Tailored(summary=summary, notes=notes)
-    var = found[0]
-    commands = ([F.set_env_cmd(facts, var, "'%s'" % fixed if F.os_name(facts) != "windows" else fixed)]
-                if fixed else [F.unset_env_cmd(facts, var)])
-    return Tailored(summary=summary, commands=commands, notes=notes)
 
 
 def _arch_entries(value: str) -> List[Tuple[int, int, bool]]:

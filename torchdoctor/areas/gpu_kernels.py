@@ -124,10 +124,11 @@ def flash_attn_fallback(match, facts: Facts) -> Optional[Tailored]:
                             % (name, _sm(cap), fa, torch_v), notes=notes + ["flash-attn %s" % fa])
 
 
-# Shared memory a block may use (opt-in maximum), by compute capability, from the CUDA C
-# Programming Guide's table of technical specifications per compute capability.
-_SHARED_PER_BLOCK = ((49152, "sm_50-sm_72 (Maxwell, Pascal, Volta-era consumer and Jetson TX)"),
+# Shared memory a block may use (opt-in maximum) on NVIDIA GPUs, by compute capability, from
+# the CUDA C Programming Guide's table of technical specifications per compute capability.
+_SHARED_PER_BLOCK = ((49152, "sm_50-sm_62 (Maxwell, Pascal)"),
                      (65536, "sm_75 (Turing: T4, RTX 20)"),
+                     (98304, "sm_70/sm_72 (V100, Titan V, Jetson Xavier)"),
                      (101376, "sm_86/sm_89/sm_120 (RTX 30/40/50, A10, A40, L4, L40)"),
                      (166912, "sm_80/sm_87 (A100, A30, Jetson Orin)"),
                      (232448, "sm_90/sm_100 (H100, H200, B200)"))
@@ -136,16 +137,20 @@ _SHARED_PER_BLOCK = ((49152, "sm_50-sm_72 (Maxwell, Pascal, Volta-era consumer a
 @hook("triton-shared-memory")
 def triton_shared_memory(match, facts: Facts) -> Optional[Tailored]:
     """Name the GPU class whose per-block limit the message quotes: a kernel tuned on an
-    A100/H100 asks for more shared memory than consumer and older GPUs have."""
+    A100/H100 asks for more shared memory than consumer and older GPUs have. AMD (64 KiB of
+    LDS per block) and other vendors' GPUs print the same message: no NVIDIA class for them."""
     groups = getattr(match, "groups", {}) or {}
     need, limit = groups.get("need"), groups.get("limit")
     if not (need and need.isdigit() and limit and limit.isdigit()):
         return None
     need_b, limit_b = int(need), int(limit)
+    sizes = "The kernel asks for %d KiB of shared memory per block; the GPU allows %d KiB" % (need_b // 1024, limit_b // 1024)
+    if F.is_rocm_build(facts):
+        return Tailored(cause=sizes + " (an AMD GPU's per-block LDS is 64 KiB): the kernel's configuration is "
+                                      "tuned for NVIDIA GPUs with more.")
     gpu_class = next((name for b, name in _SHARED_PER_BLOCK if b == limit_b), None)
     fits = [name for b, name in _SHARED_PER_BLOCK if b >= need_b]
-    cause = ("The kernel asks for %d KiB of shared memory per block; this GPU allows %d KiB%s. %s"
-             % (need_b // 1024, limit_b // 1024, " (%s)" % gpu_class if gpu_class else "",
-                "Only %s GPUs have that much." % " or ".join(fits) if fits else
-                "No NVIDIA GPU has that much: the kernel's block sizes or num_stages are simply too large."))
-    return Tailored(cause=cause)  # read from the message: no fact of this machine is used
+    return Tailored(cause="%s%s. %s" % (
+        sizes, " (on NVIDIA: %s)" % gpu_class if gpu_class else "",
+        "On NVIDIA, only %s GPUs have that much." % " or ".join(fits) if fits else
+        "No NVIDIA GPU has that much: the kernel's block sizes or num_stages are simply too large."))

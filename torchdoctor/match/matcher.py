@@ -20,6 +20,7 @@ from .normalize import normalize, unmarkup
 from .candidates import text_candidates
 from .prefilter import EveryLine, NativeMarkers, NativePrefilter, NativeTriggers, Prefilter, PureTriggers
 from .whose import Layer, first, markers, neutral_layer, own_outside_namesakes
+from .confidence import EVIDENCE_FLOOR, FAILURES_KEPT, POSSIBLE_BELOW, failure_lines
 
 SMALL_INPUT = 1024 * 1024
 # match_text on a text up to this size loads only the KB files with an anchor in it (a
@@ -215,24 +216,6 @@ FOLDED_PENALTY = 10.0
 # the rest: building it costs about as much as this many lines.
 TRIGGER_AUTOMATON_AFTER = 64
 
-# Confidence floor: a weak match must not read as a cause. Chosen from the scores of the
-# top match of every text in tests/eval/*.jsonl (about 1,900 labelled texts and 290
-# unrelated ones):
-# * EVIDENCE_FLOOR: a match whose evidence (Match.evidence) is below it is no
-#   diagnosis and is dropped. The weakest correct top match in the eval sets has
-#   evidence 5.4 (a 4-character anchor with a Chinese sentence); below 5 there
-#   is nothing but a case-folded hit of a short anchor ("a.CUDA() hangs": -1.7),
-#   where the anchor no longer says what it said in its own case.
-# * POSSIBLE_BELOW: a match scoring below it is kept but marked POSSIBLE. Every
-#   wrong top match and every false diagnosis on the unrelated sets scores 15 or
-#   more, so the band costs no right answer; what falls in it (score < 10: all
-#   negative scores, i.e. catch-all entries such as cuda-not-available or
-#   nccl-warn-log found alone, and exact hits of very short anchors) is right
-#   in the eval sets but is an observation, not a cause. A negative score is
-#   therefore never a HIGH diagnosis; since the ranking is by score, a POSSIBLE
-#   match never ranks above a HIGH one.
-EVIDENCE_FLOOR = 5.0
-POSSIBLE_BELOW = 10.0
 
 
 # One line's hit of an entry: (entry, score, named groups, the anchor of the pattern).
@@ -270,12 +253,6 @@ def default_index() -> Index:
     return Index(load_entries())
 
 
-# The line of a failure: a traceback, an exception, a crash. A notice entry (a deprecation, a
-# launcher's note) matched beside one is not that failure's cause. Bounded repeats: linear.
-FAILURE_LINE = r"^(?:\[rank\d{1,6}\]:|)[ \t]{0,8}(?:Traceback \(most recent call last\)|[A-Za-z_][\w.]{0,120}(?:Error|Exception)(?::|$)|Segmentation fault|Aborted \(core dumped\)|terminate called)[^\n]{0,300}"
-_FAILURE = re.compile(FAILURE_LINE, re.M)
-_FAILURE_BYTES = re.compile(FAILURE_LINE.encode(), re.M)
-FAILURES_KEPT = 32  # distinct failure lines remembered: enough to tell one from a notice's own
 
 
 class Context:
@@ -310,7 +287,7 @@ class Context:
 
     def feed_text(self, text: str) -> None:
         self.feed(text)
-        self._failures(m.group(0) for m in _FAILURE.finditer(text))
+        self._failures(failure_lines(text))
         ix = self.index
         own = any(m in text for m in ix.own_markers)
         namesake = first(text, ix.namesake_markers)[0]
@@ -321,7 +298,7 @@ class Context:
     def feed_chunk(self, chunk: bytes) -> None:
         """A chunk of a log: looks for the framework markers until torch is named."""
         if len(self.failures) < FAILURES_KEPT:
-            self._failures(m.group(0).decode("utf-8", "replace") for m in _FAILURE_BYTES.finditer(chunk))
+            self._failures(failure_lines(chunk))
         if self.own:
             return
         ix = self.index
@@ -350,8 +327,15 @@ class Context:
         shown = any(layer is None and max(m.score, m.evidence) >= POSSIBLE_BELOW for m, layer in zip(kept, layers))
         for m, layer in zip(kept, layers):
             m.neutral = None if shown else layer
-            m.beside_failure = m.entry.notice and any(f not in m.anchor_line for f in self.failures)
+            m.beside_failure = m.entry.notice and any(not _own_line(f, m.anchor_line) for f in self.failures)
         return kept
+
+
+def _own_line(failure: str, line: str) -> bool:
+    """Whether a failure line is the notice's matched line itself (as read raw or normalised),
+    not a failure beside it; a short one ('KeyError') inside the notice's text is not its own."""
+    failure, line = failure.strip(), line.strip()
+    return failure == line or (len(failure) >= 24 and (failure in line or line in failure))
 
 
 # A traceback quotes the source line that raised: `raise AssertionError("Torch not compiled

@@ -29,3 +29,9 @@ def test_libraries_that_number_their_own_releases_are_not_compared():
     e = explain("OSError: libcufft.so.11: cannot open shared object file: No such file or directory",
                 "cuda-runtime-lib-cannot-open", facts("2.5.1+cu124"))
     assert "never loads" not in (e.cause or "")
+
+
+def test_a_runtime_of_a_newer_cuda_is_not_called_left_over():
+    e = explain("ImportError: libcudart.so.13: cannot open shared object file: No such file or directory",
+                "cuda-runtime-lib-cannot-open", facts("2.8.0+cu128"))
+    assert "a build for a newer CUDA than this torch's" in e.cause and "still installed" not in e.cause.split("never")[-1]

@@ -76,8 +76,10 @@ def cuda_libs_missing(match, facts: Facts) -> Optional[Tailored]:
         # torch's own CUDA libraries are those of its CUDA major: a request for another
         # release's runtime comes from something built against that older (or newer) toolkit.
         notes.append("torch is built for CUDA %s; %s belongs to CUDA %s" % (built, lib, asked))
+        when = ("still installed after torch or CUDA changed" if int(asked) < int(built)
+                else "a build for a newer CUDA than this torch's")
         return Tailored(cause="torch %s never loads %s: what asks for it is a compiled extension or another package "
-                              "built against CUDA %s, still installed after torch or CUDA changed." % (tv, lib, asked),
+                              "built against CUDA %s, %s." % (tv, lib, asked, when),
                         summary="Rebuild that extension against this torch (pip install --no-build-isolation "
                                 "--force-reinstall from source, or its wheel for CUDA %s), or reinstall the package "
                                 "for CUDA %s." % (built, built), commands=[], notes=notes)

@@ -1,0 +1,45 @@
+"""How sure a match is: the score bands below which a match is dropped or only "possible", and
+the failure lines beside which a notice entry is no diagnosis (matcher.Context, Match.confidence).
+"""
+import re
+from typing import Iterator, Union
+
+# Confidence floor: a weak match must not read as a cause. Chosen from the scores of the
+# top match of every text in tests/eval/*.jsonl (about 1,900 labelled texts and 290
+# unrelated ones):
+# * EVIDENCE_FLOOR: a match whose evidence (Match.evidence) is below it is no
+#   diagnosis and is dropped. The weakest correct top match in the eval sets has
+#   evidence 5.4 (a 4-character anchor with a Chinese sentence); below 5 there
+#   is nothing but a case-folded hit of a short anchor ("a.CUDA() hangs": -1.7),
+#   where the anchor no longer says what it said in its own case.
+# * POSSIBLE_BELOW: a match scoring below it is kept but marked POSSIBLE. Every
+#   wrong top match and every false diagnosis on the unrelated sets scores 15 or
+#   more, so the band costs no right answer; what falls in it (score < 10: all
+#   negative scores, i.e. catch-all entries such as cuda-not-available or
+#   nccl-warn-log found alone, and exact hits of very short anchors) is right
+#   in the eval sets but is an observation, not a cause. A negative score is
+#   therefore never a HIGH diagnosis; since the ranking is by score, a POSSIBLE
+#   match never ranks above a HIGH one.
+EVIDENCE_FLOOR = 5.0
+POSSIBLE_BELOW = 10.0
+
+# The line of a failure: a traceback, an exception, a crash. A notice entry (a deprecation, a
+# launcher's note) matched beside one is not that failure's cause. Bounded repeats: linear.
+# Prefixes: torchrun's [rankN]: and --tee's [defaultN]:, pytest's "E   ".
+FAILURE_LINE = (r"^(?:\[(?:rank|default)\d{1,6}\]:|E {1,8}|)[ \t]{0,8}(?:Traceback \(most recent call last\)|"
+                r"(?:[A-Za-z_][\w.]{0,120}|)(?:Error|Exception)(?::|$)|Segmentation fault|Aborted \(core dumped\)|"
+                r"terminate called)[^\n]{0,300}")
+# A chunk of a log holds no failure line unless it holds one of these: a clean log skips the regex.
+_FAILURE_WORDS = (b"rror", b"xception", b"Traceback", b"Segmentation fault", b"Aborted", b"terminate called")
+_FAILURE = re.compile(FAILURE_LINE, re.M)
+_FAILURE_BYTES = re.compile(FAILURE_LINE.encode(), re.M)
+FAILURES_KEPT = 32  # distinct failure lines remembered: enough to tell one from a notice's own
+
+
+def failure_lines(text: Union[str, bytes]) -> Iterator[str]:
+    """The failure lines of a text, or of a chunk of a log's bytes."""
+    if isinstance(text, bytes):
+        if not any(w in text for w in _FAILURE_WORDS):
+            return iter(())
+        return (m.group(0).decode("utf-8", "replace") for m in _FAILURE_BYTES.finditer(text))
+    return (m.group(0) for m in _FAILURE.finditer(text))
