@@ -355,3 +355,25 @@ def test_of_two_anchors_as_long_the_one_of_more_bytes_is_taken():
     assert literal_anchor("[Tt]orch ?无法使用 ?GPU") == "无法使用"
     assert literal_anchor("abcd ?efgh") == "abcd"  # as long and as many bytes: the first
     assert literal_anchor("abcde ?无法使用") == "abcde"  # longer in characters still wins
+
+
+def test_a_warning_raised_as_an_error_is_its_own_traceback():
+    # python -W error: the deprecation ends the traceback; nothing else failed.
+    text = ("Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n    s = torch.cuda.amp.GradScaler()\n"
+            "FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
+            "`torch.amp.GradScaler('cuda', args...)` instead.\n")
+    (m,) = match_text(text)
+    assert (m.id, m.confidence) == ("amp-gradscaler-device-specific-deprecated", "high")
+    (m,) = match_text(text + "Traceback (most recent call last):\nKeyError: 'label'\n")
+    assert m.confidence == "possible"  # a second failure beside it
+
+
+def test_run_judges_a_notice_against_the_failures_of_every_stream():
+    from torchdoctor.verbs.run.evidence import Evidence
+    ev = Evidence()
+    ev.start(["stdout", "stderr"])
+    ev.add("stdout", (OMP_NOTE + "\n").encode())
+    ev.add("stderr", b"Traceback (most recent call last):\n  File \"t.py\", line 1\nKeyError: 'label'\n")
+    ev.close()
+    (m,) = ev.matches()
+    assert (m.id, m.confidence) == ("torchrun-omp-num-threads-default", "possible")

@@ -2,7 +2,7 @@
 the failure lines beside which a notice entry is no diagnosis (matcher.Context, Match.confidence).
 """
 import re
-from typing import Iterator, Union
+from typing import Iterable, Iterator, Union
 
 # Confidence floor: a weak match must not read as a cause. Chosen from the scores of the
 # top match of every text in tests/eval/*.jsonl (about 1,900 labelled texts and 290
@@ -43,3 +43,22 @@ def failure_lines(text: Union[str, bytes]) -> Iterator[str]:
             return iter(())
         return (m.group(0).decode("utf-8", "replace") for m in _FAILURE_BYTES.finditer(text))
     return (m.group(0) for m in _FAILURE.finditer(text))
+
+
+# A warning raised as an exception (python -W error, pytest's filterwarnings=error): the line
+# starts with its class, where a printed warning starts with the file that warned.
+_RAISED_WARNING = re.compile(r"^(?:\[(?:rank|default)\d{1,6}\]:|)[ \t]{0,8}[A-Za-z_][\w.]{0,80}Warning: ")
+
+
+def _own(failure: str, line: str) -> bool:
+    """Whether a failure line is the notice's matched line itself (read raw or normalised); a
+    short one ('KeyError') inside the notice's text is not its own."""
+    failure, line = failure.strip(), line.strip()
+    return failure == line or (len(failure) >= 24 and (failure in line or line in failure))
+
+
+def beside_failure(line: str, failures: Iterable[str]) -> bool:
+    """Whether a notice matched on `line` stands beside a failure of its text: a failure line
+    other than its own. When the warning was itself raised, the traceback it ends is its own."""
+    raised = _RAISED_WARNING.match(line) is not None
+    return any(not _own(f, line) and not (raised and "Traceback (most recent call last)" in f) for f in failures)

@@ -20,7 +20,7 @@ from .normalize import normalize, unmarkup
 from .candidates import text_candidates
 from .prefilter import EveryLine, NativeMarkers, NativePrefilter, NativeTriggers, Prefilter, PureTriggers
 from .whose import Layer, first, markers, neutral_layer, own_outside_namesakes
-from .confidence import EVIDENCE_FLOOR, FAILURES_KEPT, POSSIBLE_BELOW, failure_lines
+from .confidence import EVIDENCE_FLOOR, FAILURES_KEPT, POSSIBLE_BELOW, beside_failure, failure_lines
 
 SMALL_INPUT = 1024 * 1024
 # match_text on a text up to this size loads only the KB files with an anchor in it (a
@@ -327,15 +327,8 @@ class Context:
         shown = any(layer is None and max(m.score, m.evidence) >= POSSIBLE_BELOW for m, layer in zip(kept, layers))
         for m, layer in zip(kept, layers):
             m.neutral = None if shown else layer
-            m.beside_failure = m.entry.notice and any(not _own_line(f, m.anchor_line) for f in self.failures)
+            m.beside_failure = m.entry.notice and beside_failure(m.anchor_line, self.failures)
         return kept
-
-
-def _own_line(failure: str, line: str) -> bool:
-    """Whether a failure line is the notice's matched line itself (as read raw or normalised),
-    not a failure beside it; a short one ('KeyError') inside the notice's text is not its own."""
-    failure, line = failure.strip(), line.strip()
-    return failure == line or (len(failure) >= 24 and (failure in line or line in failure))
 
 
 # A traceback quotes the source line that raised: `raise AssertionError("Torch not compiled
