@@ -358,14 +358,11 @@ def run_case(name: str, py: str, tmp: Path, ckpt: Path) -> dict:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     env.pop("PYTHONPATH", None)  # the failing process is the user's, not torchdoctor's
     env.update({k: fill(v) for k, v in env_add.items()})
-    if isinstance(what, list):  # a launcher: its last item is the script it runs
-        script = case_tmp / "case.py"
-        script.write_text(what[-1])
-        argv = [fill(a) for a in what[:-1]] + [str(script)]
-    else:  # a script file, as users run them (triton's @jit needs the source of a file)
-        script = case_tmp / "case.py"
-        script.write_text(what)
-        argv = [py, str(script), str(ckpt)]
+    # A script file, as users run them (triton's @jit needs the source of a file); a launcher's
+    # last item is the script it runs.
+    script = case_tmp / "case.py"
+    script.write_text(what[-1] if isinstance(what, list) else what)
+    argv = [fill(a) for a in what[:-1]] + [str(script)] if isinstance(what, list) else [py, str(script), str(ckpt)]
     t0 = time.time()
     try:
         p = subprocess.run(argv, env=env, cwd=case_tmp, capture_output=True, text=True, timeout=150)
@@ -385,7 +382,8 @@ def run_case(name: str, py: str, tmp: Path, ckpt: Path) -> dict:
     row["answer"] = [(m["id"], m.get("confidence")) for m in matches[:3]]
     top = matches[0]["id"] if matches else None
     # expect None: a usage error no entry is meant for; silence is the right answer there.
-    row["verdict"] = ("no error" if (rc == 0 and name not in WARNING_CASES) or not text.strip() else "right" if top and top == expect
+    row["verdict"] = ("no error" if (rc == 0 and name not in WARNING_CASES) or not text.strip()
+                      else "right" if top and top == expect
                       else "right (also)" if top in also
                       else ("right (silent)" if top is None else "claimed") if expect is None
                       else "none" if top is None else "wrong")

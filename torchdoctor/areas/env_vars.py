@@ -41,14 +41,18 @@ def omp_threads_default(match, facts: Facts) -> Optional[Tailored]:
 
 
 # -- the caching allocator's settings (PYTORCH_CUDA_ALLOC_CONF and its aliases) ---------------
+def _items(value: str) -> List[str]:
+    """The items of an allocator config string 'k:v,k2:[a:b,c:d]' (a bracketed value kept whole)."""
+    return [i for i in re.split(r",(?![^\[]*\])", value) if i.strip()]
+
+
 def _alloc_conf_keys(value: str) -> Tuple[List[str], List[str]]:
-    """(keys, malformed items) of an allocator config string 'k:v,k2:[a:b,c:d]'."""
-    flat = re.sub(r"\[[^\]]*\]", "", value)
+    """(keys, malformed items) of an allocator config string."""
     keys, bad = [], []
-    for item in (i.strip() for i in flat.split(",")):
+    for item in (re.sub(r"\[[^\]]*\]", "", i).strip() for i in _items(value)):
         if ":" in item:
             keys.append(item.split(":", 1)[0].strip())
-        elif item:
+        else:
             bad.append(item)
     return keys, bad
 
@@ -63,14 +67,14 @@ def _repaired(value: str, keys: List[str]) -> str:
     """The setting with each refused key corrected to the key it was meant to be, or removed
     with its value (a bracketed value included) when none is close; the other keys kept."""
     known = compat.alloc_conf_keys()
-    items = [i for i in re.split(r",(?![^\[]*\])", value) if i.strip()]
     out = []
-    for item in items:
+    for item in _items(value):
         k = item.split(":", 1)[0].strip()
+        close = _close_key(k) if k in keys and k not in known else None
         if k not in keys:
             out.append(item)
-        elif k not in known and _close_key(k):
-            out.append(re.sub(r"^\s*%s\s*" % re.escape(k), _close_key(k), item, count=1))
+        elif close:
+            out.append(re.sub(r"^\s*%s\s*" % re.escape(k), close, item, count=1))
     return ",".join(out)
 
 
@@ -93,7 +97,8 @@ def alloc_conf_unknown_key(facts):
         unknown = [k for k in keys if k not in compat.alloc_conf_keys()]
         if not unknown and not bad:
             continue
-        hints = ["%r%s" % (k, " (did you mean %r?)" % _close_key(k) if _close_key(k) else "") for k in unknown]
+        closes = {k: _close_key(k) for k in unknown}
+        hints = ["%r%s" % (k, " (did you mean %r?)" % closes[k] if closes[k] else "") for k in unknown]
         problems = (["unknown key(s) %s" % ", ".join(hints)] if hints else []) + \
             (["item(s) without 'key:value' form: %s" % ", ".join(repr(b) for b in bad)] if bad else [])
         fixed = _repaired(v, unknown + bad)

@@ -71,7 +71,7 @@ class Match:
         the matched line is a message every program prints (`neutral`), or when the text
         shows too little (a short or case-folded hit). A negative priority ranks a generic
         entry below a specific one; it does not make an exact hit less sure."""
-        if self.neutral is not None or self.entry.symptom or (self.entry.notice and self.beside_failure):
+        if self.neutral is not None or self.entry.symptom or self.beside_failure:
             return POSSIBLE
         return HIGH if max(self.score, self.evidence) >= POSSIBLE_BELOW else POSSIBLE
 
@@ -217,7 +217,6 @@ FOLDED_PENALTY = 10.0
 TRIGGER_AUTOMATON_AFTER = 64
 
 
-
 # One line's hit of an entry: (entry, score, named groups, the anchor of the pattern).
 Hit = Tuple[Entry, float, Dict[str, str], str]
 
@@ -251,8 +250,6 @@ def rare_char_buckets(literals: Sequence[str]) -> Tuple[Tuple[str, Tuple[str, ..
 @lru_cache(maxsize=1)
 def default_index() -> Index:
     return Index(load_entries())
-
-
 
 
 class Context:
