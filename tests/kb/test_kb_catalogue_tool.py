@@ -79,6 +79,18 @@ def test_binary_strings_keep_sentences_and_drop_symbols_schemas_and_code():
     assert binstrings.printf_pattern("{} of {:x} in {a} at 100%%") == "{} of {} in {{a}} at 100%"
 
 
+def test_the_closing_piece_of_a_message_built_in_pieces_is_kept():
+    # TORCH_CHECK(cond, "Unrecognized key '", key, "' in CUDA allocator config."): the pieces
+    # lie apart in the library; the closing one is the message's end.
+    assert binstrings.fragment_pattern("' in CUDA allocator config.") == "{}' in CUDA allocator config."
+    assert binstrings.fragment_pattern('" failed to load, the library may be missing') == \
+        '{}" failed to load, the library may be missing'
+    for not_one in ("' in x", "'s driver version is too old", "in CUDA allocator config.",
+                    "' then 'two' and ' three quotes", "' first line\nsecond line of text here"):
+        assert binstrings.fragment_pattern(not_one) == "", not_one
+    assert binstrings.is_prose("' in CUDA allocator config.") is False
+
+
 def _zip(path, members):
     with zipfile.ZipFile(str(path), "w") as z:
         for name, data in members.items():
@@ -90,12 +102,14 @@ def test_binary_sites_stream_a_library_out_of_a_wheel(tmp_path):
     lib = (b"\x7fELF\x00" + b"\x00".join([
         b"Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU",
         b"Expected a tensor of shape (2, 3) but got a tensor of shape (3, 2)",  # no environment word
-        b"_ZN3c1019UndefinedTensorImpl10_singletonE", b"CUBLAS_STATUS_NOT_INITIALIZED"]) + b"\x00")
+        b"_ZN3c1019UndefinedTensorImpl10_singletonE", b"CUBLAS_STATUS_NOT_INITIALIZED",
+        b"Unrecognized key '", b"' in CUDA allocator config."]) + b"\x00")
     wheel = archives.Archive(_zip(tmp_path / "t-1.0-py3-none-any.whl", {"t/lib/libx.so": lib}))
     names = {r"CUBLAS_STATUS_\w+": set()}
     sites = list(collect.binary_sites(wheel, ["t/lib/libx.so"], names))
     assert [s["text"] for s in sites] == [
-        "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU"]
+        "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU",
+        "{}' in CUDA allocator config."]
     assert sites[0]["where"] == "t/lib/libx.so"
     assert names[r"CUBLAS_STATUS_\w+"] == {"CUBLAS_STATUS_NOT_INITIALIZED"}
 

@@ -81,6 +81,25 @@ def is_prose(s: str) -> bool:
     return sum(c.isalpha() or c == " " for c in s) >= 0.7 * len(s)
 
 
+# C++ builds a message from pieces (TORCH_CHECK(cond, "Unrecognized key '", key, "' in ...
+# allocator config.")); the compiler keeps each literal apart, often in sections of different
+# alignment, so the pieces of one message are not neighbours in the file. A piece that starts
+# by closing the quote around a value is kept as the end of a message.
+_TAIL = re.compile(r"^(['\"`])(?=[ ,.:;)])")
+
+
+def fragment_pattern(s: str) -> str:
+    """The pattern of a message's closing piece ("{}' in Accelerator allocator config."), or ""
+    when `s` is not one: it closes a quote around a value and then reads as prose itself."""
+    m = _TAIL.match(s)
+    if not m or "\n" in s.strip("\n"):
+        return ""
+    rest = s[1:].strip(" ,.:;)")
+    if not is_prose(rest) or rest.count(m.group(1)) % 2:
+        return ""
+    return "{}" + message_pattern(s)
+
+
 def message_pattern(s: str) -> str:
     """A message fragment as a pattern: its format specifiers as placeholders, and a
     placeholder where the code appends a value (a fragment ending in ": " or "=")."""

@@ -8,7 +8,7 @@ import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import classify
-from .binstrings import is_prose, message_pattern, strings
+from .binstrings import fragment_pattern, is_prose, message_pattern, strings
 from .pysites import sites as py_sites
 from .text import is_message, tidy
 
@@ -53,9 +53,12 @@ def binary_sites(archive, libs: Iterable[str], names: Optional[Dict[str, set]] =
                 seen.add(s)
                 for rx, found in finders:
                     found.update(rx.findall(s))
-                if not is_prose(s):
-                    continue
-                text = tidy(message_pattern(s))
+                if is_prose(s):
+                    text = tidy(message_pattern(s))
+                else:
+                    text = tidy(fragment_pattern(s))
+                    if not text:
+                        continue
                 if is_message(text) and is_environment_candidate(text):
                     kind = "warning" if _WARNING_WORDS.search(text) else "error"
                     yield {"text": text, "kind": kind, "exc": "", "where": lib}
