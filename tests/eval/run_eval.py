@@ -184,6 +184,17 @@ score of each, before its misses drove any KB change (the honest estimate):
   blind17_langs.jsonl      9 non-English pages (7 Chinese, Japanese, Korean): first run 2/9; 4/9 after
   unrelated18.jsonl       20 negatives from 15 other stacks: first run 4 answered, all "possible", 0 high
                           (tests/eval/blind17_results.md)
+  blind18_issues.jsonl    28 issues of unused repositories: first run 18/28 = 64.3%; 26/28 after
+  unrelated19.jsonl       16 negatives from 14 other stacks: first run 2 answered, both "possible", 0 high
+                          (tests/eval/blind18_results.md)
+  blind19_issues.jsonl    14 issues (7 from 2022-24): first run 14/14 (tests/eval/blind19_results.md)
+  gpu_h200_real.jsonl     44 failures made for real on an H200 (benchmarks/gpu_errors.py): first runs
+                          31/42 = 73.8%, all 44 after
+  blind21_docs.jsonl      18 repositories' troubleshooting/FAQ documents: first run 12/18
+  blind21_issues.jsonl    11 issues of 2024-26: first run 10/11 (both: 22/29 = 75.9%, 22/26 where an
+                          entry fitted, no wrong answer; 29/29 after)
+  unrelated20.jsonl       20 negatives from 18 other stacks: first run 4 answered, all "possible", 0 high
+                          (tests/eval/blind21_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -155,7 +155,8 @@ def test_rows_are_one_per_text_with_an_id_stable_across_releases():
     again = R.make_rows("torch", "torch 2.14.1", sites)
     assert [r["id"] for r in rows] == [r["id"] for r in again]
     assert R.renderings(rows[1]) == ["RuntimeError: no driver 1", "no driver 1", "RuntimeError: no driver x",
-                                     "no driver x", "RuntimeError: no driver CUDA", "no driver CUDA"]
+                                     "no driver x", "RuntimeError: no driver CUDA", "no driver CUDA",
+                                     "RuntimeError: no driver 12.8", "no driver 12.8"]
     assert R.renderings(dict(rows[1], text="no driver")) == ["RuntimeError: no driver", "no driver"]
 
 

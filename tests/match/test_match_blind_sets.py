@@ -1,0 +1,43 @@
+"""The labelled blind sets stay where they are: every row whose label names an entry is
+answered first by that entry (or one the labeller called equally right). The sets measure
+unseen reports on their first run (tests/eval/*_results.md); after their misses drove changes
+they are held here so that no later change loses them."""
+
+import json
+import os
+
+import pytest
+
+from torchdoctor.match.matcher import match_text
+
+EVAL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "eval")
+SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "blind21_issues.jsonl"]
+# Rows no change answers right yet, and why.
+OPEN = {
+    # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
+    # the file's first bytes tell them apart, and explain does not see the file.
+    ("blind18_issues.jsonl", 19): "checkpoint-truncated",
+}
+
+
+def _rows():
+    for name in SETS:
+        with open(os.path.join(EVAL, name), encoding="utf-8") as fh:
+            for i, line in enumerate(fh):
+                row = json.loads(line)
+                if row.get("id"):
+                    yield pytest.param(name, i, row, id="%s:%d" % (name, i))
+
+
+@pytest.mark.parametrize("name,i,row", list(_rows()))
+def test_a_labelled_blind_row_is_answered_by_its_entry(name, i, row):
+    found = match_text(row["text"])
+    top = found[0].id if found else None
+    if (name, i) in OPEN:
+        assert top == OPEN[(name, i)], "answered differently now: update OPEN"
+    else:
+        assert top in [row["id"]] + row.get("also", []), (top, row["id"], row["source"])
+
+
+def test_the_sets_hold_labelled_rows():
+    assert sum(1 for _ in _rows()) >= 70
