@@ -35,13 +35,22 @@ def escaped(text):
     return html.escape(text, quote=True)
 
 
+def markdown(text):
+    # What a Markdown renderer leaves of identifiers: a pair of underscores taken for emphasis
+    # and lost, or shown as asterisks when the source is copied from an editor that escapes them.
+    out = text.replace("_", " ", 2)
+    return out.replace("_", "*")
+
+
 # The share of examples whose top match is still their own entry. Measured when the second pass
 # came: spaces removed 98.8% (6.8% before), wrapped at 37 columns 97.6% (72.3%), at 61 columns
-# 99.3% (96.4%), HTML-escaped 100% (78.0%). The rest: patterns whose anchor has fewer than four
+# 99.3% (96.4%), HTML-escaped 100% (78.0%); underscores lost to Markdown's emphasis, measured when
+# the pass learnt them, 97.2% (72.0%). The rest: patterns whose anchor has fewer than four
 # characters once spaces are gone, and symptom entries whose exact hit on a fragment outranks.
 @pytest.mark.parametrize("mangle,least", [(no_spaces, 0.98), (wrapped(37), 0.96), (wrapped(61), 0.98),
-                                          (escaped, 1.0), (lambda t: escaped(no_spaces(t)), 0.98)],
-                         ids=["no-spaces", "wrapped-37", "wrapped-61", "html-escaped", "html-escaped-no-spaces"])
+                                          (escaped, 1.0), (lambda t: escaped(no_spaces(t)), 0.98), (markdown, 0.96)],
+                         ids=["no-spaces", "wrapped-37", "wrapped-61", "html-escaped", "html-escaped-no-spaces",
+                              "markdown"])
 def test_mangled_real_examples_still_land_on_their_entry(mangle, least):
     misses = []
     for eid, text in EXAMPLES:
@@ -92,8 +101,10 @@ def test_a_text_cut_at_one_width_is_read_across_its_lines():
 
 
 @pytest.mark.parametrize("pattern,want", [
-    (r"nvcc fatal\s{0,8}: Unsupported gpu (?P<a>compute_ ?\d{2})", r"nvccfatal:Unsupportedgpu(?P<a>compute_\d{2})"),
-    (r"version [`'‘]?GLIBCXX_\d['’]? not found", r"version[`'‘]?GLIBCXX_\d['’]?notfound"),
+    (r"nvcc fatal\s{0,8}: Unsupported gpu (?P<a>compute_ ?\d{2})", r"nvccfatal:Unsupportedgpu(?P<a>compute\d{2})"),
+    (r"version [`'‘]?GLIBCXX_\d['’]? not found", r"version[`'‘]?GLIBCXX\d['’]?notfound"),
+    # underscores and asterisks go too (Markdown's emphasis marks), but not from group names
+    (r"(?P<so_name>lib_x)\*?[_*a-c]{1,3}(?P=so_name)\_", r"(?P<so_name>libx)[a-c]{1,3}(?P=so_name)"),
     (r"(?<!dlerror: )lib\w{1,9}: cannot open", r"(?<!dlerror:)lib\w{1,9}:cannotopen"),
     (r"[ \t]{1,4}x[\w ]y", r"x[\w]y"),  # a class of spaces goes with its quantifier; a space leaves a class
     (r"[^ ]{1,9} a[ -~]b", r"[^ ]{1,9}a[ -~]b"),  # negated classes and ranges from a space stay

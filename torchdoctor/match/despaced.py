@@ -1,11 +1,13 @@
 """The second pass of match_text, for pastes whose whitespace is not what the message had:
-spaces lost (copied from a GUI dialog), lines wrapped at odd places.
+spaces lost (copied from a GUI dialog), lines wrapped at odd places, and underscores that a
+Markdown renderer took for emphasis (`CUBLAS STATUS_INVALID VALUE`, `*ZNK3c10...init*is_...`).
 
 It runs only when the exact passes found nothing. Each pattern is matched without its
-whitespace (`despace_pattern`: its space, `\\s`, `[ \\t]` atoms and their quantifiers dropped)
-against lines with all whitespace removed, alone and with the lines that follow joined to them
-(a message wrapped over up to WINDOW lines). Every step is linear in the text: the patterns
-keep their bounded repeats, and a pattern runs only where its despaced anchor is.
+whitespace, underscores and asterisks (`despace_pattern`: its space, `\\s`, `[ \\t]`, `_`,
+`\\*` atoms and their quantifiers dropped) against lines with all of those removed, alone and
+with the lines that follow joined to them (a message wrapped over up to WINDOW lines). Every
+step is linear in the text: the patterns keep their bounded repeats, and a pattern runs only
+where its despaced anchor is.
 """
 
 from __future__ import annotations  # no typing generics built at import: explain's cold start
@@ -18,11 +20,21 @@ WINDOW = 4  # lines joined: a message wrapped at ~40 columns spans three or four
 PENALTY = 5.0  # a despaced hit scores below an exact one of the same pattern
 
 WS_ESCAPES = frozenset(("\\s", "\\t", "\\n", "\\r", "\\f", "\\v", "\\ "))
+# Markdown's emphasis marks: a pasted identifier loses its underscores to them, or they turn
+# into asterisks or spaces. Dropped from the text and the patterns alike, like whitespace.
+MARKS = frozenset(("_", "\\_", "*", "\\*"))
+_NO_MARKS = str.maketrans("", "", "_*")
 QUANT = r"[*+?]|\{\d*(?:,\d*)?\}"
 
 
 def despace_text(s: str) -> str:
-    return "".join(s.split())
+    return "".join(s.split()).translate(_NO_MARKS)
+
+
+def _gone(item: str) -> bool:
+    """Whether a pattern atom (a character, an escape or a class member) is one the text
+    loses: whitespace or an emphasis mark."""
+    return item == " " or item in WS_ESCAPES or item in MARKS
 
 
 def _class_end(src: str, i: int) -> int:
@@ -54,17 +66,17 @@ def _despace_class(cls: str) -> Optional[str]:
         item = body[k:k + 2] if body[k] == "\\" else body[k]
         k += len(item)
         items.append(item)
-    ws = [it == " " or it in WS_ESCAPES for it in items]
+    ws = [_gone(it) for it in items]
     if any(it == "-" and 0 < x < len(items) - 1 and (ws[x - 1] or ws[x + 1]) for x, it in enumerate(items)):
         return cls
-    kept = [it for it in items if it != " " and it not in WS_ESCAPES]
+    kept = [it for it, gone in zip(items, ws) if not gone]
     return "[" + "".join(kept) + "]" if kept else None
 
 
 def despace_pattern(src: str) -> Optional[str]:
-    """`src` with its whitespace atoms (and their quantifiers) and word boundaries removed, or
-    None when that is not a pattern Python accepts (a look-behind whose alternatives no longer
-    have one width)."""
+    """`src` with its whitespace and emphasis-mark atoms (and their quantifiers) and word
+    boundaries removed, or None when that is not a pattern Python accepts (a look-behind whose
+    alternatives no longer have one width). Group names stay as they are."""
     out: List[str] = []
     i, n = 0, len(src)
     dropped = False  # the atom just read was whitespace: its quantifier goes with it
@@ -79,10 +91,15 @@ def despace_pattern(src: str) -> Optional[str]:
                     if i < n and src[i] in "?+":  # lazy or possessive
                         i += 1
                     continue
+            if src.startswith(("(?P<", "(?P="), i):  # a group's name, not text
+                j = src.index(">" if src[i + 3] == "<" else ")", i) + 1
+                out.append(src[i:j])
+                i = j
+                continue
             if c == "\\":
                 tok = src[i:i + 2]
                 i += 2
-                if tok in WS_ESCAPES:
+                if _gone(tok):
                     dropped = True
                 elif tok not in ("\\b", "\\B"):  # words run together once spaces are gone
                     out.append(tok)
@@ -94,7 +111,7 @@ def despace_pattern(src: str) -> Optional[str]:
                     dropped = True
                 else:
                     out.append(cls)
-            elif c == " ":
+            elif c in (" ", "_"):
                 i += 1
                 dropped = True
             else:

@@ -469,8 +469,8 @@ def _despaced_index_for(lines: List[str]):
     flat = despace_text("".join(lines))
     if ei is None:
         index = default_index()
-    else:  # (anchors hold no whitespace but spaces)
-        files = tuple(f for f, lits in ei["anchors"].items() if any(a.replace(" ", "") in flat for a in lits if len(a) >= 4))
+    else:
+        files = tuple(f for f, lits in ei["anchors"].items() if any(despace_text(a) in flat for a in lits if len(a) >= 4))
         index = _selected_index(files)
     if index._despaced is None:
         index._despaced = DespacedIndex(index, GENERIC_TRIGGERS)
