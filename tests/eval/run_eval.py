@@ -195,6 +195,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           entry fitted, no wrong answer; 29/29 after)
   unrelated20.jsonl       20 negatives from 18 other stacks: first run 4 answered, all "possible", 0 high
                           (tests/eval/blind21_results.md)
+  blind22_docs.jsonl      17 repositories' troubleshooting documents: first run 7/17
+  blind22_sites.jsonl     16 documentation sites' FAQ pages (HPC centres, vendors): first run 4/16 (both:
+                          11/33 = 33.3%, 11/23 where an entry fitted; 10 rows of families no entry had;
+                          25/33 after) (tests/eval/blind22_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

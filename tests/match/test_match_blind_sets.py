@@ -11,12 +11,20 @@ import pytest
 from torchdoctor.match.matcher import match_text
 
 EVAL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "eval")
-SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "blind21_issues.jsonl"]
+SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "blind21_issues.jsonl",
+        "blind22_docs.jsonl", "blind22_sites.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
     # the file's first bytes tell them apart, and explain does not see the file.
     ("blind18_issues.jsonl", 19): "checkpoint-truncated",
+    # The paste ends inside the path of the library that failed: nothing names it.
+    ("blind22_docs.jsonl", 1): None,
+    # NumPy's own message, in a traceback of TensorFlow's frames only: explain names TensorFlow
+    # and diagnoses nothing (the text holds no torch marker).
+    ("blind22_docs.jsonl", 9): None,
+    # A write-up's paraphrase (`cl not found`) of inductor's "Compiler: cl is not found".
+    ("blind22_docs.jsonl", 16): None,
 }
 
 
@@ -40,4 +48,4 @@ def test_a_labelled_blind_row_is_answered_by_its_entry(name, i, row):
 
 
 def test_the_sets_hold_labelled_rows():
-    assert sum(1 for _ in _rows()) >= 70
+    assert sum(1 for _ in _rows()) >= 95
