@@ -184,7 +184,7 @@ score of each, before its misses drove any KB change (the honest estimate):
   blind17_langs.jsonl      9 non-English pages (7 Chinese, Japanese, Korean): first run 2/9; 4/9 after
   unrelated18.jsonl       20 negatives from 15 other stacks: first run 4 answered, all "possible", 0 high
                           (tests/eval/blind17_results.md)
-  blind18_issues.jsonl    28 issues of unused repositories: first run 18/28 = 64.3%; 26/28 after
+  blind18_issues.jsonl    28 issues of unused repositories: first run 18/28 = 64.3%; 27/28 after
   unrelated19.jsonl       16 negatives from 14 other stacks: first run 2 answered, both "possible", 0 high
                           (tests/eval/blind18_results.md)
   blind19_issues.jsonl    14 issues (7 from 2022-24): first run 14/14 (tests/eval/blind19_results.md)

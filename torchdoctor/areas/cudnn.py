@@ -418,7 +418,7 @@ def cudnn_lib_load(match, facts: Facts) -> Optional[Tailored]:
     if facts.value("os.wsl") is True and missing.startswith("libcuda"):
         return Tailored(summary="This is WSL: the driver's libcuda lives in /usr/lib/wsl/lib, which the loader does not search. "
                                 "Add it to the library path (and refresh the linker cache).",
-                        commands=["export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH", "sudo ldconfig",
+                        commands=[F.prepend_path_cmd("LD_LIBRARY_PATH", "/usr/lib/wsl/lib"), "sudo ldconfig",
                                   "ls -l /usr/lib/wsl/lib/libcuda*"], notes=notes + ["running under WSL"])
     want = groups.get("major")
     if want and pkg and pkg_v and not pkg_v.startswith(want + "."):
@@ -428,7 +428,7 @@ def cudnn_lib_load(match, facts: Facts) -> Optional[Tailored]:
     if pkg and F.os_name(facts) == "linux":
         return Tailored(summary="The %s wheel (cuDNN %s) is installed but not on the library path of the program that loads it: "
                                 "add its lib directory." % (pkg, pkg_v),
-                        commands=["export LD_LIBRARY_PATH=$(%s -c \"import os, nvidia.cudnn; print(os.path.join("
-                                  "nvidia.cudnn.__path__[0], 'lib'))\"):$LD_LIBRARY_PATH" % F.python_cmd(facts)],
+                        commands=[F.prepend_path_cmd("LD_LIBRARY_PATH", "$(%s -c \"import os, nvidia.cudnn; print(os.path.join("
+                                                                        "nvidia.cudnn.__path__[0], 'lib'))\")" % F.python_cmd(facts))],
                         notes=notes)
     return None

@@ -2,12 +2,12 @@
 spaces lost (copied from a GUI dialog), lines wrapped at odd places, and underscores that a
 Markdown renderer took for emphasis (`CUBLAS STATUS_INVALID VALUE`, `*ZNK3c10...init*is_...`).
 
-It runs only when the exact passes found nothing. Each pattern is matched without its
-whitespace, underscores and asterisks (`despace_pattern`: its space, `\\s`, `[ \\t]`, `_`,
-`\\*` atoms and their quantifiers dropped) against lines with all of those removed, alone and
-with the lines that follow joined to them (a message wrapped over up to WINDOW lines). Every
-step is linear in the text: the patterns keep their bounded repeats, and a pattern runs only
-where its despaced anchor is.
+It runs when the exact passes found no certain diagnosis, or the paste was cut into lines of
+one width. Each pattern is matched without its whitespace, underscores and asterisks
+(`despace_pattern`: its space, `\\s`, `[ \\t]`, `_`, `\\*` atoms and their quantifiers dropped)
+against lines with all of those removed, alone and with the lines that follow joined to them (a
+message wrapped over up to WINDOW lines). Every step is linear in the text: the patterns keep
+their bounded repeats, and a pattern runs only where its despaced anchor is.
 """
 
 from __future__ import annotations  # no typing generics built at import: explain's cold start
@@ -122,6 +122,17 @@ def despace_pattern(src: str) -> Optional[str]:
         return result
     except (ValueError, re.error):
         return None
+
+
+@lru_cache(maxsize=1)
+def anchors_by_file():
+    """Each KB file's anchors as this pass sees them (despaced, four characters or more), or
+    None without an entry index; computed once per process."""
+    from ..kb.errors import entry_index
+    ei = entry_index()
+    if ei is None:
+        return None
+    return {f: tuple(d for d in (despace_text(a) for a in lits) if len(d) >= 4) for f, lits in ei["anchors"].items()}
 
 
 @lru_cache(maxsize=4096)

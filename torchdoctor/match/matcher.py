@@ -463,14 +463,13 @@ def _hard_wrapped(lines: List[str]) -> bool:
 
 def _despaced_index_for(lines: List[str]):
     """The despaced patterns of the KB files whose despaced anchors are in the despaced text."""
-    from .despaced import DespacedIndex, despace_text
-    from ..kb.errors import entry_index
-    ei = entry_index()
+    from .despaced import DespacedIndex, anchors_by_file, despace_text
+    by_file = anchors_by_file()
     flat = despace_text("".join(lines))
-    if ei is None:
+    if by_file is None:
         index = default_index()
     else:
-        files = tuple(f for f, lits in ei["anchors"].items() if any(despace_text(a) in flat for a in lits if len(a) >= 4))
+        files = tuple(f for f, lits in by_file.items() if any(a in flat for a in lits))
         index = _selected_index(files)
     if index._despaced is None:
         index._despaced = DespacedIndex(index, GENERIC_TRIGGERS)

@@ -327,6 +327,12 @@ def set_env_cmd(facts: Facts, name: str, value: str) -> str:
     return "set %s=%s" % (name, value) if os_name(facts) == "windows" else "export %s=%s" % (name, value)
 
 
+def prepend_path_cmd(name: str, entry: str) -> str:
+    """The POSIX shell command that puts `entry` first in a path variable; an empty variable gets
+    no trailing ':' (an empty entry means the current directory to the loader)."""
+    return "export %s=%s${%s:+:$%s}" % (name, entry, name, name)
+
+
 def path_var(facts: Facts, name: str) -> List[str]:
     """The entries of a path variable (PYTHONPATH, LD_LIBRARY_PATH, LD_PRELOAD, ...) as the
     target interpreter saw them; [] when unset or unknown."""

@@ -258,7 +258,7 @@ def test_plan_failed_warning_on_230():
 def test_cudnn8_libcuda_on_wsl():
     text = "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such file or directory"
     ex = explain("cudnn8-library-load-failed", text, {"packages": torch_pkg("2.0.1+cu118"), "os": dict(LINUX, wsl=True)})
-    assert "export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH" in ex.fix.commands
+    assert "export LD_LIBRARY_PATH=/usr/lib/wsl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" in ex.fix.commands
     assert generic(explain("cudnn8-library-load-failed", text, {"os": {"system": "Windows"}}))
 
 

@@ -285,7 +285,7 @@ def test_nvjitlink_with_ld_library_path_and_old_package():
               packages={"nvidia-nvjitlink-cu12": {"version": "12.0.140", "location": SITE}})
     t = run(NVJIT, "nvjitlink-undefined-symbol", f)
     assert "/usr/local/cuda-12.0/lib64" in t.cause
-    assert "export LD_LIBRARY_PATH=%s/nvidia/nvjitlink/lib:$LD_LIBRARY_PATH" % SITE in t.commands
+    assert "export LD_LIBRARY_PATH=%s/nvidia/nvjitlink/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" % SITE in t.commands
     assert '/home/u/venv/bin/python -m pip install "nvidia-nvjitlink-cu12>=12.1"' in t.commands
 
 

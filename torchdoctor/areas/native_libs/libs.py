@@ -120,7 +120,7 @@ def nvidia_lib_shadowed(match, facts: Facts) -> Optional[Tailored]:
         cmds.append('env -u LD_LIBRARY_PATH %s -c "import torch; print(torch.__version__)"' % py)
         if loc:
             sub = "cu13" if major == "13" else ("nvjitlink" if nvjit else "cublas")
-            cmds.append("export LD_LIBRARY_PATH=%s/nvidia/%s/lib:$LD_LIBRARY_PATH" % (loc, sub))
+            cmds.append(F.prepend_path_cmd("LD_LIBRARY_PATH", "%s/nvidia/%s/lib" % (loc, sub)))
     need = (getattr(match, "groups", {}) or {}).get("ver")
     if nvjit and need and pver:
         want = need.replace("_", ".")
