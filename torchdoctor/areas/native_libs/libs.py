@@ -184,7 +184,8 @@ def mkl_ijit(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("glibcxx")
 def glibcxx(match, facts: Facts) -> Optional[Tailored]:
-    need = (getattr(match, "groups", {}) or {}).get("ver")
+    minor = (getattr(match, "groups", {}) or {}).get("minor")
+    need = "3.4.%s" % minor if minor else None
     if not need or not facts.value("python.executable"):
         return None
     prefix = facts.value("python.prefix")
