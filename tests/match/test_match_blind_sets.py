@@ -13,12 +13,16 @@ from torchdoctor.match.matcher import match_text
 EVAL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "eval")
 SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "blind21_issues.jsonl",
         "blind22_docs.jsonl", "blind22_sites.jsonl", "blind23_docs.jsonl", "blind23_issues.jsonl",
-        "blind23_pages.jsonl"]
+        "blind23_pages.jsonl", "blind24_platforms.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
     # the file's first bytes tell them apart, and explain does not see the file.
     ("blind18_issues.jsonl", 19): "checkpoint-truncated",
+    # A Jetson wheel linked against cuDNN 8 on a JetPack with cuDNN 9: the loader finds the file
+    # but not the symbol version; no entry states that cause with the right fix (reinstalling
+    # torch from PyPI would replace NVIDIA's Jetson build).
+    ("blind22_docs.jsonl", 3): None,
     # The paste ends inside the path of the library that failed: nothing names it.
     ("blind22_docs.jsonl", 1): None,
     # NumPy's own message, in a traceback of TensorFlow's frames only: explain names TensorFlow
@@ -29,8 +33,13 @@ OPEN = {
     # A corrupt ZIP in a wheel read by pip's unpacker (BadZipFile: Bad CRC-32) names no wheel
     # and no installer: any archive reader prints it.
     ("blind23_issues.jsonl", 6): None,
+    # The bare line shows no child process being started: torch.save of a lambda prints it too.
+    ("blind23_issues.jsonl", 4): None,
     # A pull request's prose about torchaudio.set_audio_backend(), not the AttributeError.
     ("blind23_issues.jsonl", 10): None,
+    # detectron2's environment report ("detectron2._C failed to import" beside torchvision 0.6.0
+    # and torch 1.5.1): a table, not an error message.
+    ("blind24_platforms.jsonl", 6): None,
 }
 
 
@@ -54,4 +63,4 @@ def test_a_labelled_blind_row_is_answered_by_its_entry(name, i, row):
 
 
 def test_the_sets_hold_labelled_rows():
-    assert sum(1 for _ in _rows()) >= 115
+    assert sum(1 for _ in _rows()) >= 120

@@ -1,10 +1,11 @@
 """The second pass of match_text, for pastes whose whitespace is not what the message had:
 spaces lost (copied from a GUI dialog), lines wrapped at odd places, and underscores that a
-Markdown renderer took for emphasis (`CUBLAS STATUS_INVALID VALUE`, `*ZNK3c10...init*is_...`).
+Markdown renderer took for emphasis (`CUBLAS STATUS_INVALID VALUE`, `*ZNK3c10...init*is_...`),
+and colons lost when a message is retyped (`libcudart.so.9.0 cannot open shared object file`).
 
 It runs when the exact passes found no certain diagnosis, or the paste was cut into lines of
-one width. Each pattern is matched without its whitespace, underscores and asterisks
-(`despace_pattern`: its space, `\\s`, `[ \\t]`, `_`, `\\*` atoms and their quantifiers dropped)
+one width. Each pattern is matched without its whitespace, underscores, asterisks and colons
+(`despace_pattern`: its space, `\\s`, `[ \\t]`, `_`, `\\*`, `:` atoms and their quantifiers dropped)
 against lines with all of those removed, alone and with the lines that follow joined to them (a
 message wrapped over up to WINDOW lines). Every step is linear in the text: the patterns keep
 their bounded repeats, and a pattern runs only where its despaced anchor is.
@@ -21,9 +22,10 @@ PENALTY = 5.0  # a despaced hit scores below an exact one of the same pattern
 
 WS_ESCAPES = frozenset(("\\s", "\\t", "\\n", "\\r", "\\f", "\\v", "\\ "))
 # Markdown's emphasis marks: a pasted identifier loses its underscores to them, or they turn
-# into asterisks or spaces. Dropped from the text and the patterns alike, like whitespace.
-MARKS = frozenset(("_", "\\_", "*", "\\*"))
-_NO_MARKS = str.maketrans("", "", "_*")
+# into asterisks or spaces; and colons, which a retyped message loses. Dropped from the text and
+# the patterns alike, like whitespace.
+MARKS = frozenset(("_", "\\_", "*", "\\*", ":", "\\:"))
+_NO_MARKS = str.maketrans("", "", "_*:")
 QUANT = r"[*+?]|\{\d*(?:,\d*)?\}"
 
 
@@ -73,6 +75,21 @@ def _despace_class(cls: str) -> Optional[str]:
     return "[" + "".join(kept) + "]" if kept else None
 
 
+def _group_head_end(src: str, i: int) -> int:
+    """Where the syntax that opens the group at src[i:] ("(?:", "(?<!", "(?P<name>", "(?i:")
+    ends: it is copied as it is."""
+    if src.startswith(("(?P<", "(?P="), i):
+        return src.index(">" if src[i + 3] == "<" else ")", i) + 1
+    if src.startswith(("(?<=", "(?<!"), i):
+        return i + 4
+    if src.startswith(("(?:", "(?=", "(?!", "(?#"), i):
+        return i + 3
+    j = i + 2  # inline flags: (?i) or (?i:
+    while j < len(src) and src[j] not in ":)":
+        j += 1
+    return j + 1
+
+
 def despace_pattern(src: str) -> Optional[str]:
     """`src` with its whitespace and emphasis-mark atoms (and their quantifiers) and word
     boundaries removed, or None when that is not a pattern Python accepts (a look-behind whose
@@ -91,8 +108,8 @@ def despace_pattern(src: str) -> Optional[str]:
                     if i < n and src[i] in "?+":  # lazy or possessive
                         i += 1
                     continue
-            if src.startswith(("(?P<", "(?P="), i):  # a group's name, not text
-                j = src.index(">" if src[i + 3] == "<" else ")", i) + 1
+            if src.startswith("(?", i):  # a group's syntax (its ':', a name), not text
+                j = _group_head_end(src, i)
                 out.append(src[i:j])
                 i = j
                 continue
@@ -111,7 +128,7 @@ def despace_pattern(src: str) -> Optional[str]:
                     dropped = True
                 else:
                     out.append(cls)
-            elif c in (" ", "_"):
+            elif c in (" ", "_", ":"):
                 i += 1
                 dropped = True
             else:

@@ -15,6 +15,15 @@ NOT_THEIRS = [
     # UCX's own symbol errors outside HPC-X's folder are not the NGC container's clash.
     ("/usr/lib/x86_64-linux-gnu/libucp.so.0: undefined symbol: ucs_config_doc_nop", "hpcx-ucx-library-conflict"),
     ("mpirun: /usr/lib/libuct.so.0: undefined symbol: ucs_async_poll_missed", "hpcx-ucx-library-conflict"),
+    # torch.save of a model holding a lambda: pickling, but no child process being started.
+    ("  File \"/env/lib/python3.11/site-packages/torch/serialization.py\", line 652, in _save\n    pickler.dump(obj)\n"
+     "AttributeError: Can't pickle local object 'build_model.<locals>.<lambda>'", "multiprocessing-cannot-pickle-local-object"),
+    # Any conda conflict naming pytorch is not a missing channel.
+    ("UnsatisfiableError: The following specifications were found to be incompatible with the existing python "
+     "installation in your environment:\n\nSpecifications:\n\n  - pytorch==1.7.1 -> python[version='>=3.8,<3.9.0a0']"
+     "\n\nYour python: python=3.10", "conda-torch-not-in-channels"),
+    # PyInstaller with setuptools 70: a submodule of pkg_resources, not pkg_resources removed.
+    ("ModuleNotFoundError: No module named 'pkg_resources.extern'", "pkg-resources-removed"),
 ]
 
 
@@ -33,6 +42,18 @@ THEIRS = [
      "torch-python-c-api-symbol-missing"),
     ("LINK : fatal error LNK1104: cannot open file 'python3.lib'", "python-import-library-missing"),
     ("LINK : fatal error LNK1104: cannot open file 'python312_d.lib'", "python-import-library-missing"),
+    # retyped without the loader's colon
+    ("libcudart.so.9.0 cannot open shared object file no such file or directory", "cuda-runtime-lib-cannot-open"),
+    ("Package pytorch-cuda conflicts for:\ntorchaudio==0.13.1 -> pytorch-cuda[version='11.6.*|11.7.*']",
+     "conda-nvidia-channel-missing"),
+    ("    w.start()\n  File \"C:\\env\\lib\\multiprocessing\\popen_spawn_win32.py\", line 93, in __init__\n"
+     "AttributeError: Can't pickle local object 'CVDB.<locals>.transform'", "multiprocessing-cannot-pickle-local-object"),
+    # torch_xla before 2.0 carried XLA's client under a tensorflow/compiler path: still torch_xla's.
+    ("RuntimeError: tensorflow/compiler/xla/xla_client/computation_client.cc:274 : Missing XLA configuration",
+     "torch-xla-missing-xla-configuration"),
+    # DeepSpeed before its ">- DeepSpeed Op Builder:" prefix
+    ("Exception: Installed CUDA version 11.0 does not match the version torch was compiled with 11.1, unable to "
+     "compile cuda/cpp extensions without a matching cuda version.", "deepspeed-cuda-toolkit-mismatch"),
 ]
 
 
@@ -40,6 +61,17 @@ THEIRS = [
 def test_a_variant_of_the_message_lands_on_its_entry(text, entry):
     found = match_text(text)
     assert found and found[0].id == entry, [m.id for m in found]
+
+
+def test_a_generic_loader_message_is_possible_with_the_loader_s_cause_unless_torch_s_own():
+    found = match_text("ImportError: /opt/conda/lib/libstdc++.so.6: version `GLIBCXX_3.4.30' not found "
+                       "(required by /workspace/build/lib/libmigraphx_gpu.so.2011000)")
+    assert found[0].id == "glibcxx-version-not-found" and found[0].confidence == "possible"
+    assert "dynamic loader" in found[0].neutral.by
+    # A library built only on PyTorch names it: the same message is torch's.
+    found = match_text("ImportError: /opt/conda/lib/libstdc++.so.6: version `GLIBCXX_3.4.30' not found "
+                       "(required by /env/site-packages/detectron2/_C.cpython-310-x86_64-linux-gnu.so)")
+    assert found[0].id == "glibcxx-version-not-found" and found[0].confidence == "high"
 
 
 def test_a_path_is_prepended_without_a_trailing_separator():
