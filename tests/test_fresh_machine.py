@@ -19,6 +19,8 @@ import re
 
 import pytest
 
+from torchdoctor.gather import system
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SYSTEM = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/", "/dev/", "/proc/", "/sys/", "/tmp/", "/var/",
           "/run/", "/opt/homebrew/", "/System/", "/Library/")
@@ -33,7 +35,7 @@ _SHELL_PATH = re.compile(r"(?<![\w$.})\]])(/(?:home|root|work|opt|srv|mnt|Users)
 
 
 # Facts the probe reads about the machine it runs on, not dependencies of the tests.
-MACHINE_MARKERS = ("/.dockerenv",)
+MACHINE_MARKERS = (system.DOCKER_MARKER,)
 # Paths that tests use because they exist nowhere (the "does not exist" cases).
 MISSING_BY_DESIGN = "/nonexistent"
 

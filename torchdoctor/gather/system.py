@@ -110,9 +110,13 @@ def _sysctl(name: str) -> Optional[str]:
     return r.stdout.strip() if r.ok else None
 
 
+# Docker's marker file at the root of a container's filesystem.
+DOCKER_MARKER = "/.dockerenv"
+
+
 def container_facts() -> Any:
     kinds: List[str] = []
-    if os.path.exists("/.dockerenv"):
+    if os.path.exists(DOCKER_MARKER):
         kinds.append("docker")
     if os.path.exists("/run/.containerenv"):
         kinds.append("podman")
