@@ -53,8 +53,9 @@ def renderings(row: Dict[str, object]) -> List[str]:
     """What the message looks like printed: placeholders filled with a number, then with a
     word, then with a device name (what most device messages fill in), then with a version
     (what most version checks fill in: DeepSpeed's "Installed CUDA version {} does not match the
-    version torch was compiled with {}" reads as itself only with versions); each with the exception or warning class in front as a
-    traceback ends, then bare (a pattern may start at the beginning of the line)."""
+    version torch was compiled with {}" reads as itself only with versions); each with the
+    exception or warning class in front as a traceback ends, then bare (a pattern may start at
+    the beginning of the line)."""
     out = []
     for fill in ("1", "x", "CUDA", "12.8"):
         body = render(str(row["text"]), fill)

@@ -62,3 +62,10 @@ def beside_failure(line: str, failures: Iterable[str]) -> bool:
     other than its own. When the warning was itself raised, the traceback it ends is its own."""
     raised = _RAISED_WARNING.match(line) is not None
     return any(not _own(f, line) and not (raised and "Traceback (most recent call last)" in f) for f in failures)
+
+
+def mark_notices(matches, failures: Iterable[str]) -> None:
+    """Set Match.beside_failure on each match: a notice entry's match beside a failure line."""
+    failures = list(failures)
+    for m in matches:
+        m.beside_failure = m.entry.notice and beside_failure(m.anchor_line, failures)

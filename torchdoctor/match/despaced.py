@@ -35,7 +35,7 @@ def despace_text(s: str) -> str:
 
 def _gone(item: str) -> bool:
     """Whether a pattern atom (a character, an escape or a class member) is one the text
-    loses: whitespace or an emphasis mark."""
+    loses: whitespace, an emphasis mark or a colon."""
     return item == " " or item in WS_ESCAPES or item in MARKS
 
 
@@ -128,7 +128,7 @@ def despace_pattern(src: str) -> Optional[str]:
                     dropped = True
                 else:
                     out.append(cls)
-            elif c in (" ", "_", ":"):
+            elif c != "*" and _gone(c):  # outside a class, '*' is a quantifier
                 i += 1
                 dropped = True
             else:

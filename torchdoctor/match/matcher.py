@@ -20,7 +20,7 @@ from .normalize import normalize, unmarkup
 from .candidates import text_candidates
 from .prefilter import EveryLine, NativeMarkers, NativePrefilter, NativeTriggers, Prefilter, PureTriggers
 from .whose import Layer, first, markers, neutral_layer, own_outside_namesakes
-from .confidence import EVIDENCE_FLOOR, FAILURES_KEPT, POSSIBLE_BELOW, beside_failure, failure_lines
+from .confidence import EVIDENCE_FLOOR, FAILURES_KEPT, POSSIBLE_BELOW, failure_lines, mark_notices
 
 SMALL_INPUT = 1024 * 1024
 # match_text on a text up to this size loads only the KB files with an anchor in it (a
@@ -324,7 +324,7 @@ class Context:
         shown = any(layer is None and max(m.score, m.evidence) >= POSSIBLE_BELOW for m, layer in zip(kept, layers))
         for m, layer in zip(kept, layers):
             m.neutral = None if shown else layer
-            m.beside_failure = m.entry.notice and beside_failure(m.anchor_line, self.failures)
+        mark_notices(kept, self.failures)
         return kept
 
 

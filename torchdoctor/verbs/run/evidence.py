@@ -90,7 +90,7 @@ class Evidence:
         if not self.scan or self.error is not None:
             return []
         try:
-            from ...match.confidence import beside_failure
+            from ...match.confidence import mark_notices
             from ...match.matcher import rank
             best: Dict[str, Any] = {}
             for scanner in self.scanners.values():
@@ -104,9 +104,8 @@ class Evidence:
                         have.count += m.count
             # A notice on one stream beside a failure on another (a warning on stdout, the
             # traceback on stderr) is not that failure's cause either.
-            failures = [f for scanner in self.scanners.values() for f in scanner.collector.context.failures]
-            for m in best.values():
-                m.beside_failure = m.entry.notice and beside_failure(m.anchor_line, failures)
+            mark_notices(best.values(), [f for scanner in self.scanners.values()
+                                         for f in scanner.collector.context.failures])
             return rank(list(best.values()))
         except Exception as e:  # noqa: BLE001
             self._failed(e)
