@@ -24,6 +24,20 @@ NOT_THEIRS = [
      "\n\nYour python: python=3.10", "conda-torch-not-in-channels"),
     # PyInstaller with setuptools 70: a submodule of pkg_resources, not pkg_resources removed.
     ("ModuleNotFoundError: No module named 'pkg_resources.extern'", "pkg-resources-removed"),
+    # Each new entry's neighbour: another status, a torch symbol, another header's standard,
+    # another import library, another macro, another framework's version gate or device count.
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( handle, opa, opb)`",
+     "cublas-invalid-value"),
+    ("ImportError: /env/site-packages/torch/lib/libtorch_python.so: undefined symbol: _ZN3c1010TensorImpl7releaseEv",
+     "torch-python-c-api-symbol-missing"),
+    ("/usr/bin/ld: build/foo.o: file not recognized: file truncated", "shared-library-file-too-short"),
+    ("#error C++17 or later compatible compiler is required to use Boost.Compute", "cpp-extension-cxx17-required"),
+    ("LINK : fatal error LNK1104: cannot open file 'kernel32.lib'", "python-import-library-missing"),
+    ("error: 'AT_ASSERT' was not declared in this scope", "extension-source-uses-removed-torch-api"),
+    ("ImportError: mylib was not built against numpy 2.0", "companion-no-build-for-this-torch"),
+    ("RuntimeError: Number of devices should be greater than zero", "ipex-no-dpcpp-devices"),
+    ("Error: this crate version expects libfoo 1.2, got 1.3", "tch-libtorch-version-mismatch"),
+    ("Package numpy conflicts for:\nscipy -> numpy[version='>=1.21']", "conda-nvidia-channel-missing"),
 ]
 
 
