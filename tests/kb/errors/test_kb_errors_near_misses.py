@@ -1,6 +1,9 @@
 """Texts that sit next to an entry's message but have another cause: the entry must not claim
 them, and the message's real variants must still land on it."""
 
+import os
+import subprocess
+
 import pytest
 
 from torchdoctor.match.matcher import match_text
@@ -90,5 +93,13 @@ def test_a_generic_loader_message_is_possible_with_the_loader_s_cause_unless_tor
 
 def test_a_path_is_prepended_without_a_trailing_separator():
     # An empty entry in LD_LIBRARY_PATH is the current directory to the loader.
-    assert F.prepend_path_cmd("LD_LIBRARY_PATH", "/usr/lib/wsl/lib") == \
-        "export LD_LIBRARY_PATH=/usr/lib/wsl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    cmd = F.prepend_path_cmd("LD_LIBRARY_PATH", "/usr/lib/wsl/lib")
+    assert cmd == "export LD_LIBRARY_PATH=/usr/lib/wsl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # Run by a real POSIX shell, unset and set.
+    for before, after in ((None, "/usr/lib/wsl/lib"), ("/a:/b", "/usr/lib/wsl/lib:/a:/b")):
+        env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+        if before is not None:
+            env["LD_LIBRARY_PATH"] = before
+        out = subprocess.run(["sh", "-c", cmd + '; printf %s "$LD_LIBRARY_PATH"'], env=env,
+                             capture_output=True, text=True, timeout=30).stdout
+        assert out == after
