@@ -117,7 +117,9 @@ def fake_bin(bindir, name: str, script: str) -> str:
 
 
 def fake_nvidia_smi(bindir, driver: str = "550.54.15", cuda: str = "12.4",
-                    gpus: Sequence[Tuple[str, str]] = (("NVIDIA A100-SXM4-80GB", "8.0"),)) -> str:
+                    gpus: Sequence[Tuple[str, str]] = (("NVIDIA A100-SXM4-80GB", "8.0"),),
+                    umd_banner: bool = False) -> str:
+    """`umd_banner`: the banner of the 610 driver series on ("KMD Version", "CUDA UMD Version")."""
     rows = "\n".join("%d, %s, %s, %s, 81920, GPU-%08d-aaaa-bbbb-cccc-%012d" % (i, n, driver, cap, i, i)
                      for i, (n, cap) in enumerate(gpus))
     return fake_bin(bindir, "nvidia-smi", textwrap.dedent("""\
@@ -128,12 +130,14 @@ def fake_nvidia_smi(bindir, driver: str = "550.54.15", cuda: str = "12.4",
           ;;
           *) cat <<'EOF'
         +-----------------------------------------------------------------------------+
-        | NVIDIA-SMI {driver}    Driver Version: {driver}    CUDA Version: {cuda}     |
+        | NVIDIA-SMI {driver}    {dlabel}: {driver}    {clabel}: {cuda}     |
         +-----------------------------------------------------------------------------+
         EOF
           ;;
         esac
-        """).format(rows=rows, driver=driver, cuda=cuda))
+        """).format(rows=rows, driver=driver, cuda=cuda,
+                    dlabel="KMD Version" if umd_banner else "Driver Version",
+                    clabel="CUDA UMD Version" if umd_banner else "CUDA Version"))
 
 
 def fake_nvcc(bindir, release: str = "12.4") -> str:

@@ -164,6 +164,24 @@ def test_fake_gpu_machine_is_healthy(env, tmp_path, monkeypatch):
     assert not [f for f in rep.findings if f.severity == "error"], [f.title for f in rep.findings]
 
 
+def test_the_banner_of_610_drivers_is_read(env, tmp_path, monkeypatch):
+    # The 610 series renamed the banner's labels ("KMD Version", "CUDA UMD Version"): a parser
+    # of the old labels found no CUDA version at all.
+    use_torch(monkeypatch, tmp_path)
+    fake_nvidia_smi(env, driver="610.43.02", cuda="13.3", umd_banner=True)
+    facts = gather(timeout=30)
+    assert facts.value("driver.driver_version") == "610.43.02"
+    assert facts.value("driver.cuda_driver_version") == "13.3"
+
+
+def test_banner_parser_reads_both_spellings():
+    from torchdoctor.gather.system import parse_smi_banner
+    old = "| NVIDIA-SMI 550.40.07              Driver Version: 550.40.07      CUDA Version: 12.4     |"
+    new = "| NVIDIA-SMI 610.43.02              KMD Version: 610.43.02     CUDA UMD Version: 13.3     |"
+    assert parse_smi_banner(old) == {"driver_version": "550.40.07", "cuda_driver_version": "12.4"}
+    assert parse_smi_banner(new) == {"driver_version": "610.43.02", "cuda_driver_version": "13.3"}
+
+
 def test_nvidia_smi_that_hangs_or_prints_garbage(env, tmp_path, monkeypatch):
     from fakes import fake_bin
     use_torch(monkeypatch, tmp_path)

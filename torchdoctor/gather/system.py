@@ -271,11 +271,13 @@ def parse_smi_query(text: str, fields=SMI_FIELDS) -> List[Dict[str, Any]]:
 
 
 def parse_smi_banner(text: str) -> Dict[str, str]:
+    # Drivers of the 610 series on print "KMD Version:" and "CUDA UMD Version:" where older
+    # ones printed "Driver Version:" and "CUDA Version:"; the numbers mean the same.
     out = {}
-    m = re.search(r"Driver Version:\s*([\d.]+)", text)
+    m = re.search(r"(?:Driver|KMD) Version:\s*([\d.]+)", text)
     if m:
         out["driver_version"] = m.group(1)
-    m = re.search(r"CUDA Version:\s*([\d.]+)", text)
+    m = re.search(r"CUDA (?:UMD )?Version:\s*([\d.]+)", text)
     if m:
         out["cuda_driver_version"] = m.group(1)
     return out

@@ -41,6 +41,18 @@ NOT_THEIRS = [
     ("RuntimeError: Number of devices should be greater than zero", "ipex-no-dpcpp-devices"),
     ("Error: this crate version expects libfoo 1.2, got 1.3", "tch-libtorch-version-mismatch"),
     ("Package numpy conflicts for:\nscipy -> numpy[version='>=1.21']", "conda-nvidia-channel-missing"),
+    # OpenMP's runtime is not MKL; a Java 8 app that is not TorchServe; the finished checkpoint file,
+    # not the uploader's temporary one; another aws-ofi-nccl warning; the old banner's label.
+    ("ImportError: dlopen(/env/lib/python3.8/site-packages/torch/_C.cpython-38-darwin.so, 2): "
+     "Library not loaded: @rpath/libiomp5.dylib", "mkl-library-not-loaded"),
+    ("Exception in thread \"main\" java.lang.NoSuchMethodError: java.nio.file.Files.readString(Ljava/nio/file/Path;)"
+     "Ljava/lang/String;\n\tat com.example.App.main(App.java:12)", "torchserve-java-too-old"),
+    ("FileNotFoundError: [Errno 2] No such file or directory: '/opt/ml/checkpoints/metadata.json'",
+     "sagemaker-debugger-checkpoint-upload"),
+    ("ip-10-0-0-1:77:77 [0] NCCL WARN NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument",
+     "aws-ofi-nccl-no-efa-device"),
+    ("| NVIDIA-SMI 550.40.07              Driver Version: 550.40.07      CUDA Version: 12.4     |",
+     "nvidia-smi-cuda-umd-version-label"),
 ]
 
 
@@ -50,6 +62,11 @@ def test_a_neighbouring_text_is_not_claimed(text, entry):
 
 
 THEIRS = [
+    ("ImportError: libmkl_intel_lp64.so.2: cannot open shared object file: No such file or directory",
+     "mkl-library-not-loaded"),
+    ("java.lang.UnsupportedClassVersionError: org/pytorch/serve/ModelServer has been compiled by a more recent "
+     "version of the Java Runtime (class file version 61.0), this version of the Java Runtime only recognizes "
+     "class file versions up to 55.0", "torchserve-java-too-old"),
     ("NVIDIA A100 is not compatible with the current PyTorch", "gpu-capability-not-compatible"),
     ("ImportError: /opt/hpcx/ucx/lib/libucs.so.0: undefined symbol: ucm_set_global_opts", "hpcx-ucx-library-conflict"),
     # Python's own C-API names in every spelling: Py..., _Py..., Py_..., _Py_...
