@@ -206,6 +206,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           (tests/eval/blind23_results.md)
   blind24_platforms.jsonl  8 rows from cloud and platform documentation: first run 3/8 (3/6 where an
                           entry fitted, no wrong answer); 5/8 after (tests/eval/blind24_results.md)
+  blind25_apps/_intl.jsonl 14 rows (2025-26 issues of applications built on torch, Chinese-language
+                          issues): first run 7/14 = 50.0% (apps 7/9, intl 0/5; 7/10 where an entry
+                          fitted, no wrong answer); 10/14 after
+  unrelated22.jsonl       23 negatives from 19 other stacks: first run 4 answered, all "possible", 0 high
+                          (tests/eval/blind25_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -13,7 +13,7 @@ from torchdoctor.match.matcher import match_text
 EVAL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "eval")
 SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "blind21_issues.jsonl",
         "blind22_docs.jsonl", "blind22_sites.jsonl", "blind23_docs.jsonl", "blind23_issues.jsonl",
-        "blind23_pages.jsonl", "blind24_platforms.jsonl"]
+        "blind23_pages.jsonl", "blind24_platforms.jsonl", "blind25_apps.jsonl", "blind25_intl.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
