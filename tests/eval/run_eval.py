@@ -208,7 +208,7 @@ score of each, before its misses drove any KB change (the honest estimate):
                           entry fitted, no wrong answer); 5/8 after (tests/eval/blind24_results.md)
   blind25_apps/_intl.jsonl 14 rows (2025-26 issues of applications built on torch, Chinese-language
                           issues): first run 7/14 = 50.0% (apps 7/9, intl 0/5; 7/10 where an entry
-                          fitted, no wrong answer); 10/14 after
+                          fitted, no wrong answer); 12/14 after
   unrelated22.jsonl       23 negatives from 19 other stacks: first run 4 answered, all "possible", 0 high
                           (tests/eval/blind25_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the

@@ -56,6 +56,9 @@ NOT_THEIRS = [
     # torch.jit.load of a file that is really missing: an ASCII path is not the Windows limit.
     ("open file failed because of errno 2 on fopen: No such file or directory, file path: ./models/model.pt",
      "torch-serialization-non-ascii-windows-path"),
+    # torch_musa's own kernels missing a torch symbol: torch_musa built for another torch, not the SDK.
+    ("ImportError: /env/site-packages/torch_musa/lib/libmusa_kernels.so: undefined symbol: "
+     "_ZN2at18_GeneratorRegisterC1ESt8functionIFNS_9GeneratorEaEE", "torch-musa-sdk-mismatch"),
 ]
 
 
