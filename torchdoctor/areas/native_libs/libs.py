@@ -327,3 +327,17 @@ def nvrtc_library(match, facts: Facts) -> Optional[Tailored]:
     if not causes and not cmds:
         return None
     return Tailored(cause=" ".join(causes) or None, commands=cmds or None, notes=notes)
+
+
+@hook("file-too-short")
+def file_too_short(match, facts: Facts) -> Optional[Tailored]:
+    """Look at the file the loader named, not at a placeholder: a path is listed and typed as it
+    is (links followed); a bare name is looked up in the loader's cache first."""
+    import shlex
+    lib = (getattr(match, "groups", {}) or {}).get("lib") or ""
+    if not lib:
+        return None
+    q = shlex.quote(lib)
+    if "/" in lib:
+        return Tailored(commands=["ls -lL %s" % q, "file -L %s" % q])
+    return Tailored(commands=["ldconfig -p | grep -F %s" % q])
