@@ -358,3 +358,18 @@ def test_triage_never_reads_this_machine(monkeypatch):
     assert res.facts.state("probe") == UNKNOWN and res.facts.state("memory") == UNKNOWN
     with pytest.raises(TriageError):
         triage_bytes(b"\x00\x01binary", "bin")
+
+
+def test_a_610_driver_that_collect_env_cannot_read_is_still_a_driver():
+    # torch's collect_env reads "Driver Version: " from nvidia-smi's banner; drivers of the 610
+    # series print "KMD Version:", so the field says "Could not collect" while nvidia-smi -L
+    # listed the GPU: the driver answered, and a paste must not be told to install the CPU wheel.
+    text = fixture("torch2.6_rtx5090_sm120_warning.txt")
+    text = text.replace("Nvidia driver version: 570.124.04", "Nvidia driver version: Could not collect")
+    text = text.replace("Is CUDA available: True", "Is CUDA available: False")
+    result = triage_text(text, "610")
+    assert result.facts.value("driver.present") is True
+    assert result.facts.state("driver.driver_version") == ABSENT
+    ids = {f.id for f in result.report.findings}
+    assert "no-gpu-driver" not in ids, ids
+    assert any("KMD Version" in n for n in result.notes), result.notes

@@ -70,6 +70,7 @@ CATEGORIES = {
     "package-missing": "a Python package a torch feature or a companion library needs is missing or too old "
                        "(cuda-bindings, nccl4py, opt_einsum, safetensors)",
     "disk-full": "a file torch writes cannot be written: the disk or quota is full, or the filesystem failed or went read-only",
+    "file-name": "a file torch reads or writes cannot be opened by its name (non-ASCII characters on Windows)",
     "profiler-unavailable": "the profiler cannot collect GPU activity (CUPTI permissions or libraries)",
     # torchdoctor dist: conditions of a whole distributed job
     "dist-mismatch": "a fact that must be equal on every rank differs between ranks or nodes",

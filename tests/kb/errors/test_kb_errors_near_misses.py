@@ -41,18 +41,17 @@ NOT_THEIRS = [
     ("RuntimeError: Number of devices should be greater than zero", "ipex-no-dpcpp-devices"),
     ("Error: this crate version expects libfoo 1.2, got 1.3", "tch-libtorch-version-mismatch"),
     ("Package numpy conflicts for:\nscipy -> numpy[version='>=1.21']", "conda-nvidia-channel-missing"),
-    # OpenMP's runtime is not MKL; a Java 8 app that is not TorchServe; the finished checkpoint file,
-    # not the uploader's temporary one; another aws-ofi-nccl warning; the old banner's label.
-    ("ImportError: dlopen(/env/lib/python3.8/site-packages/torch/_C.cpython-38-darwin.so, 2): "
-     "Library not loaded: @rpath/libiomp5.dylib", "mkl-library-not-loaded"),
+    # oneAPI's SYCL libraries beside IPEX are not an MKL release mismatch; a Java 8 app that is not
+    # TorchServe; a non-ASCII path on Linux (fopen takes UTF-8 there: the file is really missing);
+    # non-ASCII text after an ASCII Windows path.
+    ("ImportError: libmkl_sycl_blas.so.5: cannot open shared object file: No such file or directory",
+     "mkl-library-not-loaded"),
     ("Exception in thread \"main\" java.lang.NoSuchMethodError: java.nio.file.Files.readString(Ljava/nio/file/Path;)"
      "Ljava/lang/String;\n\tat com.example.App.main(App.java:12)", "torchserve-java-too-old"),
-    ("FileNotFoundError: [Errno 2] No such file or directory: '/opt/ml/checkpoints/metadata.json'",
-     "sagemaker-debugger-checkpoint-upload"),
-    ("ip-10-0-0-1:77:77 [0] NCCL WARN NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument",
-     "aws-ofi-nccl-no-efa-device"),
-    ("| NVIDIA-SMI 550.40.07              Driver Version: 550.40.07      CUDA Version: 12.4     |",
-     "nvidia-smi-cuda-umd-version-label"),
+    ("open file failed because of errno 2 on fopen: No such file or directory, file path: /home/用户/models/model.pt",
+     "torch-serialization-non-ascii-windows-path"),
+    ("open file failed because of errno 2 on fopen: No such file or directory, file path: "
+     "C:/Users/user/Desktop/models/model.pt (“quoted”)", "torch-serialization-non-ascii-windows-path"),
     # torch.jit.load of a file that is really missing: an ASCII path is not the Windows limit.
     ("open file failed because of errno 2 on fopen: No such file or directory, file path: ./models/model.pt",
      "torch-serialization-non-ascii-windows-path"),
@@ -126,3 +125,22 @@ def test_a_path_is_prepended_without_a_trailing_separator():
         out = subprocess.run(["sh", "-c", cmd + '; printf %s "$LD_LIBRARY_PATH"'], env=env,
                              capture_output=True, text=True, timeout=30).stdout
         assert out == after
+
+
+@pytest.mark.parametrize("text,failure,notice", [
+    ("| NVIDIA-SMI 610.43.02              KMD Version: 610.43.02     CUDA UMD Version: 13.3     |\n"
+     "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+     "cuda-no-kernel-image", "nvidia-smi-cuda-umd-version-label"),
+    ("20:13:32 - NCCL WARN NET/OFI Only EFA provider is supported\n"
+     "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error",
+     "nccl-unhandled-system-error", "aws-ofi-nccl-no-efa-device"),
+])
+def test_a_notice_beside_a_failure_is_only_possible(text, failure, notice):
+    found = match_text(text)
+    assert found[0].id == failure
+    assert [m.confidence for m in found if m.id == notice] == ["possible"]
+
+
+def test_the_610_banner_alone_is_never_a_diagnosis():
+    found = match_text("| NVIDIA-SMI 610.43.02              KMD Version: 610.43.02     CUDA UMD Version: 13.3     |")
+    assert [(m.id, m.confidence) for m in found] == [("nvidia-smi-cuda-umd-version-label", "possible")]

@@ -62,6 +62,14 @@ def driver_field(b: FactsBuilder, value: str) -> None:
     if m and not missing(v):
         b.set("driver.driver_version", m.group(1), "Nvidia driver version")
         b.set("driver.present", True)
+    elif missing(v) and isinstance(b.get("driver.gpus"), list):
+        # nvidia-smi -L listed GPUs, so a driver answered: collect_env reads the version from the
+        # banner's "Driver Version:", which drivers of the 610 series print as "KMD Version:".
+        b.set("driver.driver_version", absent("collect_env: %s although nvidia-smi listed the GPUs (a 610+ "
+                                              "driver's banner, which collect_env cannot read)" % (v or "empty")))
+        b.set("driver.present", True)
+        b.notes.append("the driver's version is not in the paste: nvidia-smi listed the GPUs but collect_env "
+                       "could not read its banner (drivers of the 610 series label it 'KMD Version')")
     elif missing(v):
         b.set("driver.driver_version", absent("collect_env: %s (nvidia-smi missing or failed)" % (v or "empty")))
         b.set("driver.present", False)
