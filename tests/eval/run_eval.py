@@ -211,6 +211,9 @@ score of each, before its misses drove any KB change (the honest estimate):
                           fitted, no wrong answer); 12/14 after
   unrelated22.jsonl       23 negatives from 19 other stacks: first run 4 answered, all "possible", 0 high
                           (tests/eval/blind25_results.md)
+  blind26_vendors/_dist/_install/_asia.jsonl 30 rows of 2025-26 (non-NVIDIA devices, distributed
+                          setup, installing, Japanese): first run 17/30 = 56.7% (17/25 where an entry
+                          fitted, 2 wrong); 25/30 after (tests/eval/blind26_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

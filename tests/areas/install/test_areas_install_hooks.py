@@ -110,6 +110,15 @@ def test_wheel_for_other_python_and_os():
     assert "Python 3.7" in t.cause and "linux wheel" in t.cause and "built for x86_64" in t.cause
 
 
+def test_a_companions_wheel_gets_its_own_advice_not_torchs_install_command():
+    text = ("ERROR: sageattention-2.2.0+cu128.torch2.11-cp311-cp311-win_amd64.whl is not a supported wheel on "
+            "this platform.")
+    t = run(text, "torch-wheel-not-supported-platform", facts(py="3.12.9", system="Windows", machine="AMD64"))
+    assert "Python 3.11" in t.cause and "Python 3.12" in t.cause
+    assert "sageattention wheel built for this interpreter" in t.summary and "cp312" in t.summary
+    assert not any("torch" in c for c in t.commands), t.commands
+
+
 def test_wheel_that_matches_is_generic():
     text = "torch-2.4.1-cp311-cp311-manylinux1_x86_64.whl is not a supported wheel on this platform."
     assert run(text, "torch-wheel-not-supported-platform", facts(py="3.11.1")) is None

@@ -52,6 +52,12 @@ NOT_THEIRS = [
      "torch-serialization-non-ascii-windows-path"),
     ("open file failed because of errno 2 on fopen: No such file or directory, file path: "
      "C:/Users/user/Desktop/models/model.pt (“quoted”)", "torch-serialization-non-ascii-windows-path"),
+    # A training script's own refusal of bf16 on any MPS (diffusers' examples), not torch's old
+    # message; uv's no-wheel error for a package that is not torch's companion.
+    ("ValueError: Mixed precision training with bfloat16 is not supported on MPS. Please use fp16 (recommended) "
+     "or fp32 instead.", "mps-bfloat16-old-torch"),
+    ("error: Distribution `pyqt5-qt5==5.15.16 @ registry+https://pypi.org/simple` can't be installed because it "
+     "doesn't have a source distribution or wheel for the current platform", "uv-companion-no-wheel-for-platform"),
     # torch.jit.load of a file that is really missing: an ASCII path is not the Windows limit.
     ("open file failed because of errno 2 on fopen: No such file or directory, file path: ./models/model.pt",
      "torch-serialization-non-ascii-windows-path"),
@@ -67,6 +73,13 @@ def test_a_neighbouring_text_is_not_claimed(text, entry):
 
 
 THEIRS = [
+    # uv's hint with its backticks and "the following platforms:" lost in a paste.
+    ("hint: You're on macOS (macosx_15_0_x86_64), but torch (v2.8.0) only has wheels for macosx_11_0_arm64",
+     "uv-torch-no-wheel-for-platform"),
+    # A companion's prebuilt wheel of another Python: pip's tag check, not torch's.
+    ("ERROR: sageattention-2.2.0+cu128.torch2.11-cp311-cp311-win_amd64.whl is not a supported wheel on this platform.",
+     "torch-wheel-not-supported-platform"),
+    ("The server socket on [::ffff:10.4.6.125]:63617 has timed out, will retry.", "dist-rendezvous-connect-failed"),
     ("ImportError: libmkl_intel_lp64.so.2: cannot open shared object file: No such file or directory",
      "mkl-library-not-loaded"),
     ("java.lang.UnsupportedClassVersionError: org/pytorch/serve/ModelServer has been compiled by a more recent "

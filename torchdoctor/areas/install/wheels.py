@@ -239,6 +239,12 @@ def torch_wheel_unsupported(match, facts: Facts) -> Optional[Tailored]:
         problems.append("it is built for %s and this machine is %s" % (arch, machine))
     if not problems:
         return None
+    if (g.get("name") or "torch").lower() != "torch":
+        # Another package's wheel (a prebuilt kernel library): torch's commands would not get it.
+        return Tailored(cause="For %s: %s." % (g.get("wheel"), "; ".join(problems)),
+                        summary="Get the %s wheel built for this interpreter and platform (its cp%s tag), or "
+                                "run it with the Python the wheel was built for." % (g.get("name"), py.replace(".", "")),
+                        commands=[on_interpreter("pip debug --verbose", facts)], notes=python_note(facts))
     ver = (g.get("ver") or "").split("+")[0]
     tag = (g.get("ver") or "").partition("+")[2] or None
     cmds = torch_command(facts, version=ver, variant=tag) if compat.release(ver) and \
