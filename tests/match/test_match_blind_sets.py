@@ -14,7 +14,8 @@ EVAL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "blind21_issues.jsonl",
         "blind22_docs.jsonl", "blind22_sites.jsonl", "blind23_docs.jsonl", "blind23_issues.jsonl",
         "blind23_pages.jsonl", "blind24_platforms.jsonl", "blind25_apps.jsonl", "blind25_intl.jsonl",
-        "blind26_vendors.jsonl", "blind26_dist.jsonl", "blind26_install.jsonl", "blind26_asia.jsonl"]
+        "blind26_vendors.jsonl", "blind26_dist.jsonl", "blind26_install.jsonl", "blind26_asia.jsonl",
+        "blind27_compile.jsonl", "blind27_checkpoints.jsonl", "blind27_gpu.jsonl", "blind27_notebooks.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -46,6 +47,18 @@ OPEN = {
     ("blind26_vendors.jsonl", 0): "hip-invalid-device-function",
     # The traceback stops inside transformers' from_pretrained, before the torch.load refusal.
     ("blind26_asia.jsonl", 0): None,
+    # triton-windows' "Failed to compile. cc_cmd: [...cl.exe...]" without the compiler's own error:
+    # a compiler that is gone and one that failed print the same line.
+    ("blind27_compile.jsonl", 3): None,
+    # A bare "HTTP Error 403: rate limit exceeded" in a test log: any GitHub API client prints it;
+    # the entry needs torch.hub in the text.
+    ("blind27_checkpoints.jsonl", 7): None,
+    # git-lfs' own quota error at clone time; the entry states the pointer file torch.load opens later.
+    ("blind27_checkpoints.jsonl", 9): None,
+    # The traceback stops at torch.load's call, before the truncated archive's message.
+    ("blind27_checkpoints.jsonl", 13): None,
+    # "No space left on device" from pyarrow's dataset cache: the entry keeps to torch's own writes.
+    ("blind27_checkpoints.jsonl", 14): None,
 }
 
 
