@@ -216,7 +216,7 @@ score of each, before its misses drove any KB change (the honest estimate):
                           fitted, 2 wrong); 25/30 after (tests/eval/blind26_results.md)
   blind27_compile/_checkpoints/_gpu/_notebooks.jsonl 39 rows of 2025-26 (compile and builds,
                           checkpoints and downloads, NVIDIA setups, hosted environments): first run
-                          22/39 = 56.4% (22/30 where an entry fitted, no wrong answer); 25/39 after
+                          22/39 = 56.4% (22/30 where an entry fitted, no wrong answer); 27/39 after
                           (tests/eval/blind27_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a

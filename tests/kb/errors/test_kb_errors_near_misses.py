@@ -58,6 +58,9 @@ NOT_THEIRS = [
      "or fp32 instead.", "mps-bfloat16-old-torch"),
     ("error: Distribution `pyqt5-qt5==5.15.16 @ registry+https://pypi.org/simple` can't be installed because it "
      "doesn't have a source distribution or wheel for the current platform", "uv-companion-no-wheel-for-platform"),
+    # A symlink refused outside any model cache (a build tool's own link).
+    ("OSError: [WinError 1314] A required privilege is not held by the client: 'C:\\src\\a.txt' -> 'C:\\dst\\a.txt'",
+     "hf-hub-windows-symlink-privilege"),
     # torch.jit.load of a file that is really missing: an ASCII path is not the Windows limit.
     ("open file failed because of errno 2 on fopen: No such file or directory, file path: ./models/model.pt",
      "torch-serialization-non-ascii-windows-path"),
