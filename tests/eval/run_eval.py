@@ -218,6 +218,9 @@ score of each, before its misses drove any KB change (the honest estimate):
                           checkpoints and downloads, NVIDIA setups, hosted environments): first run
                           22/39 = 56.4% (22/30 where an entry fitted, no wrong answer); 27/39 after
                           (tests/eval/blind27_results.md)
+  blind28_windows/_media/_workers.jsonl 26 rows of 2025-26 (Windows, audio/video companions, data
+                          loading and memory): first run 9/26 = 34.6% (9/17 where an entry fitted,
+                          3 wrong); 16/26 after (tests/eval/blind28_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -19,7 +19,7 @@ PIP_NAMES = {
     "scipy": "scipy>=1.9.0", "kenlm": "https://github.com/kpu/kenlm/archive/master.zip",
     "datastates": "git+https://github.com/DataStates/datastates-llm",
     "flashattention": "flash-attn", "flash_attn": "flash-attn", "sklearn": "scikit-learn", "cv2": "opencv-python",
-    "yaml": "PyYAML", "megatron": "megatron-core", "transformersengine": "transformer-engine[pytorch]",
+    "yaml": "PyYAML", "megatron": "megatron-core", "pyav": "av", "transformersengine": "transformer-engine[pytorch]",
 }
 
 
