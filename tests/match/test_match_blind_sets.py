@@ -16,7 +16,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind23_pages.jsonl", "blind24_platforms.jsonl", "blind25_apps.jsonl", "blind25_intl.jsonl",
         "blind26_vendors.jsonl", "blind26_dist.jsonl", "blind26_install.jsonl", "blind26_asia.jsonl",
         "blind27_compile.jsonl", "blind27_checkpoints.jsonl", "blind27_gpu.jsonl", "blind27_notebooks.jsonl",
-        "blind28_windows.jsonl", "blind28_media.jsonl", "blind28_workers.jsonl"]
+        "blind28_windows.jsonl", "blind28_media.jsonl", "blind28_workers.jsonl",
+        "blind29_amd.jsonl", "blind29_apple.jsonl", "blind29_serving.jsonl", "blind29_zh.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -70,6 +71,16 @@ OPEN = {
     ("blind28_workers.jsonl", 1): None,
     # Python 3.12's "multi-threaded, use of fork() may lead to deadlocks": any threaded parent forks so.
     ("blind28_workers.jsonl", 5): None,
+    # zsh's bare "illegal hardware instruction" on a Mac: an x86_64 Python under Rosetta and a CPU
+    # without AVX print the same; only the machine's facts tell them apart.
+    ("blind29_apple.jsonl", 9): "torch-import-illegal-instruction",
+    # Bare lines any tool prints: "Failed to find MSVC", an optimizer without .train(), a Windows DLL
+    # of an extension whose module name says nothing, DeepSpeed's op_builder import beside
+    # bitsandbytes' CUDA-version line.
+    ("blind29_serving.jsonl", 0): None,
+    ("blind29_serving.jsonl", 5): None,
+    ("blind29_serving.jsonl", 7): None,
+    ("blind29_zh.jsonl", 3): None,
 }
 
 

@@ -61,6 +61,9 @@ NOT_THEIRS = [
     # A symlink refused outside any model cache (a build tool's own link).
     ("OSError: [WinError 1314] A required privilege is not held by the client: 'C:\\src\\a.txt' -> 'C:\\dst\\a.txt'",
      "hf-hub-windows-symlink-privilege"),
+    # A CUDA library of the same family name is not ROCm's (libcudart, not libamdhip64).
+    ("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
+     "rocm-library-not-found"),
     # torch.jit.load of a file that is really missing: an ASCII path is not the Windows limit.
     ("open file failed because of errno 2 on fopen: No such file or directory, file path: ./models/model.pt",
      "torch-serialization-non-ascii-windows-path"),
