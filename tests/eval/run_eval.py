@@ -220,7 +220,7 @@ score of each, before its misses drove any KB change (the honest estimate):
                           (tests/eval/blind27_results.md)
   blind28_windows/_media/_workers.jsonl 26 rows of 2025-26 (Windows, audio/video companions, data
                           loading and memory): first run 9/26 = 34.6% (9/17 where an entry fitted,
-                          3 wrong); 16/26 after (tests/eval/blind28_results.md)
+                          3 wrong); 15/26 after (tests/eval/blind28_results.md)
   blind29_amd/_apple/_serving/_zh.jsonl 34 rows (AMD/ROCm, Apple Silicon, LLM serving stacks,
                           Chinese): first run 14/34 = 41.2% (14/22 where an entry fitted, 3 wrong);
                           22/34 after (tests/eval/blind29_results.md)

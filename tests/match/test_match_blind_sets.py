@@ -71,6 +71,9 @@ OPEN = {
     ("blind28_workers.jsonl", 1): None,
     # Python 3.12's "multi-threaded, use of fork() may lead to deadlocks": any threaded parent forks so.
     ("blind28_workers.jsonl", 5): None,
+    # triton-windows' tcc command on cuda_utils.c without tcc's own message: missing Python libs and
+    # a missing -lcuda fail alike.
+    ("blind28_windows.jsonl", 7): None,
     # zsh's bare "illegal hardware instruction" on a Mac: an x86_64 Python under Rosetta and a CPU
     # without AVX print the same; only the machine's facts tell them apart.
     ("blind29_apple.jsonl", 9): "torch-import-illegal-instruction",

@@ -81,8 +81,9 @@ NOT_SECRET_LAST = {"file", "files", "path", "paths", "dir", "directory", "name",
                    "socket", "agent", "words", "ms", "sec", "secs", "seconds", "stdin", "stdout", "prompt"}
 WORD_SPLIT_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Values a secret-named key holds that are no secret: switches, references, placeholders.
+# "lambda": Python's sort key (`max(links, key=lambda link: ...)`) is code, not a secret.
 NOT_SECRET_VALUE_RE = re.compile(r"(?i)(?:true|false|none|null|nil|yes|no|on|off|0|1|-1|\*+|x+|\.\.\.|bearer|basic|"
-                                 r"token|digest|negotiate|required|optional|auto|default|env|[$%].*|[<\[].*)")
+                                 r"token|digest|negotiate|required|optional|auto|default|env|lambda|[$%].*|[<\[].*)")
 
 
 # Unquoted values that are code, not secrets: a dotted name (tokenizer.eos_token), gdb's

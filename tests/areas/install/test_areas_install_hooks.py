@@ -119,6 +119,13 @@ def test_a_companions_wheel_gets_its_own_advice_not_torchs_install_command():
     assert not any("torch" in c for c in t.commands), t.commands
 
 
+def test_an_abi3_wheel_fits_every_later_python():
+    text = "ERROR: sageattention-2.2.0+cu128torch2.8.0-cp39-abi3-win_amd64.whl is not a supported wheel on this platform."
+    assert run(text, "torch-wheel-not-supported-platform", facts(py="3.12.1", system="Windows", machine="AMD64")) is None
+    t = run(text, "torch-wheel-not-supported-platform", facts(py="3.8.10", system="Windows", machine="AMD64"))
+    assert "Python 3.9 or later" in t.cause
+
+
 def test_wheel_that_matches_is_generic():
     text = "torch-2.4.1-cp311-cp311-manylinux1_x86_64.whl is not a supported wheel on this platform."
     assert run(text, "torch-wheel-not-supported-platform", facts(py="3.11.1")) is None

@@ -61,6 +61,17 @@ NOT_THEIRS = [
     # A symlink refused outside any model cache (a build tool's own link).
     ("OSError: [WinError 1314] A required privilege is not held by the client: 'C:\\src\\a.txt' -> 'C:\\dst\\a.txt'",
      "hf-hub-windows-symlink-privilege"),
+    ("  File \"C:\\tools\\mklink.py\", line 9, in link\n    os.symlink(src, dst)\n"
+     "OSError: [WinError 1314] A required privilege is not held by the client: 'a' -> 'b'",
+     "hf-hub-windows-symlink-privilege"),
+    # datasets' real limit for a remote cache, not the fsspec mismatch that makes a local one look remote.
+    ("NotImplementedError: Loading a dataset cached in a S3FileSystem is not supported.", "datasets-fsspec-incompatible"),
+    # A package whose name ends in "torch" is not torch; a torchcodec DLL under a folder named pytorch-env.
+    ("hint: You're on macOS (`macosx_14_0_arm64`), but `intel-extension-for-pytorch` (v2.5.0) only has wheels for "
+     "the following platforms: `manylinux_2_28_x86_64`", "uv-torch-no-wheel-for-platform"),
+    ("FileNotFoundError: Could not find module 'C:\\Users\\u\\pytorch-env\\Lib\\site-packages\\torchcodec\\"
+     "libtorchcodec_core8.dll' (or one of its dependencies). Try using the full path with constructor syntax.",
+     "windows-torch-dll-not-found"),
     # A CUDA library of the same family name is not ROCm's (libcudart, not libamdhip64).
     ("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
      "rocm-library-not-found"),

@@ -225,7 +225,11 @@ def torch_wheel_unsupported(match, facts: Facts) -> Optional[Tailored]:
     problems = []
     if g["pytag"].startswith("cp") and g["pytag"] != want:
         have = g["pytag"][2:3] + "." + g["pytag"][3:]
-        problems.append("the wheel is for Python %s but this interpreter is Python %s" % (have, py))
+        if g.get("abi") != "abi3":
+            problems.append("the wheel is for Python %s but this interpreter is Python %s" % (have, py))
+        elif ver_tuple(py) < ver_tuple(have):
+            # An abi3 wheel runs on its Python and every later one.
+            problems.append("the wheel is for Python %s or later but this interpreter is Python %s" % (have, py))
     plat = (g.get("plat") or "").lower()
     os_ = F.os_of(facts)
     wheel_os = "windows" if plat.startswith("win") else "macos" if plat.startswith("macosx") else \
