@@ -27,7 +27,7 @@ def test_the_commands_look_at_the_empty_library_the_loader_named(tmp_path):
     text = _loader_message(lib)
     assert "file too short" in text
     e = explain(text, "shared-library-file-too-short", facts(torch="2.13.0+cpu"))
-    assert all(str(lib) in c or "'%s'" % lib in c for c in e.fix.commands), e.fix.commands
+    assert all(str(lib) in c for c in e.fix.commands), e.fix.commands
     out = subprocess.run(e.fix.commands[0], shell=True, capture_output=True, text=True)
     assert out.returncode == 0 and " 0 " in out.stdout, out.stdout + out.stderr  # ls -lL shows its size, 0
     out = subprocess.run(e.fix.commands[1], shell=True, capture_output=True, text=True)

@@ -53,6 +53,6 @@ def test_a_checkpoint_of_an_unknown_device_loads_with_the_entrys_map_location(tm
     found = match_text(broken.stderr)
     assert found and found[0].id == "torch-load-unknown-device-tag", broken.stderr[-500:]
     (fix,) = get_entry("torch-load-unknown-device-tag").fix["commands"]
-    argv = shlex.split(fix.replace("model.pt", str(ckpt)))
+    argv = shlex.split(fix.replace("model.pt", shlex.quote(str(ckpt))))
     healed = _run([TORCH_PYTHON] + argv[1:])
     assert healed.returncode == 0 and "dict" in healed.stdout, healed.stderr[-500:]

@@ -246,8 +246,8 @@ def torch_wheel_unsupported(match, facts: Facts) -> Optional[Tailored]:
     if (g.get("name") or "torch").lower() != "torch":
         # Another package's wheel (a prebuilt kernel library): torch's commands would not get it.
         return Tailored(cause="For %s: %s." % (g.get("wheel"), "; ".join(problems)),
-                        summary="Get the %s wheel built for this interpreter and platform (its cp%s tag), or "
-                                "run it with the Python the wheel was built for." % (g.get("name"), py.replace(".", "")),
+                        summary="Get the %s wheel built for this interpreter and platform (its %s tag), or "
+                                "run it with the Python the wheel was built for." % (g.get("name"), want),
                         commands=[on_interpreter("pip debug --verbose", facts)], notes=python_note(facts))
     ver = (g.get("ver") or "").split("+")[0]
     tag = (g.get("ver") or "").partition("+")[2] or None

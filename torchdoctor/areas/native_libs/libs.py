@@ -2,6 +2,7 @@
 duplicated, NNPACK, libuv.
 """
 import re
+import shlex
 from typing import Dict, List, Optional
 
 from ...model.facts import Facts
@@ -333,7 +334,6 @@ def nvrtc_library(match, facts: Facts) -> Optional[Tailored]:
 def file_too_short(match, facts: Facts) -> Optional[Tailored]:
     """Look at the file the loader named, not at a placeholder: a path is listed and typed as it
     is (links followed); a bare name is looked up in the loader's cache first."""
-    import shlex
     lib = (getattr(match, "groups", {}) or {}).get("lib") or ""
     if not lib:
         return None
