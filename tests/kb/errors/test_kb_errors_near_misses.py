@@ -75,6 +75,11 @@ NOT_THEIRS = [
     # A CUDA library of the same family name is not ROCm's (libcudart, not libamdhip64).
     ("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
      "rocm-library-not-found"),
+    # PortAudio's library (sounddevice) is not libsndfile; torch.save of a storage whose device has no
+    # location tagger is the saving side, not a checkpoint's tag that the loading torch cannot restore.
+    ("OSError: cannot load library 'libportaudio.so.2': libportaudio.so.2: cannot open shared object file: "
+     "No such file or directory", "soundfile-libsndfile-missing"),
+    ("RuntimeError: don't know how to determine data location of torch.FloatStorage", "torch-load-unknown-device-tag"),
     # torch.jit.load of a file that is really missing: an ASCII path is not the Windows limit.
     ("open file failed because of errno 2 on fopen: No such file or directory, file path: ./models/model.pt",
      "torch-serialization-non-ascii-windows-path"),
