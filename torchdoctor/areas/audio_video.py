@@ -12,7 +12,7 @@ from ..kb import compat
 from ..model import derived as F
 from ..model import versions as V
 from ..model.facts import Facts
-from .registry import Tailored, hook
+from .registry import Tailored, hook, match_groups
 
 _FFMPEG = {
     "windows": ("Install FFmpeg's shared build (the one that ships DLLs, e.g. `winget install Gyan.FFmpeg.Shared`, "
@@ -67,7 +67,7 @@ def torchcodec_torch_mismatch(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("torchcodec-cuda-variant")
 def torchcodec_cuda_variant(match, facts: Facts) -> Optional[Tailored]:
-    major = (getattr(match, "groups", {}) or {}).get("major")
+    major = match_groups(match).get("major")
     tag = torch_index_tag(facts)
     torch_cuda = F.torch_cuda(facts)
     if not major or not tag:

@@ -7,7 +7,7 @@ from typing import Optional
 from ..advice import install_advice
 from ..model import derived as F
 from ..model.facts import Facts
-from .registry import Tailored, hook, installed_torch_note
+from .registry import Tailored, hook, installed_torch_note, match_groups
 
 _CUDA_FEATURES = ("cudnn", "nvtx", "magma", "cusolver", "green context")
 _ROCM_FEATURES = ("hip", "aten_hip", "miopen")
@@ -15,7 +15,7 @@ _ROCM_FEATURES = ("hip", "aten_hip", "miopen")
 
 @hook("torch-build-feature")
 def torch_build_feature(match, facts: Facts) -> Optional[Tailored]:
-    feature = ((getattr(match, "groups", {}) or {}).get("feature") or "").lower()
+    feature = (match_groups(match).get("feature") or "").lower()
     if not feature or not F.torch_version_str(facts):
         return None
     notes = installed_torch_note(facts)

@@ -15,7 +15,7 @@ from ..model import derived as F
 from ..model.facts import Facts
 from .install.files import in_site_packages
 from .optional_packages import dist_name, report_key
-from .registry import Tailored, hook
+from .registry import Tailored, hook, match_groups
 
 # What a file starting with this byte usually is (the LFS pointer 'v' and the HTML '<' have
 # entries of their own).
@@ -37,7 +37,7 @@ _OTHER = ("binary data in another format (safetensors, ONNX, TensorFlow/Keras, a
 def first_byte(match) -> Optional[int]:
     """The file's first byte as the message names it: the operand number, or the load key
     (a character or a Python escape such as '\\x0a')."""
-    g = getattr(match, "groups", {}) or {}
+    g = match_groups(match)
     if g.get("op", "").isdigit():
         return int(g["op"]) if int(g["op"]) < 256 else None
     key = g.get("key")
@@ -97,7 +97,7 @@ def pickle_newer_numpy(match, facts: Facts) -> Optional[Tailored]:
 def pickled_class_missing(match, facts: Facts) -> Optional[Tailored]:
     """Whose module the class was looked up in: the running script's, the user's own code
     (a path outside site-packages), torch's, or an installed library's, with its version."""
-    g = getattr(match, "groups", {}) or {}
+    g = match_groups(match)
     cls, mod, path = g.get("cls"), g.get("mod"), g.get("path") or ""
     if not cls or not mod:
         return None

@@ -7,8 +7,8 @@ from typing import Optional, Tuple
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note
-from .companions.common import match_groups, python_minor, torch_meta_version
+from .registry import WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, match_groups
+from .companions.common import python_minor, torch_meta_version
 from ..advice.commands import pip, torch_near_build
 from ..model import versions as V
 

@@ -11,7 +11,7 @@ from ..kb import compat
 from ..model import derived as F
 from ..model import versions as V
 from ..model.facts import Facts
-from .registry import Tailored, hook
+from .registry import Tailored, hook, match_groups
 
 Ver = Tuple[int, ...]
 
@@ -46,7 +46,7 @@ def _show(v: Ver) -> str:
 
 @hook("cudnn-too-old-for-feature")
 def cudnn_too_old_for_feature(match, facts: Facts) -> Optional[Tailored]:
-    groups = getattr(match, "groups", {}) or {}
+    groups = match_groups(match)
     need, have_max = _ver(groups.get("need")), _ver(groups.get("have"))
     here, why = cudnn_here(facts)
     if here is None or not (need or have_max):

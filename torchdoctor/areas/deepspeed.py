@@ -6,12 +6,12 @@ from typing import Optional
 from ..model import derived as F
 from ..model.facts import Facts
 from .cpu_only_build import tailor_cpu_only_build
-from .registry import Tailored, hook
+from .registry import Tailored, hook, match_groups
 
 
 @hook("deepspeed-accelerator")
 def deepspeed_accelerator(match, facts: Facts) -> Optional[Tailored]:
-    g = getattr(match, "groups", {}) or {}
+    g = match_groups(match)
     chosen = F.env(facts, "DS_ACCELERATOR")
     if g.get("plugin"):
         if chosen:

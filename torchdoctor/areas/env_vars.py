@@ -11,12 +11,12 @@ from ..kb import compat
 from ..model import derived as F
 from ..model.facts import Facts
 from .config import ALLOC_CONF_VARS, ALLOC_URL
-from .registry import WARNING, Tailored, finding, hook, rule
+from .registry import WARNING, Tailored, finding, hook, rule, match_groups
 
 
 @hook("env-var-misconfigured")
 def env_var_misconfigured(match, facts: Facts) -> Optional[Tailored]:
-    var = (getattr(match, "groups", {}) or {}).get("var")
+    var = match_groups(match).get("var")
     if not var:
         return None
     value = F.env(facts, var)

@@ -8,7 +8,7 @@ from typing import List, Optional, Tuple
 
 from ..model import derived as F
 from ..model.facts import Facts
-from .registry import Tailored, hook
+from .registry import Tailored, hook, match_groups
 
 Cap = Tuple[int, int]
 
@@ -39,7 +39,7 @@ def parse_cap(text: Optional[str]) -> Optional[Cap]:
 
 
 def needed_cap(match) -> Optional[Cap]:
-    groups = getattr(match, "groups", {}) or {}
+    groups = match_groups(match)
     # "compute capability >= 9.0 or 8.9": the lowest one named is what the GPU needs
     named = [c for c in (parse_cap(groups.get("need")), parse_cap(groups.get("alt"))) if c]
     if named:
@@ -91,7 +91,7 @@ def kernel_gpu_remedy(facts: Facts, need: Optional[Cap], upper: Optional[Cap], e
 
 @hook("gpu-too-old-for-kernel")
 def gpu_too_old_for_kernel(match, facts: Facts) -> Optional[Tailored]:
-    groups = getattr(match, "groups", {}) or {}
+    groups = match_groups(match)
     return kernel_gpu_remedy(facts, needed_cap(match), parse_cap(groups.get("hi")), getattr(match, "id", ""))
 
 
@@ -139,7 +139,7 @@ def triton_shared_memory(match, facts: Facts) -> Optional[Tailored]:
     """Name the GPU class whose per-block limit the message quotes: a kernel tuned on an
     A100/H100 asks for more shared memory than consumer and older GPUs have. AMD (64 KiB of
     LDS per block) and other vendors' GPUs print the same message: no NVIDIA class for them."""
-    groups = getattr(match, "groups", {}) or {}
+    groups = match_groups(match)
     need, limit = groups.get("need"), groups.get("limit")
     if not (need and need.isdigit() and limit and limit.isdigit()):
         return None

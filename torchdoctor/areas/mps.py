@@ -7,9 +7,9 @@ from ..advice import install_advice
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import Remedy, ERROR, INFO, WARNING, Tailored, rule, finding, hook, installed_torch_note
+from .registry import Remedy, ERROR, INFO, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from ..advice.commands import plain_install
-from .companions.common import macos_version, match_groups
+from .companions.common import macos_version
 from ..model import versions as V
 
 

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 from ..model import derived as F
 from ..model.facts import Facts
-from .registry import Tailored, hook
+from .registry import Tailored, hook, match_groups
 
 # Messages name the import or the product ("PIL", "TransformerEngine"); pip needs the
 # distribution. Only names whose distribution differs from the lower-cased name are listed.
@@ -35,7 +35,7 @@ def report_key(dist: str) -> str:
 
 @hook("package-missing")
 def package_missing(match, facts: Facts) -> Optional[Tailored]:
-    named = (getattr(match, "groups", {}) or {}).get("pkg")
+    named = match_groups(match).get("pkg")
     if not named or not facts.value("python.executable"):
         return None
     # torch.hub lists every missing dependency ("fastBPE, sacremoses"), one message names two.

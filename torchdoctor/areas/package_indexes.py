@@ -3,14 +3,13 @@
 
 from typing import Optional
 
-from ..model import derived as F
 from ..model.facts import Facts
-from .registry import Tailored, hook
+from .registry import Tailored, hook, match_groups
 
 
 @hook("conda-channels")
 def conda_channels(match, facts: Facts) -> Optional[Tailored]:
-    pkg = (getattr(match, "groups", {}) or {}).get("pkg", "")
+    pkg = match_groups(match).get("pkg", "")
     if pkg == "torch":
         return Tailored(summary="`torch` is the pip name; conda calls the package `pytorch`. Better: install torch with "
                                 "pip from the PyTorch wheel index inside this environment.",

@@ -25,14 +25,21 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 from ..advice.commands import runnable_verify
 from ..match.matcher import best_match
 from ..model import derived as F
-from ..model.facts import UNKNOWN, Facts
+from ..model.facts import Facts
 from ..model.findings import ERROR, INFO, NOTHING_TO_VERIFY, WARNING, Finding, Fix, Verify
 from ..model.records import field, record
 from ..model.rules import rule
 
-__all__ = ["rule", "hook", "finding", "Tailored", "Remedy", "ERROR", "WARNING", "INFO"]
+__all__ = ["rule", "hook", "finding", "match_groups", "Tailored", "Remedy", "ERROR", "WARNING", "INFO"]
 
 PACKAGE = __name__.rsplit(".", 1)[0]  # torchdoctor.areas
+
+
+def match_groups(match) -> Dict[str, str]:
+    """The named groups of the pattern a hook's match hit; {} for a match without them (a
+    check's caller, a test's stand-in)."""
+    g = getattr(match, "groups", None)
+    return g if isinstance(g, dict) else {}
 
 
 @record

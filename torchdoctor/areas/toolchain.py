@@ -8,7 +8,7 @@ from ..advice.commands import pip
 from ..model import derived as F
 from ..model import versions as V
 from ..model.facts import Facts
-from .registry import Tailored, hook
+from .registry import Tailored, hook, match_groups
 
 # torch/utils/cpp_extension.py imported `from pkg_resources import packaging` up to 2.1;
 # setuptools removed that re-export in 70 and pkg_resources itself in 81.
@@ -36,7 +36,7 @@ def setuptools_pkg_resources(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("cpp-extension-compiler")
 def cpp_extension_compiler(match, facts: Facts) -> Optional[Tailored]:
-    cc = (getattr(match, "groups", {}) or {}).get("cc", "")
+    cc = match_groups(match).get("cc", "")
     os_ = F.os_of(facts)
     windows = os_ == "windows" or cc.startswith("cl") or "MSVC" in getattr(match, "text", "")
     if windows:

@@ -1,7 +1,7 @@
 """What the companion hooks share: versions, tags and pins of torch and its companions.
 """
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 from ...model import versions as V
 from ...model.facts import Facts
@@ -21,11 +21,6 @@ def macos_version(facts: Facts) -> Optional[str]:
 
 def python_minor(facts: Facts) -> Optional[Tuple[int, int]]:
     return V.minor_tuple(facts.value("python.version"))
-
-
-def match_groups(match: Any) -> Dict[str, str]:
-    g = getattr(match, "groups", None)
-    return g if isinstance(g, dict) else {}
 
 
 def entry_id_of(match: Any) -> str:

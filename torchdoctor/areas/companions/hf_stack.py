@@ -6,8 +6,8 @@ from typing import Optional
 from ...advice.commands import pip
 from ...model import derived as F
 from ...model.facts import Facts
-from ..registry import Remedy, Tailored, hook
-from .common import match_groups
+from ..registry import Remedy, Tailored, hook, match_groups
+
 
 # Accelerator() arguments that accelerate 1.0 moved into DataLoaderConfiguration.
 MOVED_IN_ACCELERATE_1 = ("dispatch_batches", "split_batches", "even_batches", "use_seedable_sampler")

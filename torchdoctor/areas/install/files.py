@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional
 from ...advice import INSTALL_URL, install_advice, reinstall_same_build
 from ...model.facts import Facts
 from ...model import derived as F
-from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note
+from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
 import ntpath
 import posixpath
 import shlex
@@ -206,7 +206,7 @@ def torch_duplicate_install(facts):
 
 @hook("torch-shadowed")
 def tailor_torch_shadowed(match, facts: Facts) -> Optional[Tailored]:
-    groups = getattr(match, "groups", {}) or {}
+    groups = match_groups(match)
     path, kind = groups.get("path"), None
     if not path:
         first = shadowing(facts, failing=True)

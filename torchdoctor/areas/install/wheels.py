@@ -9,7 +9,7 @@ from ...advice import install_advice
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note
+from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from ...advice import INSTALL_URL
 from .common import advice_for, machine_of, new_env_commands, py_minor, python_note, ver_tuple
 from ...advice.commands import on_interpreter, torch_command
@@ -160,7 +160,7 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
                         summary="Create an environment with Python %s and install torch 2.2.2 there."
                                 % (max(pys, key=ver_tuple) if pys else "3.11"),
                         notes=notes)
-    groups = getattr(match, "groups", {}) or {}
+    groups = match_groups(match)
     # A torchvision/torchaudio pin: its version is not a torch version.
     spec = groups.get("spec") or "" if groups.get("pkg", "torch") == "torch" else ""
     version, tag = _requested(spec)
@@ -217,7 +217,7 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("torch-wheel-unsupported")
 def torch_wheel_unsupported(match, facts: Facts) -> Optional[Tailored]:
-    g = getattr(match, "groups", {}) or {}
+    g = match_groups(match)
     py = py_minor(facts)
     if not py or not g.get("pytag"):
         return None
@@ -276,7 +276,7 @@ def windows_long_path(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("macos-arch")
 def macos_arch(match, facts: Facts) -> Optional[Tailored]:
-    g = getattr(match, "groups", {}) or {}
+    g = match_groups(match)
     have, need = (g.get("have") or "").lower(), (g.get("need") or "").lower()
     if not have or not need:
         return None

@@ -7,7 +7,7 @@ from typing import Optional
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import Remedy, WARNING, Tailored, rule, finding, hook, installed_torch_note
+from ..registry import Remedy, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from ..cpu_only_build import tailor_cpu_only_build
 from ..cuda.arch import tailor_arch_unsupported
 from ..install.common import INDEX, advice_for, installed_version, python_note
@@ -69,7 +69,7 @@ def _ext_package(so: str) -> Optional[str]:
 
 @hook("extension-rebuild")
 def extension_rebuild(match, facts: Facts) -> Optional[Tailored]:
-    g = getattr(match, "groups", {}) or {}
+    g = match_groups(match)
     tv = F.torch_version_str(facts)
     pkg = _ext_package(g.get("so") or "")
     if not tv and not pkg:
@@ -93,7 +93,7 @@ def extension_rebuild(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("xformers-mismatch")
 def xformers_mismatch(match, facts: Facts) -> Optional[Tailored]:
-    g = getattr(match, "groups", {}) or {}
+    g = match_groups(match)
     tv = F.torch_version_str(facts) or g.get("have")
     if not tv:
         return None
@@ -124,7 +124,7 @@ def xformers_mismatch(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("cuda-toolkit-mismatch")
 def tailor_cuda_toolkit_mismatch(match, facts: Facts) -> Optional[Tailored]:
-    g = getattr(match, "groups", {}) or {}
+    g = match_groups(match)
     nvcc = g.get("nvcc") or F.nvcc_version(facts)
     tcuda = g.get("torch_cuda") or F.torch_cuda(facts) or compat.cuda_of_variant(F.local_tag(facts))
     if not nvcc or not tcuda:
@@ -138,7 +138,7 @@ def tailor_cuda_toolkit_mismatch(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("extension-libtorch")
 def extension_libtorch(match, facts: Facts) -> Optional[Tailored]:
-    lib = (getattr(match, "groups", {}) or {}).get("lib") or ""
+    lib = match_groups(match).get("lib") or ""
     tv = F.torch_version_str(facts)
     if not tv:
         if not facts.value("python.executable"):

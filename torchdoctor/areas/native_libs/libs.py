@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import WARNING, Tailored, rule, finding, hook, installed_torch_note
+from ..registry import WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from ..install.common import cuda_major_of, installed_version, python_note, ver_tuple
 from ...advice.commands import on_interpreter, torch_command
 
@@ -64,7 +64,7 @@ def cuda_libs_missing(match, facts: Facts) -> Optional[Tailored]:
     nv = _nvidia_packages(facts)
     notes.append("%d nvidia-*/cuda-* pip packages installed" % len(nv) if nv else
                  "no nvidia-* / cuda-* pip packages installed")
-    lib = (getattr(match, "groups", {}) or {}).get("lib", "the CUDA library")
+    lib = match_groups(match).get("lib", "the CUDA library")
     tag = F.local_tag(facts)
     if tag == "cpu":
         return Tailored(cause="The installed torch is a CPU build, so %s is needed by another package (onnxruntime, "
@@ -122,7 +122,7 @@ def nvidia_lib_shadowed(match, facts: Facts) -> Optional[Tailored]:
         if loc:
             sub = "cu13" if major == "13" else ("nvjitlink" if nvjit else "cublas")
             cmds.append(F.prepend_path_cmd("LD_LIBRARY_PATH", "%s/nvidia/%s/lib" % (loc, sub)))
-    need = (getattr(match, "groups", {}) or {}).get("ver")
+    need = match_groups(match).get("ver")
     if nvjit and need and pver:
         want = need.replace("_", ".")
         if ver_tuple(pver)[:2] < ver_tuple(want)[:2]:
@@ -185,7 +185,7 @@ def mkl_ijit(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("glibcxx")
 def glibcxx(match, facts: Facts) -> Optional[Tailored]:
-    minor = (getattr(match, "groups", {}) or {}).get("minor")
+    minor = match_groups(match).get("minor")
     need = "3.4.%s" % minor if minor else None
     if not need or not facts.value("python.executable"):
         return None
@@ -204,7 +204,7 @@ def glibcxx(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("glibc-too-old")
 def glibc_too_old(match, facts: Facts) -> Optional[Tailored]:
-    need = (getattr(match, "groups", {}) or {}).get("ver")
+    need = match_groups(match).get("ver")
     libc = facts.value("os.libc")
     if not need or not isinstance(libc, str) or "glibc" not in libc:
         return None
@@ -308,7 +308,7 @@ def nvrtc_library(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts)
     cmds: List[str] = []
     causes: List[str] = []
-    lib = (getattr(match, "groups", {}) or {}).get("lib") or ""
+    lib = match_groups(match).get("lib") or ""
     want = ".".join(lib.split(".so.")[1].split(".")[:2]) if ".so." in lib else None
     if want and want.split(".")[0] != major:
         causes.append("The libnvrtc that was loaded belongs to CUDA %s (it asks for %s), not to torch's CUDA %s: "
@@ -334,7 +334,7 @@ def nvrtc_library(match, facts: Facts) -> Optional[Tailored]:
 def file_too_short(match, facts: Facts) -> Optional[Tailored]:
     """Look at the file the loader named, not at a placeholder: a path is listed and typed as it
     is (links followed); a bare name is looked up in the loader's cache first."""
-    lib = (getattr(match, "groups", {}) or {}).get("lib") or ""
+    lib = match_groups(match).get("lib") or ""
     if not lib:
         return None
     q = shlex.quote(lib)
