@@ -17,7 +17,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind26_vendors.jsonl", "blind26_dist.jsonl", "blind26_install.jsonl", "blind26_asia.jsonl",
         "blind27_compile.jsonl", "blind27_checkpoints.jsonl", "blind27_gpu.jsonl", "blind27_notebooks.jsonl",
         "blind28_windows.jsonl", "blind28_media.jsonl", "blind28_workers.jsonl",
-        "blind29_amd.jsonl", "blind29_apple.jsonl", "blind29_serving.jsonl", "blind29_zh.jsonl"]
+        "blind29_amd.jsonl", "blind29_apple.jsonl", "blind29_serving.jsonl", "blind29_zh.jsonl",
+        "blind30_cloud.jsonl", "blind30_edge.jsonl", "blind30_langs.jsonl", "blind30_science.jsonl",
+        "blind30_tools.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -84,6 +86,14 @@ OPEN = {
     ("blind29_serving.jsonl", 5): None,
     ("blind29_serving.jsonl", 7): None,
     ("blind29_zh.jsonl", 3): None,
+    # Pastes cut before their message: fairseq2's traceback stops at dist.init (NCCL's "duplicate GPU
+    # detected" is only in the prose), conda-forge's warning at "UserWarn" (the architecture list
+    # never shows), uv's sentence lost the package's name before "@ registry".
+    ("blind30_cloud.jsonl", 3): None,
+    ("blind30_tools.jsonl", 3): None,
+    ("blind30_tools.jsonl", 0): None,
+    # Prose ("failed with an illegal instruction") with no crash line: a sentence, not the message.
+    ("blind30_edge.jsonl", 2): None,
 }
 
 

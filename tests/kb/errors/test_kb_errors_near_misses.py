@@ -86,6 +86,72 @@ NOT_THEIRS = [
     # torch_musa's own kernels missing a torch symbol: torch_musa built for another torch, not the SDK.
     ("ImportError: /env/site-packages/torch_musa/lib/libmusa_kernels.so: undefined symbol: "
      "_ZN2at18_GeneratorRegisterC1ESt8functionIFNS_9GeneratorEaEE", "torch-musa-sdk-mismatch"),
+    # A failed wheel build says nothing of a release wheel looked for and missing (a git checkout
+    # or an sdist without the download step builds the same way).
+    ("  Building wheel for flash-attn (setup.py) ... error\n  error: subprocess-exited-with-error\n"
+     "ERROR: Failed building wheel for flash-attn", "companion-prebuilt-wheel-not-found"),
+    # Beside the entries of the families the blind rounds found missing: the same words with
+    # another cause (a Windows ACL, a concurrent download, a real but old torchcodec, Triton
+    # 1.x's own map::at, CUDA tensors shared on Linux, Homebrew's FFmpeg, another DeepSpeed
+    # field, another package without a wheel, uv's other rename failures).
+    # https://github.com/zjunlp/DeepKE/issues/537
+    ("PermissionError: [Errno 13] Permission denied: 'C:\\\\Users\\\\lenovo/.cache\\\\huggingface\\\\hub\\\\models--bert-base-chinese\\\\refs\\\\main'", 'hf-cache-dir-not-writable'),
+    # https://github.com/eric-mitchell/detect-gpt/issues/5
+    ("PermissionError: [Errno 13] Permission denied: 'C:\\\\Users\\\\SOUVIK\\\\.cache\\\\huggingface\\\\datasets\\\\downloads\\\\extracted\\\\6c23c0182c80c071cd57f17c1b534be8fa7ea6cb31f30c8dd7a95bf1ed1b0d33.py'", 'hf-cache-dir-not-writable'),
+    # https://github.com/huggingface/transformers/issues/13472
+    ("[Errno 13] Permission denied: '/.cache'", 'hf-cache-dir-not-writable'),
+    # https://github.com/Blaizzy/mlx-vlm/issues/1315
+    ("FileNotFoundError: [Errno 2] No such file or directory: '/Users/jrp/.cache/huggingface/hub/models--facebook--pe-av-large/blobs/7192bdcfc5fec52687b36c92db404a303b0d9bbbb85d26839e530b4f3d44a354.06d762e2.incomplete'", 'hf-download-windows-path-too-long'),
+    # https://github.com/huggingface/huggingface_hub/issues/1426
+    ("OSError: [Errno 36] File name too long: '/home/haoxuan/.cache/huggingface/hub/models--Salesforce--blip2-opt-6.7b/blobs/W/\"4ebe4bb3f3114daf2e4cc349f24873a1175a35d7.lock'", 'hf-download-windows-path-too-long'),
+    # https://github.com/TrajectoryCrafter/TrajectoryCrafter/issues/18
+    ("ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: 'C:\\\\Users\\\\IV\\\\AppData\\\\Local\\\\Temp\\\\pip-install-htgsdaan\\\\xformers_4296401f5c784b6a868332960ac6ef11\\\\third_party\\\\flash-attention\\\\csrc\\\\composable_kernel\\\\client_example\\\\24_grouped_conv_activation\\\\grouped_convnd_bwd_data_bilinear\\\\grouped_conv_bwd_data_bilinear_residual_fp16.cpp'", 'hf-download-windows-path-too-long'),
+    # https://github.com/ace-step/ACE-Step/issues/325
+    ("ModuleNotFoundError: No module named 'torchcodec.encoders'", 'companion-placeholder-release-installed'),
+    # https://github.com/meta-pytorch/torchcodec/issues/637
+    ("RuntimeError: Could not load libtorchcodec. Likely causes:\n          1. FFmpeg is not properly installed in your environment. We support\n             versions 4, 5, 6 and 7.", 'companion-placeholder-release-installed'),
+    # https://github.com/facebookresearch/pifuhd/issues/183
+    ("ERROR: Could not find a version that satisfies the requirement pytorch3d (from versions: none)\nERROR: No matching distribution found for pytorch3d", 'companion-placeholder-release-installed'),
+    # https://github.com/triton-lang/triton/issues/155
+    ("  File \"/home/gmarkall/miniconda3/envs/triton-wheel/lib/python3.9/site-packages/triton/code_gen.py\", line 576, in __call__\n    cache[key] = self._compile(\nIndexError: map::at", 'triton-map-at-old-gpu'),
+    # https://github.com/triton-lang/triton/issues/631
+    ("IndexError: map::at when calculate offset in tl.arange type", 'triton-map-at-old-gpu'),
+    # https://github.com/HuangJunJie2017/BEVDet/issues/127
+    ("When I convert model using \"convert_bevdet_to_TRT.py\", I always meet the error \"IndexError: _Map_base::at\".", 'triton-map-at-old-gpu'),
+    # https://github.com/mlc-ai/mlc-llm/issues/1216
+    ("Cannot find `ld.lld` during ROCm Build", 'triton-rocm-lld-not-found'),
+    # https://github.com/ROCm/TheRock/issues/5999
+    ("could not find path component of main program: 'amdlld'", 'triton-rocm-lld-not-found'),
+    # https://github.com/IRMVLab/SNI-SLAM/issues/27
+    ("  File \"/home/xxx/anaconda3/envs/ff/lib/python3.10/site-packages/torch/storage.py\", line 192, in share_memory_\n    self._share_filename_cpu_()\nRuntimeError: _share_filename_: only available on CPU", 'mps-tensor-shared-with-dataloader-worker'),
+    # https://github.com/intel/torch-xpu-ops/issues/2879
+    ("E       RuntimeError: _share_fd_: only available on CPU", 'mps-tensor-shared-with-dataloader-worker'),
+    # https://github.com/vietnh1009/Super-mario-bros-A3C-pytorch/issues/27
+    ("_share_filename_: only available on CPU", 'mps-tensor-shared-with-dataloader-worker'),
+    # https://github.com/pytorch/vision/issues/7508
+    ("[libopenh264 @ 0x55923c8f86c0] Incorrect library version loaded\nError initializing output stream 0:0 -- Error while opening encoder for output stream #0:0 - maybe", 'conda-ffmpeg-libopenh264-missing'),
+    # https://github.com/homebrew-ffmpeg/homebrew-ffmpeg/issues/190
+    ("dyld[37766]: Library not loaded: /opt/homebrew/opt/ffmpeg/lib/libavcodec.61.dylib\n  Referenced from: <0427B474-C590-3255-85D5-9F517AE9D6B2> /usr/local/lib/libgpac.12.16.0.dylib", 'conda-ffmpeg-libopenh264-missing'),
+    # https://github.com/bincrafters/community/issues/1047
+    ("ERROR: openh264 not found using pkg-config", 'conda-ffmpeg-libopenh264-missing'),
+    # https://github.com/snowflakedb/ArcticTraining/issues/165
+    ("[rank7]: pydantic_core._pydantic_core.ValidationError: 1 validation error for DeepSpeedZeroConfig\n[rank7]: reduce_bucket_size\n[rank7]:   Input should be a valid integer, unable to parse string as an integer [type=int_parsing, input_value='10e8', input_type=str]\n[rank7]:     For further information visit https://errors.pydantic.dev/2.11/v/int_parsing", 'deepspeed-zero3-auto-bucket-size-float'),
+    # https://github.com/FlagOpen/FlagEmbedding/issues/1487
+    ("[rank3]: pydantic_core._pydantic_core.ValidationError: 5 validation errors for DeepSpeedBF16Config\n[rank3]: loss_scale\n[rank3]:   Extra inputs are not permitted [type=extra_forbidden, input_value=0, input_type=int]", 'deepspeed-zero3-auto-bucket-size-float'),
+    # https://github.com/OpenRLHF/OpenRLHF/issues/63
+    ("ValidationError: 3 validation errors for DeepSpeedZeroConfig\nzero_hpz_partition_size\nextra fields not permitted (type=value_error.extra)\nzero_quantized_gradients\nextra fields not permitted (type=value_error.extra)", 'deepspeed-zero3-auto-bucket-size-float'),
+    # https://github.com/OpenBMB/MiniCPM-V/issues/1057
+    ("error: Distribution `decord==0.6.0 @ registry+http://mirrors.aliyun.com/pypi/simple/` can't be installed because it doesn't have a source distribution or wheel for the current platform                                                        \nhint: You're on macOS (`macosx_26_0_arm64`), but `decord` (v0.6.0) only has wheels for the following platforms: `manylinux2010_x86_64`, `win_amd64`", 'decord-no-wheel-for-platform'),
+    # https://github.com/devilismyfriend/StableTuner/issues/110
+    ("(ST) E:\\StableTuner>pip install --upgrade --force-reinstall triton==1.1.1\nERROR: Could not find a version that satisfies the requirement triton==1.1.1 (from versions: none)\nERROR: No matching distribution found for triton==1.1.1", 'decord-no-wheel-for-platform'),
+    # https://github.com/NVIDIAGameWorks/kaolin/issues/925
+    ("ERROR: Could not find a version that satisfies the requirement kaolin==0.18.0 (from versions: 0.1)\nERROR: No matching distribution found for kaolin==0.18.0", 'decord-no-wheel-for-platform'),
+    # https://github.com/astral-sh/uv/issues/10030
+    ("error: Failed to install: httpx-0.28.1-py3-none-any.whl (httpx==0.28.1)\n  Caused by: Failed to persist temporary file to C:\\Users\\Mike\\AppData\\Roaming\\uv\\tools\\posting\\Lib\\site-packages\\..\\..\\Scripts\\httpx.exe: Access is denied. (os error 5)", 'uv-cache-rename-access-denied-windows'),
+    # https://github.com/astral-sh/uv/issues/1327
+    ("  × Failed to create virtualenv\n  ├─▶ failed to remove directory `.venv`\n  ╰─▶ Access is denied. (os error 5)", 'uv-cache-rename-access-denied-windows'),
+    # https://github.com/pytorch/pytorch/issues/138211
+    ("backend='inductor' raised:\nPermissionError: [WinError 5] Access is denied: 'C:\\\\Users\\\\Maraan\\\\AppData\\\\Local\\\\Temp\\\\torchinductor_Maraan\\\\triton\\\\0\\\\tmp.b6f93184-80c2-4f7a-a7b7-8e353f008ca4'", 'uv-cache-rename-access-denied-windows'),
 ]
 
 
