@@ -224,6 +224,10 @@ score of each, before its misses drove any KB change (the honest estimate):
   blind29_amd/_apple/_serving/_zh.jsonl 34 rows (AMD/ROCm, Apple Silicon, LLM serving stacks,
                           Chinese): first run 14/34 = 41.2% (14/22 where an entry fitted, 3 wrong);
                           23/34 after (tests/eval/blind29_results.md)
+  blind30_cloud/_edge/_langs/_science/_tools.jsonl 28 rows (clusters and containers, edge and ARM
+                          devices, Portuguese and Russian issues, scientific libraries, packaging
+                          tools): first run 14/28 = 50.0% (14/21 where an entry fitted, 2 wrong);
+                          18/28 after (tests/eval/blind30_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -90,6 +90,20 @@ NOT_THEIRS = [
     # or an sdist without the download step builds the same way).
     ("  Building wheel for flash-attn (setup.py) ... error\n  error: subprocess-exited-with-error\n"
      "ERROR: Failed building wheel for flash-attn", "companion-prebuilt-wheel-not-found"),
+    # The same words where the cause is another: a project folder named huggingface, a local
+    # torchcodec.py shadowing the package, a short Windows path (a concurrent download or a cache
+    # cleanup), map::at from Triton's AMD backend, an XPU tensor on Windows (C:/Users/ is no Mac).
+    ("PermissionError: [Errno 13] Permission denied: '/home/bob/projects/huggingface/transformers/examples/run.py'",
+     "hf-cache-dir-not-writable"),
+    ("ModuleNotFoundError: No module named 'torchcodec.decoders'; 'torchcodec' is not a package",
+     "companion-placeholder-release-installed"),
+    ("FileNotFoundError: [Errno 2] No such file or directory: "
+     "'C:\\Users\\me\\.cache\\huggingface\\hub\\models--x--y\\blobs\\abc.incomplete'",
+     "hf-download-windows-path-too-long"),
+    ('  File "/opt/venv/lib/python3.12/site-packages/triton/backends/amd/compiler.py", line 310, in make_llir\n'
+     "    pm.run(mod)\nIndexError: map::at", "triton-map-at-old-gpu"),
+    ('  File "C:/Users/me/proj/train.py", line 40, in <module>\n    for batch in loader:\n'
+     "RuntimeError: _share_filename_: only available on CPU", "mps-tensor-shared-with-dataloader-worker"),
     # Beside the entries of the families the blind rounds found missing: the same words with
     # another cause (a Windows ACL, a concurrent download, a real but old torchcodec, Triton
     # 1.x's own map::at, CUDA tensors shared on Linux, Homebrew's FFmpeg, another DeepSpeed
@@ -140,8 +154,6 @@ NOT_THEIRS = [
     ("[rank3]: pydantic_core._pydantic_core.ValidationError: 5 validation errors for DeepSpeedBF16Config\n[rank3]: loss_scale\n[rank3]:   Extra inputs are not permitted [type=extra_forbidden, input_value=0, input_type=int]", 'deepspeed-zero3-auto-bucket-size-float'),
     # https://github.com/OpenRLHF/OpenRLHF/issues/63
     ("ValidationError: 3 validation errors for DeepSpeedZeroConfig\nzero_hpz_partition_size\nextra fields not permitted (type=value_error.extra)\nzero_quantized_gradients\nextra fields not permitted (type=value_error.extra)", 'deepspeed-zero3-auto-bucket-size-float'),
-    # https://github.com/OpenBMB/MiniCPM-V/issues/1057
-    ("error: Distribution `decord==0.6.0 @ registry+http://mirrors.aliyun.com/pypi/simple/` can't be installed because it doesn't have a source distribution or wheel for the current platform                                                        \nhint: You're on macOS (`macosx_26_0_arm64`), but `decord` (v0.6.0) only has wheels for the following platforms: `manylinux2010_x86_64`, `win_amd64`", 'decord-no-wheel-for-platform'),
     # https://github.com/devilismyfriend/StableTuner/issues/110
     ("(ST) E:\\StableTuner>pip install --upgrade --force-reinstall triton==1.1.1\nERROR: Could not find a version that satisfies the requirement triton==1.1.1 (from versions: none)\nERROR: No matching distribution found for triton==1.1.1", 'decord-no-wheel-for-platform'),
     # https://github.com/NVIDIAGameWorks/kaolin/issues/925
@@ -161,6 +173,16 @@ def test_a_neighbouring_text_is_not_claimed(text, entry):
 
 
 THEIRS = [
+    # Variants of new entries' messages: uv's sharing violation, the Python import of a library that
+    # needs libopenh264, Triton's older ROCm linker message, pip's requirements-file line for decord.
+    ("  `-> failed to rename file from C:\\Users\\me\\AppData\\Local\\uv\\cache\\.tmpAb12Cd to "
+     "C:\\Users\\me\\AppData\\Local\\uv\\cache\\archive-v0\\XyZ: The process cannot access the file because "
+     "it is being used by another process. (os error 32)", "uv-cache-rename-access-denied-windows"),
+    ("ImportError: libopenh264.so.5: cannot open shared object file: No such file or directory",
+     "conda-ffmpeg-libopenh264-missing"),
+    ("Exception: ROCm linker /opt/rocm/llvm/bin/ld.lld not found", "triton-rocm-lld-not-found"),
+    ("ERROR: Could not find a version that satisfies the requirement decord==0.6.0 (from -r requirements.txt (line 12)) "
+     "(from versions: none)", "decord-no-wheel-for-platform"),
     # uv's hint with its backticks and "the following platforms:" lost in a paste.
     ("hint: You're on macOS (macosx_15_0_x86_64), but torch (v2.8.0) only has wheels for macosx_11_0_arm64",
      "uv-torch-no-wheel-for-platform"),
