@@ -228,6 +228,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           devices, Portuguese and Russian issues, scientific libraries, packaging
                           tools): first run 14/28 = 50.0% (14/21 where an entry fitted, 2 wrong);
                           18/28 after (tests/eval/blind30_results.md)
+  blind31_comfy/_finetune/_robotics/_speech/_video/_vision.jsonl 39 rows of 2025-26 (issues of
+                          applications: ComfyUI nodes, generation, speech, fine-tuning, robotics,
+                          vision): first run 28/39 = 71.8% (28/32 where an entry fitted, 4 wrong);
+                          32/39 after (tests/eval/blind31_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

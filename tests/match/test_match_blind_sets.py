@@ -19,7 +19,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind28_windows.jsonl", "blind28_media.jsonl", "blind28_workers.jsonl",
         "blind29_amd.jsonl", "blind29_apple.jsonl", "blind29_serving.jsonl", "blind29_zh.jsonl",
         "blind30_cloud.jsonl", "blind30_edge.jsonl", "blind30_langs.jsonl", "blind30_science.jsonl",
-        "blind30_tools.jsonl"]
+        "blind30_tools.jsonl", "blind31_comfy.jsonl", "blind31_finetune.jsonl", "blind31_robotics.jsonl",
+        "blind31_speech.jsonl", "blind31_video.jsonl", "blind31_vision.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -94,6 +95,9 @@ OPEN = {
     ("blind30_tools.jsonl", 0): None,
     # Prose ("failed with an illegal instruction") with no crash line: a sentence, not the message.
     ("blind30_edge.jsonl", 2): None,
+    # A write-up's prose ("cuda is no avaible") beside torch.__version__ printing '2.6.0+cpu': a
+    # version string, not an error message.
+    ("blind31_finetune.jsonl", 1): None,
 }
 
 

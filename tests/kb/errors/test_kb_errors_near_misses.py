@@ -104,6 +104,13 @@ NOT_THEIRS = [
      "    pm.run(mod)\nIndexError: map::at", "triton-map-at-old-gpu"),
     ('  File "C:/Users/me/proj/train.py", line 40, in <module>\n    for batch in loader:\n'
      "RuntimeError: _share_filename_: only available on CPU", "mps-tensor-shared-with-dataloader-worker"),
+    # CUDA_HOME unset on Linux, or under a Windows user folder, is not the Mac's missing CUDA.
+    ('  File "/home/me/env/lib/python3.10/site-packages/torch/utils/cpp_extension.py", line 1048, in CUDAExtension\n'
+     "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+     "cuda-extension-build-on-macos"),
+    ('  File "C:/Users/me/env/Lib/site-packages/torch/utils/cpp_extension.py", line 1048, in CUDAExtension\n'
+     "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+     "cuda-extension-build-on-macos"),
     # Beside the entries of the families the blind rounds found missing: the same words with
     # another cause (a Windows ACL, a concurrent download, a real but old torchcodec, Triton
     # 1.x's own map::at, CUDA tensors shared on Linux, Homebrew's FFmpeg, another DeepSpeed
@@ -173,6 +180,9 @@ def test_a_neighbouring_text_is_not_claimed(text, entry):
 
 
 THEIRS = [
+    # A ROCm build's invalid image named by HIP's own error: not CUDA's PTX JIT.
+    ("RuntimeError: CUDA error: device kernel image is invalid (hipErrorInvalidImage)", "hip-invalid-device-function"),
+    ("RuntimeError: CUDA error: device kernel image is invalid", "cuda-ptx-jit-failed"),
     # Variants of new entries' messages: uv's sharing violation, the Python import of a library that
     # needs libopenh264, Triton's older ROCm linker message, pip's requirements-file line for decord.
     ("  `-> failed to rename file from C:\\Users\\me\\AppData\\Local\\uv\\cache\\.tmpAb12Cd to "
