@@ -8,6 +8,8 @@ import subprocess
 import sys
 import venv
 
+import pytest
+
 from torchdoctor.kb.errors import get_entry
 from torchdoctor.match.matcher import match_text
 
@@ -56,3 +58,49 @@ def test_a_checkpoint_of_an_unknown_device_loads_with_the_entrys_map_location(tm
     argv = shlex.split(fix.replace("model.pt", shlex.quote(str(ckpt))))
     healed = _run([TORCH_PYTHON] + argv[1:])
     assert healed.returncode == 0 and "dict" in healed.stdout, healed.stderr[-500:]
+
+
+_DISPATCH = r'''
+import sys, torch
+from torch.utils.cpp_extension import load_inline
+src = """
+#include <torch/extension.h>
+torch::Tensor twice(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  AT_DISPATCH_FLOATING_TYPES(x.type(), "twice", [&] {
+    auto a = x.data_ptr<scalar_t>(); auto b = y.data_ptr<scalar_t>();
+    for (int64_t i = 0; i < x.numel(); ++i) b[i] = 2 * a[i];
+  });
+  return y;
+}
+"""
+if sys.argv[2] == "fixed":
+    src = src.replace("x.type()", "x.scalar_type()")
+m = load_inline("twice_" + sys.argv[2], cpp_sources=src, functions=["twice"], build_directory=sys.argv[1])
+print(m.twice(torch.ones(3)).tolist())
+'''
+
+
+@needs_torch
+@pytest.mark.slow
+def test_an_extension_dispatching_on_tensor_type_builds_after_the_entrys_rewrite(tmp_path):
+    # An extension written for an old torch passes x.type() to AT_DISPATCH_*: this torch's headers
+    # refuse it for real; explain names the entry; the rewrite its fix states builds and runs.
+    probe = _run([TORCH_PYTHON, "-c", "import shutil, torch.utils.cpp_extension as c; "
+                  "print(c.is_ninja_available() and bool(shutil.which('c++')))"])
+    if probe.stdout.strip() != "True":
+        pytest.skip("no C++ compiler or ninja for torch's extension builder")
+    script = tmp_path / "build.py"
+    script.write_text(_DISPATCH)
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    broken = _run([TORCH_PYTHON, str(script), str(tmp_path / "old"), "old"])
+    assert broken.returncode != 0
+    found = match_text(broken.stdout + broken.stderr)
+    assert found and found[0].id == "extension-source-uses-removed-torch-api", (broken.stdout + broken.stderr)[-1500:]
+    entry = get_entry("extension-source-uses-removed-torch-api")
+    assert "AT_DISPATCH_*(x.type(), ...) -> AT_DISPATCH_*(x.scalar_type(), ...)" in entry.fix["summary"]
+    grep = _run(["bash", "-c", entry.fix["commands"][0]], timeout=60)
+    healed = _run([TORCH_PYTHON, str(script), str(tmp_path / "new"), "fixed"])
+    assert healed.returncode == 0 and "[2.0, 2.0, 2.0]" in healed.stdout, healed.stderr[-1500:]
+    assert grep.returncode in (0, 1)
