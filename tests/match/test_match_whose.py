@@ -105,6 +105,13 @@ def test_another_frameworks_error_is_named_not_diagnosed(text, framework):
      "/home/u/R/x86_64-pc-linux-gnu-library/4.1/torch/lib/liblantern.so - /lib64/libstdc++.so.6: version "
      "`GLIBCXX_3.4.20' not found (required by /home/u/R/x86_64-pc-linux-gnu-library/4.1/torch/lib/liblantern.so)",
      "R torch (mlverse, liblantern)"),
+    # R's start-up failure of a package named like torch: the bare name on lines R prints itself
+    ("ℹ torch failed to start, restart your R session to try again.\n"
+     "ℹ You might need to reinstall torch using `install_torch()`\n"
+     "! /home/u/R/x86_64-pc-linux-gnu-library/4.5/torch/lib/liblantern.so - libcudart.so.12: cannot open shared "
+     "object file: No such file or directory\n"
+     "Error : Lantern is not loaded. Please use `install_torch()` to install additional dependencies.\n"
+     "Error: unable to load R code in package 'mytorchpkg'", "R torch (mlverse, liblantern)"),
     # Lua Torch7's cutorch
     ("THCudaCheck FAIL file=/root/torch/extra/cutorch/lib/THC/THCGeneral.c line=70 error=30 : unknown error",
      "Lua Torch7"),

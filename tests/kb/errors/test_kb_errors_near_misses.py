@@ -104,7 +104,14 @@ NOT_THEIRS = [
      "    pm.run(mod)\nIndexError: map::at", "triton-map-at-old-gpu"),
     ('  File "C:/Users/me/proj/train.py", line 40, in <module>\n    for batch in loader:\n'
      "RuntimeError: _share_filename_: only available on CPU", "mps-tensor-shared-with-dataloader-worker"),
-    # CUDA_HOME unset on Linux, or under a Windows user folder, is not the Mac's missing CUDA.
+    # CUDA_HOME unset on Linux, or under a Windows user folder, is not the Mac's missing CUDA, even
+    # beside a macOS wheel pip skipped or a sentence about Apple Silicon.
+    ("  Skipping link: none of the wheel's tags (cp311-cp311-macosx_11_0_arm64) are compatible\n"
+     "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+     "cuda-extension-build-on-macos"),
+    ("It works on Apple Silicon with the MPS backend, but on our Ubuntu server:\n"
+     "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+     "cuda-extension-build-on-macos"),
     ('  File "/home/me/env/lib/python3.10/site-packages/torch/utils/cpp_extension.py", line 1048, in CUDAExtension\n'
      "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
      "cuda-extension-build-on-macos"),
@@ -180,6 +187,11 @@ def test_a_neighbouring_text_is_not_claimed(text, entry):
 
 
 THEIRS = [
+    # Other compilers' wording of Tensor.type() refused by AT_DISPATCH (MSVC, clang).
+    ("error C2440: 'initializing': cannot convert from 'const at::DeprecatedTypeProperties' to 'c10::ScalarType'",
+     "extension-source-uses-removed-torch-api"),
+    ("error: no viable conversion from 'const at::DeprecatedTypeProperties' to 'c10::ScalarType'",
+     "extension-source-uses-removed-torch-api"),
     # A ROCm build's invalid image named by HIP's own error: not CUDA's PTX JIT.
     ("RuntimeError: CUDA error: device kernel image is invalid (hipErrorInvalidImage)", "hip-invalid-device-function"),
     ("RuntimeError: CUDA error: device kernel image is invalid", "cuda-ptx-jit-failed"),
@@ -277,3 +289,14 @@ def test_a_notice_beside_a_failure_is_only_possible(text, failure, notice):
 def test_the_610_banner_alone_is_never_a_diagnosis():
     found = match_text("| NVIDIA-SMI 610.43.02              KMD Version: 610.43.02     CUDA UMD Version: 13.3     |")
     assert [(m.id, m.confidence) for m in found] == [("nvidia-smi-cuda-umd-version-label", "possible")]
+
+
+def test_a_hip_line_does_not_hide_a_real_ptx_failure_elsewhere():
+    # The HIP reading is decided on its own line: an NVIDIA PTX failure in the same text keeps
+    # its entry, and CUDA's words beside HIP's error name are HIP's.
+    text = ("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat\n"
+            "RuntimeError: CUDA error: a PTX JIT compilation failed")
+    assert {"hip-invalid-device-function", "cuda-ptx-jit-failed"} <= {m.id for m in match_text(text)}
+    hip = 'CUDA error: device kernel image is invalid" (hipErrorInvalidImage)'
+    assert [m.id for m in match_text(hip)][:1] == ["hip-invalid-device-function"]
+    assert "cuda-ptx-jit-failed" not in [m.id for m in match_text(hip)]
