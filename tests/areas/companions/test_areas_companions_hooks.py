@@ -388,3 +388,14 @@ def test_spawn_bootstrap_on_python314_linux_names_forkserver():
     ex = explain(text, facts(python="3.14.0"), "dataloader-spawn-bootstrap")
     assert "forkserver" in ex.cause
     assert "'fork' by default" in explain(text, facts(python="3.12.1")).cause
+
+
+@pytest.mark.parametrize("sm", ["80", "89", "90"])
+def test_sageattention_imports_the_module_of_the_family_the_message_names(sm):
+    # SageAttention hides the import error of the module it tried; the command imports that one.
+    text = "Error running sage attention: SM%s kernel is not available. Make sure you GPUs with compute capability %s.%s." % (
+        sm, sm[0], sm[1])
+    ex = explain(text, facts(torch="2.8.0+cu128"), "sageattention-kernel-not-available")
+    assert "sageattention._qattn_sm%s'" % sm in cmds(ex)
+    others = {"80", "89", "90"} - {sm}
+    assert not any("_qattn_sm%s'" % o in cmds(ex) for o in others)
