@@ -232,6 +232,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           applications: ComfyUI nodes, generation, speech, fine-tuning, robotics,
                           vision): first run 28/39 = 71.8% (28/32 where an entry fitted, 4 wrong);
                           32/39 after (tests/eval/blind31_results.md)
+  blind32_amd/_apple/_dist/_media/_windows/_zh.jsonl 42 rows of 2024-26 (AMD, Windows, Apple,
+                          distributed, media, Chinese): first run 19/42 = 45.2% (19/34 where an
+                          entry fitted, 5 wrong); 22/42 after
+  unrelated23.jsonl       24 negatives from 15 other stacks: first run 7 answered, 1 high (R's torch
+                          package; 0 high since) (tests/eval/blind32_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -20,7 +20,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind29_amd.jsonl", "blind29_apple.jsonl", "blind29_serving.jsonl", "blind29_zh.jsonl",
         "blind30_cloud.jsonl", "blind30_edge.jsonl", "blind30_langs.jsonl", "blind30_science.jsonl",
         "blind30_tools.jsonl", "blind31_comfy.jsonl", "blind31_finetune.jsonl", "blind31_robotics.jsonl",
-        "blind31_speech.jsonl", "blind31_video.jsonl", "blind31_vision.jsonl"]
+        "blind31_speech.jsonl", "blind31_video.jsonl", "blind31_vision.jsonl", "blind32_amd.jsonl",
+        "blind32_apple.jsonl", "blind32_dist.jsonl", "blind32_media.jsonl", "blind32_windows.jsonl",
+        "blind32_zh.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -98,6 +100,29 @@ OPEN = {
     # A write-up's prose ("cuda is no avaible") beside torch.__version__ printing '2.6.0+cpu': a
     # version string, not an error message.
     ("blind31_finetune.jsonl", 1): None,
+    # Fragments: a bare "[WinError 126]" naming no DLL, a traceback cut at "NotImp" or before its
+    # error line, a sentence about WinError 1114, uv's failed command without its resolver output,
+    # "Nomodulenameddeepspeed" without spaces or quotes, a wheel URL beside "返回404" in prose.
+    ("blind32_amd.jsonl", 2): None,
+    ("blind32_media.jsonl", 1): None,
+    ("blind32_windows.jsonl", 1): None,
+    ("blind32_windows.jsonl", 2): None,
+    ("blind32_zh.jsonl", 3): None,
+    ("blind32_zh.jsonl", 6): None,
+    ("blind32_zh.jsonl", 8): None,
+    # ROCm prints CUDA's words: "CUDA error: device kernel image is invalid" with no HIP name beside it
+    # reads as CUDA's PTX JIT.
+    ("blind32_amd.jsonl", 3): "cuda-ptx-jit-failed",
+    # gloo's "makeDeviceForHostname(): unsupported gloo device": where torch raises it (the Windows
+    # transport or the host name) was not established here.
+    ("blind32_dist.jsonl", 2): None,
+    # torio's debug line for one FFmpeg version: another version may load after it.
+    ("blind32_media.jsonl", 7): None,
+    # DLL load failed while importing flash_attn_2_cuda (procedure not found): the module's own entry
+    # (a build for another torch) answers; the thread blamed a CUDA runtime on PATH.
+    ("blind32_windows.jsonl", 0): "flash-attn-built-for-other-torch",
+    # DGL's per-torch graphbolt library: no source at hand for an entry this session.
+    ("blind32_zh.jsonl", 7): None,
 }
 
 

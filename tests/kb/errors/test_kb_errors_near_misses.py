@@ -187,6 +187,15 @@ def test_a_neighbouring_text_is_not_claimed(text, entry):
 
 
 THEIRS = [
+    # nvcc's "--" turned into a dash by a paste; a torch wheel's dist-info path past Windows' limit;
+    # pip refusing a pinned torchcodec whose only release for this platform is the placeholder.
+    ("fatal error C1189: #error: \u2013 unsupported Microsoft Visual Studio version! Only the versions between "
+     "2017 and 2022 (inclusive) are supported!", "nvcc-unsupported-host-compiler"),
+    ("ERROR: Could not install packages due to an OSError: [WinError 206] The filename or extension is too long: "
+     "'C:\\\\ci\\\\env\\\\Lib\\\\site-packages\\\\torch-2.13.0+cu130.dist-info\\\\licenses\\\\third_party\\\\kineto'",
+     "windows-long-path-torch-install"),
+    ("ERROR: Could not find a version that satisfies the requirement TorchCodec==0.2.1 (from versions: 0.0.0.dev0)",
+     "companion-placeholder-release-installed"),
     # Other compilers' wording of Tensor.type() refused by AT_DISPATCH (MSVC, clang).
     ("error C2440: 'initializing': cannot convert from 'const at::DeprecatedTypeProperties' to 'c10::ScalarType'",
      "extension-source-uses-removed-torch-api"),
