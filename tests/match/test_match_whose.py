@@ -265,3 +265,20 @@ def test_real_gpu_failures_land_on_their_entry():
         if (r["id"] is None and top is not None) or (r["id"] is not None and top not in [r["id"]] + r["also"]):
             wrong.append((r["case"], r["id"], top))
     assert len(rows) >= 40 and wrong == []
+
+
+def test_r_s_load_failure_lines_hide_torch_s_name_but_name_no_framework():
+    # R prints these for any package: a package called like torch on them is not PyTorch, yet
+    # the lines do not make the text R torch's (an sf install, a reticulate model's cuDNN).
+    sf = ("Error: package or namespace load failed for 'sf' in dyn.load(file, DLLpath = DLLpath, ...):\n"
+          "  libudunits2.so.0: cannot open shared object file: No such file or directory\n"
+          "ERROR: lazy loading failed for package 'sf'")
+    assert W.judge(sf).other is None
+    py = ("Error: ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n"
+          "Error: unable to load R code in package 'mymodel'")
+    assert W.judge(py).other is None and match_text(py)[0].id == "cudnn-so-cannot-open"
+    named = ("  libcudart.so.12: cannot open shared object file: No such file or directory\n"
+             "Error: unable to load R code in package 'CPTtorch'")
+    assert not W.judge(named).own and match_text(named)[0].confidence != HIGH
+    found = LogScan().run(io.BytesIO((named + "\n").encode()))
+    assert found and found[0].confidence != HIGH

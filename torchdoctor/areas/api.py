@@ -12,7 +12,7 @@ from ..advice import install_advice, newest_installable
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import Tailored, hook, installed_torch_note
+from .registry import Tailored, hook, installed_torch_note, match_groups
 
 
 # Which process imported which torch: the first thing to run when the installed
@@ -112,7 +112,8 @@ def _api_by_name(name: str) -> Optional[Tuple[str, str]]:
 @hook("newer-api")
 def newer_api(match, facts: Facts) -> Optional[Tailored]:
     """The error names an API newer than some torch: upgrade or find the other torch."""
-    mod, attr = match.groups.get("mod") or "torch", match.groups.get("attr")
+    g = match_groups(match)
+    mod, attr = g.get("mod") or "torch", g.get("attr")
     name = "%s.%s" % (mod, attr) if attr else mod
     known = _api_by_name(name)
     v, notes = version_or_none(facts)

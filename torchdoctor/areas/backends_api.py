@@ -9,7 +9,7 @@ from ..advice import reinstall_same_build
 from ..model.facts import ABSENT, Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import WARNING, Tailored, rule, finding, hook
+from .registry import WARNING, Tailored, rule, finding, hook, match_groups
 import difflib
 from .api import WHICH_TORCH, code_block, has_at_least, present, too_old, upgrade, version_or_none
 from .mps import MPS_URL, on_macos
@@ -141,7 +141,7 @@ def _first_release(prefix: str) -> Tuple[Optional[str], bool]:
 
 @hook("backends-submodule")
 def backends_submodule(match, facts: Facts) -> Optional[Tailored]:
-    sub = match.groups.get("sub")
+    sub = match_groups(match).get("sub")
     v, notes = version_or_none(facts)
     if not sub or v is None:
         return None
@@ -163,7 +163,8 @@ def backends_submodule(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("backends-attr-missing")
 def backends_attr_missing(match, facts: Facts) -> Optional[Tailored]:
-    mod, attr = match.groups.get("mod"), match.groups.get("attr")
+    g = match_groups(match)
+    mod, attr = g.get("mod"), g.get("attr")
     if not mod or not attr:
         return None
     path = "torch.backends.%s.%s" % (mod, attr)
@@ -220,7 +221,7 @@ def sdp_kernel(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("sdp-kernel-kwarg")
 def sdp_kernel_kwarg(match, facts: Facts) -> Optional[Tailored]:
-    arg = match.groups.get("arg")
+    arg = match_groups(match).get("arg")
     need = SDP_KWARGS.get(arg or "")
     v, notes = version_or_none(facts)
     if not need or v is None:
@@ -316,7 +317,8 @@ def reproducibility(match, facts: Facts) -> Optional[Tailored]:
 def batchnorm_channels(match, facts: Facts) -> Optional[Tailored]:
     # ATen's check_dims_match_num_input_features(name, expected=input.size(1), actual=buffer.numel()):
     # the first number is the input's channel count, the second the layer's num_features.
-    channels, num_features = match.groups.get("expected"), match.groups.get("got")
+    g = match_groups(match)
+    channels, num_features = g.get("expected"), g.get("got")
     if not channels or not num_features:
         return None
     return Tailored(

@@ -9,7 +9,7 @@ from ..advice import INSTALL_URL, install_advice
 from ..model.facts import FAILED, Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note
+from .registry import ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from .cuda.arch import tailor_arch_unsupported
 from .cuda.common import install_commands
 
@@ -318,7 +318,7 @@ def _tuple_version(text: Optional[str]) -> Optional[str]:
 
 @hook("cudnn-version-mismatch")
 def tailor_cudnn_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
-    groups = match.groups or {}
+    groups = match_groups(match)
     compiled, runtime = _tuple_version(groups.get("compiled")), _tuple_version(groups.get("runtime"))
     version = F.torch_version_str(facts)
     expected = compat.expected_cudnn(version) if version else None
@@ -405,7 +405,7 @@ def cudnn_plan_warning(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("cudnn-lib-load")
 def cudnn_lib_load(match, facts: Facts) -> Optional[Tailored]:
-    groups = match.groups or {}
+    groups = match_groups(match)
     missing = groups.get("missing") or ""
     notes = installed_torch_note(facts)
     pkg, pkg_v = _cudnn_pkg(facts)

@@ -8,7 +8,7 @@ from ..advice import install_advice
 from ..advice.commands import torch_command
 from ..model.facts import UNKNOWN, Facts
 from ..model import derived as F
-from .registry import WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note
+from .registry import WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from .config import MANY_CORES, THREADS_URL, torch_threads
 from .cuda.arch import tailor_arch_unsupported
 
@@ -74,7 +74,7 @@ def nccl_duplicate_gpu(match, facts: Facts) -> Optional[Tailored]:
     notes = ["the driver sees %d GPU(s)" % len(gpus)] if gpus else []
     if cvd is not None:
         notes.append("CUDA_VISIBLE_DEVICES=%r" % cvd)
-    groups = match.groups or {}
+    groups = match_groups(match)
     clash = ("ranks %s and %s" % (groups["rank"], groups["other"])) if groups.get("rank") and groups.get("other") else "two ranks"
     return Tailored(summary="%s landed on the same GPU. This node exposes %d GPU(s)%s: start at most %d ranks per node and bind "
                             "each to its own GPU before creating the process group, with "
@@ -97,7 +97,7 @@ JOB_WORDS = ("torchrun", "torch.distributed", "deepspeed", "accelerate", "python
 
 def _port(match) -> Optional[int]:
     """The port the store failed on: the pattern's group, else the first 'host:port (errno'."""
-    g = (match.groups or {}).get("port")
+    g = match_groups(match).get("port")
     if not g:
         m = re.search(r":(\d{1,5}) \((?:errno|system error)", getattr(match, "text", "") or "")
         g = m.group(1) if m else None
@@ -205,7 +205,7 @@ def rendezvous_port_privileged(match, facts: Facts) -> Optional[Tailored]:
 @hook("store-barrier-timeout")
 def store_barrier_timeout(match, facts: Facts) -> Optional[Tailored]:
     """The barrier's own numbers say which way it went wrong: too few processes or too many."""
-    g = match.groups or {}
+    g = match_groups(match)
     world, joined = g.get("world"), g.get("joined")
     if not world or not joined:
         return None

@@ -119,7 +119,7 @@ def alloc_conf_unknown_key(facts):
 def tailor_alloc_conf_unknown_key(match, facts: Facts) -> Optional[Tailored]:
     """Name what the refused key is (newer than the torch that refused it, or misspelt) and give
     the variable's value with it corrected or removed, the way the check does."""
-    key = (match.groups.get("key") or "").strip()
+    key = (match_groups(match).get("key") or "").strip()
     # The variable that holds exactly this key (or this malformed item), not one that merely
     # contains its letters: 'expandable_segment' is inside 'expandable_segments'.
     found = next(((var, v) for var in ALLOC_CONF_VARS for v in [F.env(facts, var)]

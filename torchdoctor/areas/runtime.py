@@ -9,7 +9,7 @@ from ..model import versions as V
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
-from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_note
+from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from .config import (CUBLAS_URL, REPRO_URL, expandable_segments_off_cmd, expandable_segments_requested,
                      fragmentation_remedy, runtime_setting)
 from .cuda.arch import tailor_arch_unsupported
@@ -123,7 +123,7 @@ def cublas_not_supported(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("type-mismatch")
 def type_mismatch(match, facts: Facts) -> Optional[Tailored]:
-    g = match.groups or {}
+    g = match_groups(match)
     inp, weight = g.get("input") or "", g.get("weight") or ""
     if not inp or not weight:
         return None
@@ -203,7 +203,7 @@ def host_memory_remedy(facts: Facts, tried: Optional[float]) -> Tuple[Optional[s
 @hook("host-oom")
 def host_oom(match, facts: Facts) -> Optional[Tailored]:
     text = getattr(match, "text", "") or ""
-    b = (match.groups or {}).get("bytes") or (re.search(r"allocate (\d{1,20}) bytes", text) or [None, None])[1]
+    b = match_groups(match).get("bytes") or (re.search(r"allocate (\d{1,20}) bytes", text) or [None, None])[1]
     summary, notes = host_memory_remedy(facts, float(b) if b else None)
     if match.entry.id == "pinned-memory-alloc-failed" and facts.value("os.wsl") is True:
         notes.append("running under WSL2")

@@ -5,14 +5,14 @@ from typing import Optional
 
 from ..model.facts import Facts
 from ..model import derived as F
-from .registry import Tailored, hook
+from .registry import Tailored, hook, match_groups
 from .api import NEWER_APIS, WHICH_TORCH, code_block, has_at_least, present, too_old, version_or_none
 
 
 
 # -- torch.load weights_only --------------------------------------------------------
 def _global_name(match) -> Optional[str]:
-    g = match.groups.get("glob")
+    g = match_groups(match).get("glob")
     return g.strip().rstrip(".") if g else None
 
 
@@ -91,7 +91,7 @@ def weights_only_kwarg(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("safe-globals-missing")
 def safe_globals_missing(match, facts: Facts) -> Optional[Tailored]:
-    attr = match.groups.get("attr")
+    attr = match_groups(match).get("attr")
     name = "torch.serialization.%s" % attr if attr else None
     known = NEWER_APIS.get(name or "")
     v, notes = version_or_none(facts)

@@ -19,7 +19,7 @@ from . import prefilter as _pre
 from .normalize import normalize, unmarkup
 from .candidates import text_candidates
 from .prefilter import EveryLine, NativeMarkers, NativePrefilter, NativeTriggers, Prefilter, PureTriggers
-from .whose import Layer, first, markers, neutral_layer, own_outside_namesakes
+from .whose import Layer, first, markers, namesake_in, neutral_layer, own_outside_namesakes
 from .confidence import EVIDENCE_FLOOR, FAILURES_KEPT, POSSIBLE_BELOW, failure_lines, mark_notices
 
 SMALL_INPUT = 1024 * 1024
@@ -105,6 +105,8 @@ class Index:
         self.foreign_markers_bytes = tuple((m.encode(), n) for m, n in mk.foreign)
         self.namesake_markers = mk.namesakes
         self.namesake_markers_bytes = tuple((m.encode(), n) for m, n in mk.namesakes)
+        self.namesake_lines = mk.lines
+        self.namesake_lines_bytes = tuple(m.encode() for m in mk.lines)
         self.context_literals = tuple(sorted({c for e in self.entries for c in e.context}))
         self.context_buckets = rare_char_buckets(self.context_literals)
         self.anchors = sorted({p.anchor for _, p in self.pairs if p.anchor} | set(self.context_literals))
@@ -288,8 +290,8 @@ class Context:
         ix = self.index
         own = any(m in text for m in ix.own_markers)
         namesake = first(text, ix.namesake_markers)[0]
-        if namesake is not None and own:
-            own = own_outside_namesakes(text, ix.own_markers, ix.namesake_markers)
+        if own and namesake_in(text, ix.namesake_markers, ix.namesake_lines):
+            own = own_outside_namesakes(text, ix.own_markers, ix.namesake_markers, ix.namesake_lines)
         self._verdict(own, namesake, None if own or namesake else first(text, ix.foreign_markers)[0])
 
     def feed_chunk(self, chunk: bytes) -> None:
@@ -300,8 +302,8 @@ class Context:
             return
         ix = self.index
         own, namesake, foreign = ix.markers_in(chunk)
-        if namesake is not None and own:
-            own = own_outside_namesakes(chunk, ix.own_markers_bytes, ix.namesake_markers_bytes)
+        if own and (namesake is not None or any(x in chunk for x in ix.namesake_lines_bytes)):
+            own = own_outside_namesakes(chunk, ix.own_markers_bytes, ix.namesake_markers_bytes, ix.namesake_lines_bytes)
         self._verdict(own, namesake, foreign)
 
     def _verdict(self, own: bool, namesake: Optional[str], foreign: Optional[str]) -> None:

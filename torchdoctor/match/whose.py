@@ -36,6 +36,9 @@ class Markers:
     own: Tuple[str, ...]
     foreign: Tuple[Tuple[str, str], ...]  # (marker, framework)
     namesakes: Tuple[Tuple[str, str], ...]  # (marker, framework named like torch)
+    # Lines on which torch's name is not PyTorch's but which name no framework (R's load failure
+    # of any package, which may be called like torch).
+    lines: Tuple[str, ...]
     layers: Tuple[Layer, ...]
 
 
@@ -46,6 +49,7 @@ def markers() -> Markers:
         own=tuple(data["own"]),
         foreign=tuple((m, name) for name, ms in data["frameworks"].items() for m in ms),
         namesakes=tuple((m, name) for name, ms in data["namesakes"].items() for m in ms),
+        lines=tuple(data.get("namesake_lines", ())),
         layers=tuple(Layer(by=n["by"], cause=n["cause"], wording=tuple(n["wording"])) for n in data["neutral"]),
     )
 
@@ -68,11 +72,19 @@ def first(text: str, pairs) -> Tuple[Optional[str], str]:
     return None, ""
 
 
-def own_outside_namesakes(text, own, namesakes) -> bool:
+def own_outside_namesakes(text, own, namesakes, lines=()) -> bool:
     """Whether torch's own marker is in `text` (str or bytes) on a line that names no
-    framework carrying torch's name. Called only when such a name is in the text."""
+    framework carrying torch's name and holds none of `lines` (namesake_lines). Called only
+    when such a name or line is in the text."""
     nl = "\n" if isinstance(text, str) else b"\n"
-    return any(any(m in ln for m in own) for ln in text.split(nl) if not any(n in ln for n, _ in namesakes))
+    return any(any(m in ln for m in own) for ln in text.split(nl)
+               if not any(n in ln for n, _ in namesakes) and not any(x in ln for x in lines))
+
+
+def namesake_in(text, namesakes, lines) -> bool:
+    """Whether a line of `text` may hold torch's name as another's (a namesake's marker or one
+    of `lines`): only then are torch's markers counted line by line."""
+    return first(text, namesakes)[0] is not None or any(x in text for x in lines)
 
 
 def judge(text: str) -> Verdict:
@@ -80,8 +92,8 @@ def judge(text: str) -> Verdict:
     mk = markers()
     own = any(m in text for m in mk.own)
     name, marker = first(text, mk.namesakes)
-    if name is not None and own:
-        own = own_outside_namesakes(text, mk.own, mk.namesakes)
+    if own and namesake_in(text, mk.namesakes, mk.lines):
+        own = own_outside_namesakes(text, mk.own, mk.namesakes, mk.lines)
     if not own and name is None:
         name, marker = first(text, mk.foreign)
     return Verdict(own=own, other=None if own else name, marker="" if own else marker)

@@ -141,6 +141,16 @@ def test_long_path_store_python():
     assert run(text, "windows-long-path-torch-install", facts(system="Windows", exe="C:\\Python311\\python.exe")) is None
 
 
+def test_long_path_reinstalls_the_build_named_in_the_dist_info_path():
+    # pip was writing torch 2.8.0+cu128 (its dist-info folder says so): the reinstall keeps that
+    # build, where a plain `pip install torch` would take PyPI's CPU wheel on Windows.
+    text = ("ERROR: Could not install packages due to an OSError: [WinError 206] The filename or extension is too "
+            "long: 'C:\\\\venvs\\\\a\\\\Lib\\\\site-packages\\\\torch-2.8.0+cu128.dist-info\\\\licenses'")
+    t = run(text, "windows-long-path-torch-install", facts(system="Windows", exe="C:\\Python311\\python.exe"))
+    assert t is not None and t.commands[0].startswith("New-ItemProperty")
+    assert any("torch==2.8.0" in c and "download.pytorch.org/whl/cu128" in c for c in t.commands), t.commands
+
+
 # ------------------------------------------------------------------- shadowing ----
 def test_shadowed_path_from_python313_message():
     text = ("AttributeError: module 'torch' has no attribute 'rand' (consider renaming '/home/me/proj/torch.py' "

@@ -306,6 +306,7 @@ def test_a_hip_line_does_not_hide_a_real_ptx_failure_elsewhere():
     text = ("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat\n"
             "RuntimeError: CUDA error: a PTX JIT compilation failed")
     assert {"hip-invalid-device-function", "cuda-ptx-jit-failed"} <= {m.id for m in match_text(text)}
+    # As a write-up quotes it: the message in quotes, HIP's name after the closing quote.
     hip = 'CUDA error: device kernel image is invalid" (hipErrorInvalidImage)'
     assert [m.id for m in match_text(hip)][:1] == ["hip-invalid-device-function"]
     assert "cuda-ptx-jit-failed" not in [m.id for m in match_text(hip)]

@@ -7,19 +7,14 @@ from ...model.facts import Facts
 from ..registry import Tailored, hook, match_groups
 
 
-def kernel_import_commands(sm: str):
-    """The import that SageAttention's start-up tried inside a bare except, for the family the
-    message named (releases name the module _qattn_smNN, newer ones also wrap it in smNN_compile);
-    run plainly it shows the hidden error (an undefined symbol, a missing DLL)."""
-    return ["python -c \"import sageattention.core as c; print({k: v for k, v in vars(c).items() if k.endswith('_ENABLED')})\"",
-            "python -c \"import importlib; importlib.import_module('sageattention._qattn_sm%s')\"" % sm]
-
-
 @hook("sageattention-kernel")
 def tailor_sageattention_kernel(match, facts: Facts) -> Optional[Tailored]:
-    sm = match_groups(match).get("sm") or "89"
-    if not sm.isdigit():
+    """The entry's commands name the SM89 modules; for an SM80 or SM90 message, that family's
+    (its start-up imported them inside a bare except, so importing them plainly shows why)."""
+    sm = match_groups(match).get("sm")
+    entry = getattr(match, "entry", None)
+    commands = list((getattr(entry, "fix", None) or {}).get("commands", []))
+    if not sm or sm == "89" or not commands:
         return None
-    return Tailored(commands=[
-        'python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.get_device_capability())"',
-    ] + kernel_import_commands(sm))
+    return Tailored(commands=[c.replace("_qattn_sm89", "_qattn_sm" + sm).replace("sm89_compile", "sm%s_compile" % sm)
+                              for c in commands])

@@ -9,7 +9,7 @@ from ...model import versions as V
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import ERROR, Remedy, Tailored, rule, finding, hook, installed_torch_note
+from ..registry import ERROR, Remedy, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from ...advice import INSTALL_URL
 from .common import other_env_note
 
@@ -113,7 +113,7 @@ def _gpu_from_text(text: str) -> Dict[str, str]:
 
 @hook("arch-unsupported")
 def tailor_arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
-    groups = dict(_gpu_from_text(getattr(match, "text", "")), **(match.groups or {}))
+    groups = dict(_gpu_from_text(getattr(match, "text", "")), **match_groups(match))
     arch, where = F.arch_list(facts)
     cap = _cap_from_groups(groups)
     name = (groups.get("gpu") or "").strip()

@@ -10,7 +10,7 @@ from ...advice import install_advice
 from ...model.facts import UNKNOWN, Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import (ERROR, WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, remedy_verify)
+from ..registry import (ERROR, WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, remedy_verify, match_groups)
 from ...advice import INSTALL_URL, installable_releases
 from ..cpu_only_build import tailor_cpu_only_build
 from .common import install_commands, other_env_note
@@ -273,7 +273,7 @@ def tailor_driver_too_old(match, facts: Facts) -> Optional[Tailored]:
     cuda = F.torch_cuda(facts)
     driver = F.driver_version(facts)
     drv_cuda = facts.value("driver.cuda_driver_version")
-    found = _cuda_from_driver_int((match.groups or {}).get("found"))
+    found = _cuda_from_driver_int(match_groups(match).get("found"))
     if not isinstance(drv_cuda, str):
         drv_cuda = found or F.driver_cuda(facts)
     if not cuda and not drv_cuda:
@@ -320,7 +320,7 @@ _DEVICE_COUNT_CODES = {
 
 @hook("cuda-device-count-error")
 def cuda_device_count_error(match, facts: Facts) -> Optional[Tailored]:
-    code = (match.groups or {}).get("code")
+    code = match_groups(match).get("code")
     why = _DEVICE_COUNT_CODES.get(code or "")
     if code in ("35", "804"):
         return tailor_driver_too_old(match, facts)

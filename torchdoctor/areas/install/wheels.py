@@ -271,7 +271,16 @@ def windows_long_path(match, facts: Facts) -> Optional[Tailored]:
                         summary="Either enable long paths (admin, then reboot/new terminal) or install Python from "
                                 "python.org into a short path and create the venv there (e.g. C:\\venvs\\t).",
                         notes=python_note(facts))
-    return None
+    # Reinstall the build pip was writing (its dist-info names it: +cu130 is no PyPI wheel on
+    # Windows), not whatever `pip install torch` picks.
+    ver = match_groups(match).get("ver") or ""
+    base, _, tag = ver.partition("+")
+    cmds = torch_command(facts, version=base, variant=tag or None, reinstall=True) if base else []
+    if not cmds:
+        return None
+    entry = getattr(match, "entry", None)
+    long_paths = list((getattr(entry, "fix", None) or {}).get("commands", [])[:1])
+    return Tailored(commands=long_paths + cmds, notes=python_note(facts))
 
 
 @hook("macos-arch")
