@@ -48,6 +48,17 @@ FOUND_11040 = ("RuntimeError: The NVIDIA driver on your system is too old (found
 
 
 # ------------------------------------------------------------ driver too old ---
+def test_cudas_invalid_image_on_a_rocm_build_is_answered_as_hips():
+    # ROCm prints CUDA's words: on a ROCm torch the PTX/driver reading cannot apply.
+    text = "RuntimeError: CUDA error: device kernel image is invalid"
+    ex = explain("cuda-ptx-jit-failed", text, {"packages": torch_pkg("2.9.0+rocm6.4"), "torch": {"hip": "6.4.43482"},
+                                               "os": LINUX})
+    assert ex.tailored and "ROCm build" in ex.cause
+    assert ex.fix.commands and ex.fix.commands[0] == get_entry("hip-invalid-device-function").fix["commands"][0]
+    cuda = explain("cuda-ptx-jit-failed", text, {"packages": torch_pkg("2.9.0+cu128"), "driver": DRIVER_570, "os": LINUX})
+    assert "ROCm build" not in (cuda.cause or "")
+
+
 def test_driver_too_old_offers_the_variant_this_driver_runs():
     ex = explain("nvidia-driver-too-old", FOUND_11040,
                  {"packages": torch_pkg("2.4.1+cu124"), "driver": DRIVER_470, "os": LINUX})
