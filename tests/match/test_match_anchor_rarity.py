@@ -15,7 +15,8 @@ BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abs
 MOST = 0.03
 
 
-def test_ordinary_training_log_lines_rarely_hold_an_anchor():
+def background_lines(n):
+    """`n` of the benchmark's background lines (loggen's templates, seeded)."""
     sys.path.insert(0, BENCH)
     try:
         import loggen
@@ -24,7 +25,11 @@ def test_ordinary_training_log_lines_rarely_hold_an_anchor():
     rng = random.Random(7)
     weights = [w for w, _ in loggen.TEMPLATES]
     makers = [f for _, f in loggen.TEMPLATES]
-    lines = [rng.choices(makers, weights)[0](rng) for _ in range(3000)]
+    return [rng.choices(makers, weights)[0](rng) for _ in range(n)]
+
+
+def test_ordinary_training_log_lines_rarely_hold_an_anchor():
+    lines = background_lines(3000)
     literals = [a for a in default_index().anchors if a]
     held = [ln for ln in lines if any(a in ln for a in literals)]
     assert len(held) / len(lines) <= MOST, sorted({a for ln in held for a in literals if a in ln})
@@ -43,14 +48,6 @@ FULL_PASSES = {b"- torch", b".py:", b": [Errno ", b"], thread: [", b"dataloader.
 def test_few_literals_cost_the_pure_scanner_a_pass_of_their_own():
     from torchdoctor.match.prefilter import Prefilter
 
-    sys.path.insert(0, BENCH)
-    try:
-        import loggen
-    finally:
-        sys.path.remove(BENCH)
-    rng = random.Random(7)
-    weights = [w for w, _ in loggen.TEMPLATES]
-    makers = [f for _, f in loggen.TEMPLATES]
-    sample = "\n".join(rng.choices(makers, weights)[0](rng) for _ in range(20000)).encode()
+    sample = "\n".join(background_lines(20000)).encode()
     passes = set(Prefilter(default_index().anchors, sample).passes)
     assert passes <= FULL_PASSES, sorted(passes - FULL_PASSES)

@@ -30,7 +30,7 @@ from ..model.findings import ERROR, INFO, NOTHING_TO_VERIFY, WARNING, Finding, F
 from ..model.records import field, record
 from ..model.rules import rule
 
-__all__ = ["rule", "hook", "finding", "match_groups", "Tailored", "Remedy", "ERROR", "WARNING", "INFO"]
+__all__ = ["rule", "hook", "finding", "match_groups", "entry_id_of", "entry_commands", "Tailored", "Remedy", "ERROR", "WARNING", "INFO"]
 
 PACKAGE = __name__.rsplit(".", 1)[0]  # torchdoctor.areas
 
@@ -40,6 +40,17 @@ def match_groups(match) -> Dict[str, str]:
     check's caller, a test's stand-in)."""
     g = getattr(match, "groups", None)
     return g if isinstance(g, dict) else {}
+
+
+def entry_id_of(match) -> str:
+    """The id of the entry a hook's match is of ("" for a stand-in without one)."""
+    return getattr(match, "id", "") or getattr(getattr(match, "entry", None), "id", "")
+
+
+def entry_commands(match) -> List[str]:
+    """The generic fix commands of the entry a hook's match is of ([] for a stand-in), for a
+    hook that keeps some of them beside its own."""
+    return list((getattr(getattr(match, "entry", None), "fix", None) or {}).get("commands", []))
 
 
 @record

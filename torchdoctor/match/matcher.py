@@ -19,7 +19,7 @@ from . import prefilter as _pre
 from .normalize import normalize, unmarkup
 from .candidates import text_candidates
 from .prefilter import EveryLine, NativeMarkers, NativePrefilter, NativeTriggers, Prefilter, PureTriggers
-from .whose import Layer, first, markers, namesake_in, neutral_layer, own_outside_namesakes
+from .whose import Layer, by_line, first, markers, neutral_layer, own_outside_namesakes
 from .confidence import EVIDENCE_FLOOR, FAILURES_KEPT, POSSIBLE_BELOW, failure_lines, mark_notices
 
 SMALL_INPUT = 1024 * 1024
@@ -290,7 +290,7 @@ class Context:
         ix = self.index
         own = any(m in text for m in ix.own_markers)
         namesake = first(text, ix.namesake_markers)[0]
-        if own and namesake_in(text, ix.namesake_markers, ix.namesake_lines):
+        if own and by_line(text, namesake, ix.namesake_lines):
             own = own_outside_namesakes(text, ix.own_markers, ix.namesake_markers, ix.namesake_lines)
         self._verdict(own, namesake, None if own or namesake else first(text, ix.foreign_markers)[0])
 
@@ -302,7 +302,7 @@ class Context:
             return
         ix = self.index
         own, namesake, foreign = ix.markers_in(chunk)
-        if own and (namesake is not None or any(x in chunk for x in ix.namesake_lines_bytes)):
+        if own and by_line(chunk, namesake, ix.namesake_lines_bytes):
             own = own_outside_namesakes(chunk, ix.own_markers_bytes, ix.namesake_markers_bytes, ix.namesake_lines_bytes)
         self._verdict(own, namesake, foreign)
 

@@ -81,10 +81,11 @@ def own_outside_namesakes(text, own, namesakes, lines=()) -> bool:
                if not any(n in ln for n, _ in namesakes) and not any(x in ln for x in lines))
 
 
-def namesake_in(text, namesakes, lines) -> bool:
-    """Whether a line of `text` may hold torch's name as another's (a namesake's marker or one
-    of `lines`): only then are torch's markers counted line by line."""
-    return first(text, namesakes)[0] is not None or any(x in text for x in lines)
+def by_line(text, namesake: Optional[str], lines) -> bool:
+    """Whether torch's markers in `text` must be counted line by line: a namesake was found in
+    it (`namesake`, from `first`) or it holds one of `lines`, so a line may carry torch's name
+    as another's."""
+    return namesake is not None or any(x in text for x in lines)
 
 
 def judge(text: str) -> Verdict:
@@ -92,7 +93,7 @@ def judge(text: str) -> Verdict:
     mk = markers()
     own = any(m in text for m in mk.own)
     name, marker = first(text, mk.namesakes)
-    if own and namesake_in(text, mk.namesakes, mk.lines):
+    if own and by_line(text, name, mk.lines):
         own = own_outside_namesakes(text, mk.own, mk.namesakes, mk.lines)
     if not own and name is None:
         name, marker = first(text, mk.foreign)

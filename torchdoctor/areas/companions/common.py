@@ -1,7 +1,7 @@
 """What the companion hooks share: versions, tags and pins of torch and its companions.
 """
 
-from typing import Any, Optional, Tuple
+from typing import Optional, Tuple
 
 from ...model import versions as V
 from ...model.facts import Facts
@@ -21,7 +21,3 @@ def macos_version(facts: Facts) -> Optional[str]:
 
 def python_minor(facts: Facts) -> Optional[Tuple[int, int]]:
     return V.minor_tuple(facts.value("python.version"))
-
-
-def entry_id_of(match: Any) -> str:
-    return getattr(match, "id", "") or getattr(getattr(match, "entry", None), "id", "")

@@ -7,8 +7,8 @@ from ...advice import installable
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import Remedy, ERROR, INFO, WARNING, Tailored, rule, finding, hook, installed_torch_note, known_error_finding
-from .common import entry_id_of, torch_meta_version
+from ..registry import Remedy, ERROR, INFO, WARNING, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, entry_id_of
+from .common import torch_meta_version
 from ...advice import install_advice
 from ...advice.commands import release_variant, pip, torch_near_build
 from ...model import versions as V

@@ -8,9 +8,9 @@ from typing import Any, Callable, Optional
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import ERROR, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, match_groups
+from ..registry import ERROR, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, match_groups, entry_id_of
 from ...advice.commands import WHL, build_kind, companion_reinstall, index_args, pip, plain_install, release_variant, torch_index_tag, torch_near_build
-from .common import entry_id_of, torch_meta_version
+from .common import torch_meta_version
 from ...model import versions as V
 
 

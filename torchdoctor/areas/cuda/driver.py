@@ -11,7 +11,7 @@ from ...model.facts import UNKNOWN, Facts
 from ...model import derived as F
 from ...kb import compat
 from ...kb.errors import get_entry
-from ..registry import (ERROR, WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, remedy_verify, match_groups)
+from ..registry import (ERROR, WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, remedy_verify, match_groups, entry_id_of)
 from ...advice import INSTALL_URL, installable_releases
 from ..cpu_only_build import tailor_cpu_only_build
 from .common import install_commands, other_env_note
@@ -285,7 +285,7 @@ def tailor_driver_too_old(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts)
     if F.is_rocm_build(facts):
         # NVIDIA's driver advice cannot apply; CUDA's invalid-image words are HIP's there.
-        return _hip_reading(facts, notes) if getattr(match, "id", "") == "cuda-ptx-jit-failed" else None
+        return _hip_reading(facts, notes) if entry_id_of(match) == "cuda-ptx-jit-failed" else None
     cuda = F.torch_cuda(facts)
     driver = F.driver_version(facts)
     drv_cuda = facts.value("driver.cuda_driver_version")

@@ -9,7 +9,7 @@ from ...advice import install_advice
 from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
-from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
+from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups, entry_commands
 from ...advice import INSTALL_URL
 from .common import advice_for, machine_of, new_env_commands, py_minor, python_note, ver_tuple
 from ...advice.commands import on_interpreter, torch_command
@@ -278,9 +278,7 @@ def windows_long_path(match, facts: Facts) -> Optional[Tailored]:
     cmds = torch_command(facts, version=base, variant=tag or None, reinstall=True) if base else []
     if not cmds:
         return None
-    entry = getattr(match, "entry", None)
-    long_paths = list((getattr(entry, "fix", None) or {}).get("commands", [])[:1])
-    return Tailored(commands=long_paths + cmds, notes=python_note(facts))
+    return Tailored(commands=entry_commands(match)[:1] + cmds, notes=python_note(facts))
 
 
 @hook("macos-arch")
