@@ -118,6 +118,9 @@ NOT_THEIRS = [
     ('  File "C:/Users/me/env/Lib/site-packages/torch/utils/cpp_extension.py", line 1048, in CUDAExtension\n'
      "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
      "cuda-extension-build-on-macos"),
+    # Another library's "SMxx kernel" line, or a script's own fallback note, is not SageAttention's.
+    ("DeepGEMM: SM100 kernel is not available on this build", "sageattention-kernel-not-available"),
+    ("Warning: SM89 kernel not available, using fallback", "sageattention-kernel-not-available"),
     # Beside the entries of the families the blind rounds found missing: the same words with
     # another cause (a Windows ACL, a concurrent download, a real but old torchcodec, Triton
     # 1.x's own map::at, CUDA tensors shared on Linux, Homebrew's FFmpeg, another DeepSpeed
