@@ -237,6 +237,12 @@ score of each, before its misses drove any KB change (the honest estimate):
                           entry fitted, 5 wrong); 22/42 after
   unrelated23.jsonl       24 negatives from 15 other stacks: first run 7 answered, 1 high (R's torch
                           package; 0 high since) (tests/eval/blind32_results.md)
+  blind33_jako/_llm/_hpc/_vendors/_build.jsonl 51 rows (Japanese and Korean, LLM stacks, clusters
+                          and containers, Intel/Ascend/Arm/Gaudi, builds against torch): first run
+                          21/51 = 41.2% (21/36 where an entry fitted, 1 wrong); 38/51 after
+                          (tests/eval/blind33_results.md)
+  unrelated24.jsonl       24 negatives from 16 other stacks: first run 6 answered, 1 high (rocBLAS
+                          of a llama.cpp HIP build; 0 high since) (tests/eval/blind33_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

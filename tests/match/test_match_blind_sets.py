@@ -22,7 +22,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind30_tools.jsonl", "blind31_comfy.jsonl", "blind31_finetune.jsonl", "blind31_robotics.jsonl",
         "blind31_speech.jsonl", "blind31_video.jsonl", "blind31_vision.jsonl", "blind32_amd.jsonl",
         "blind32_apple.jsonl", "blind32_dist.jsonl", "blind32_media.jsonl", "blind32_windows.jsonl",
-        "blind32_zh.jsonl"]
+        "blind32_zh.jsonl", "blind33_jako.jsonl", "blind33_llm.jsonl", "blind33_hpc.jsonl",
+        "blind33_vendors.jsonl", "blind33_build.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -121,8 +122,28 @@ OPEN = {
     # DLL load failed while importing flash_attn_2_cuda (procedure not found): the module's own entry
     # (a build for another torch) answers; the thread blamed a CUDA runtime on PATH.
     ("blind32_windows.jsonl", 0): "flash-attn-built-for-other-torch",
-    # DGL's per-torch graphbolt library: no source at hand for an entry this session.
-    ("blind32_zh.jsonl", 7): None,
+    # ninja's "'/lib64/libcudart.so', needed by ... missing": a CMake file joined an empty CUDA_HOME
+    # to lib64; one public report only, so no pattern claims that reading yet.
+    ("blind33_llm.jsonl", 7): None,
+    # ZLUDA's cuBLAS refusing a float32 cublasSgemm: the pastes name no ZLUDA, and the cuBLAS entry
+    # answers (its cause says a plain Sgemm is not the bf16 case and points at ZLUDA).
+    ("blind32_amd.jsonl", 0): "cublas-not-supported",
+    ("blind32_amd.jsonl", 1): "cublas-not-supported",
+    ("blind31_video.jsonl", 4): "cublas-not-supported",
+    # clang's bare "'stdlib.h' file not found" with no Windows or triton-windows marker beside it: on
+    # Linux the same line means missing libc headers, not MSVC.
+    ("blind32_windows.jsonl", 5): None,
+    # glibc 2.41 against CUDA 12.8's headers in g++'s wording ("has a different exception specifier"):
+    # only this report carries that wording; the entry matches cudafe++'s.
+    ("blind33_build.jsonl", 0): None,
+    # "No CUDA GPUs are available" from a ROCm container without the render group: the text names no
+    # HIP; with the facts of a ROCm build the hook answers it as HIP's (tested in the CUDA hooks).
+    ("blind33_hpc.jsonl", 6): "no-cuda-gpus-available",
+    # Fragments: a PR's "Bus error / No space left on device" prose, triton's cc command for
+    # cuda_utils.c without the linker's own message, torch_npu's ImportError cut before its symbol.
+    ("blind33_hpc.jsonl", 7): None,
+    ("blind33_hpc.jsonl", 8): None,
+    ("blind33_vendors.jsonl", 3): None,
 }
 
 

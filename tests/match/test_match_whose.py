@@ -169,7 +169,7 @@ def test_the_mcp_tool_names_the_other_framework_too():
 @pytest.mark.parametrize("name", ["unrelated11.jsonl", "unrelated12.jsonl", "unrelated13.jsonl", "unrelated14.jsonl",
                                   "unrelated15.jsonl", "unrelated16.jsonl", "unrelated17.jsonl", "unrelated18.jsonl",
                                   "unrelated19.jsonl", "unrelated20.jsonl",
-                                  "unrelated21.jsonl", "unrelated22.jsonl", "unrelated23.jsonl"])
+                                  "unrelated21.jsonl", "unrelated22.jsonl", "unrelated23.jsonl", "unrelated24.jsonl"])
 def test_other_stacks_errors_get_no_high_confidence_diagnosis(name):
     # Real negatives from other stacks (JAX, PaddlePaddle, CTranslate2, TensorFlow, ONNX Runtime,
     # llama.cpp, CuPy, numba, plain CUDA C++ builds): at most a "possibly", never a diagnosis.

@@ -59,6 +59,22 @@ def test_cudas_invalid_image_on_a_rocm_build_is_answered_as_hips():
     assert "ROCm build" not in (cuda.cause or "")
 
 
+def test_no_cuda_gpus_on_a_rocm_build_is_answered_as_hips():
+    # A ROCm container without the render group prints CUDA's words; the HIP entry's fix applies.
+    text = "RuntimeError: No CUDA GPUs are available"
+    ex = explain("no-cuda-gpus-available", text, {"packages": torch_pkg("2.9.0+rocm6.4"), "torch": {"hip": "6.4.43482"},
+                                                  "os": LINUX})
+    assert ex.tailored and "ROCm build" in ex.cause
+    assert ex.fix.commands == get_entry("no-hip-gpus-available").fix["commands"]
+    cuda = explain("no-cuda-gpus-available", text, {"packages": torch_pkg("2.9.0+cu128"), "driver": DRIVER_570,
+                                                    "os": LINUX})
+    assert "ROCm build" not in (cuda.cause or "")
+    # The HIP entry's commands are Linux's (render group, /dev/kfd): a Windows ROCm build keeps the entry's text.
+    win = explain("no-cuda-gpus-available", text, {"packages": torch_pkg("2.9.0+rocm7.1"), "torch": {"hip": "7.1"},
+                                                   "os": {"system": "Windows"}})
+    assert "ROCm build" not in (win.cause or "") and "usermod" not in " ".join(win.fix.commands)
+
+
 def test_driver_too_old_offers_the_variant_this_driver_runs():
     ex = explain("nvidia-driver-too-old", FOUND_11040,
                  {"packages": torch_pkg("2.4.1+cu124"), "driver": DRIVER_470, "os": LINUX})
