@@ -106,3 +106,75 @@ def test_an_extension_dispatching_on_tensor_type_builds_after_the_entrys_rewrite
     assert grep.returncode == 0 and "main.cpp" in grep.stdout, (grep.returncode, grep.stdout, grep.stderr)
     healed = _run([TORCH_PYTHON, str(script), str(tmp_path / "new"), "fixed"])
     assert healed.returncode == 0 and "[2.0, 2.0, 2.0]" in healed.stdout, healed.stderr[-1500:]
+
+
+@needs_torch
+def test_a_checkpoint_with_a_position_ids_buffer_loads_after_the_entrys_rewrite(tmp_path):
+    # A state dict saved while transformers kept embeddings.position_ids persistent, loaded into a
+    # model that no longer has that buffer: torch's real strict-load error, named by explain, healed
+    # by the file rewrite the entry's fix gives.
+    model = ("import torch\n"
+             "class Emb(torch.nn.Module):\n"
+             "    def __init__(self):\n"
+             "        super().__init__(); self.word = torch.nn.Embedding(8, 4)\n"
+             "class Bert(torch.nn.Module):\n"
+             "    def __init__(self):\n"
+             "        super().__init__(); self.embeddings = Emb()\n")
+    make = model + ("import sys\nsd = Bert().state_dict(); sd['embeddings.position_ids'] = torch.arange(8)[None]\n"
+                    "torch.save(sd, sys.argv[1])\n")
+    load = model + "import sys\nBert().load_state_dict(torch.load(sys.argv[1])); print('loaded')\n"
+    p = _run([TORCH_PYTHON, "-c", make, str(tmp_path / "model.pt")])
+    assert p.returncode == 0, p.stderr[-2000:]
+    broken = _run([TORCH_PYTHON, "-c", load, str(tmp_path / "model.pt")])
+    assert broken.returncode != 0
+    found = match_text(broken.stderr)
+    assert found and found[0].id == "transformers-position-ids-state-dict-key", broken.stderr[-800:]
+    (fix,) = [c for c in get_entry("transformers-position-ids-state-dict-key").fix["commands"] if "torch.save" in c]
+    p = subprocess.run([TORCH_PYTHON] + shlex.split(fix)[1:], capture_output=True, text=True, timeout=600,
+                       cwd=str(tmp_path))
+    assert p.returncode == 0, p.stderr[-2000:]
+    healed = _run([TORCH_PYTHON, "-c", load, str(tmp_path / "model_fixed.pt")])
+    assert healed.returncode == 0 and "loaded" in healed.stdout, healed.stderr[-800:]
+
+
+_CHECK_FAIL = r'''
+#include <string>
+namespace c10 { namespace detail {
+[[noreturn]] void torchCheckFail(const char*, const char*, unsigned int, const std::string&);
+} }
+int main(int argc, char**) {
+  if (argc > 5) c10::detail::torchCheckFail("f", "file", 1, std::string("never"));
+  return 0;
+}
+'''
+
+
+@needs_torch
+def test_a_program_linked_with_the_other_cxx_abi_links_after_the_entrys_abi_check(tmp_path):
+    # A C++ program built with the ABI flag that does not match this torch's libc10 (an old-ABI
+    # build against a torch built with the C++11 ABI, or the reverse): the real linker error, named
+    # by explain; compiled with the ABI the entry's first command prints, it links and runs.
+    import shutil
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if not cxx or sys.platform != "linux":
+        pytest.skip("needs a GNU C++ compiler on Linux")
+    info = _run([TORCH_PYTHON, "-c", "import os, torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI)); "
+                 "print(os.path.join(os.path.dirname(torch.__file__), 'lib'))"])
+    assert info.returncode == 0, info.stderr[-800:]
+    abi, lib = info.stdout.split()
+    entry = get_entry("libtorch-cxx11-abi-flavour-mismatch")
+    assert "_GLIBCXX_USE_CXX11_ABI" in entry.fix["commands"][0]
+    src = tmp_path / "main.cpp"
+    src.write_text(_CHECK_FAIL)
+
+    def build(flag):
+        return _run([cxx, "-D_GLIBCXX_USE_CXX11_ABI=%s" % flag, str(src), "-o", str(tmp_path / "prog"),
+                     "-L" + lib, "-lc10", "-Wl,-rpath," + lib], timeout=300)
+
+    broken = build("0" if abi == "1" else "1")
+    assert broken.returncode != 0
+    found = match_text(broken.stderr)
+    assert found and found[0].id == "libtorch-cxx11-abi-flavour-mismatch", broken.stderr[-800:]
+    healed = build(abi)
+    assert healed.returncode == 0, healed.stderr[-800:]
+    assert _run([str(tmp_path / "prog")]).returncode == 0
