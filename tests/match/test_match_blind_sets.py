@@ -23,7 +23,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind31_speech.jsonl", "blind31_video.jsonl", "blind31_vision.jsonl", "blind32_amd.jsonl",
         "blind32_apple.jsonl", "blind32_dist.jsonl", "blind32_media.jsonl", "blind32_windows.jsonl",
         "blind32_zh.jsonl", "blind33_jako.jsonl", "blind33_llm.jsonl", "blind33_hpc.jsonl",
-        "blind33_vendors.jsonl", "blind33_build.jsonl"]
+        "blind33_vendors.jsonl", "blind33_build.jsonl", "blind34_build.jsonl", "blind34_vendors.jsonl",
+        "blind34_apps.jsonl", "blind34_runtime.jsonl", "blind34_intl.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -144,6 +145,24 @@ OPEN = {
     ("blind33_hpc.jsonl", 7): None,
     ("blind33_hpc.jsonl", 8): None,
     ("blind33_vendors.jsonl", 3): None,
+    # A title's "No module named torch" with no pip build lines beside it: pip's build isolation and a
+    # plain missing torch read the same.
+    ("blind34_build.jsonl", 0): "torch-module-not-found",
+    # HIP's invalid image with an iGPU listed first: the text names no gfx target, so it reads as any
+    # wrong-architecture code object's.
+    ("blind34_vendors.jsonl", 2): "hip-invalid-device-function",
+    # "Unsupported operand 118" is a file that starts with 'v' (a Git LFS pointer gives exactly that,
+    # checked with this torch); the thread reported weights_only=False loading it, which a pointer cannot.
+    ("blind34_apps.jsonl", 5): "checkpoint-git-lfs-pointer",
+    # Fragments: ultralytics' torch.load frame without the refusal, a comment's abbreviated
+    # "`CUDA error: an illegal memory access`" / "`misaligned address`".
+    ("blind34_apps.jsonl", 6): None,
+    ("blind34_runtime.jsonl", 5): None,
+    # ONNX Runtime's own provider log: another framework's error, named as such (whose error).
+    ("blind34_intl.jsonl", 2): None,
+    # "Failed to get device count" at import of a Windows ROCm build: who prints it, and so what it
+    # means, was not established.
+    ("blind34_vendors.jsonl", 1): None,
 }
 
 
