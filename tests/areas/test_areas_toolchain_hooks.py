@@ -48,3 +48,13 @@ def test_ninja_installed_but_not_on_path():
     assert "not on the PATH" in e.fix.summary
     e = explain(NINJA, "cpp-extension-ninja-missing", facts())
     assert e.fix.commands[0] == "/opt/env/bin/python -m pip install ninja"
+
+
+def test_nvdiffrasts_msvc_search_is_windows_advice_wherever_it_is_read():
+    # nvdiffrast raises this only on Windows: a report read on a Linux machine still gets MSVC's fix,
+    # and the dynamic loader's "Could not locate <dll>" reading does not claim it.
+    text = "RuntimeError: Could not locate a supported Microsoft Visual C++ installation"
+    e = explain(text, "cpp-extension-compiler-not-found", facts("Linux"))
+    assert "x64 Native Tools" in e.fix.summary and "build-essential" not in " ".join(e.fix.commands)
+    top = match_text(text)[0]
+    assert top.id == "cpp-extension-compiler-not-found" and top.confidence == "high"

@@ -163,6 +163,9 @@ OPEN = {
     # "Failed to get device count" at import of a Windows ROCm build: who prints it, and so what it
     # means, was not established.
     ("blind34_vendors.jsonl", 1): None,
+    # tcc's bare "include file 'Python.h' not found" without a triton-windows marker: the generic
+    # Python-headers entry answers (same cause; the row's fix is triton-windows' include/libs download).
+    ("blind34_runtime.jsonl", 4): "python-headers-missing",
 }
 
 

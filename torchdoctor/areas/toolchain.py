@@ -38,7 +38,9 @@ def setuptools_pkg_resources(match, facts: Facts) -> Optional[Tailored]:
 def cpp_extension_compiler(match, facts: Facts) -> Optional[Tailored]:
     cc = match_groups(match).get("cc", "")
     os_ = F.os_of(facts)
-    windows = os_ == "windows" or cc.startswith("cl") or "MSVC" in getattr(match, "text", "")
+    text = getattr(match, "text", "")
+    # MSVC's name in the message (nvdiffrast's own search) says Windows whatever machine reads it.
+    windows = os_ == "windows" or cc.startswith("cl") or "MSVC" in text or "Microsoft Visual C++" in text
     if windows:
         return Tailored(summary="Install Visual Studio Build Tools with the \"Desktop development with C++\" workload, then "
                                 "build from an \"x64 Native Tools Command Prompt for VS\" (or run vcvars64.bat first) so "
