@@ -247,6 +247,9 @@ score of each, before its misses drove any KB change (the honest estimate):
                           (builds, non-NVIDIA devices, end-user apps, run-time failures, Chinese):
                           first run 22/36 = 61.1% (22/31 where an entry fitted, 4 wrong); 24/36
                           after (tests/eval/blind34_results.md)
+  blind35_install/_apple/_media/_gpu.jsonl 29 rows of 2025-26 (installs, Apple Silicon, audio and
+                          video companions, NVIDIA setups): first run 12/29 = 41.4% (12/21 where an
+                          entry fitted, no wrong answer); 15/29 after (tests/eval/blind35_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

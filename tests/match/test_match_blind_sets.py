@@ -24,7 +24,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind32_apple.jsonl", "blind32_dist.jsonl", "blind32_media.jsonl", "blind32_windows.jsonl",
         "blind32_zh.jsonl", "blind33_jako.jsonl", "blind33_llm.jsonl", "blind33_hpc.jsonl",
         "blind33_vendors.jsonl", "blind33_build.jsonl", "blind34_build.jsonl", "blind34_vendors.jsonl",
-        "blind34_apps.jsonl", "blind34_runtime.jsonl", "blind34_intl.jsonl"]
+        "blind34_apps.jsonl", "blind34_runtime.jsonl", "blind34_intl.jsonl", "blind35_install.jsonl",
+        "blind35_apple.jsonl", "blind35_media.jsonl", "blind35_gpu.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -166,6 +167,17 @@ OPEN = {
     # tcc's bare "include file 'Python.h' not found" without a triton-windows marker: the generic
     # Python-headers entry answers (same cause; the row's fix is triton-windows' include/libs download).
     ("blind34_runtime.jsonl", 4): "python-headers-missing",
+    # Fragments and prose: an issue title naming libcudart.so.13 beside a package list, a write-up's
+    # "(`OMP: Error #15`)", a traceback cut before MPS's refusal, "Could not load library: ..." without
+    # the missing dependency, a bare "No module named 'sox'", "no kernel image available" abbreviated,
+    # a maintainer's advice quoted instead of the error.
+    ("blind35_install.jsonl", 0): None,
+    ("blind35_apple.jsonl", 1): None,
+    ("blind35_apple.jsonl", 2): None,
+    ("blind35_media.jsonl", 4): None,
+    ("blind35_media.jsonl", 5): None,
+    ("blind35_gpu.jsonl", 2): None,
+    ("blind35_gpu.jsonl", 4): None,
 }
 
 
