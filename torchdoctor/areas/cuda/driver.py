@@ -10,11 +10,10 @@ from ...advice import install_advice
 from ...model.facts import UNKNOWN, Facts
 from ...model import derived as F
 from ...kb import compat
-from ...kb.errors import get_entry
 from ..registry import (ERROR, WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, remedy_verify, match_groups, entry_id_of)
 from ...advice import INSTALL_URL, installable_releases
 from ..cpu_only_build import tailor_cpu_only_build
-from .common import install_commands, other_env_note
+from .common import hip_reading, install_commands, other_env_note
 from .visibility import gpu_visibility
 
 
@@ -267,25 +266,18 @@ def tailor_no_gpu_driver(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes, verify=remedy_verify(remedy, facts))
 
 
-def _hip_reading(facts: Facts, notes) -> Tailored:
-    """A ROCm build prints CUDA's words for HIP's errors: its invalid image is HIP's, answered
-    as the HIP entry answers it (one place for that fix)."""
-    hip = get_entry("hip-invalid-device-function")
-    return Tailored(
-        cause="This torch is a ROCm build (%s): ROCm prints CUDA's words for HIP's errors, and there is no "
-              "PTX JIT or NVIDIA driver behind them. 'device kernel image is invalid' here is HIP's "
-              "hipErrorInvalidImage: the GPU code loaded for this GPU is missing, empty or built for another gfx "
-              "target." % (F.torch_version_str(facts) or "torch.version.hip is set"),
-        summary=hip.fix["summary"], commands=list(hip.fix["commands"]), notes=notes)
-
-
 @hook("driver-too-old")
 def tailor_driver_too_old(match, facts: Facts) -> Optional[Tailored]:
     os_ = F.os_name(facts)
     notes = installed_torch_note(facts)
     if F.is_rocm_build(facts):
         # NVIDIA's driver advice cannot apply; CUDA's invalid-image words are HIP's there.
-        return _hip_reading(facts, notes) if entry_id_of(match) == "cuda-ptx-jit-failed" else None
+        if entry_id_of(match) != "cuda-ptx-jit-failed":
+            return None
+        return hip_reading(facts, "hip-invalid-device-function",
+                           "and there is no PTX JIT or NVIDIA driver behind them. 'device kernel image is invalid' here "
+                           "is HIP's hipErrorInvalidImage: the GPU code loaded for this GPU is missing, empty or built "
+                           "for another gfx target.", notes)
     cuda = F.torch_cuda(facts)
     driver = F.driver_version(facts)
     drv_cuda = facts.value("driver.cuda_driver_version")

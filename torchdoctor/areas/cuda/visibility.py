@@ -7,8 +7,8 @@ from typing import Optional, Tuple
 from ...advice import install_advice
 from ...model.facts import UNKNOWN, Facts
 from ...model import derived as F
-from ...kb.errors import get_entry
 from ..registry import ERROR, INFO, WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, entry_id_of
+from .common import hip_reading
 
 
 def _valid_entry(entry: str, n_gpus: int, uuids=()) -> bool:
@@ -107,11 +107,9 @@ def gpu_visibility(match, facts: Facts) -> Optional[Tailored]:
     if F.is_rocm_build(facts) and entry_id_of(match) == "no-cuda-gpus-available" and F.os_name(facts) != "windows":
         # A ROCm build says CUDA for HIP: no NVIDIA driver or CUDA_VISIBLE_DEVICES reading applies,
         # HIP found no AMD GPU it may open (one place for that fix: the HIP entry, whose commands are Linux's).
-        hip = get_entry("no-hip-gpus-available")
-        return Tailored(
-            cause="This torch is a ROCm build (%s): ROCm prints CUDA's words for HIP's, so 'No CUDA GPUs are "
-                  "available' means HIP found no AMD GPU this process may use." % (F.torch_version_str(facts) or "HIP"),
-            summary=hip.fix["summary"], commands=list(hip.fix["commands"]), notes=installed_torch_note(facts))
+        return hip_reading(facts, "no-hip-gpus-available",
+                           "so 'No CUDA GPUs are available' means HIP found no AMD GPU this process may use.",
+                           installed_torch_note(facts))
     gpus = F.driver_gpus(facts)
     cvd = F.env(facts, "CUDA_VISIBLE_DEVICES")
     if not gpus and cvd is None:
