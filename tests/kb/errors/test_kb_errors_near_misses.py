@@ -181,6 +181,34 @@ NOT_THEIRS = [
     ("  × Failed to create virtualenv\n  ├─▶ failed to remove directory `.venv`\n  ╰─▶ Access is denied. (os error 5)", 'uv-cache-rename-access-denied-windows'),
     # https://github.com/pytorch/pytorch/issues/138211
     ("backend='inductor' raised:\nPermissionError: [WinError 5] Access is denied: 'C:\\\\Users\\\\Maraan\\\\AppData\\\\Local\\\\Temp\\\\torchinductor_Maraan\\\\triton\\\\0\\\\tmp.b6f93184-80c2-4f7a-a7b7-8e353f008ca4'", 'uv-cache-rename-access-denied-windows'),
+    # The neighbours of the entries added from blind33-35's families: clang without libc headers on
+    # Linux (no Windows marker), NCCL's status 217 outside the SHM transport, cuBLAS's status without
+    # ZLUDA, a torch symbol without std::string (libtorch not linked at all), position_ids beside
+    # another key, the XPU count warning (a notice of its own), another package without a wheel, the
+    # CUDA runtime's plain no-kernel-image, another missing header, bitsandbytes without GPU support
+    # on a CUDA machine, the loader's cuDNN DLL, another math function of glibc's.
+    ("/tmp/tmpk2j3/cuda_utils.c:1:10: fatal error: 'stdio.h' file not found\n"
+     "  File \"/usr/lib/python3.12/site-packages/triton/backends/nvidia/driver.py\", line 1, in <module>",
+     'triton-windows-clang-crt-headers-missing'),
+    ("misc.cc:44 NCCL WARN Cuda failure 217 'peer access is not supported between these two devices'",
+     'nccl-cumem-host-peer-access-unsupported'),
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasSgemm( handle, opa, opb, m, n, k, "
+     "&alpha, a, lda, b, ldb, &beta, c, ldc)`", 'zluda-cublas-not-supported'),
+    ("main.cpp:(.text+0x2a): undefined reference to `at::_ops::ones::call(c10::ArrayRef<c10::SymInt>, "
+     "std::optional<c10::ScalarType>)'", 'libtorch-cxx11-abi-flavour-mismatch'),
+    ('Unexpected key(s) in state_dict: "bert.embeddings.position_ids", "classifier.weight".',
+     'transformers-position-ids-state-dict-key'),
+    ("UserWarning: XPU device count is zero! (Triggered internally at /pytorch/c10/xpu/XPUFunctions.cpp:60.)",
+     'xpu-runtime-not-installed'),
+    ("ERROR: No matching distribution found for torch-tensorrt", 'torch-directml-no-wheel-for-python'),
+    ("RuntimeError: CUDA error: no kernel image is available for execution on the device",
+     'flash-attn3-kernel-on-blackwell'),
+    ("csrc/ops.cu:3:10: fatal error: cuda_runtime.h: No such file or directory", 'python-headers-missing'),
+    ("UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit "
+     "multiplication, and GPU quantization are unavailable.", 'bitsandbytes-no-rocm-library'),
+    ("Could not locate zlibwapi.dll. Please make sure it is in your library path!", 'cpp-extension-compiler-not-found'),
+    ('/usr/include/bits/mathcalls.h(62): error: exception specification is incompatible with that of previous '
+     'function "sinh"', 'nvcc-glibc-c23-math-noexcept'),
 ]
 
 
