@@ -155,10 +155,8 @@ OPEN = {
     # "Unsupported operand 118" is a file that starts with 'v' (a Git LFS pointer gives exactly that,
     # checked with this torch); the thread reported weights_only=False loading it, which a pointer cannot.
     ("blind34_apps.jsonl", 5): "checkpoint-git-lfs-pointer",
-    # Fragments: ultralytics' torch.load frame without the refusal, a comment's abbreviated
-    # "`CUDA error: an illegal memory access`" / "`misaligned address`".
+    # A fragment: ultralytics' torch.load frame without the refusal.
     ("blind34_apps.jsonl", 6): None,
-    ("blind34_runtime.jsonl", 5): None,
     # ONNX Runtime's own provider log: another framework's error, named as such (whose error).
     ("blind34_intl.jsonl", 2): None,
     # "Failed to get device count" at import of a Windows ROCm build: who prints it, and so what it
@@ -167,16 +165,13 @@ OPEN = {
     # tcc's bare "include file 'Python.h' not found" without a triton-windows marker: the generic
     # Python-headers entry answers (same cause; the row's fix is triton-windows' include/libs download).
     ("blind34_runtime.jsonl", 4): "python-headers-missing",
-    # Fragments and prose: an issue title naming libcudart.so.13 beside a package list, a write-up's
-    # "(`OMP: Error #15`)", a traceback cut before MPS's refusal, "Could not load library: ..." without
-    # the missing dependency, a bare "No module named 'sox'", "no kernel image available" abbreviated,
-    # a maintainer's advice quoted instead of the error.
+    # Fragments and prose: an issue title naming libcudart.so.13 beside a package list, a traceback
+    # cut before MPS's refusal, "Could not load library: ..." without the missing dependency, a bare
+    # "No module named 'sox'", a maintainer's advice quoted instead of the error.
     ("blind35_install.jsonl", 0): None,
-    ("blind35_apple.jsonl", 1): None,
     ("blind35_apple.jsonl", 2): None,
     ("blind35_media.jsonl", 4): None,
     ("blind35_media.jsonl", 5): None,
-    ("blind35_gpu.jsonl", 2): None,
     ("blind35_gpu.jsonl", 4): None,
 }
 

@@ -36,3 +36,25 @@ def test_a_short_form_lands_on_its_entry(text, entry):
 ])
 def test_other_programs_busy_ports_are_not_torchs_rendezvous(text):
     assert top(text) is None or top(text)[0] != "dist-rendezvous-port-in-use"
+
+
+# Issue titles that drop words of the message, and torchvision 0.26's removed video API.
+TITLE_FORMS = [
+    ("No kernel image available for execution", "cuda-no-kernel-image"),  # an issue title
+    ("ImportError: cannot import name 'VideoReader' from 'torchvision.io'", "torchvision-video-io-removed"),
+]
+
+
+@pytest.mark.parametrize("text,entry", TITLE_FORMS, ids=[e for _, e in TITLE_FORMS])
+def test_a_title_form_lands_on_its_entry(text, entry):
+    assert top(text)[0] == entry
+
+
+@pytest.mark.parametrize("text", [
+    "ImportError: cannot import name 'read_image' from 'torchvision.io'",  # image IO is still there
+    "ImportError: cannot import name 'VideoReader' from 'decord'",  # another package's reader
+    "No module named 'torchvision.io.image'",
+])
+def test_torchvisions_image_io_and_other_readers_are_not_the_removed_video_api(text):
+    found = top(text)
+    assert found is None or found[0] != "torchvision-video-io-removed"
