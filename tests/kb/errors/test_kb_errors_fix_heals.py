@@ -182,3 +182,57 @@ def test_a_program_linked_with_the_other_cxx_abi_links_after_the_entrys_abi_chec
     healed = build(abi)
     assert healed.returncode == 0, healed.stderr[-800:]
     assert _run([str(tmp_path / "prog")]).returncode == 0
+
+
+def _wheel(dirpath, name, version, requires):
+    """A pure-Python wheel whose only content is its metadata: a package pinned to a torch range."""
+    import zipfile
+    dist = "%s-%s.dist-info" % (name, version)
+    files = {
+        "%s/__init__.py" % name: "",
+        dist + "/METADATA": "Metadata-Version: 2.1\nName: %s\nVersion: %s\nRequires-Dist: %s\n" % (name, version, requires),
+        dist + "/WHEEL": "Wheel-Version: 1.0\nGenerator: torchdoctor-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    files[dist + "/RECORD"] = "".join("%s,,\n" % f for f in list(files) + [dist + "/RECORD"])
+    path = os.path.join(dirpath, "%s-%s-py3-none-any.whl" % (name, version))
+    with zipfile.ZipFile(path, "w") as z:
+        for f, body in files.items():
+            z.writestr(f, body)
+    return path
+
+
+def test_a_package_pinned_to_another_torch_is_healed_by_the_tailored_command(tmp_path):
+    # A real venv with the real torch 2.13.0 (this machine's pip configuration finds it) and a
+    # package whose release 1.0 pins torch<2.13: pip's own check prints the conflict, explain names
+    # the entry and its hook spells the command that keeps this torch; run as printed (plus the
+    # folder that serves the package, as the user's index would), pip moves the package to the
+    # release that accepts torch 2.13 and leaves torch alone.
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _wheel(str(wheels), "tdpinned", "1.0", "torch<2.13")
+    _wheel(str(wheels), "tdpinned", "2.0", "torch>=2.13")
+    env_dir = str(tmp_path / "venv")
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = os.path.join(env_dir, "bin", "python")
+    p = _run([py, "-m", "pip", "install", "--quiet", "torch==2.13.0"])
+    if p.returncode != 0:
+        pytest.skip("torch==2.13.0 is not installable here: " + p.stderr[-300:])
+    p = _run([py, "-m", "pip", "install", "--quiet", "--no-deps", "--find-links", str(wheels), "tdpinned==1.0"])
+    assert p.returncode == 0, p.stderr[-2000:]
+    broken = _run([py, "-m", "pip", "check"])
+    assert broken.returncode != 0 and "tdpinned 1.0 has requirement torch<2.13" in broken.stdout, broken.stdout
+    found = match_text(broken.stdout)
+    assert found and found[0].id == "pip-package-pins-other-torch", broken.stdout
+    from torchdoctor.areas.companions.pins import tailor_package_pins
+    from torchdoctor.model.facts import Facts
+    tailored = tailor_package_pins(found[0], Facts())
+    fix = tailored.commands[0]
+    assert fix.endswith('-m pip install "tdpinned" "torch==2.13.0"') or fix.endswith(
+        '-m pip install "tdpinned" "torch==2.13.0+cpu"'), fix
+    argv = shlex.split(fix)
+    p = _run([py] + argv[1:] + ["--quiet", "--find-links", str(wheels)])
+    assert p.returncode == 0, p.stderr[-2000:]
+    healed = _run([py, "-m", "pip", "check"])
+    assert healed.returncode == 0, healed.stdout
+    versions = _run([py, "-c", "import importlib.metadata as m; print(m.version('tdpinned'), m.version('torch'))"])
+    assert versions.stdout.split()[0] == "2.0" and versions.stdout.split()[1].startswith("2.13.0"), versions.stdout

@@ -38,6 +38,12 @@ NOT_THEIRS = [
     ("LINK : fatal error LNK1104: cannot open file 'kernel32.lib'", "python-import-library-missing"),
     ("error: 'AT_ASSERT' was not declared in this scope", "extension-source-uses-removed-torch-api"),
     ("ImportError: mylib was not built against numpy 2.0", "companion-no-build-for-this-torch"),
+    # pip's conflict about another package than torch, or torch's own requirement, is not a torch pin.
+    ("transformers 4.40.0 requires tokenizers<0.20,>=0.19, but you have tokenizers 0.15.0 which is incompatible.",
+     "pip-package-pins-other-torch"),
+    ("torch 2.1.0 requires triton==2.1.0, but you have triton 2.0.0 which is incompatible.",
+     "pip-package-pins-other-torch"),
+    ("torchmetrics 1.2.0 depends on torchvision>=0.8", "pip-package-pins-other-torch"),
     ("RuntimeError: Number of devices should be greater than zero", "ipex-no-dpcpp-devices"),
     ("Error: this crate version expects libfoo 1.2, got 1.3", "tch-libtorch-version-mismatch"),
     ("Package numpy conflicts for:\nscipy -> numpy[version='>=1.21']", "conda-nvidia-channel-missing"),
@@ -341,3 +347,11 @@ def test_a_hip_line_does_not_hide_a_real_ptx_failure_elsewhere():
     hip = 'CUDA error: device kernel image is invalid" (hipErrorInvalidImage)'
     assert [m.id for m in match_text(hip)][:1] == ["hip-invalid-device-function"]
     assert "cuda-ptx-jit-failed" not in [m.id for m in match_text(hip)]
+
+
+def test_torchvisions_own_pin_outranks_the_generic_one_and_the_version_keeps_no_period():
+    # pip check's form ends with a period; the version pip printed is the one the hook pins.
+    found = match_text("torchvision 0.14.1 has requirement torch==1.13.1, but you have torch 2.0.0+cu117.\n"
+                       "fastai 2.7.11 has requirement torch<1.14,>=1.7, but you have torch 2.0.0+cu117.")
+    assert [m.id for m in found][:2] == ["torchvision-requires-other-torch", "pip-package-pins-other-torch"]
+    assert found[1].groups["have"] == "2.0.0+cu117" and found[0].groups["have"] == "2.0.0+cu117"

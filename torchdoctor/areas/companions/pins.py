@@ -1,0 +1,38 @@
+"""A package pinned to another torch than the one installed (pip's `X requires torch==A, but you
+have torch B`): the command that keeps the installed torch and lets pip pick a release of X that
+accepts it, spelled for the target interpreter from the names pip printed."""
+
+from typing import Optional
+
+from ...advice.commands import pip
+from ...model import derived as F
+from ...model.facts import Facts
+from ..registry import Tailored, hook, match_groups
+
+
+@hook("package-pins-other-torch")
+def tailor_package_pins(match, facts: Facts) -> Optional[Tailored]:
+    g = match_groups(match)
+    pkg, ver, want, have = g.get("pkg"), g.get("ver"), g.get("want"), g.get("have")
+    if not (pkg and want and have):
+        return None  # the resolver's refusal names no installed torch: the entry's own fix
+    notes = ["%s %s pins torch%s; torch %s is installed" % (pkg, ver or "", want, have)]
+    keep = 'install "%s" "torch==%s"' % (pkg, have)
+    installed = F.package_version(facts, "torch")
+    if installed and installed.split("+")[0] != have.split("+")[0]:
+        # Run here, the pin would move this interpreter's torch to the report's: say it, never run it.
+        notes.append("this interpreter's torch is %s, not %s" % (installed, have))
+        return Tailored(
+            summary="The conflict was printed by another environment: this interpreter has torch %s, not %s. "
+                    "There, `python -m pip install \"%s\" \"torch==%s\"` keeps that torch and lets pip pick a %s "
+                    "release that accepts it; here, `pip check` shows whether this environment has the same "
+                    "conflict." % (installed, have, pkg, have, pkg),
+            commands=[pip(facts, "check")], notes=notes)
+    return Tailored(
+        summary="%s %s accepts torch%s, and torch %s is installed. To keep this torch, ask pip for a %s release "
+                "that accepts it (torch stays pinned in the same command, so pip changes only %s, or says "
+                "ResolutionImpossible if no release does); to keep %s %s instead, install a torch it accepts with "
+                "torchvision and torchaudio paired, from torch's index." % (pkg, ver or "", want, have, pkg, pkg, pkg,
+                                                                             ver or ""),
+        commands=[pip(facts, keep), pip(facts, "check")],
+        notes=notes)
