@@ -38,6 +38,22 @@ NOT_THEIRS = [
     ("LINK : fatal error LNK1104: cannot open file 'kernel32.lib'", "python-import-library-missing"),
     ("error: 'AT_ASSERT' was not declared in this scope", "extension-source-uses-removed-torch-api"),
     ("ImportError: mylib was not built against numpy 2.0", "companion-no-build-for-this-torch"),
+    # blind36's new entries, each beside a text it must not claim: NCCL's other warnings, a kernel
+    # line that merely names iommu, hipBLASLt's harmless fallback, a cudaGetDeviceCount error of
+    # another number, NCCL's CUDA failure elsewhere in init.cc, another package's CUDA floor, a CLIP
+    # model's other attribute, and torchvision's own missing-package message elsewhere.
+    ("node1:402:402 [0] NCCL WARN Could not find NET with id 0", "rccl-missing-iommu-pt"),
+    ("Kernel command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1 amd_iommu=on iommu=pt", "rccl-missing-iommu-pt"),
+    ("UserWarning: Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas",
+     "hipblaslt-unsupported-arch-error"),
+    ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+     "before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was "
+     "attempted on non supported HW", "wsl-container-dxg-library-missing"),
+    ("host:508:508 [0] enqueue.cc:1556 NCCL WARN Cuda failure 'operation not supported'", "nccl-mempool-unsupported"),
+    ("RuntimeError: xformers is only supported on CUDA 11.8 and above", "flash-attn-setup-nvcc-too-old"),
+    ("AttributeError: 'CLIPTextModel' object has no attribute 'get_input_embeddings_fn'", "transformers-clip-model-flattened"),
+    ("Missing key(s) in state_dict: \"text_model.embeddings.token_embedding.weight\", "
+     "\"text_model.embeddings.position_embedding.weight\"", "transformers-clip-model-flattened"),
     # pip's conflict about another package than torch, or torch's own requirement, is not a torch pin.
     ("transformers 4.40.0 requires tokenizers<0.20,>=0.19, but you have tokenizers 0.15.0 which is incompatible.",
      "pip-package-pins-other-torch"),
