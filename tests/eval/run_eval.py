@@ -250,6 +250,10 @@ score of each, before its misses drove any KB change (the honest estimate):
   blind35_install/_apple/_media/_gpu.jsonl 29 rows of 2025-26 (installs, Apple Silicon, audio and
                           video companions, NVIDIA setups): first run 12/29 = 41.4% (12/21 where an
                           entry fitted, no wrong answer); 15/29 after (tests/eval/blind35_results.md)
+  blind36_training/_compile/_models/_windows/_dist/_vendors.jsonl 40 rows (training runs,
+                          toolchains, model files, Windows/WSL, distributed, non-NVIDIA hardware):
+                          first run 17/40 = 42.5% (17/27 where an entry fitted, 6 wrong); 27/40
+                          after (tests/eval/blind36_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

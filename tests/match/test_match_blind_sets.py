@@ -25,7 +25,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind32_zh.jsonl", "blind33_jako.jsonl", "blind33_llm.jsonl", "blind33_hpc.jsonl",
         "blind33_vendors.jsonl", "blind33_build.jsonl", "blind34_build.jsonl", "blind34_vendors.jsonl",
         "blind34_apps.jsonl", "blind34_runtime.jsonl", "blind34_intl.jsonl", "blind35_install.jsonl",
-        "blind35_apple.jsonl", "blind35_media.jsonl", "blind35_gpu.jsonl"]
+        "blind35_apple.jsonl", "blind35_media.jsonl", "blind35_gpu.jsonl", "blind36_training.jsonl",
+        "blind36_compile.jsonl", "blind36_models.jsonl", "blind36_windows.jsonl", "blind36_dist.jsonl",
+        "blind36_vendors.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -173,6 +175,15 @@ OPEN = {
     ("blind35_media.jsonl", 4): None,
     ("blind35_media.jsonl", 5): None,
     ("blind35_gpu.jsonl", 4): None,
+    # triton-windows' compiler command whose first element is an MSVC bin folder (CC set to a directory):
+    # the paste is the argument list, with no message to match.
+    ("blind36_compile.jsonl", 5): None,
+    # vLLM's PyNccl start-up log cut before NCCL's error, two L4s without P2P.
+    ("blind36_dist.jsonl", 2): None,
+    # Slurm's "host list is empty" alone: the rendezvous hostname failure it leads to is not in the paste.
+    ("blind36_dist.jsonl", 4): None,
+    # Ascend's ACL error 500001 at set_device: the NumPy 2 incompatibility of CANN 8.2.1 shows nowhere in it.
+    ("blind36_vendors.jsonl", 1): None,
 }
 
 
