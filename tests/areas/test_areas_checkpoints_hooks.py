@@ -26,7 +26,6 @@ def top(text):
 
 
 @pytest.mark.parametrize("text,want", [
-    (WO % 118, "checkpoint-git-lfs-pointer"),
     ("_pickle.UnpicklingError: invalid load key, 'v'.", "checkpoint-git-lfs-pointer"),
     (WO % 60, "checkpoint-html-page"),
     (WO % 10, "checkpoint-not-a-torch-file"),
@@ -141,3 +140,13 @@ def test_a_library_module_is_named_by_its_distribution():
             "'/venv/lib/python3.11/site-packages/sklearn/tree/_classes.py'>")
     e = explain_match(top(text), facts(**{"scikit-learn": "1.5.0"}))
     assert e.fix.summary.startswith("scikit-learn 1.5.0 is installed")
+
+
+def test_operand_118_is_left_to_the_weights_only_entry_with_the_first_bytes_check():
+    # 118 ('v') is a Git LFS pointer's first byte, and real checkpoints that torch 2.5 loads have
+    # given it too: the weights-only entry answers, and its hook shows the file's first bytes.
+    from torchdoctor.areas.serialization import weights_only_failed
+    m = top(WO % 118)
+    assert m.id == "torch-load-weights-only-failed"
+    t = weights_only_failed(m, facts(torch="2.6.0"))
+    assert "git-lfs" in t.summary and "read(120)" in t.commands[0]

@@ -154,9 +154,6 @@ OPEN = {
     # HIP's invalid image with an iGPU listed first: the text names no gfx target, so it reads as any
     # wrong-architecture code object's.
     ("blind34_vendors.jsonl", 2): "hip-invalid-device-function",
-    # "Unsupported operand 118" is a file that starts with 'v' (a Git LFS pointer gives exactly that,
-    # checked with this torch); the thread reported weights_only=False loading it, which a pointer cannot.
-    ("blind34_apps.jsonl", 5): "checkpoint-git-lfs-pointer",
     # A fragment: ultralytics' torch.load frame without the refusal.
     ("blind34_apps.jsonl", 6): None,
     # ONNX Runtime's own provider log: another framework's error, named as such (whose error).

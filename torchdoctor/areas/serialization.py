@@ -1,6 +1,7 @@
 """torch.load / torch.save: the weights_only default of 2.6 and its safe globals.
 """
 
+import re
 from typing import Optional
 
 from ..model.facts import Facts
@@ -19,6 +20,21 @@ def _global_name(match) -> Optional[str]:
 @hook("weights-only-failed")
 def weights_only_failed(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
+    fallback = "torch.load(path, weights_only=False)  # only for a checkpoint from a source you trust"
+    groups = match_groups(match)
+    operand = groups.get("operand") or (re.match(r"Unsupported operand (\d+)", groups.get("detail") or "") or [None, None])[1]
+    if operand:
+        detail = "Unsupported operand %s" % operand
+        # An instruction, not a class: an old pickle protocol, or no pickle at all (a Git LFS
+        # pointer's 'v' is 118). The file's first bytes tell them apart; nothing to allowlist.
+        return Tailored(
+            summary="The weights-only reader stopped at a pickle instruction it does not implement (%s), not at a "
+                    "class: an old checkpoint (pickled with protocol 4 or 5, or in an old legacy layout), or a file that is no "
+                    "checkpoint at all (118 is 'v', the first byte of a Git LFS pointer). Look at its first bytes: "
+                    "b'version https://git-lfs' means the weights were never downloaded (git lfs pull); otherwise, if "
+                    "you trust the file:\n%s" % (detail, code_block(fallback)),
+            commands=["%s -c \"import sys; print(open(sys.argv[1], 'rb').read(120))\" model.pt" % F.python_cmd(facts)],
+            notes=notes)
     if v is None:
         return None
     g = _global_name(match)
@@ -33,7 +49,6 @@ def weights_only_failed(match, facts: Facts) -> Optional[Tailored]:
                         "torch.serialization.add_safe_globals([(fn, %r)])" % (name, g))
         elif mod:
             code.append("import torch\nfrom %s import %s\ntorch.serialization.add_safe_globals([%s])" % (mod, name, name))
-    fallback = "torch.load(path, weights_only=False)  # only for a checkpoint from a source you trust"
     if has_at_least(v, "2.6"):
         head = ("torch %s loads with weights_only=True unless the caller says otherwise (the default flipped in "
                 "2.6), so checkpoints that pickle more than tensors now stop here." % F.torch_version_str(facts))

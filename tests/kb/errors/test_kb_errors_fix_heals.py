@@ -236,3 +236,34 @@ def test_a_package_pinned_to_another_torch_is_healed_by_the_tailored_command(tmp
     assert healed.returncode == 0, healed.stdout
     versions = _run([py, "-c", "import importlib.metadata as m; print(m.version('tdpinned'), m.version('torch'))"])
     assert versions.stdout.split()[0] == "2.0" and versions.stdout.split()[1].startswith("2.13.0"), versions.stdout
+
+
+@needs_torch
+def test_unsupported_operand_is_told_apart_by_the_hooks_first_bytes_command(tmp_path):
+    # 'Unsupported operand N' from torch's weights-only reader: a real checkpoint pickled with a
+    # protocol it does not read (4: FRAME, 149), or a Git LFS pointer ('v' is 118). The hook's command, run for real on each
+    # file, prints what tells them apart; the checkpoint then loads with weights_only=False, and
+    # the pointer fails there with the message the LFS entry names.
+    from torchdoctor.areas.serialization import weights_only_failed
+    from torchdoctor.model.facts import Facts
+    ckpt, pointer = tmp_path / "old.pt", tmp_path / "lfs.pt"
+    p = _run([TORCH_PYTHON, "-c", "import torch, sys; torch.save({'w': torch.ones(2)}, sys.argv[1], pickle_protocol=4)",
+              str(ckpt)])
+    assert p.returncode == 0, p.stderr[-2000:]
+    pointer.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize 1048576\n" % ("0" * 64))
+    for path, pointer_like in ((ckpt, False), (pointer, True)):
+        broken = _run([TORCH_PYTHON, "-c", "import torch, sys; torch.load(sys.argv[1])", str(path)])
+        assert broken.returncode != 0 and "Unsupported operand" in broken.stderr, broken.stderr[-800:]
+        found = match_text(broken.stderr)
+        assert found and found[0].id == "torch-load-weights-only-failed", (path, [m.id for m in found])
+        tailored = weights_only_failed(found[0], Facts())
+        argv = shlex.split(tailored.commands[0])
+        shown = _run([TORCH_PYTHON] + argv[1:-1] + [str(path)])
+        assert shown.returncode == 0, shown.stderr[-500:]
+        assert shown.stdout.startswith("b'version https://git-lfs") == pointer_like, (path, shown.stdout[:80])
+    healed = _run([TORCH_PYTHON, "-c", "import torch, sys; print(torch.load(sys.argv[1], weights_only=False)['w'].sum().item())",
+                   str(ckpt)])
+    assert healed.returncode == 0 and healed.stdout.strip() == "2.0", healed.stderr[-800:]
+    still = _run([TORCH_PYTHON, "-c", "import torch, sys; torch.load(sys.argv[1], weights_only=False)", str(pointer)])
+    assert still.returncode != 0
+    assert [m.id for m in match_text(still.stderr)][:1] == ["checkpoint-git-lfs-pointer"], still.stderr[-500:]

@@ -60,6 +60,8 @@ NOT_THEIRS = [
     ("torch 2.1.0 requires triton==2.1.0, but you have triton 2.0.0 which is incompatible.",
      "pip-package-pins-other-torch"),
     ("torchmetrics 1.2.0 depends on torchvision>=0.8", "pip-package-pins-other-torch"),
+    # A floor (>=) in pip's conflict explanation is rarely the conflicting pin.
+    ("    pytorch-lightning 1.5.10 depends on torch>=1.7.*", "pip-package-pins-other-torch"),
     ("RuntimeError: Number of devices should be greater than zero", "ipex-no-dpcpp-devices"),
     ("Error: this crate version expects libfoo 1.2, got 1.3", "tch-libtorch-version-mismatch"),
     ("Package numpy conflicts for:\nscipy -> numpy[version='>=1.21']", "conda-nvidia-channel-missing"),
@@ -371,3 +373,46 @@ def test_torchvisions_own_pin_outranks_the_generic_one_and_the_version_keeps_no_
                        "fastai 2.7.11 has requirement torch<1.14,>=1.7, but you have torch 2.0.0+cu117.")
     assert [m.id for m in found][:2] == ["torchvision-requires-other-torch", "pip-package-pins-other-torch"]
     assert found[1].groups["have"] == "2.0.0+cu117" and found[0].groups["have"] == "2.0.0+cu117"
+
+
+def _pins(text, facts):
+    from torchdoctor.areas.companions.pins import tailor_package_pins
+    (m,) = [m for m in match_text(text) if m.id == "pip-package-pins-other-torch"]
+    return tailor_package_pins(m, facts)
+
+
+def test_the_pin_hook_never_installs_torch_where_the_conflict_was_not_printed():
+    from conftest import make_facts
+    line = "fastai 2.7.11 requires torch<1.14,>=1.7, but you have torch 2.13.0+cu130 which is incompatible."
+    # This interpreter has no torch: the keep-torch command would install one.
+    no_torch = _pins(line, make_facts(packages={"installed": {"numpy": {"version": "2.1.0"}}}))
+    assert [c for c in no_torch.commands if "install" in c] == [] and "has no torch" in no_torch.summary
+    # The same release of another build (+cpu here, +cu130 in the message): pinning it would swap builds.
+    other = _pins(line, make_facts(packages={"installed": {"torch": {"version": "2.13.0+cpu"}}}))
+    assert [c for c in other.commands if "install" in c] == [] and "2.13.0+cpu" in other.summary
+    same = _pins(line, make_facts(packages={"installed": {"torch": {"version": "2.13.0+cu130"}}}))
+    assert same.commands[0].endswith('install "fastai" "torch==2.13.0+cu130"')
+
+
+def test_the_onnx_opset_warning_is_a_notice_below_a_consumers_failure():
+    text = ("Setting ONNX exporter to use operator set version 18 because the requested opset_version 13 is a lower "
+            "version than we have implementations for. Automatic version conversion will be performed.\n"
+            "[torch.onnx] Translate the graph into ONNX... \u2705\n"
+            "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : Load model from "
+            "model.onnx failed:Unsupported model IR version: 10, max supported IR version: 9")
+    found = match_text(text)
+    assert found[0].id != "onnx-export-opset-raised-dynamo-exporter"
+    assert "onnx-export-dynamo-default" not in [m.id for m in found]
+
+
+def test_a_local_collate_fn_pickled_by_torch_save_is_not_a_dataloader_worker():
+    text = ("  File \"/env/lib/python3.11/site-packages/torch/serialization.py\", line 652, in _save\n"
+            "    pickler.dump(obj)\n"
+            "AttributeError: Can't pickle local object 'Trainer.__init__.<locals>.collate_fn'")
+    assert "multiprocessing-cannot-pickle-local-object" not in [m.id for m in match_text(text)]
+
+
+def test_pips_resolver_line_of_torchvision_is_torchvisions_entry():
+    text = ("The conflict is caused by:\n    The user requested torch==1.10.0\n"
+            "    torchvision 0.11.2 depends on torch==1.10.1")
+    assert [m.id for m in match_text(text)][:1] == ["torchvision-requires-other-torch"]

@@ -16,23 +16,26 @@ def tailor_package_pins(match, facts: Facts) -> Optional[Tailored]:
     pkg, ver, want, have = g.get("pkg"), g.get("ver"), g.get("want"), g.get("have")
     if not (pkg and want and have):
         return None  # the resolver's refusal names no installed torch: the entry's own fix
-    notes = ["%s %s pins torch%s; torch %s is installed" % (pkg, ver or "", want, have)]
-    keep = 'install "%s" "torch==%s"' % (pkg, have)
+    notes = ["%s %s pins torch%s; pip saw torch %s" % (pkg, ver or "", want, have)]
+    listed = isinstance(facts.value("packages.installed"), dict)
     installed = F.package_version(facts, "torch")
-    if installed and installed.split("+")[0] != have.split("+")[0]:
-        # Run here, the pin would move this interpreter's torch to the report's: say it, never run it.
-        notes.append("this interpreter's torch is %s, not %s" % (installed, have))
+    if (listed and not installed) or (installed and installed != have):
+        # Run here, the pin would install or swap this interpreter's torch (another release, or the
+        # same release of another CUDA/CPU build): say what to run there, never run it here.
+        here = "has no torch" if not installed else "has torch %s" % installed
+        notes.append("this interpreter %s" % here)
         return Tailored(
-            summary="The conflict was printed by another environment: this interpreter has torch %s, not %s. "
-                    "There, `python -m pip install \"%s\" \"torch==%s\"` keeps that torch and lets pip pick a %s "
-                    "release that accepts it; here, `pip check` shows whether this environment has the same "
-                    "conflict." % (installed, have, pkg, have, pkg),
+            summary="The conflict was printed by another environment: this interpreter %s, not %s. There, "
+                    "`python -m pip install \"%s\" \"torch==%s\"` keeps that torch and lets pip pick a %s release "
+                    "that accepts it; here, `pip check` shows whether this environment has the same conflict."
+                    % (here, have, pkg, have, pkg),
             commands=[pip(facts, "check")], notes=notes)
+    keep = 'install "%s" "torch==%s"' % (pkg, installed or have)
     return Tailored(
-        summary="%s %s accepts torch%s, and torch %s is installed. To keep this torch, ask pip for a %s release "
+        summary="%s %s accepts torch%s, and torch %s is what pip found. To keep that torch, ask pip for a %s release "
                 "that accepts it (torch stays pinned in the same command, so pip changes only %s, or says "
                 "ResolutionImpossible if no release does); to keep %s %s instead, install a torch it accepts with "
-                "torchvision and torchaudio paired, from torch's index." % (pkg, ver or "", want, have, pkg, pkg, pkg,
-                                                                             ver or ""),
+                "torchvision and torchaudio paired, from torch's index." % (pkg, ver or "", want, installed or have,
+                                                                             pkg, pkg, pkg, ver or ""),
         commands=[pip(facts, keep), pip(facts, "check")],
         notes=notes)
