@@ -254,6 +254,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           toolchains, model files, Windows/WSL, distributed, non-NVIDIA hardware):
                           first run 17/40 = 42.5% (17/27 where an entry fitted, 6 wrong); 27/40
                           after (tests/eval/blind36_results.md)
+  blind37_install/_apps/_gpu/_research.jsonl 32 rows collected after blind36's fixes (installs,
+                          end-user apps, NVIDIA machines, research repositories): first run
+                          18/32 = 56.3% (18/27 where an entry fitted, 2 wrong); 21/32 after
+                          (tests/eval/blind37_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -27,7 +27,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind34_apps.jsonl", "blind34_runtime.jsonl", "blind34_intl.jsonl", "blind35_install.jsonl",
         "blind35_apple.jsonl", "blind35_media.jsonl", "blind35_gpu.jsonl", "blind36_training.jsonl",
         "blind36_compile.jsonl", "blind36_models.jsonl", "blind36_windows.jsonl", "blind36_dist.jsonl",
-        "blind36_vendors.jsonl"]
+        "blind36_vendors.jsonl", "blind37_install.jsonl", "blind37_apps.jsonl", "blind37_gpu.jsonl",
+        "blind37_research.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -181,6 +182,19 @@ OPEN = {
     ("blind36_dist.jsonl", 4): None,
     # Ascend's ACL error 500001 at set_device: the NumPy 2 incompatibility of CANN 8.2.1 shows nowhere in it.
     ("blind36_vendors.jsonl", 1): None,
+    # Install logs and prose without the error: careamics' cu130 install log before pip replaced torch,
+    # "the wrong pytorch version is installed" in words, Unsloth's installer defaulting to cu126.
+    ("blind37_install.jsonl", 2): None,
+    ("blind37_install.jsonl", 3): None,
+    ("blind37_install.jsonl", 5): None,
+    # Diagnostic prints (torch.__version__ 2.6.0+cu124 in a ROCm image; 2.4.0+cpu / None / False) and
+    # a bare std::bad_alloc: no message to match.
+    ("blind37_apps.jsonl", 2): None,
+    ("blind37_apps.jsonl", 6): None,
+    ("blind37_apps.jsonl", 7): None,
+    # cl.exe without CUDA's cub/ and cuda/std headers: one report, its cause a Visual Studio too new for
+    # the toolkit; no entry reads the missing CCCL headers yet.
+    ("blind37_research.jsonl", 2): None,
 }
 
 
