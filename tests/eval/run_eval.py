@@ -258,6 +258,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           end-user apps, NVIDIA machines, research repositories): first run
                           18/32 = 56.3% (18/27 where an entry fitted, 2 wrong); 21/32 after
                           (tests/eval/blind37_results.md)
+  blind38_llm/_media/_platforms/_cloud.jsonl 25 rows collected after blind37's fixes (LLM stacks,
+                          audio/video, other platforms, containers and clusters): first run
+                          13/25 = 52.0% (13/18 where an entry fitted, no wrong answer); 15/25
+                          after (tests/eval/blind38_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -28,7 +28,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind35_apple.jsonl", "blind35_media.jsonl", "blind35_gpu.jsonl", "blind36_training.jsonl",
         "blind36_compile.jsonl", "blind36_models.jsonl", "blind36_windows.jsonl", "blind36_dist.jsonl",
         "blind36_vendors.jsonl", "blind37_install.jsonl", "blind37_apps.jsonl", "blind37_gpu.jsonl",
-        "blind37_research.jsonl"]
+        "blind37_research.jsonl", "blind38_llm.jsonl", "blind38_media.jsonl", "blind38_platforms.jsonl",
+        "blind38_cloud.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -195,6 +196,12 @@ OPEN = {
     # cl.exe without CUDA's cub/ and cuda/std headers: one report, its cause a Visual Studio too new for
     # the toolkit; no entry reads the missing CCCL headers yet.
     ("blind37_research.jsonl", 2): None,
+    # Unsloth's "Flash Attention 2 installation seems to be broken" (no wheel for torch 2.10 behind it),
+    # Level Zero's missing ze* symbols in a dpclang XPU build (one report), torchelastic's summary cut
+    # before NCCL's /dev/shm error.
+    ("blind38_llm.jsonl", 4): None,
+    ("blind38_platforms.jsonl", 0): None,
+    ("blind38_cloud.jsonl", 1): None,
 }
 
 

@@ -60,6 +60,10 @@ NOT_THEIRS = [
     ("torch 2.1.0 requires triton==2.1.0, but you have triton 2.0.0 which is incompatible.",
      "pip-package-pins-other-torch"),
     ("torchmetrics 1.2.0 depends on torchvision>=0.8", "pip-package-pins-other-torch"),
+    # A demangled c10 symbol missing from torch's own library is torch's, not an extension's.
+    ("ImportError: /env/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: "
+     "c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)",
+     "extension-undefined-torch-symbol"),
     # A floor (>=) in pip's conflict explanation is rarely the conflicting pin.
     ("    pytorch-lightning 1.5.10 depends on torch>=1.7.*", "pip-package-pins-other-torch"),
     ("RuntimeError: Number of devices should be greater than zero", "ipex-no-dpcpp-devices"),
