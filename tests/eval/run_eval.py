@@ -256,7 +256,7 @@ score of each, before its misses drove any KB change (the honest estimate):
                           after (tests/eval/blind36_results.md)
   blind37_install/_apps/_gpu/_research.jsonl 32 rows collected after blind36's fixes (installs,
                           end-user apps, NVIDIA machines, research repositories): first run
-                          18/32 = 56.3% (18/27 where an entry fitted, 2 wrong); 21/32 after
+                          18/32 = 56.3% (18/27 where an entry fitted, 2 wrong); 22/32 after
                           (tests/eval/blind37_results.md)
   blind38_llm/_media/_platforms/_cloud.jsonl 25 rows collected after blind37's fixes (LLM stacks,
                           audio/video, other platforms, containers and clusters): first run

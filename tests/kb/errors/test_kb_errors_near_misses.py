@@ -64,6 +64,9 @@ NOT_THEIRS = [
     ("ImportError: /env/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: "
      "c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)",
      "extension-undefined-torch-symbol"),
+    # uv's registry miss of a build requirement, not of one of torch's dependencies.
+    ("Because wheel was not found in the package registry and you require wheel, we can conclude that your "
+     "requirements are unsatisfiable.", "torch-index-lacks-dependency"),
     # A floor (>=) in pip's conflict explanation is rarely the conflicting pin.
     ("    pytorch-lightning 1.5.10 depends on torch>=1.7.*", "pip-package-pins-other-torch"),
     ("RuntimeError: Number of devices should be greater than zero", "ipex-no-dpcpp-devices"),
