@@ -22,7 +22,9 @@ def weights_only_failed(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)
     fallback = "torch.load(path, weights_only=False)  # only for a checkpoint from a source you trust"
     groups = match_groups(match)
-    operand = groups.get("operand") or (re.match(r"Unsupported operand (\d+)", groups.get("detail") or "") or [None, None])[1]
+    # The operand on a line of its own (torch 2.6+), or inside the error's detail (older layouts).
+    inline = re.match(r"Unsupported operand (\d+)", groups.get("detail") or "")
+    operand = groups.get("operand") or (inline.group(1) if inline else None)
     if operand:
         detail = "Unsupported operand %s" % operand
         # An instruction, not a class: an old pickle protocol, or no pickle at all (a Git LFS

@@ -20,10 +20,15 @@ def _run(argv, timeout=600):
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
 
 
-def test_pkg_resources_removed_is_healed_by_its_own_command(tmp_path):
+def _venv(tmp_path):
+    """A fresh venv with pip under tmp_path: its interpreter."""
     env_dir = str(tmp_path / "venv")
     venv.EnvBuilder(with_pip=True).create(env_dir)
-    py = os.path.join(env_dir, "Scripts" if sys.platform == "win32" else "bin", "python")
+    return os.path.join(env_dir, "Scripts" if sys.platform == "win32" else "bin", "python")
+
+
+def test_pkg_resources_removed_is_healed_by_its_own_command(tmp_path):
+    py = _venv(tmp_path)
     # setuptools 82 and later ship no pkg_resources.
     p = _run([py, "-m", "pip", "install", "--quiet", "setuptools>=82"])
     assert p.returncode == 0, p.stderr[-2000:]
@@ -211,9 +216,7 @@ def test_a_package_pinned_to_another_torch_is_healed_by_the_tailored_command(tmp
     wheels.mkdir()
     _wheel(str(wheels), "tdpinned", "1.0", "torch<2.13")
     _wheel(str(wheels), "tdpinned", "2.0", "torch>=2.13")
-    env_dir = str(tmp_path / "venv")
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    py = os.path.join(env_dir, "bin", "python")
+    py = _venv(tmp_path)
     p = _run([py, "-m", "pip", "install", "--quiet", "torch==2.13.0"])
     if p.returncode != 0:
         pytest.skip("torch==2.13.0 is not installable here: " + p.stderr[-300:])
