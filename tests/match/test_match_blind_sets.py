@@ -104,9 +104,6 @@ OPEN = {
     ("blind30_tools.jsonl", 0): None,
     # Prose ("failed with an illegal instruction") with no crash line: a sentence, not the message.
     ("blind30_edge.jsonl", 2): None,
-    # A write-up's prose ("cuda is no avaible") beside torch.__version__ printing '2.6.0+cpu': a
-    # version string, not an error message.
-    ("blind31_finetune.jsonl", 1): None,
     # Fragments: a bare "[WinError 126]" naming no DLL, a traceback cut at "NotImp" or before its
     # error line, a sentence about WinError 1114, uv's failed command without its resolver output,
     # "Nomodulenameddeepspeed" without spaces or quotes, a wheel URL beside "返回404" in prose.
@@ -188,11 +185,8 @@ OPEN = {
     ("blind37_install.jsonl", 2): None,
     ("blind37_install.jsonl", 3): None,
     ("blind37_install.jsonl", 5): None,
-    # Diagnostic prints (torch.__version__ 2.6.0+cu124 in a ROCm image; 2.4.0+cpu / None / False) and
-    # a bare std::bad_alloc: no message to match.
-    ("blind37_apps.jsonl", 2): None,
+    # A bare std::bad_alloc: no message to match.
     ("blind37_apps.jsonl", 6): None,
-    ("blind37_apps.jsonl", 7): None,
     # cl.exe without CUDA's cub/ and cuda/std headers: one report, its cause a Visual Studio too new for
     # the toolkit; no entry reads the missing CCCL headers yet.
     ("blind37_research.jsonl", 2): None,

@@ -13,6 +13,7 @@ Entry shape (see docs/knowledge-base.md)::
      "notice": false,                            # optional: harmless on its own (a warning, a notice)
      "context": ["torchaudio"],                  # optional: applies only if the input holds one
      "refines": ["windows-dll-procedure-not-found"],  # optional: hides these when it applies
+     "printed": ["cpu-build-cuda-unavailable"],  # optional: what a paste printed that it explains
      "links": ["https://..."], "sources": ["https://..."],
      "examples": [{"text": "...", "source": "https://..."}]}
 
@@ -92,6 +93,9 @@ class Entry:
     # Harmless on its own (a deprecation, a fallback notice, a launcher's note): never the
     # diagnosis of a failure the text also shows (matcher.Context.failures).
     notice: bool = False
+    # Observations of what a paste printed about torch (match/printed.py) that this entry
+    # explains when no line of the paste is a known error.
+    printed: List[str] = field(default_factory=list)
     file: str = ""
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -157,7 +161,7 @@ def _entry(raw: Dict[str, Any], fname: str, anchors: Dict[str, str]) -> Entry:
         links=list(raw.get("links", [])), sources=list(raw["sources"]), examples=list(raw["examples"]),
         tailor=raw.get("tailor"), priority=int(raw.get("priority", 0)), context=list(raw.get("context", [])),
         refines=list(raw.get("refines", [])), symptom=bool(raw.get("symptom", False)),
-        notice=bool(raw.get("notice", False)), file=fname, raw=raw,
+        notice=bool(raw.get("notice", False)), printed=list(raw.get("printed", [])), file=fname, raw=raw,
     )
 
 

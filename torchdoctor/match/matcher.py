@@ -431,6 +431,9 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
             if hits:
                 col.add(i + 1, joined, hits)
     later_passes(col, lines, index, folded=len(lines) <= DIRECT_LINES)
+    if not any(m.confidence == HIGH for m in col.results()):
+        from .printed import printed_pass  # a paste with no diagnosis: what it printed about torch
+        printed_pass(col, lines)
     return col.results()
 
 
