@@ -262,6 +262,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           audio/video, other platforms, containers and clusters): first run
                           13/25 = 52.0% (13/18 where an entry fitted, no wrong answer); 15/25
                           after (tests/eval/blind38_results.md)
+  blind39_notebooks/_science/_diffusion/_arm.jsonl 26 rows collected after blind38's fixes
+                          (notebooks and hosted runtimes, domain research software, image/video
+                          generation tools, ARM and unusual hardware): first run 21/26 = 80.8%
+                          (21/25 where an entry fitted, no wrong answer); 23/26 after
+                          (tests/eval/blind39_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.
