@@ -267,6 +267,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           generation tools, ARM and unusual hardware): first run 21/26 = 80.8%
                           (21/25 where an entry fitted, no wrong answer); 23/26 after
                           (tests/eval/blind39_results.md)
+  blind40_windows/_dist/_compile/_intl.jsonl 20 rows collected after blind39's fixes (Windows,
+                          distributed jobs, compile and extension builds, other languages):
+                          first run 6/20 = 30.0% (6/13 where an entry fitted, 2 wrong); 10/20
+                          after (tests/eval/blind40_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -30,7 +30,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind36_vendors.jsonl", "blind37_install.jsonl", "blind37_apps.jsonl", "blind37_gpu.jsonl",
         "blind37_research.jsonl", "blind38_llm.jsonl", "blind38_media.jsonl", "blind38_platforms.jsonl",
         "blind38_cloud.jsonl", "blind39_notebooks.jsonl", "blind39_science.jsonl", "blind39_diffusion.jsonl",
-        "blind39_arm.jsonl"]
+        "blind39_arm.jsonl", "blind40_windows.jsonl", "blind40_dist.jsonl", "blind40_compile.jsonl",
+        "blind40_intl.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -201,6 +202,13 @@ OPEN = {
     # plain IndexError of an empty GPU list (a CPU-only torch from PyPI on aarch64, printed nowhere).
     ("blind39_notebooks.jsonl", 3): None,
     ("blind39_arm.jsonl", 0): None,
+    # torchcodec's missing FFmpeg DLLs told in words ("error ffmpeg not found when running any
+    # torchcodec related operation"); ROCm's visibility variables in conflict, seen only as HIP's
+    # "agent.cpp:245 FATAL" and vLLM's own "Please use HIP_VISIBLE_DEVICES instead of
+    # ROCR_VISIBLE_DEVICES" (one report each).
+    ("blind40_windows.jsonl", 2): None,
+    ("blind40_dist.jsonl", 4): None,
+    ("blind40_dist.jsonl", 5): None,
 }
 
 

@@ -13,6 +13,15 @@ def _read(text):
     return read([normalize(ln) for ln in text.splitlines()])
 
 
+def _build(text):
+    builds = _read(text).builds
+    return builds[-1][1] if builds else None
+
+
+def _observed(text):
+    return [name for name, _ in _read(text).observations]
+
+
 def _top(text):
     found = match_text(text)
     return (found[0].id, found[0].confidence) if found else None
@@ -35,14 +44,14 @@ def _top(text):
     ("2.4.0", None),                                         # no local tag: which build is unknown
 ])
 def test_the_build_a_paste_printed(text, build):
-    assert _read(text).build == build
+    assert _build(text) == build
 
 
 def test_collect_env_prints_could_not_collect_for_cuda_on_a_rocm_build():
     text = "PyTorch version: 2.3.0\nCUDA used to build PyTorch: Could not collect\nROCM used to build PyTorch: 6.0.32830"
-    assert _read(text).build == "rocm"
+    assert _read(text + "\nIs CUDA available: False\nGPU 0: NVIDIA A100").pair[1] == "rocm"
     text = "PyTorch version: 2.3.0\nROCM used to build PyTorch: 6.0.32830\nCUDA used to build PyTorch: Could not collect"
-    assert _read(text).build == "rocm"
+    assert _read(text + "\ncuda is not available").pair[1] == "rocm"
 
 
 @pytest.mark.parametrize("text", [
@@ -58,8 +67,7 @@ def test_collect_env_prints_could_not_collect_for_cuda_on_a_rocm_build():
     "GPU不可用",
 ])
 def test_cuda_printed_or_said_unavailable(text):
-    assert _read("2.4.0+cpu\n" + text).unavailable_line
-    assert _read("2.4.0+cpu\n" + text).observations == ["cpu-build-cuda-unavailable"]
+    assert _observed("2.4.0+cpu\n" + text) == ["cpu-build-cuda-unavailable"]
 
 
 @pytest.mark.parametrize("text", [
@@ -69,12 +77,12 @@ def test_cuda_printed_or_said_unavailable(text):
     "CUDA: True",
 ])
 def test_no_unavailability(text):
-    assert not _read(text + "\n2.4.0+cpu").unavailable_line
+    assert _read(text + "\n2.4.0+cpu").pair is None
 
 
 def test_a_bare_false_answers_a_print_only_within_a_few_lines():
-    assert _read("2.4.0+cpu\nNone\nFalse").unavailable_line == 3
-    assert not _read("2.4.0+cpu\na\nb\nc\nd\nFalse").unavailable_line
+    assert _read("2.4.0+cpu\nNone\nFalse").pair == (1, "cpu", 3)
+    assert _read("2.4.0+cpu\na\nb\nc\nd\nFalse").pair is None
 
 
 # collect_env of a CPU build on a machine without an NVIDIA GPU: "Is CUDA available: False" is
@@ -92,7 +100,7 @@ Nvidia driver version: No CUDA"""
 
 
 def test_collect_env_on_a_machine_without_a_gpu_is_no_observation():
-    assert _read(CPU_MACHINE).observations == []
+    assert _observed(CPU_MACHINE) == []
     text = "Traceback (most recent call last):\n  File \"x.py\", line 3\nValueError: shapes (2,3) and (4,5)\n\n" + CPU_MACHINE
     assert _top(text) is None
 
@@ -100,12 +108,12 @@ def test_collect_env_on_a_machine_without_a_gpu_is_no_observation():
 def test_collect_env_with_an_nvidia_gpu_is_an_observation():
     text = CPU_MACHINE.replace("GPU models and configuration: No CUDA",
                                "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 4090")
-    assert _read(text).observations == ["cpu-build-cuda-unavailable"]
+    assert _observed(text) == ["cpu-build-cuda-unavailable"]
     assert _top(text) == ("torch-not-compiled-with-cuda", "high")
 
 
 def test_a_cpu_build_printed_beside_a_working_cuda_is_no_observation():
-    assert _read("2.4.0+cpu\nTrue").observations == []
+    assert _observed("2.4.0+cpu\nTrue") == []
     assert _top("print(torch.__version__)\n2.4.0+cpu") is None
 
 
@@ -132,3 +140,59 @@ def test_every_printed_name_in_the_kb_is_an_observation_and_every_observation_is
     claimed = {n for e in load_entries() for n in e.printed}
     assert claimed <= set(OBSERVATIONS)
     assert set(OBSERVATIONS) <= claimed
+
+
+# What a second reader found the first reading claimed wrongly.
+@pytest.mark.parametrize("text", [
+    "My laptop has no GPU\ntorch.__version__ 2.4.0+cpu\ntorch.cuda.is_available() False",
+    "Expected output:\n torch 2.4.0+cpu\n CUDA available: False",
+    "I'm on an M1 Mac, the script can't use the gpu.\nCUDA used to build PyTorch: None\nOS: macOS 14.5 (arm64)",
+    "torch 2.4.0+cpu\n-- Could NOT find CUDA (missing: CUDA_TOOLKIT_ROOT_DIR)",
+    "torch.cuda.is_available(): True\ntorch.backends.mps.is_available(): False\n2.4.0+cu121",
+    "torch.distributed.is_available() False\n2.4.0+cu121",
+    "2.4.0+cu121\nif torch.cuda.is_available() == False:",
+    "2.4.0+cpu\nFalse\nthen I reinstalled\n2.5.1+cu121\nTrue",  # the fix worked
+    "torchaudio:\n2.4.0+cpu\ncuda is not available",  # torchaudio's version, not torch's
+])
+def test_no_observation(text):
+    assert _observed(text) == []
+
+
+def test_another_build_is_not_read_as_cpu_because_it_prints_cuda_none():
+    assert _read("PyTorch version: 2.7.0+xpu\nCUDA used to build PyTorch: None\ncuda is not available").pair[1] == "xpu"
+    assert _read("torch.version.hip: 6.0.32830\ntorch.version.cuda: None\ncuda is not available").pair[1] == "rocm"
+    assert _observed("PyTorch version: 2.7.0+xpu\nCUDA used to build PyTorch: None\ncuda is not available") == []
+
+
+def test_the_build_paired_is_the_one_printed_before_the_unavailability():
+    text = "2.5.1+cu121\nTrue\nafter an upgrade:\n2.6.0+cpu\nFalse"
+    assert _read(text).pair == (4, "cpu", 5)
+
+
+@pytest.mark.parametrize("text", [
+    "2.4.0+cpu False",                                           # print(torch.__version__, ...is_available())
+    "2.4.0+cpu None False",
+    ">>> torch.__version__\n'2.4.0+cpu'\n>>> torch.cuda.is_available()\nOut[3]: False",
+    "print(torch.version.cuda)\nNone\ncuda is not available",  # torch.version.cuda printed None
+    "torch version .................... 2.4.0+cpu\ntorch.cuda.is_available() False",  # ds_report
+    "[rank0]: torch 2.4.0+cpu, CUDA available: False, backend=gloo",
+])
+def test_more_printed_forms(text):
+    assert _observed(text) == ["cpu-build-cuda-unavailable"]
+
+
+def test_an_observation_beside_a_failure_nothing_explains_is_only_possible():
+    text = ("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+            "KeyError: 'label'\n\n" + CPU_MACHINE.replace("GPU models and configuration: No CUDA",
+                                                            "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 3090"))
+    assert _top(text) == ("torch-not-compiled-with-cuda", "possible")
+
+
+
+def test_rules_naming_a_known_error_do_not_read_prints():
+    # dist, tune and check name the known error in a rank's or a child's output with best_match:
+    # a banner printing the build is no error of that output.
+    from torchdoctor.match.matcher import best_match
+    text = "[rank0]: torch 2.4.0+cpu, CUDA available: False, backend=gloo"
+    assert _top(text) == ("torch-not-compiled-with-cuda", "high")
+    assert best_match(text) is None

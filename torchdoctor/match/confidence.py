@@ -64,6 +64,14 @@ def beside_failure(line: str, failures: Iterable[str]) -> bool:
     return any(not _own(f, line) and not (raised and "Traceback (most recent call last)" in f) for f in failures)
 
 
+def unexplained_failures(failures: Iterable[str], lines: Iterable[str]) -> list:
+    """The failure lines that are none of `lines` (the lines matches were found on). A
+    traceback's header is no failure of its own: the error line that ends it is."""
+    lines = list(lines)
+    return [f for f in failures if not f.startswith("Traceback (most recent call last)")
+            and not any(_own(f, ln) for ln in lines)]
+
+
 def mark_notices(matches, failures: Iterable[str]) -> None:
     """Set Match.beside_failure on each match: a notice entry's match beside a failure line."""
     failures = list(failures)

@@ -52,6 +52,8 @@ class Match:
     anchor_line: str = ""  # ... and the line it hit
     # A notice entry's match in a text that also shows a failure on another line.
     beside_failure: bool = False
+    # A match on what the paste printed (printed.py) beside a failure no other match explains.
+    observed_beside_failure: bool = False
 
     @property
     def id(self) -> str:
@@ -71,7 +73,7 @@ class Match:
         the matched line is a message every program prints (`neutral`), or when the text
         shows too little (a short or case-folded hit). A negative priority ranks a generic
         entry below a specific one; it does not make an exact hit less sure."""
-        if self.neutral is not None or self.entry.symptom or self.beside_failure:
+        if self.neutral is not None or self.entry.symptom or self.beside_failure or self.observed_beside_failure:
             return POSSIBLE
         return HIGH if max(self.score, self.evidence) >= POSSIBLE_BELOW else POSSIBLE
 
@@ -404,8 +406,9 @@ def _index_for(lines: List[str]) -> Index:
     return default_index() if files is None else _selected_index(files)
 
 
-def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
-    """Matches in an in-memory text, best first."""
+def match_text(text: str, index: Optional[Index] = None, observe: bool = True) -> List[Match]:
+    """Matches in an in-memory text, best first. `observe`: also read what the text printed
+    about torch (printed.py) when no line is a diagnosis."""
     if "\\n" in text and text.count("\n") < 3:
         # One logged string holding a whole traceback ("...\\nRuntimeError: ...").
         text = text.replace("\\r\\n", "\n").replace("\\n", "\n")
@@ -431,9 +434,11 @@ def match_text(text: str, index: Optional[Index] = None) -> List[Match]:
             if hits:
                 col.add(i + 1, joined, hits)
     later_passes(col, lines, index, folded=len(lines) <= DIRECT_LINES)
-    if not any(m.confidence == HIGH for m in col.results()):
-        from .printed import printed_pass  # a paste with no diagnosis: what it printed about torch
-        printed_pass(col, lines)
+    results = col.results()
+    if not observe or any(m.confidence == HIGH for m in results):
+        return results
+    from .printed import printed_pass  # a paste with no diagnosis: what it printed about torch
+    printed_pass(col, lines)
     return col.results()
 
 
@@ -484,8 +489,9 @@ def _despaced_index_for(lines: List[str]):
 def best_match(text: str) -> Optional[Match]:
     """The best known error in `text`, or None (also for no text at all): the one function
     that rules use to name a known error in the text they report on (a check's probe output,
-    a rank's error, a tune child's stderr), so they and `explain` never disagree."""
+    a rank's error, a tune child's stderr), so they and `explain` never disagree on an error.
+    What a text printed about torch is no error of it: those rules read the facts themselves."""
     if not text or not text.strip():
         return None
-    found = match_text(text)
+    found = match_text(text, observe=False)
     return found[0] if found else None
