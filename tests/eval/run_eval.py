@@ -271,6 +271,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           distributed jobs, compile and extension builds, other languages):
                           first run 6/20 = 30.0% (6/13 where an entry fitted, 2 wrong); 10/20
                           after (tests/eval/blind40_results.md)
+  blind41_speech/_amdintel/_mps/_data.jsonl 28 rows collected after blind40's fixes (speech
+                          apps, AMD and Intel GPUs, Apple Silicon, data loading and checkpoints):
+                          first run 14/28 = 50.0% (14/22 where an entry fitted, 4 wrong); 18/28
+                          after (tests/eval/blind41_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -31,7 +31,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind37_research.jsonl", "blind38_llm.jsonl", "blind38_media.jsonl", "blind38_platforms.jsonl",
         "blind38_cloud.jsonl", "blind39_notebooks.jsonl", "blind39_science.jsonl", "blind39_diffusion.jsonl",
         "blind39_arm.jsonl", "blind40_windows.jsonl", "blind40_dist.jsonl", "blind40_compile.jsonl",
-        "blind40_intl.jsonl"]
+        "blind40_intl.jsonl", "blind41_speech.jsonl", "blind41_amdintel.jsonl", "blind41_mps.jsonl",
+        "blind41_data.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -209,6 +210,14 @@ OPEN = {
     ("blind40_windows.jsonl", 2): None,
     ("blind40_dist.jsonl", 4): None,
     ("blind40_dist.jsonl", 5): None,
+    # uv's resolver output cut before its reason (a ROCm index without the pinned torch); ZLUDA's
+    # CUBLAS_STATUS_NOT_SUPPORTED where a gfx1031 rocBLAS library was missing (the text shows only
+    # the cuBLAS call); torchvision's import traceback cut before its error; a project's own CMake
+    # "Neither CUDA nor HIP found" on a Mac.
+    ("blind41_speech.jsonl", 6): None,
+    ("blind41_amdintel.jsonl", 1): "cublas-not-supported",
+    ("blind41_amdintel.jsonl", 2): None,
+    ("blind41_mps.jsonl", 7): None,
 }
 
 

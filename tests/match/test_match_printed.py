@@ -19,7 +19,7 @@ def _build(text):
 
 
 def _observed(text):
-    return [name for name, _ in _read(text).observations]
+    return [o[0] for o in _read(text).observations]
 
 
 def _top(text):
@@ -196,3 +196,55 @@ def test_rules_naming_a_known_error_do_not_read_prints():
     text = "[rank0]: torch 2.4.0+cpu, CUDA available: False, backend=gloo"
     assert _top(text) == ("torch-not-compiled-with-cuda", "high")
     assert best_match(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "2.4.0+cpu\nNo GPU found, running on CPU",
+    "torch 2.4.0+cpu\nno GPUs available",
+    "2.4.0+cpu\nUnsloth: No NVIDIA GPU found?",
+])
+def test_a_complaint_that_no_gpu_was_found_is_no_machine_without_one(text):
+    assert _observed(text) == ["cpu-build-cuda-unavailable"]
+
+
+# What a second reading of the guarded version found.
+@pytest.mark.parametrize("lead", [
+    "torch says no GPU found even though I have an RTX 3090",
+    "Windows 11, RTX 4060\nno GPU detected",
+    "There is no GPU usage in task manager",
+    "Expected: True",
+    "Works on my macOS laptop, not on the Windows PC",
+    "I installed torch 2.4.0+cpu but cuda is not available. My env:",
+])
+def test_genuine_reports_are_not_vetoed(lead):
+    assert _observed(lead + "\ntorch 2.4.0+cpu\ntorch.cuda.is_available() False") == ["cpu-build-cuda-unavailable"]
+
+
+@pytest.mark.parametrize("text", [
+    "2.4.0+cpu\ntorch.backends.mps.is_available()\nFalse",
+    "2.4.0+cpu\ntorch.distributed.is_available()\nFalse",
+    "2.4.0+cpu\ntorch.backends.cudnn.enabled\nFalse",
+    "2.4.0+cu121\nuse_cpu = torch.cuda.is_available() == False",
+])
+def test_another_calls_value_is_not_cudas(text):
+    assert _observed(text) == []
+
+
+def test_prose_about_the_call_is_read_and_code_is_not():
+    assert _observed("2.4.0+cpu\nif i run torch.cuda.is_available() it returns False") == ["cpu-build-cuda-unavailable"]
+    assert _observed("2.4.0+cpu\ntorch.cuda.is_available() returns False, full output below:") == \
+        ["cpu-build-cuda-unavailable"]
+
+
+@pytest.mark.parametrize("failure", [
+    "ValueError: CUDA is not available on this machine",
+    "RuntimeError: cuda is not available, aborting",
+])
+def test_the_unavailability_as_the_failure_keeps_the_diagnosis(failure):
+    assert _top("torch 2.4.0+cpu\n" + failure) == ("torch-not-compiled-with-cuda", "high")
+
+
+def test_the_build_nearest_before_the_unavailability_is_paired():
+    text = ("2.4.0+cu121\nTrue\nafter pip install -U torch:\nprint(torch.version.cuda)\nNone\n"
+            "torch.cuda.is_available() False")
+    assert _read(text).pair[1] == "cpu"

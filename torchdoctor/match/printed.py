@@ -54,21 +54,39 @@ _CUDA_BUILD = re.compile(r"(?:torch\.version\.cuda\)?|CUDA used to build PyTorch
 _CALL = re.compile(r"cuda\.is_available\(\)\)?[^\n]{0,40}?\b(?P<v>False|false|True|true)\b")
 _FIELD = re.compile(r"(?i)\bcuda\s{0,2}(?:is\s{1,2})?avail(?:able|ability)\s{0,2}[:=?]\s{0,4}['\"`]?(?P<v>false|no|true|yes)\b")
 _COLLECT_ENV_FIELD = re.compile(r"^\s{0,8}Is CUDA available:")
-_CODE = re.compile(r"^\s{0,16}(?:if|elif|assert|while|def)\b|:\s{0,4}$")
+# Code, not output: a block header shaped like code, or the call assigned or compared.
+_CODE = re.compile(r"^\s{0,16}(?:(?:if|elif|while)\b[^\n]{0,200}(?:==|!=|:\s{0,4}$)|assert\b|def\b)"
+                   r"|\w\s{0,2}=\s{0,4}(?:not\s{1,3}|)(?:torch\.)?cuda\.is_available")
+# Another expression typed at a prompt: a bare value under it is its answer, not CUDA's.
+_EXPR = re.compile(r"^\s{0,8}(?:print\(|torch\.|[\w.]{1,60}\(\)\s{0,2}$)")
+# A line that may say CUDA or a GPU is unavailable: _SAID costs too much to run on every line.
+_SAID_HINTS = ("not", "n't", "no ", "unable", "不可用", "用不了", "无法", "未启用")
+# A line that holds none of these (lower-cased) can say nothing about CUDA's availability.
+_STATE_WORDS = ("avail", "false", "true", "none", "cuda", "gpu", "()", "torch.", "print(")
 _SAID = re.compile(
     r"(?i)(?<![a-z])(?:cuda|gpu)(?![a-z])[^\n.]{0,30}?\b(?:not|no|isn't|isnt|wasn't|is never)\s{1,3}(?:be\s{1,2}|being\s{1,2})?"
     r"(?:available|avaible|avalible|availabe|avaliable|detected|found|recogni[sz]ed|used|usable)"
     r"|\b(?:doesn't|does not|don't|do not|can't|cannot|couldn't|could not|won't|unable to)\s{1,3}"
     r"(?:use|detect|find|see|recogni[sz]e)\s{1,3}(?:the\s{1,2}|my\s{1,2}|any\s{1,2})?(?:gpu|cuda|nvidia)"
+    r"|\bno\s{1,3}(?:nvidia\s{1,3}|cuda[- ]capable\s{1,3}|)(?:gpu|cuda)s?\s{1,3}(?:devices?\s{1,3}|)(?:is\s|are\s|was\s|were\s|)"
+    r"(?:found|detected|available)"
     r"|(?:cuda|gpu)\s{0,2}(?:不可用|用不了|无法使用|未启用)|无法使用\s{0,2}(?:gpu|cuda)")
 _CMAKE = re.compile(r"^\s{0,8}-- |Could NOT find")  # CMake's probe of a toolkit, not torch's
 _NVIDIA_SHOWN = re.compile(r"GPU \d{1,2}: (?:NVIDIA|GeForce|Tesla|Quadro|TITAN)|Nvidia driver version: \d"
                            r"|NVIDIA-SMI \d{2,3}\.")
-# The paste says there is no GPU to use: a CPU build is then no fault.
+# The paste says the machine has no GPU to use: a CPU build is then no fault. A possession
+# ("I have no GPU", "without a GPU", a CPU-only machine), an Apple machine (collect_env's OS
+# field, "on an M1 Mac") or a README's "Expected output:" heading; never where the paste names
+# an NVIDIA GPU ("No GPU found" is the complaint itself, not a machine without one).
 _NO_GPU_HERE = re.compile(
-    r"(?i)\b(?:no|without an?|don't have an?|do not have an?|doesn't have an?)\s{1,3}(?:nvidia\s|dedicated\s|"
-    r"discrete\s|)(?:gpu|graphics card)s?\b|\bcpu[- ]only\s(?:machine|laptop|server|host|box|system|environment)"
-    r"|\bexpected(?:\s(?:output|result))?\s{0,2}:|\bmacOS\b|\bDarwin\b|Apple (?:M\d|[Ss]ilicon)|\bM[1-5] (?:Mac|Pro|Max|Ultra)")
+    r"(?i)\b(?:i|we|it|(?:my|this|the|our)\s{1,3}(?:laptop|machine|computer|pc|server|mac|box|vm|host))\s{1,3}"
+    r"(?:has|have|had|got)\s{1,3}no\s{1,3}(?:nvidia\s|dedicated\s|discrete\s|)(?:gpu|graphics card)"
+    r"|\b(?:don't|do not|doesn't|does not)\s{1,3}have\s{1,3}an?\s{1,3}(?:nvidia\s|dedicated\s|discrete\s|)(?:gpu|graphics card)"
+    r"|\bwithout\s{1,3}an?\s{1,3}(?:nvidia\s|dedicated\s|discrete\s|)(?:gpu|graphics card)"
+    r"|\bcpu[- ]only\s(?:machine|laptop|server|host|box|system|vm)"
+    r"|^\s{0,8}(?:OS: macOS|Python platform: macOS)|\bon\s{1,3}an?\s{1,3}(?:M[1-5]\w{0,6}\s|Apple [Ss]ilicon\s|Intel\s|)Mac(?:Book)?\b"
+    r"|^\s{0,8}Expected (?:output|result)s?\s{0,2}:?\s{0,4}$", re.M)
+_GPU_NAMED = re.compile(r"\b(?:RTX|GTX|Tesla|Quadro|TITAN)\s{0,2}[A-Z]?\d{2,4}|NVIDIA (?:GeForce|RTX|[AHLBTV]\d)")
 # A line that is only the value a call printed, as pasted or retold ("return False", "Out[3]: False").
 _ANSWER = re.compile(r"^\s{0,8}(?:Out\[\d{1,4}\]:\s{0,4}|(?:it\s{1,2})?(?:returns?|returned|gives|prints|->|=>|>>|#)"
                      r"\s{0,2}:?\s{0,2})?['\"`]?(?P<v>False|false|True|true|None)['\"`]?\.?\s{0,4}$")
@@ -92,12 +110,12 @@ class Printed:
         return (pick[0], pick[1], u) if pick else None
 
     @property
-    def observations(self) -> List[Tuple[str, int]]:
+    def observations(self) -> List[Tuple[str, int, int]]:
         pair = self.pair
         if pair is None:
             return []
         name = "%s-build-cuda-unavailable" % pair[1]
-        return [(name, pair[0])] if name in OBSERVATIONS else []
+        return [(name, pair[0], pair[2])] if name in OBSERVATIONS else []
 
 
 # Every observation an entry may list, with what it means (the KB tests check the names).
@@ -113,26 +131,29 @@ def _tag_build(tag: str) -> str:
     return "cuda" if tag.startswith("cu") else "rocm" if tag.startswith("rocm") else tag
 
 
-def _build_of(line: str, after_companion: bool) -> Tuple[Optional[str], bool, Optional[str]]:
-    """(build, strong, the availability a bare line printed after the version) of one line. A
-    strong build (a version tag, a ROCm/XPU/CUDA field) is never overridden by a weak one
-    (CUDA printed None, which ROCm and XPU builds print too)."""
-    m = _NAMED.search(line)
+def _build_of(line: str, prev: str) -> Tuple[Optional[str], bool]:
+    """(build, strong) of one line (`prev`: the line before it that holds text). A strong build
+    (a version tag, a ROCm/XPU/CUDA field) is never overridden by a weak one (CUDA printed
+    None, which ROCm and XPU builds print too)."""
+    m = _NAMED.search(line) if "orch" in line else None
     if m:
-        return _tag_build(m.group("tag")), True, None
-    m = None if after_companion else _BARE.match(line.strip())
-    if m:
-        rest = m.group("rest")
-        return _tag_build(m.group("tag")), True, ("False" if "False" in rest else "True" if "True" in rest else None)
+        return _tag_build(m.group("tag")), True
+    bare = line.strip()
+    if bare[:1] in ("1", "2", "'", '"', "`", "O") and "+" in bare:
+        m = _BARE.match(bare)
+        if m and not _COMPANION.search(prev):
+            return _tag_build(m.group("tag")), True
+    if "used to build" not in line and "version." not in line:
+        return None, False
     if _ROCM_BUILD.search(line):
-        return "rocm", True, None
+        return "rocm", True
     if _XPU_BUILD.search(line):
-        return "xpu", True, None
+        return "xpu", True
     if _CUDA_BUILD.search(line):
-        return "cuda", True, None
+        return "cuda", True
     if _NO_CUDA.search(line):
-        return "cpu", False, None
-    return None, False, None
+        return "cpu", False
+    return None, False
 
 
 def read(lines: List[str]) -> Printed:
@@ -140,24 +161,47 @@ def read(lines: List[str]) -> Printed:
     text = "\n".join(lines)
     if "+" not in text and "used to build" not in text and "version." not in text:
         return Printed()  # no version string and no build field: nothing to read (the common case)
-    if _NO_GPU_HERE.search(text):
+    builds = _builds(lines)
+    if not builds:
+        return Printed()  # a long log without a build printed: no need to read it twice
+    if _NO_GPU_HERE.search(text) and not (_NVIDIA_SHOWN.search(text) or _GPU_NAMED.search(text)):
         return Printed()
-    builds: List[Tuple[int, str, bool]] = []  # (line, build, strong)
-    states: List[Tuple[int, bool]] = []  # (line, CUDA available)
-    nvidia: Optional[bool] = None
-    last_source, cuda_version_call, prev = -NEAR - 1, -NEAR - 1, ""
+    return Printed(builds, _states(lines, {b[0] for b in builds}, text))
+
+
+def _builds(lines: List[str]) -> List[Tuple[int, str, bool]]:
+    out: List[Tuple[int, str, bool]] = []
+    cuda_version_call, prev = -NEAR - 1, ""
     for i, line in enumerate(lines, 1):
-        build, strong, printed = _build_of(line, _COMPANION.search(prev) is not None)
+        if "+" in line or "used to build" in line or "version." in line:
+            build, strong = _build_of(line, prev)
+            if build is not None:
+                out.append((i, build, strong))
+            if "version.cuda" in line and "is_available" not in line:
+                cuda_version_call = i
+        elif 0 < i - cuda_version_call <= NEAR and line.strip().strip("'\"`") == "None":
+            out.append((i, "cpu", False))  # print(torch.version.cuda) printed None
         if line.strip():
             prev = line
-        if build is not None:
-            builds.append((i, build, strong))
+    return out
+
+
+def _states(lines: List[str], build_lines, text: str) -> List[Tuple[int, bool]]:
+    """(line, CUDA available) for every line that prints or says it."""
+    states: List[Tuple[int, bool]] = []
+    nvidia: Optional[bool] = None
+    last_source = -NEAR - 1
+    for i, line in enumerate(lines, 1):
+        if i in build_lines:
             last_source = i
-            if printed is not None:
-                states.append((i, printed == "True"))
+            m = _BARE.match(line.strip())
+            rest = m.group("rest") if m else ""
+            if "False" in rest or "True" in rest:
+                states.append((i, "True" in rest))
                 continue
-        if "version.cuda" in line and "is_available" not in line:
-            cuda_version_call = i
+        low = line.lower()
+        if not any(w in low for w in _STATE_WORDS):
+            continue  # most lines of a log: nothing about CUDA, no value, no call
         if _CODE.search(line):
             continue
         if "cuda.is_available" in line:
@@ -170,11 +214,11 @@ def read(lines: List[str]) -> Printed:
         m = _ANSWER.match(line)
         if m:
             v = m.group("v").lower()
-            if v == "none":
-                if 0 < i - cuda_version_call <= NEAR:
-                    builds.append((i, "cpu", False))
-            elif 0 < i - last_source <= NEAR:
+            if v != "none" and 0 < i - last_source <= NEAR:
                 states.append((i, v == "true"))
+            continue
+        if i not in build_lines and _EXPR.match(line):
+            last_source = -NEAR - 1  # another call's value follows, not CUDA's
             continue
         m = _FIELD.search(line)
         if m:
@@ -184,22 +228,29 @@ def read(lines: List[str]) -> Printed:
                 if not nvidia:
                     continue
             states.append((i, m.group("v").lower() in ("true", "yes")))
-        elif _SAID.search(line) and not _CMAKE.search(line):
+            continue
+        if (("cuda" in low or "gpu" in low) and any(h in low for h in _SAID_HINTS) and _SAID.search(line)
+                and not _CMAKE.search(line)):
             states.append((i, False))
-    return Printed(builds, states)
+    return states
 
 
 def _pick(builds: List[Tuple[int, str, bool]], last: bool) -> Optional[Tuple[int, str, bool]]:
-    """The build a run of prints says: the last (or first) strong one, else a weak one."""
-    for want in (True, False):
-        chosen = [b for b in builds if b[2] is want]
-        if chosen:
-            return chosen[-1] if last else chosen[0]
-    return None
+    """The build a run of prints says: the nearest one (the last before the unavailability, or
+    the first after it), except that CUDA printed None never stands for a ROCm or XPU build
+    printed in the same run (those builds print it too)."""
+    if not builds:
+        return None
+    near = builds[-1] if last else builds[0]
+    if not near[2]:
+        other = [b for b in builds if b[2] and b[1] in ("rocm", "xpu")]
+        if other:
+            return other[-1] if last else other[0]
+    return near
 
 
-def observations(lines: List[str]) -> List[Tuple[str, int]]:
-    """(observation, 1-based line to quote) for what the paste printed."""
+def observations(lines: List[str]) -> List[Tuple[str, int, int]]:
+    """(observation, 1-based line of the build, of the unavailability) for what the paste printed."""
     return read(lines).observations
 
 
@@ -215,11 +266,14 @@ def printed_pass(col, lines: List[str]) -> None:
     The entries come from the whole knowledge base: which KB files the caller's index loaded
     was chosen by anchors, and an observation has none."""
     found = list(col.found.values())
-    beside = bool(unexplained_failures(col.context.failures, [m.text for m in found] + [m.anchor_line for m in found]))
-    for name, line_no in observations(lines):
+    seen = [m.text for m in found] + [m.anchor_line for m in found]
+    for name, build_line, state_line in observations(lines):
+        # The unavailability may itself be the failure ("ValueError: CUDA is not available").
+        beside = bool(unexplained_failures(col.context.failures,
+                                           seen + [lines[build_line - 1], lines[state_line - 1]]))
         for entry in _printing(name):
             new = entry.id not in col.found
-            col.add(line_no, lines[line_no - 1], [(entry, 20 * entry.priority + PRINTED_EVIDENCE, {}, "")])
+            col.add(build_line, lines[build_line - 1], [(entry, 20 * entry.priority + PRINTED_EVIDENCE, {}, "")])
             if new:
                 col.found[entry.id].observed_beside_failure = beside
 

@@ -57,6 +57,7 @@ def test_torch_version_xpu_names_the_release_that_added_it():
     "error C2872: 'std': ambiguous symbol",
     "torch 2.5.1\nerror C2872: 'std': ambiguous symbol",   # a torch marker does not make it the header's
     "Windows Install From Source - error C2872: 'std': ambiguous symbol",
+    "Windows (x64) build fails: error C2872: 'std': ambiguous symbol",
 ])
 def test_the_bare_msvc_error_is_only_possibly_compiled_autograd(text):
     # The same MSVC error comes from any C++ code with two namespaces called std in view (torch
@@ -69,6 +70,9 @@ def test_the_bare_msvc_error_is_only_possibly_compiled_autograd(text):
 @pytest.mark.parametrize("text", [
     "C:\\proj\\src\\bvh.cu(5): error C2872: 'std': ambiguous symbol",
     "...\\torch\\include\\torch\\nn\\pimpl.h(65): error C2872: 'std': ambiguous symbol",
+    "C:/proj/src/bvh.cu:5: error C2872: 'std': ambiguous symbol",
+    "C:\\proj\\my_ext.cpp: error C2872: 'std': ambiguous symbol",
+    "[12/40] C:\\proj\\bvh.cu error C2872: 'std': ambiguous symbol",
 ])
 def test_the_msvc_error_in_another_file_is_not_claimed(text):
     assert all(m.id not in ("msvc-std-ambiguous-compiled-autograd", "msvc-std-ambiguous-symbol")
