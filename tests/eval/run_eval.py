@@ -275,6 +275,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           apps, AMD and Intel GPUs, Apple Silicon, data loading and checkpoints):
                           first run 14/28 = 50.0% (14/22 where an entry fitted, 4 wrong); 18/28
                           after (tests/eval/blind41_results.md)
+  blind42_vision/_installers/_sim/_deploy.jsonl 29 rows collected after blind41's fixes
+                          (vision libraries, installers, robotics and RL, deployment): first run
+                          17/29 = 58.6% (17/25 where an entry fitted, 3 wrong); 20/29 after
+                          (tests/eval/blind42_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

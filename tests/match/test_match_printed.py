@@ -248,3 +248,21 @@ def test_the_build_nearest_before_the_unavailability_is_paired():
     text = ("2.4.0+cu121\nTrue\nafter pip install -U torch:\nprint(torch.version.cuda)\nNone\n"
             "torch.cuda.is_available() False")
     assert _read(text).pair[1] == "cpu"
+
+
+@pytest.mark.parametrize("text", [
+    "- PyTorch: `2.11.0+cpu`\n- GPU: NVIDIA GeForce RTX 5080 (16 GB)\n- NVIDIA driver: `580.88`",
+    "torch 2.4.0+cpu\nGPU: RTX 4090",
+])
+def test_a_cpu_build_printed_beside_a_named_nvidia_gpu(text):
+    assert _observed(text) == ["cpu-build-cuda-unavailable"]
+
+
+@pytest.mark.parametrize("text", [
+    "torch 2.4.0+cpu",                                   # no GPU in view: a CPU machine's torch
+    "torch 2.4.0+cu121\nGPU: RTX 4090",                  # a CUDA build beside the GPU: nothing printed wrong
+    "CUDA used to build PyTorch: None\nGPU: RTX 4090",    # a weak reading (XPU and ROCm print it too)
+    "torch 2.4.0+cpu\nGPU: RTX 4090\ntorch.cuda.is_available() True",
+])
+def test_no_cpu_build_beside_a_gpu_observation(text):
+    assert _observed(text) == []

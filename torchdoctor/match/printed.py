@@ -97,12 +97,18 @@ NEAR = 3  # a bare value this many lines under the call or the version it answer
 class Printed:
     builds: List[Tuple[int, str, bool]] = field(default_factory=list)  # (1-based line, build, strong)
     states: List[Tuple[int, bool]] = field(default_factory=list)  # (1-based line, CUDA available)
+    nvidia: bool = False  # the paste names an NVIDIA GPU or shows its driver
 
     @property
     def pair(self) -> Optional[Tuple[int, str, int]]:
         """(build line, build, line of the unavailability) when CUDA was last printed
-        unavailable: the build is the last one printed before it, else the first after."""
-        if not self.states or self.states[-1][1]:
+        unavailable: the build is the last one printed before it, else the first after. A CPU
+        build printed beside an NVIDIA GPU says the same without the False: that torch cannot
+        use the GPU the paste names."""
+        if not self.states:
+            last = _pick(self.builds, last=True)
+            return (last[0], "cpu", last[0]) if self.nvidia and last and last[1:] == ("cpu", True) else None
+        if self.states[-1][1]:
             return None
         u = self.states[-1][0]
         pick = _pick([b for b in self.builds if b[0] <= u], last=True) or \
@@ -121,7 +127,7 @@ class Printed:
 # Every observation an entry may list, with what it means (the KB tests check the names).
 OBSERVATIONS: Dict[str, str] = {
     "cpu-build-cuda-unavailable": "a CPU-only torch printed (+cpu, torch.version.cuda None) beside CUDA "
-                                  "printed or said unavailable",
+                                  "printed or said unavailable, or beside an NVIDIA GPU the paste names",
     "cuda-build-cuda-unavailable": "a CUDA build of torch printed (+cuXXX, torch.version.cuda X.Y) beside CUDA "
                                    "printed or said unavailable",
 }
@@ -164,9 +170,10 @@ def read(lines: List[str]) -> Printed:
     builds = _builds(lines)
     if not builds:
         return Printed()  # a long log without a build printed: no need to read it twice
-    if _NO_GPU_HERE.search(text) and not (_NVIDIA_SHOWN.search(text) or _GPU_NAMED.search(text)):
+    nvidia = bool(_NVIDIA_SHOWN.search(text) or _GPU_NAMED.search(text))
+    if _NO_GPU_HERE.search(text) and not nvidia:
         return Printed()
-    return Printed(builds, _states(lines, {b[0] for b in builds}, text))
+    return Printed(builds, _states(lines, {b[0] for b in builds}, text), nvidia)
 
 
 def _builds(lines: List[str]) -> List[Tuple[int, str, bool]]:
