@@ -256,6 +256,8 @@ def test_the_build_nearest_before_the_unavailability_is_paired():
 ])
 def test_a_cpu_build_printed_beside_a_named_nvidia_gpu(text):
     assert _observed(text) == ["cpu-build-cuda-unavailable"]
+    # Nothing printed CUDA unavailable: a possibility, not a diagnosis.
+    assert _top(text) == ("torch-not-compiled-with-cuda", "possible")
 
 
 @pytest.mark.parametrize("text", [
@@ -265,4 +267,19 @@ def test_a_cpu_build_printed_beside_a_named_nvidia_gpu(text):
     "torch 2.4.0+cpu\nGPU: RTX 4090\ntorch.cuda.is_available() True",
 ])
 def test_no_cpu_build_beside_a_gpu_observation(text):
+    assert _observed(text) == []
+
+
+
+@pytest.mark.parametrize("text", [
+    # a fix log: the +cpu build was uninstalled
+    "NVIDIA GeForce RTX 4070, driver 550\nFound existing installation: torch 2.4.0+cpu\nUninstalling torch-2.4.0+cpu:\n"
+    "  Successfully uninstalled torch-2.4.0+cpu\nSuccessfully installed torch-2.4.0\nNow it works, thanks!",
+    # a README's install options
+    "GPU (RTX 3090): pip install torch==2.4.0+cu121 --index-url https://download.pytorch.org/whl/cu121\n"
+    "CPU: pip install torch==2.4.0+cpu --index-url https://download.pytorch.org/whl/cpu",
+    "RUN pip install torch==2.4.0+cpu --index-url https://download.pytorch.org/whl/cpu\nhost: NVIDIA A100",
+    "Downloading torch-2.4.0+cpu-cp311-cp311-win_amd64.whl\nGPU: RTX 4090\nERROR: [WinError 5] Access is denied",
+])
+def test_an_install_log_beside_a_gpu_is_no_observation(text):
     assert _observed(text) == []

@@ -86,6 +86,9 @@ _NO_GPU_HERE = re.compile(
     r"|\bcpu[- ]only\s(?:machine|laptop|server|host|box|system|vm)"
     r"|^\s{0,8}(?:OS: macOS|Python platform: macOS)|\bon\s{1,3}an?\s{1,3}(?:M[1-5]\w{0,6}\s|Apple [Ss]ilicon\s|Intel\s|)Mac(?:Book)?\b"
     r"|^\s{0,8}Expected (?:output|result)s?\s{0,2}:?\s{0,4}$", re.M)
+_INSTALL_LINE = re.compile(r"(?i)pip3?\s{1,3}install|uv\s{1,3}(?:add|pip|sync)|^\s{0,8}RUN\s|conda\s{1,3}install|Downloading|"
+                           r"Collecting|Found existing installation|[Uu]ninstall|Successfully (?:un)?installed|"
+                           r"Requirement already|\.whl\b")
 _GPU_NAMED = re.compile(r"\b(?:RTX|GTX|Tesla|Quadro|TITAN)\s{0,2}[A-Z]?\d{2,4}|NVIDIA (?:GeForce|RTX|[AHLBTV]\d)")
 # A line that is only the value a call printed, as pasted or retold ("return False", "Out[3]: False").
 _ANSWER = re.compile(r"^\s{0,8}(?:Out\[\d{1,4}\]:\s{0,4}|(?:it\s{1,2})?(?:returns?|returned|gives|prints|->|=>|>>|#)"
@@ -98,6 +101,9 @@ class Printed:
     builds: List[Tuple[int, str, bool]] = field(default_factory=list)  # (1-based line, build, strong)
     states: List[Tuple[int, bool]] = field(default_factory=list)  # (1-based line, CUDA available)
     nvidia: bool = False  # the paste names an NVIDIA GPU or shows its driver
+    # A torch version appears on an install, download or command line: the build it names is
+    # what was fetched or asked for, not necessarily what runs (a fix log, a README's options).
+    install_log: bool = False
 
     @property
     def pair(self) -> Optional[Tuple[int, str, int]]:
@@ -107,7 +113,8 @@ class Printed:
         use the GPU the paste names."""
         if not self.states:
             last = _pick(self.builds, last=True)
-            return (last[0], "cpu", last[0]) if self.nvidia and last and last[1:] == ("cpu", True) else None
+            ok = self.nvidia and last and last[1:] == ("cpu", True) and not self.install_log
+            return (last[0], "cpu", 0) if ok else None
         if self.states[-1][1]:
             return None
         u = self.states[-1][0]
@@ -117,6 +124,8 @@ class Printed:
 
     @property
     def observations(self) -> List[Tuple[str, int, int]]:
+        """(observation, build line, line of the unavailability: 0 where the paste printed none,
+        only a CPU build beside an NVIDIA GPU, which is then a possibility, not a diagnosis)."""
         pair = self.pair
         if pair is None:
             return []
@@ -173,7 +182,8 @@ def read(lines: List[str]) -> Printed:
     nvidia = bool(_NVIDIA_SHOWN.search(text) or _GPU_NAMED.search(text))
     if _NO_GPU_HERE.search(text) and not nvidia:
         return Printed()
-    return Printed(builds, _states(lines, {b[0] for b in builds}, text), nvidia)
+    install_log = any(_INSTALL_LINE.search(lines[b[0] - 1]) for b in builds)
+    return Printed(builds, _states(lines, {b[0] for b in builds}, text), nvidia, install_log)
 
 
 def _builds(lines: List[str]) -> List[Tuple[int, str, bool]]:
@@ -276,8 +286,9 @@ def printed_pass(col, lines: List[str]) -> None:
     seen = [m.text for m in found] + [m.anchor_line for m in found]
     for name, build_line, state_line in observations(lines):
         # The unavailability may itself be the failure ("ValueError: CUDA is not available").
-        beside = bool(unexplained_failures(col.context.failures,
-                                           seen + [lines[build_line - 1], lines[state_line - 1]]))
+        # Nothing printed unavailable (a CPU build beside a named GPU): only a possibility.
+        explained = seen + [lines[build_line - 1]] + ([lines[state_line - 1]] if state_line else [])
+        beside = not state_line or bool(unexplained_failures(col.context.failures, explained))
         for entry in _printing(name):
             new = entry.id not in col.found
             col.add(build_line, lines[build_line - 1], [(entry, 20 * entry.priority + PRINTED_EVIDENCE, {}, "")])

@@ -423,3 +423,34 @@ def test_pips_resolver_line_of_torchvision_is_torchvisions_entry():
     text = ("The conflict is caused by:\n    The user requested torch==1.10.0\n"
             "    torchvision 0.11.2 depends on torch==1.10.1")
     assert [m.id for m in match_text(text)][:1] == ["torchvision-requires-other-torch"]
+
+
+def test_pips_conflict_line_naming_torch_is_only_possibly_a_pin():
+    # "Cannot install ... and torch==X" says a conflict exists, not which: torch's own dependency
+    # pinned elsewhere prints it too.
+    sympy = ("ERROR: Cannot install -r requirements.txt (line 12) and torch==2.5.1 because these package versions "
+             "have conflicting dependencies.\n\nThe conflict is caused by:\n    The user requested sympy==1.12\n"
+             "    torch 2.5.1 depends on sympy==1.13.1")
+    top = match_text(sympy)[0]
+    assert top.id == "pip-resolver-conflict-names-torch" and top.confidence == "possible"
+    # The companion's own line, when shown, names the cause.
+    audio = ("ERROR: Cannot install -r ../model/requirements.txt (line 5) and torch==1.13.1 because these package "
+             "versions have conflicting dependencies.\n\nThe conflict is caused by:\n    The user requested torch==1.13.1\n"
+             "    torchaudio 0.9.0 depends on torch==1.9.0")
+    assert match_text(audio)[0].id == "torchaudio-requires-other-torch"
+
+
+@pytest.mark.parametrize("symbol", [
+    "?decref_pyobject@TensorImpl@c10@@UEBAXXZ",
+    "?warning_handler@c10@@YAPEAVWarningHandler@1@XZ",
+    "?foo@detail@impl@c10@@YAXXZ",
+])
+def test_torchcodecs_windows_loader_names_torch_symbols_of_any_depth(symbol):
+    text = "Procedure %s not found in DLL: C:\\env\\Lib\\site-packages\\torchcodec\\libtorchcodec_core7.dll." % symbol
+    assert match_text(text)[0].id == "torchcodec-built-for-other-torch"
+
+
+def test_a_dataloader_beside_an_unrelated_local_object_is_not_the_worker_pickling():
+    text = ("torch 2.5.1\nAttributeError: Can't get local object 'Model.<locals>.Inner'\n"
+            "loader = DataLoader(ds, num_workers=0, worker_init_fn=seed_worker)")
+    assert all(m.id != "multiprocessing-cannot-pickle-local-object" for m in match_text(text))
