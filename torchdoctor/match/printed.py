@@ -146,29 +146,32 @@ def _tag_build(tag: str) -> str:
     return "cuda" if tag.startswith("cu") else "rocm" if tag.startswith("rocm") else tag
 
 
-def _build_of(line: str, prev: str) -> Tuple[Optional[str], bool]:
-    """(build, strong) of one line (`prev`: the line before it that holds text). A strong build
-    (a version tag, a ROCm/XPU/CUDA field) is never overridden by a weak one (CUDA printed
-    None, which ROCm and XPU builds print too)."""
+def _build_of(line: str, prev: str) -> Tuple[Optional[str], bool, Optional[bool]]:
+    """(build, strong, CUDA's availability a bare line printed after the version, if any) of one
+    line (`prev`: the line before it that holds text). A strong build (a version tag, a
+    ROCm/XPU/CUDA field) is never overridden by a weak one (CUDA printed None, which ROCm and
+    XPU builds print too)."""
     m = _NAMED.search(line) if "orch" in line else None
     if m:
-        return _tag_build(m.group("tag")), True
+        return _tag_build(m.group("tag")), True, None
     bare = line.strip()
     if bare[:1] in ("1", "2", "'", '"', "`", "O") and "+" in bare:
         m = _BARE.match(bare)
         if m and not _COMPANION.search(prev):
-            return _tag_build(m.group("tag")), True
+            rest = m.group("rest")
+            printed = True if "True" in rest else False if "False" in rest else None
+            return _tag_build(m.group("tag")), True, printed
     if "used to build" not in line and "version." not in line:
-        return None, False
+        return None, False, None
     if _ROCM_BUILD.search(line):
-        return "rocm", True
+        return "rocm", True, None
     if _XPU_BUILD.search(line):
-        return "xpu", True
+        return "xpu", True, None
     if _CUDA_BUILD.search(line):
-        return "cuda", True
+        return "cuda", True, None
     if _NO_CUDA.search(line):
-        return "cpu", False
-    return None, False
+        return "cpu", False, None
+    return None, False, None
 
 
 def read(lines: List[str]) -> Printed:
@@ -176,45 +179,49 @@ def read(lines: List[str]) -> Printed:
     text = "\n".join(lines)
     if "+" not in text and "used to build" not in text and "version." not in text:
         return Printed()  # no version string and no build field: nothing to read (the common case)
-    builds = _builds(lines)
+    builds, bare_states = _builds(lines)
     if not builds:
         return Printed()  # a long log without a build printed: no need to read it twice
-    nvidia = bool(_NVIDIA_SHOWN.search(text) or _GPU_NAMED.search(text))
+    nvidia_shown = _NVIDIA_SHOWN.search(text) is not None
+    nvidia = nvidia_shown or _GPU_NAMED.search(text) is not None
     if _NO_GPU_HERE.search(text) and not nvidia:
         return Printed()
     install_log = any(_INSTALL_LINE.search(lines[b[0] - 1]) for b in builds)
-    return Printed(builds, _states(lines, {b[0] for b in builds}, text), nvidia, install_log)
+    return Printed(builds, _states(lines, {b[0] for b in builds}, bare_states, nvidia_shown), nvidia, install_log)
 
 
-def _builds(lines: List[str]) -> List[Tuple[int, str, bool]]:
+def _builds(lines: List[str]) -> Tuple[List[Tuple[int, str, bool]], Dict[int, bool]]:
+    """(line, build, strong) for every build printed, and {line: CUDA available} for the bare
+    version lines that printed the availability after the version."""
     out: List[Tuple[int, str, bool]] = []
+    bare_states: Dict[int, bool] = {}
     cuda_version_call, prev = -NEAR - 1, ""
     for i, line in enumerate(lines, 1):
         if "+" in line or "used to build" in line or "version." in line:
-            build, strong = _build_of(line, prev)
+            build, strong, printed = _build_of(line, prev)
             if build is not None:
                 out.append((i, build, strong))
+                if printed is not None:
+                    bare_states[i] = printed
             if "version.cuda" in line and "is_available" not in line:
                 cuda_version_call = i
         elif 0 < i - cuda_version_call <= NEAR and line.strip().strip("'\"`") == "None":
             out.append((i, "cpu", False))  # print(torch.version.cuda) printed None
         if line.strip():
             prev = line
-    return out
+    return out, bare_states
 
 
-def _states(lines: List[str], build_lines, text: str) -> List[Tuple[int, bool]]:
-    """(line, CUDA available) for every line that prints or says it."""
+def _states(lines: List[str], build_lines, bare_states: Dict[int, bool], nvidia_shown: bool) -> List[Tuple[int, bool]]:
+    """(line, CUDA available) for every line that prints or says it (`nvidia_shown`: the paste
+    shows an NVIDIA GPU or driver, without which collect_env's False is no question)."""
     states: List[Tuple[int, bool]] = []
-    nvidia: Optional[bool] = None
     last_source = -NEAR - 1
     for i, line in enumerate(lines, 1):
         if i in build_lines:
             last_source = i
-            m = _BARE.match(line.strip())
-            rest = m.group("rest") if m else ""
-            if "False" in rest or "True" in rest:
-                states.append((i, "True" in rest))
+            if i in bare_states:
+                states.append((i, bare_states[i]))
                 continue
         low = line.lower()
         if not any(w in low for w in _STATE_WORDS):
@@ -239,11 +246,8 @@ def _states(lines: List[str], build_lines, text: str) -> List[Tuple[int, bool]]:
             continue
         m = _FIELD.search(line)
         if m:
-            if _COLLECT_ENV_FIELD.match(line) and m.group("v").lower() in ("false", "no"):
-                if nvidia is None:
-                    nvidia = _NVIDIA_SHOWN.search(text) is not None
-                if not nvidia:
-                    continue
+            if _COLLECT_ENV_FIELD.match(line) and m.group("v").lower() in ("false", "no") and not nvidia_shown:
+                continue
             states.append((i, m.group("v").lower() in ("true", "yes")))
             continue
         if (("cuda" in low or "gpu" in low) and any(h in low for h in _SAID_HINTS) and _SAID.search(line)
@@ -266,11 +270,6 @@ def _pick(builds: List[Tuple[int, str, bool]], last: bool) -> Optional[Tuple[int
     return near
 
 
-def observations(lines: List[str]) -> List[Tuple[str, int, int]]:
-    """(observation, 1-based line of the build, of the unavailability) for what the paste printed."""
-    return read(lines).observations
-
-
 # What an observation weighs: above the matcher's POSSIBLE_BELOW, so an entry that names a cause
 # is a diagnosis on it (the version string and the False together are that distinct); an entry
 # that names a symptom stays "possibly", and so does any observation beside a failure that no
@@ -284,7 +283,7 @@ def printed_pass(col, lines: List[str]) -> None:
     was chosen by anchors, and an observation has none."""
     found = list(col.found.values())
     seen = [m.text for m in found] + [m.anchor_line for m in found]
-    for name, build_line, state_line in observations(lines):
+    for name, build_line, state_line in read(lines).observations:
         # The unavailability may itself be the failure ("ValueError: CUDA is not available").
         # Nothing printed unavailable (a CPU build beside a named GPU): only a possibility.
         explained = seen + [lines[build_line - 1]] + ([lines[state_line - 1]] if state_line else [])
