@@ -206,16 +206,22 @@ def _wheel(dirpath, name, version, requires):
     return path
 
 
+def _pinned_wheels(tmp_path):
+    """A folder serving tdpinned 1.0 (torch<2.13) and 2.0 (torch>=2.13), as a user's index would."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _wheel(str(wheels), "tdpinned", "1.0", "torch<2.13")
+    _wheel(str(wheels), "tdpinned", "2.0", "torch>=2.13")
+    return wheels
+
+
 def test_a_package_pinned_to_another_torch_is_healed_by_the_tailored_command(tmp_path):
     # A real venv with the real torch 2.13.0 (this machine's pip configuration finds it) and a
     # package whose release 1.0 pins torch<2.13: pip's own check prints the conflict, explain names
     # the entry and its hook spells the command that keeps this torch; run as printed (plus the
     # folder that serves the package, as the user's index would), pip moves the package to the
     # release that accepts torch 2.13 and leaves torch alone.
-    wheels = tmp_path / "wheels"
-    wheels.mkdir()
-    _wheel(str(wheels), "tdpinned", "1.0", "torch<2.13")
-    _wheel(str(wheels), "tdpinned", "2.0", "torch>=2.13")
+    wheels = _pinned_wheels(tmp_path)
     py = _venv(tmp_path)
     p = _run([py, "-m", "pip", "install", "--quiet", "torch==2.13.0"])
     if p.returncode != 0:
@@ -270,3 +276,37 @@ def test_unsupported_operand_is_told_apart_by_the_hooks_first_bytes_command(tmp_
     still = _run([TORCH_PYTHON, "-c", "import torch, sys; torch.load(sys.argv[1], weights_only=False)", str(pointer)])
     assert still.returncode != 0
     assert [m.id for m in match_text(still.stderr)][:1] == ["checkpoint-git-lfs-pointer"], still.stderr[-500:]
+
+
+def test_pips_conflict_line_is_read_by_the_symptom_entrys_commands(tmp_path):
+    # A real requirements file pinning torch 2.13.0 beside a package whose 1.0 pins torch<2.13:
+    # the real pip refuses with the conflict line (the symptom entry's, alone) and the line that
+    # names the cause (the pinned-package entry's). The symptom entry's commands, run for real with
+    # this machine's pip configuration, print that cause and the torch releases the indexes hold;
+    # loosening the pin, as its fix says, resolves.
+    wheels = _pinned_wheels(tmp_path)
+    py = _venv(tmp_path)
+    reqs = tmp_path / "requirements.txt"
+    reqs.write_text("torch==2.13.0\ntdpinned==1.0\n")
+    links = ["--find-links", str(wheels)]
+    broken = subprocess.run([py, "-m", "pip", "install", "--dry-run", "-r", str(reqs)] + links,
+                            capture_output=True, text=True, timeout=600, cwd=str(tmp_path))
+    out = broken.stdout + broken.stderr
+    if "conflicting dependencies" not in out:
+        pytest.skip("torch==2.13.0 is not resolvable here: " + out[-300:])
+    assert broken.returncode != 0
+    first = next(ln for ln in out.splitlines() if "Cannot install" in ln)
+    top = match_text(first)[0]
+    assert top.id == "pip-resolver-conflict-names-torch" and top.confidence == "possible", first
+    assert match_text(out)[0].id == "pip-package-pins-other-torch", out[-800:]
+    entry = get_entry("pip-resolver-conflict-names-torch")
+    dry, index = entry.fix["commands"]
+    said = subprocess.run([py] + shlex.split(dry)[1:] + links, capture_output=True, text=True, timeout=600,
+                          cwd=str(tmp_path))
+    assert said.returncode != 0 and "tdpinned 1.0 depends on torch<2.13" in said.stdout + said.stderr
+    listed = _run([py] + shlex.split(index)[1:])
+    assert listed.returncode == 0 and "2.13.0" in listed.stdout, listed.stdout + listed.stderr[-300:]
+    reqs.write_text("torch==2.13.0\ntdpinned\n")  # the pin loosened
+    healed = subprocess.run([py] + shlex.split(dry)[1:] + links, capture_output=True, text=True, timeout=600,
+                            cwd=str(tmp_path))
+    assert healed.returncode == 0 and "tdpinned-2.0" in healed.stdout, healed.stdout[-800:] + healed.stderr[-800:]

@@ -454,3 +454,26 @@ def test_a_dataloader_beside_an_unrelated_local_object_is_not_the_worker_picklin
     text = ("torch 2.5.1\nAttributeError: Can't get local object 'Model.<locals>.Inner'\n"
             "loader = DataLoader(ds, num_workers=0, worker_init_fn=seed_worker)")
     assert all(m.id != "multiprocessing-cannot-pickle-local-object" for m in match_text(text))
+
+
+@pytest.mark.parametrize("text", [
+    # pip's conflict line with no torch in it
+    "ERROR: Cannot install -r requirements.txt (line 3), -r requirements.txt (line 4) and whisperx because these "
+    "package versions have conflicting dependencies.",
+    # another command's failure
+    "subprocess.CalledProcessError: Command '['ldd', '--version']' returned non-zero exit status 1.",
+    "subprocess.CalledProcessError: Command '['where', 'nvcc']' returned non-zero exit status 1.",
+])
+def test_new_wordings_stay_quiet_on_their_neighbours(text):
+    ids = {m.id for m in match_text(text)}
+    assert not ids & {"pip-resolver-conflict-names-torch", "pip-package-pins-other-torch", "triton-libcuda-not-found",
+                      "cpp-extension-compiler-not-found"}, ids
+
+
+@pytest.mark.parametrize("text", [
+    "GPU with CUDA capability sm_35 is not supported by this version of cuDNN",
+    "Device with CUDA capability sm_61 is not yet tested",
+    "Your GPU with CUDA capability sm_70 is not supported by the Marlin kernel",
+])
+def test_the_capability_wordings_do_not_claim_other_libraries_messages(text):
+    assert all(m.id != "gpu-capability-not-compatible" for m in match_text(text))
