@@ -221,13 +221,11 @@ OPEN = {
     ("blind41_mps.jsonl", 7): None,
     # GroundingDINO's `name '_C' is not defined` (its own extension never built) read as torch's own
     # _C; pip's output cut at "Could not find a version that satisfies the requirement"; Genesis's
-    # own fatbin without SM 120; a CI traceback cut before onnxscript's ModuleNotFoundError;
-    # OpenCV's libGL error inside cv2's own traceback (OpenCV's error, by whose.py's rule).
+    # own fatbin without SM 120; a CI traceback cut before onnxscript's ModuleNotFoundError.
     ("blind42_vision.jsonl", 6): "torch-c-module-not-found",
     ("blind42_installers.jsonl", 5): None,
     ("blind42_sim.jsonl", 3): None,
     ("blind42_deploy.jsonl", 0): None,
-    ("blind42_deploy.jsonl", 6): None,
 }
 
 

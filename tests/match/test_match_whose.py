@@ -153,6 +153,73 @@ def test_explain_names_the_other_framework():
     assert doc["other_framework"] == {"name": "CTranslate2 (faster-whisper)", "marker": "cuBLAS failed with status"}
 
 
+def test_a_log_file_names_the_other_framework_too(tmp_path):
+    # A log bigger than SMALL_INPUT is scanned in chunks; the verdict the scan reaches names
+    # the framework (its marker is not kept), as a short paste's does.
+    from torchdoctor.match.matcher import SMALL_INPUT
+    log = tmp_path / "ct2.log"
+    log.write_text("step 1 loss 0.5\n" * (SMALL_INPUT // 16 + 1) + CT2 + "\n")
+    p = subprocess.run([sys.executable, "-m", "torchdoctor", "explain", "--no-env", "--file", str(log)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and "No known PyTorch error" in p.stdout
+    assert "It is CTranslate2 (faster-whisper)'s output (nothing of PyTorch shows in it)" in p.stdout
+    p = subprocess.run([sys.executable, "-m", "torchdoctor", "explain", "--no-env", "--json", "--file", str(log)],
+                       capture_output=True, text=True, timeout=60)
+    assert json.loads(p.stdout)["other_framework"] == {"name": "CTranslate2 (faster-whisper)", "marker": ""}
+
+
+# `import cv2` in a torch project: OpenCV's own traceback, which the entries that declare
+# OpenCV among their frameworks diagnose (and only they).
+CV2_TRACE = ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    import cv2\n'
+             '  File "/usr/local/lib/python3.10/site-packages/cv2/__init__.py", line 181, in <module>\n'
+             '    bootstrap()\n')
+
+
+@pytest.mark.parametrize("last, want", [
+    ("ImportError: libGL.so.1: cannot open shared object file: No such file or directory", "opencv-libgl-missing"),
+    ("ImportError: libgthread-2.0.so.0: cannot open shared object file: No such file or directory",
+     "opencv-libgl-missing"),
+])
+def test_an_entry_declaring_opencv_diagnoses_opencvs_own_traceback(last, want):
+    text = CV2_TRACE + last
+    assert W.judge(text).other == "OpenCV"
+    m = match_text(text)[0]
+    assert m.id == want and m.confidence == HIGH and m.neutral is None
+    found = LogScan().run(io.BytesIO(text.encode()))
+    assert found[0].id == want and found[0].confidence == HIGH
+
+
+def test_opencvs_traceback_keeps_no_entry_that_does_not_declare_it():
+    # The loader's generic entry, NumPy's (whose advice is torch's NumPy build) and the driver's
+    # are not OpenCV's diagnoses: silence, and the name.
+    for last in ("ImportError: libfoo.so.3: cannot open shared object file: No such file or directory",
+                 "ImportError: numpy.core.multiarray failed to import",
+                 "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version"):
+        assert match_text(CV2_TRACE + last) == []
+
+
+def test_another_frameworks_traceback_keeps_no_opencv_entry():
+    # Declared for OpenCV, not for TensorFlow: libGL under TensorFlow's markers stays TensorFlow's.
+    text = ('  File "/usr/lib/python3/dist-packages/tensorflow/python/framework/load_library.py", line 54\n'
+            "ImportError: libGL.so.1: cannot open shared object file: No such file or directory")
+    assert W.judge(text).other == "TensorFlow"
+    assert match_text(text) == []
+
+
+def test_the_most_specific_generic_wording_says_who_printed_it():
+    # A bare libGL line matches the loader's wording and OpenCV's longer one: OpenCV's is said.
+    m = match_text("ImportError: libGL.so.1: cannot open shared object file: No such file or directory")[0]
+    assert m.id == "opencv-libgl-missing" and m.confidence == POSSIBLE
+    assert m.neutral is not None and m.neutral.by.startswith("OpenCV")
+
+
+def test_every_framework_an_entry_declares_is_a_known_framework():
+    from torchdoctor.kb.errors import foreign_frameworks, load_entries
+    known = set(foreign_frameworks()["frameworks"])
+    declared = {(e.id, f) for e in load_entries() for f in e.frameworks}
+    assert declared and all(f in known for _, f in declared), declared
+
+
 def test_a_torch_text_or_an_unknown_one_names_no_framework():
     from torchdoctor.verbs.explain import explain
     assert explain((TORCH_FRAME + CT2,), no_env=True).other is None

@@ -162,7 +162,7 @@ class Interrupting(io.RawIOBase):
 def test_scan_log_returns_what_was_found_before_ctrl_c():
     err = FakeTTY(tty=False)
     blocks = [FILLER * 1000 + ERROR, FILLER * 1000]
-    matches, interrupted = PG.scan_log(Interrupting(blocks), None, stderr=err)
+    matches, interrupted, other = PG.scan_log(Interrupting(blocks), None, stderr=err)
     assert interrupted
     assert [m.id for m in matches] == [ERROR_ID] and matches[0].line == 1001
     assert err.getvalue().startswith("torchdoctor: interrupted after ")
@@ -173,7 +173,7 @@ def test_scan_log_to_the_end_is_the_log_scan():
     from torchdoctor.match.logscan import scan_stream
     data = FILLER * 5000 + ERROR + FILLER * 10
     err = FakeTTY(tty=False)
-    matches, interrupted = PG.scan_log(io.BytesIO(data), None, stderr=err)
+    matches, interrupted, other = PG.scan_log(io.BytesIO(data), None, stderr=err)
     assert not interrupted and err.getvalue() == ""
     want = scan_stream(io.BytesIO(data))
     assert [(m.id, m.line, m.count) for m in matches] == [(m.id, m.line, m.count) for m in want]

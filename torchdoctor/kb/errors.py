@@ -14,6 +14,7 @@ Entry shape (see docs/knowledge-base.md)::
      "context": ["torchaudio"],                  # optional: applies only if the input holds one
      "refines": ["windows-dll-procedure-not-found"],  # optional: hides these when it applies
      "printed": ["cpu-build-cuda-unavailable"],  # optional: what a paste printed that it explains
+     "frameworks": ["OpenCV"],                   # optional: another framework's output it diagnoses
      "links": ["https://..."], "sources": ["https://..."],
      "examples": [{"text": "...", "source": "https://..."}]}
 
@@ -96,6 +97,10 @@ class Entry:
     # Observations of what a paste printed about torch (match/printed.py) that this entry
     # explains when no line of the paste is a known error.
     printed: List[str] = field(default_factory=list)
+    # Other frameworks (kb/data/foreign.json) whose own output this entry diagnoses for a
+    # PyTorch user: a text that shows one of them, and nothing of torch, keeps this match
+    # (OpenCV's wheel failing to load libGL in a torch project's `import cv2`).
+    frameworks: List[str] = field(default_factory=list)
     file: str = ""
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -161,7 +166,8 @@ def _entry(raw: Dict[str, Any], fname: str, anchors: Dict[str, str]) -> Entry:
         links=list(raw.get("links", [])), sources=list(raw["sources"]), examples=list(raw["examples"]),
         tailor=raw.get("tailor"), priority=int(raw.get("priority", 0)), context=list(raw.get("context", [])),
         refines=list(raw.get("refines", [])), symptom=bool(raw.get("symptom", False)),
-        notice=bool(raw.get("notice", False)), printed=list(raw.get("printed", [])), file=fname, raw=raw,
+        notice=bool(raw.get("notice", False)), printed=list(raw.get("printed", [])),
+        frameworks=list(raw.get("frameworks", [])), file=fname, raw=raw,
     )
 
 

@@ -96,6 +96,12 @@ class LogScan:
         """The matches found so far, best first."""
         return self.collector.results()
 
+    @property
+    def other(self) -> Optional[str]:
+        """The other framework whose output the lines so far are (whose.py), while they
+        show nothing of torch."""
+        return self.collector.context.other
+
 
 # A chunk with at most one ESC per this many bytes has its few coloured lines
 # stripped one by one; above it, the whole chunk at once.

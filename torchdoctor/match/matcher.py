@@ -316,15 +316,16 @@ class Context:
             self.other = namesake or foreign
 
     def apply(self, matches: List["Match"]) -> List["Match"]:
-        if self.other is not None:
-            return []  # TensorFlow's, JAX's, R torch's... error, not PyTorch's
+        if self.other is not None:  # TensorFlow's, JAX's, R torch's... error, not PyTorch's,
+            # unless an entry diagnoses that framework's own output (OpenCV's libGL)
+            matches = [m for m in matches if self.other in m.entry.frameworks]
         kept = [m for m in matches if not m.entry.context or any(c in self.seen for c in m.entry.context)]
         hidden = {r for m in kept for r in m.entry.refines}
         kept = [m for m in kept if m.entry.id not in hidden]
         # Set on every call: a log scan asks again as more of it is read. A known message
         # that is not a generic one (torch's own wording: NNPACK's warning, a DataLoader
         # worker's death) shows as much as torch's name does.
-        layers = [None if self.own else neutral_layer(m.anchor_line, m.anchor) for m in kept]
+        layers = [None if self.own or self.other else neutral_layer(m.anchor_line, m.anchor) for m in kept]
         shown = any(layer is None and max(m.score, m.evidence) >= POSSIBLE_BELOW for m, layer in zip(kept, layers))
         for m, layer in zip(kept, layers):
             m.neutral = None if shown else layer

@@ -104,11 +104,14 @@ def neutral_layer(line: str, anchor: str) -> Optional[Layer]:
     """The layer whose generic wording `line` holds where the pattern hit (its `anchor`
     overlaps that wording), if any. A line that also holds something specific (a torch
     kernel's assertion beside 'device-side assert triggered') is judged by what the
-    pattern needed."""
+    pattern needed. Of several, the one whose wording is longest: OpenCV's
+    `libGL.so.1: cannot open shared object file` before the loader's bare wording."""
+    best, size = None, 0
     for layer in markers().layers:
-        if any(w in line and _overlap(w, anchor) for w in layer.wording):
-            return layer
-    return None
+        for w in layer.wording:
+            if len(w) > size and w in line and _overlap(w, anchor):
+                best, size = layer, len(w)
+    return best
 
 
 def _overlap(a: str, b: str, n: int = 8) -> bool:

@@ -118,8 +118,12 @@ def explain(text=(), file=None, list_entries=False, deep=False, python: Optional
         exps = explain_text(payload, gather=gather)[0]
         return Explained(exps, other=None if exps else other_framework(payload))
     from .explain_progress import scan_log  # progress on a TTY; Ctrl-C keeps what was found
-    matches, interrupted = scan_log(payload, file)
-    return Explained(explain_text(matches=matches, gather=gather)[0], interrupted)
+    matches, interrupted, other = scan_log(payload, file)
+    exps = explain_text(matches=matches, gather=gather)[0]
+    if exps or other is None:
+        return Explained(exps, interrupted)
+    from ..match.whose import Verdict  # a log scan keeps the framework, not its marker
+    return Explained(exps, interrupted, other=Verdict(other=other))
 
 
 def other_framework(text: str):
@@ -136,5 +140,6 @@ def other_framework_row(verdict) -> Dict[str, str]:
 
 def other_framework_line(verdict) -> str:
     """The verdict as the sentence that follows "No known PyTorch error"."""
-    return ("It is %s's output (it shows %r and nothing of PyTorch): that framework's own documentation "
-            "and issue tracker know its errors." % (verdict.other, verdict.marker))
+    shows = "it shows %r and nothing of PyTorch" % verdict.marker if verdict.marker else "nothing of PyTorch shows in it"
+    return ("It is %s's output (%s): that framework's own documentation "
+            "and issue tracker know its errors." % (verdict.other, shows))

@@ -119,15 +119,17 @@ class Meter:
 
 
 def scan_log(stream: IO[bytes], path: Optional[str] = None, chunk_size: int = CHUNK,
-             stderr=None) -> Tuple[List[Match], bool]:
+             stderr=None) -> Tuple[List[Match], bool, Optional[str]]:
     """Scan a log (a binary stream; `path` is its file, None for standard
-    input) -> (matches best first, interrupted by Ctrl-C)."""
+    input) -> (matches best first, interrupted by Ctrl-C, the other framework whose
+    output the log is when it shows nothing of torch)."""
     err = stderr if stderr is not None else sys.stderr
     counted = _Counted(stream)
     meter = Meter(os.path.basename(path) if path else "standard input", input_size(path), err)
     scan = LogScan()
     try:
-        return scan.run(counted, chunk_size, tick=lambda: meter.update(counted.bytes)), False
+        found = scan.run(counted, chunk_size, tick=lambda: meter.update(counted.bytes))
+        return found, False, scan.other
     except KeyboardInterrupt:
         meter.clear()
         where = human_bytes(counted.bytes)
@@ -139,6 +141,6 @@ def scan_log(stream: IO[bytes], path: Optional[str] = None, chunk_size: int = CH
             err.flush()
         except (OSError, ValueError):
             pass
-        return scan.results(), True
+        return scan.results(), True, scan.other
     finally:
         meter.clear()
