@@ -279,6 +279,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           (vision libraries, installers, robotics and RL, deployment): first run
                           17/29 = 58.6% (17/25 where an entry fitted, 3 wrong); 20/29 after
                           (tests/eval/blind42_results.md)
+  blind43_graphs/_3d/_newcomer/_intl/_quant.jsonl 30 rows collected after blind42's fixes
+                          (graph libraries, 3D vision, newcomers and courses, non-English pages,
+                          quantization kernels): first run 12/30 = 40.0% (12/21 where an entry
+                          fitted, 5 wrong); 19/30 after (tests/eval/blind43_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -33,7 +33,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind39_arm.jsonl", "blind40_windows.jsonl", "blind40_dist.jsonl", "blind40_compile.jsonl",
         "blind40_intl.jsonl", "blind41_speech.jsonl", "blind41_amdintel.jsonl", "blind41_mps.jsonl",
         "blind41_data.jsonl", "blind42_vision.jsonl", "blind42_installers.jsonl", "blind42_sim.jsonl",
-        "blind42_deploy.jsonl"]
+        "blind42_deploy.jsonl", "blind43_graphs.jsonl", "blind43_3d.jsonl", "blind43_newcomer.jsonl",
+        "blind43_intl.jsonl", "blind43_quant.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -226,6 +227,18 @@ OPEN = {
     ("blind42_installers.jsonl", 5): None,
     ("blind42_sim.jsonl", 3): None,
     ("blind42_deploy.jsonl", 0): None,
+    # A course's CUDA index on a Mac and conda's CUDA packages on osx-arm64, both told in words; a
+    # dated nightly pin whose list holds no nightly (read as the plain no-matching case, which an
+    # Intel Mac's pin in blind29 needs); a bare `No module named 'torch'` from poetry's isolated build;
+    # SYCL's bare "Backends mismatch" (triton and triton-xpu side by side, one report); SageAttention's
+    # int8 kernel on a V100 in a paste whose lines were broken mid-word; a title naming triton==3.3.0.
+    ("blind43_newcomer.jsonl", 1): None,
+    ("blind43_newcomer.jsonl", 2): "pip-no-matching-distribution-torch",
+    ("blind43_newcomer.jsonl", 5): None,
+    ("blind43_quant.jsonl", 2): "torch-module-not-found",
+    ("blind43_quant.jsonl", 3): None,
+    ("blind43_quant.jsonl", 4): None,
+    ("blind43_quant.jsonl", 5): None,
 }
 
 

@@ -1,0 +1,102 @@
+"""Build and wheel-index families: PyG's wheel pages without a build for this torch, nvcc 12.5's
+missing float.h, cpp_extension refusing ROCm on Windows, MSVC without the Universal CRT's C
+headers, torchao's newer wording of its skipped kernels. The lines are built for the test in the
+formats those tools print; none is an evaluation text."""
+
+import pytest
+
+from torchdoctor.match.matcher import HIGH, POSSIBLE, match_text
+
+TORCH_FRAME = '  File "/venv/lib/python3.11/site-packages/torch/utils/cpp_extension.py", line 2104, in _run_ninja_build\n'
+
+
+def top(text):
+    found = match_text(text)
+    return found[0] if found else None
+
+
+def ids(text):
+    return [m.id for m in match_text(text)]
+
+
+# -- PyG's wheel pages ------------------------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "ERROR: Could not find a version that satisfies the requirement pyg_lib (from versions: none)",
+    "ERROR: Could not find a version that satisfies the requirement pyg-lib (from versions: none)",
+    "ERROR: Could not find a version that satisfies the requirement torch_scatter (from versions: none)",
+    "ERROR: Could not find a version that satisfies the requirement torch-sparse==0.6.18 (from versions: 0.6.17)",
+    "ERROR: No matching distribution found for pyg_lib",
+])
+def test_pygs_extensions_missing_from_its_wheel_page(line):
+    m = top("Looking in links: https://data.pyg.org/whl/torch-2.2.0+cpu.html\n" + line)
+    assert m.id == "pyg-wheel-index-lacks-build" and m.confidence == HIGH
+    assert m.groups["pkg"].replace("-", "_") in ("pyg_lib", "torch_scatter", "torch_sparse")
+
+
+def test_torch_itself_or_a_lookalike_name_is_not_pygs_page():
+    assert "pyg-wheel-index-lacks-build" not in ids(
+        "ERROR: Could not find a version that satisfies the requirement torch==2.1.0 (from versions: none)")
+    assert "pyg-wheel-index-lacks-build" not in ids(
+        "ERROR: Could not find a version that satisfies the requirement torch_scatterplot (from versions: none)")
+
+
+# -- nvcc 12.5 and float.h ----------------------------------------------------------------------
+def test_flt_max_undefined_is_possible_alone_and_a_diagnosis_in_a_torch_build():
+    line = 'simple_knn.cu(90): error: identifier "FLT_MAX" is undefined'
+    m = top(line)
+    assert m.id == "cuda-12-5-flt-max-undefined" and m.confidence == POSSIBLE
+    assert m.neutral is not None and m.neutral.by.startswith("nvcc 12.5")
+    m = top(TORCH_FRAME + line)
+    assert m.id == "cuda-12-5-flt-max-undefined" and m.confidence == HIGH and m.neutral is None
+
+
+def test_another_undefined_identifier_is_not_float_h():
+    assert "cuda-12-5-flt-max-undefined" not in ids('kernel.cu(12): error: identifier "MY_MAX" is undefined')
+    assert "cuda-12-5-flt-max-undefined" not in ids('kernel.cu(12): error: identifier "FLT_MAX_EXP2" is undefined')
+
+
+# -- cpp_extension, ROCm and Windows ------------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    "OSError: Building PyTorch extensions using ROCm and Windows is not supported.",
+    "No ROCm runtime is found, using ROCM_HOME='C:\\Program Files\\AMD\\ROCm\\5.7\\'\n"
+    "!!! Exception during processing !!! Building PyTorch extensions using ROCm and Windows is not supported.",
+])
+def test_cpp_extension_refusing_rocm_on_windows(text):
+    m = top(text)
+    assert m.id == "cpp-extension-rocm-windows-unsupported" and m.confidence == HIGH
+
+
+# -- MSVC without the Universal CRT -------------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "C:\\Program Files\\Microsoft Visual Studio\\2022\\Community\\VC\\Tools\\MSVC\\14.39.33519\\include\\cstddef(11): "
+    "fatal error C1083: Cannot open include file: 'stddef.h': No such file or directory",
+    "fatal error C1083: Cannot open include file: 'stdio.h': No such file or directory",
+    "fatal error C1083: Cannot open include file: 'corecrt_math.h': No such file or directory",
+    "fatal error C1083: \u65e0\u6cd5\u6253\u5f00\u5305\u62ec\u6587\u4ef6: \u201cstdlib.h\u201d: No such file or directory",
+])
+def test_a_universal_crt_header_not_found_is_the_windows_sdk(line):
+    assert top(line).id == "msvc-windows-sdk-headers-missing"
+
+
+@pytest.mark.parametrize("header", ["Python.h", "cuda_runtime.h", "torch/extension.h", "stdafx.h", "mystring.h"])
+def test_other_headers_are_not_the_windows_sdk(header):
+    line = "fatal error C1083: Cannot open include file: '%s': No such file or directory" % header
+    assert "msvc-windows-sdk-headers-missing" not in ids(line)
+
+
+# -- torchao's kernels skipped, in torchao 0.17's wording -------------------------------------
+@pytest.mark.parametrize("text", [
+    "Skipping import of cpp extensions due to incompatible torch version. Please upgrade to torch >= 2.11.0 "
+    "(found 2.9.1+cu128).",
+    # printed over two lines
+    "Skipping import of cpp extensions due to incompatible torch version.\n"
+    "Please upgrade to torch >= 2.11.0 (found 2.10.0+cu130).",
+])
+def test_torchaos_newer_wording(text):
+    m = top(text)
+    assert m.id == "torchao-cpp-extensions-skipped"
+    assert m.groups["need"] == "2.11.0" and m.groups["torch"].startswith("2.")
+
+
+def test_another_packages_upgrade_request_is_not_torchaos():
+    assert "torchao-cpp-extensions-skipped" not in ids("Please upgrade to torch >= 2.4.0 (found 2.1.0)")
