@@ -283,6 +283,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           (graph libraries, 3D vision, newcomers and courses, non-English pages,
                           quantization kernels): first run 12/30 = 40.0% (12/21 where an entry
                           fitted, 5 wrong); 19/30 after (tests/eval/blind43_results.md)
+  blind44_creative/_packaged/_rag/_scienceml/_tabular/_oldgpu.jsonl 36 rows collected after
+                          blind43's fixes (creative tools, bundled apps, local RAG and
+                          transcription apps, scientific ML, time series and tabular, old GPUs):
+                          first run 26/36 = 72.2% (26/29 where an entry fitted, 2 wrong); 29/36
+                          after (tests/eval/blind44_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

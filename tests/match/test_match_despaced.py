@@ -12,7 +12,8 @@ from torchdoctor.match import despaced as D
 from torchdoctor.match import matcher as M
 from torchdoctor.match.normalize import normalize, unmarkup
 
-EXAMPLES = [(e.id, x["text"]) for e in load_entries() for x in e.examples]
+# Entries marked `exact` opt out of this pass (an underscore or a space carries their meaning).
+EXAMPLES = [(e.id, x["text"]) for e in load_entries() if not e.exact for x in e.examples]
 
 
 def no_spaces(text):
@@ -152,3 +153,12 @@ def test_the_second_pass_stays_linear_on_hostile_pastes():
     t0 = time.perf_counter()
     M.match_text(text)
     assert time.perf_counter() - t0 < 30
+
+
+def test_an_exact_entry_is_not_read_without_its_whitespace_and_underscores():
+    # torch.fx is public; without underscores it would read like torch._fx, a private module.
+    text = "import torchvision.transforms as transforms\nModuleNotFoundError: No module named 'torch.fx'"
+    assert all(m.id != "torch-private-module-missing" for m in M.match_text(text))
+    private = "ModuleNotFoundError: No module named 'torch._C._nativert'"
+    assert M.match_text(private)[0].id == "torch-private-module-missing"
+    assert M.match_text(no_spaces(private)) == [] or M.match_text(no_spaces(private))[0].id != "torch-private-module-missing"

@@ -206,11 +206,15 @@ def test_another_frameworks_traceback_keeps_no_opencv_entry():
     assert match_text(text) == []
 
 
-def test_the_most_specific_generic_wording_says_who_printed_it():
-    # A bare libGL line matches the loader's wording and OpenCV's longer one: OpenCV's is said.
-    m = match_text("ImportError: libGL.so.1: cannot open shared object file: No such file or directory")[0]
-    assert m.id == "opencv-libgl-missing" and m.confidence == POSSIBLE
-    assert m.neutral is not None and m.neutral.by.startswith("OpenCV")
+def test_a_pip_line_naming_opencv_is_no_opencv_traceback():
+    # opencv-python in an install line marks the text as OpenCV's, but only OpenCV's own frames
+    # let its entry diagnose: Open3D's libGL failure beside it is not OpenCV's to fix.
+    text = ("Successfully installed numpy-1.26.4 opencv-python-4.10.0.84 open3d-0.18.0\n"
+            "  File \"/usr/local/lib/python3.10/site-packages/open3d/__init__.py\", line 94, in <module>\n"
+            "ImportError: libGL.so.1: cannot open shared object file: No such file or directory")
+    assert W.judge(text).other == "OpenCV" and W.frames_in(text) == set()
+    assert match_text(text) == []
+    assert W.frames_in(CV2_TRACE) == {"OpenCV"} and W.frames_in(CV2_TRACE.encode()) == {"OpenCV"}
 
 
 def test_every_framework_an_entry_declares_is_a_known_framework():
@@ -218,6 +222,9 @@ def test_every_framework_an_entry_declares_is_a_known_framework():
     known = set(foreign_frameworks()["frameworks"])
     declared = {(e.id, f) for e in load_entries() for f in e.frameworks}
     assert declared and all(f in known for _, f in declared), declared
+    # and shows its own frames, without which no text of it keeps the entry's match
+    framed = dict(W.markers().frames)
+    assert all(framed.get(f) for _, f in declared), declared
 
 
 def test_a_torch_text_or_an_unknown_one_names_no_framework():

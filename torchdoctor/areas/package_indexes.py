@@ -1,8 +1,10 @@
 """Package indexes and channels torch is installed from: uv's index order, conda channels.
 """
 
+import re
 from typing import Optional
 
+from ..model import derived as F
 from ..model.facts import Facts
 from .registry import Tailored, hook, match_groups
 
@@ -23,23 +25,34 @@ def conda_channels(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("unexpanded-variable")
 def unexpanded_variable(match, facts: Facts) -> Optional[Tailored]:
-    """Name the placeholder the requirement still holds, in the form pip expands and in the
-    command that sets it."""
+    """Name the placeholder the requirement still holds, say whether pip can expand that form,
+    and give the command that sets it in this OS's shell."""
     groups = match_groups(match)
-    var, ph = groups.get("var"), groups.get("ph") or ""
-    if not var:
+    ph, req = groups.get("ph") or "", (groups.get("req") or "").strip()
+    form = _PLACEHOLDER.match(ph)
+    if not form:
         return None
-    name = var.upper()
-    value = "cpu" if name in _VARIANT_VARS else "<value>"
-    notes = ["the requirement %s still holds %s" % (groups.get("req", "").strip(), ph)]
-    if ph == "${%s}" % var and var == name:
-        return Tailored(summary="Set %s before pip reads the requirement (`export %s=%s`), or write the value into "
-                                "the requirement in its place." % (var, var, value),
-                        commands=["export %s=%s" % (var, value), "pip install -r requirements.txt"], notes=notes)
-    return Tailored(summary="pip never expands %s: write it as ${%s} (braces, uppercase) and set %s, or write the "
-                            "value into the requirement." % (ph, name, name),
-                    commands=["export %s=%s" % (name, value), "pip install -r requirements.txt"], notes=notes)
+    name = form.group("name")
+    # "cpu" is a value only where the placeholder stands for torch's variant (+${DEVICE}).
+    value = "cpu" if name.upper() in _VARIANT_VARS and req.endswith("+" + ph) else "<value>"
+    notes = ["the requirement %s still holds %s" % (req, ph)]
+    setting = F.set_env_cmd(facts, name.upper(), value)
+    if ph.startswith("%"):
+        how = "cmd left %s as written because %s is not set: set it first (`set %s=%s`), or write the value" % (
+            ph, name, name, value)
+        return Tailored(summary=how + ".", commands=["set %s=%s" % (name, value)], notes=notes)
+    if form.group("default"):
+        how = "pip does not apply a shell default (%s): set %s, or write the value into the requirement" % (ph, name)
+    elif ph == "${%s}" % name and name == name.upper():
+        how = ("set %s before pip reads the requirements file (`%s`), or write the value into the requirement; on a "
+               "command line the shell, not pip, must expand it (no single quotes around it)" % (name, setting))
+    else:
+        how = ("pip never expands %s: in a requirements file write ${%s} (braces, uppercase) and set %s, or write the "
+               "value into the requirement" % (ph, name.upper(), name.upper()))
+    return Tailored(summary=how[0].upper() + how[1:] + ".", commands=[setting], notes=notes)
 
 
+# The forms a placeholder takes: ${NAME}, ${NAME:-default}, $(NAME), $NAME, %NAME%.
+_PLACEHOLDER = re.compile(r"[$%][{(]?(?P<name>[A-Za-z_]\w*)(?P<default>:?-[^}]*)?[})%]?$")
 # Placeholders setup scripts use for torch's variant (+cpu, +cu121...): "cpu" always exists.
 _VARIANT_VARS = ("DEVICE", "CUDA", "CUDA_VERSION", "CU", "CUDA_TAG", "VARIANT", "COMPUTE_PLATFORM", "TORCH_VARIANT")

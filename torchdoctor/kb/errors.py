@@ -15,6 +15,7 @@ Entry shape (see docs/knowledge-base.md)::
      "refines": ["windows-dll-procedure-not-found"],  # optional: hides these when it applies
      "printed": ["cpu-build-cuda-unavailable"],  # optional: what a paste printed that it explains
      "frameworks": ["OpenCV"],                   # optional: another framework's output it diagnoses
+     "exact": false,                             # optional: never matched without whitespace/underscores
      "links": ["https://..."], "sources": ["https://..."],
      "examples": [{"text": "...", "source": "https://..."}]}
 
@@ -101,6 +102,10 @@ class Entry:
     # PyTorch user: a text that shows one of them, and nothing of torch, keeps this match
     # (OpenCV's wheel failing to load libGL in a torch project's `import cv2`).
     frameworks: List[str] = field(default_factory=list)
+    # Matched only as written: the second pass, which drops whitespace, underscores and colons
+    # (match/despaced.py), skips it, because one of those carries its meaning (torch._C's
+    # underscore marks a private module; ${WHEEL_URL} names a variable).
+    exact: bool = False
     file: str = ""
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -167,7 +172,7 @@ def _entry(raw: Dict[str, Any], fname: str, anchors: Dict[str, str]) -> Entry:
         tailor=raw.get("tailor"), priority=int(raw.get("priority", 0)), context=list(raw.get("context", [])),
         refines=list(raw.get("refines", [])), symptom=bool(raw.get("symptom", False)),
         notice=bool(raw.get("notice", False)), printed=list(raw.get("printed", [])),
-        frameworks=list(raw.get("frameworks", [])), file=fname, raw=raw,
+        frameworks=list(raw.get("frameworks", [])), exact=bool(raw.get("exact", False)), file=fname, raw=raw,
     )
 
 

@@ -168,7 +168,7 @@ class DespacedIndex:
         self.by_trigger: Dict[str, list] = {}
         for entry, pat in index.pairs:
             a = despace_text(pat.anchor)
-            if len(a) < 4:
+            if len(a) < 4 or entry.exact:
                 continue
             t = next((g for g in trig if g in a), a)
             self.by_trigger.setdefault(t, []).append((entry, pat, a))

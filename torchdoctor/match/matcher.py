@@ -19,8 +19,9 @@ from . import prefilter as _pre
 from .normalize import normalize, unmarkup
 from .candidates import text_candidates
 from .prefilter import EveryLine, NativeMarkers, NativePrefilter, NativeTriggers, Prefilter, PureTriggers
-from .whose import Layer, by_line, first, markers, neutral_layer, own_outside_namesakes
-from .confidence import EVIDENCE_FLOOR, FAILURES_KEPT, POSSIBLE_BELOW, failure_lines, mark_notices
+from .whose import Layer, first, markers
+from .confidence import EVIDENCE_FLOOR, POSSIBLE_BELOW
+from .context import Context
 
 SMALL_INPUT = 1024 * 1024
 # match_text on a text up to this size loads only the KB files with an anchor in it (a
@@ -254,83 +255,6 @@ def rare_char_buckets(literals: Sequence[str]) -> Tuple[Tuple[str, Tuple[str, ..
 @lru_cache(maxsize=1)
 def default_index() -> Index:
     return Index(load_entries())
-
-
-class Context:
-    """What the whole input holds besides its error lines: entries' context literals,
-    whose output it is (whose.py, kb/data/foreign.json), and its failure lines."""
-
-    def __init__(self, index: "Index"):
-        self.index = index
-        self.failures: set = set()  # failure lines, stripped (at most FAILURES_KEPT)
-        self.seen: set = set()  # context literals found
-        self.own = False  # torch's own marker found
-        self.other: Optional[str] = None  # while not own: the other framework whose output it is
-
-    @property
-    def foreign(self) -> bool:
-        return self.other is not None
-
-    def feed(self, text: str) -> None:
-        """A whole text, or (log scan) one anchor line of it."""
-        seen = self.seen
-        for ch, lits in self.index.context_buckets:
-            if ch in text:
-                for lit in lits:
-                    if lit not in seen and lit in text:
-                        seen.add(lit)
-
-    def _failures(self, found) -> None:
-        for f in found:
-            if len(self.failures) >= FAILURES_KEPT:
-                return
-            self.failures.add(f.strip())
-
-    def feed_text(self, text: str) -> None:
-        self.feed(text)
-        self._failures(failure_lines(text))
-        ix = self.index
-        own = any(m in text for m in ix.own_markers)
-        namesake = first(text, ix.namesake_markers)[0]
-        if own and by_line(text, namesake, ix.namesake_lines):
-            own = own_outside_namesakes(text, ix.own_markers, ix.namesake_markers, ix.namesake_lines)
-        self._verdict(own, namesake, None if own or namesake else first(text, ix.foreign_markers)[0])
-
-    def feed_chunk(self, chunk: bytes) -> None:
-        """A chunk of a log: looks for the framework markers until torch is named."""
-        if len(self.failures) < FAILURES_KEPT:
-            self._failures(failure_lines(chunk))
-        if self.own:
-            return
-        ix = self.index
-        own, namesake, foreign = ix.markers_in(chunk)
-        if own and by_line(chunk, namesake, ix.namesake_lines_bytes):
-            own = own_outside_namesakes(chunk, ix.own_markers_bytes, ix.namesake_markers_bytes, ix.namesake_lines_bytes)
-        self._verdict(own, namesake, foreign)
-
-    def _verdict(self, own: bool, namesake: Optional[str], foreign: Optional[str]) -> None:
-        self.own = self.own or own
-        if self.own:
-            self.other = None
-        elif self.other is None:
-            self.other = namesake or foreign
-
-    def apply(self, matches: List["Match"]) -> List["Match"]:
-        if self.other is not None:  # TensorFlow's, JAX's, R torch's... error, not PyTorch's,
-            # unless an entry diagnoses that framework's own output (OpenCV's libGL)
-            matches = [m for m in matches if self.other in m.entry.frameworks]
-        kept = [m for m in matches if not m.entry.context or any(c in self.seen for c in m.entry.context)]
-        hidden = {r for m in kept for r in m.entry.refines}
-        kept = [m for m in kept if m.entry.id not in hidden]
-        # Set on every call: a log scan asks again as more of it is read. A known message
-        # that is not a generic one (torch's own wording: NNPACK's warning, a DataLoader
-        # worker's death) shows as much as torch's name does.
-        layers = [None if self.own or self.other else neutral_layer(m.anchor_line, m.anchor) for m in kept]
-        shown = any(layer is None and max(m.score, m.evidence) >= POSSIBLE_BELOW for m, layer in zip(kept, layers))
-        for m, layer in zip(kept, layers):
-            m.neutral = None if shown else layer
-        mark_notices(kept, self.failures)
-        return kept
 
 
 # A traceback quotes the source line that raised: `raise AssertionError("Torch not compiled

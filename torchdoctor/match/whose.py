@@ -40,6 +40,9 @@ class Markers:
     # of any package, which may be called like torch).
     lines: Tuple[str, ...]
     layers: Tuple[Layer, ...]
+    # framework -> what its own traceback frames show (cv2/__init__.py): an entry that declares
+    # the framework diagnoses its output only beside them, not beside a pip line naming it.
+    frames: Tuple[Tuple[str, Tuple[str, ...]], ...]
 
 
 @lru_cache(maxsize=1)
@@ -51,7 +54,19 @@ def markers() -> Markers:
         namesakes=tuple((m, name) for name, ms in data["namesakes"].items() for m in ms),
         lines=tuple(data.get("namesake_lines", ())),
         layers=tuple(Layer(by=n["by"], cause=n["cause"], wording=tuple(n["wording"])) for n in data["neutral"]),
+        frames=tuple((name, tuple(fs)) for name, fs in data.get("frames", {}).items()),
     )
+
+
+@lru_cache(maxsize=1)
+def _frames_bytes() -> Tuple[Tuple[str, Tuple[bytes, ...]], ...]:
+    return tuple((name, tuple(f.encode() for f in fs)) for name, fs in markers().frames)
+
+
+def frames_in(text) -> set:
+    """The frameworks whose own traceback frames `text` (str, or a log's bytes) shows."""
+    frames = markers().frames if isinstance(text, str) else _frames_bytes()
+    return {name for name, fs in frames if any(f in text for f in fs)}
 
 
 @record
@@ -104,14 +119,11 @@ def neutral_layer(line: str, anchor: str) -> Optional[Layer]:
     """The layer whose generic wording `line` holds where the pattern hit (its `anchor`
     overlaps that wording), if any. A line that also holds something specific (a torch
     kernel's assertion beside 'device-side assert triggered') is judged by what the
-    pattern needed. Of several, the one whose wording is longest: OpenCV's
-    `libGL.so.1: cannot open shared object file` before the loader's bare wording."""
-    best, size = None, 0
+    pattern needed."""
     for layer in markers().layers:
-        for w in layer.wording:
-            if len(w) > size and w in line and _overlap(w, anchor):
-                best, size = layer, len(w)
-    return best
+        if any(w in line and _overlap(w, anchor) for w in layer.wording):
+            return layer
+    return None
 
 
 def _overlap(a: str, b: str, n: int = 8) -> bool:

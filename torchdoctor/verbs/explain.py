@@ -120,7 +120,7 @@ def explain(text=(), file=None, list_entries=False, deep=False, python: Optional
     from .explain_progress import scan_log  # progress on a TTY; Ctrl-C keeps what was found
     matches, interrupted, other = scan_log(payload, file)
     exps = explain_text(matches=matches, gather=gather)[0]
-    if exps or other is None:
+    if exps or other is None or interrupted:  # a log read in part may name torch further on
         return Explained(exps, interrupted)
     from ..match.whose import Verdict  # a log scan keeps the framework, not its marker
     return Explained(exps, interrupted, other=Verdict(other=other))

@@ -317,6 +317,7 @@ def test_a_requirement_left_with_its_placeholder_is_healed_by_setting_the_variab
     # configuration, while DEVICE is unset: pip refuses the line, the entry's hook names the
     # variable, and the command it gives (DEVICE set) resolves torch's CPU build.
     from torchdoctor.areas.registry import all_hooks
+    from hook_facts import facts
     py = _venv(tmp_path)
     reqs = tmp_path / "requirements.txt"
     reqs.write_text("torch==2.13.0+${DEVICE}\n")
@@ -325,8 +326,8 @@ def test_a_requirement_left_with_its_placeholder_is_healed_by_setting_the_variab
     broken = subprocess.run(dry, capture_output=True, text=True, timeout=600, cwd=str(tmp_path), env=env)
     assert broken.returncode != 0
     m = match_text(broken.stdout + broken.stderr)[0]
-    assert m.id == "pip-requirement-unexpanded-variable" and m.groups["var"] == "DEVICE", broken.stderr[-800:]
-    t = all_hooks()[m.entry.tailor](m, None)
+    assert m.id == "pip-requirement-unexpanded-variable" and m.groups["ph"] == "${DEVICE}", broken.stderr[-800:]
+    t = all_hooks()[m.entry.tailor](m, facts())
     setting = t.commands[0]
     assert setting == "export DEVICE=cpu" and "${DEVICE}" in t.notes[0]
     name, value = setting.split()[1].split("=")
@@ -338,21 +339,72 @@ def test_a_requirement_left_with_its_placeholder_is_healed_by_setting_the_variab
     assert healed.returncode == 0 and "torch-2.13.0+cpu" in healed.stdout, out[-800:]
 
 
-@pytest.mark.parametrize("line, var, form", [
+@pytest.mark.parametrize("line, system, said, command", [
     ("ERROR: Could not find a version that satisfies the requirement torch==2.1.2+${DEVICE} (from versions: 1.11.0, "
-     "2.1.2)", "DEVICE", "export DEVICE=cpu"),
-    ("ERROR: Invalid requirement: 'torch==2.4.0+$CUDA': Expected end or semicolon", "CUDA", "${CUDA}"),
-    ("Invalid requirement: \u2018${pkg}==2.3\u2019", "pkg", "${PKG}"),
+     "2.1.2)", "Linux", "Set DEVICE", "export DEVICE=cpu"),
+    ("ERROR: Could not find a version that satisfies the requirement torch==2.1.2+${DEVICE} (from versions: 1.11.0, "
+     "2.1.2)", "Windows", "Set DEVICE", "set DEVICE=cpu"),
+    ("ERROR: Invalid requirement: 'torch==2.4.0+$CUDA': Expected end or semicolon", "Linux", "${CUDA}",
+     "export CUDA=cpu"),
+    ("Invalid requirement: \u2018${pkg}==2.3\u2019", "Linux", "${PKG}", "export PKG=<value>"),
+    # a version fragment, not the variant: cpu would make +cucpu
+    ("ERROR: Invalid requirement: 'torch==2.4.0+cu${CUDA_VERSION}': Expected end or semicolon", "Linux",
+     "Set CUDA_VERSION", "export CUDA_VERSION=<value>"),
+    ("ERROR: Invalid requirement: 'torch==2.4.0+${DEVICE:-cpu}': Expected end or semicolon", "Linux",
+     "does not apply a shell default", "export DEVICE=cpu"),
+    ("ERROR: Could not find a version that satisfies the requirement torch==2.1.2+%DEVICE% (from versions: none)",
+     "Windows", "cmd left %DEVICE%", "set DEVICE=cpu"),
+    ("ERROR: Could not install packages due to an OSError: Invalid URL '${WHEEL_URL}': No scheme supplied. "
+     "Perhaps you meant https://${WHEEL_URL}?", "Linux", "Set WHEEL_URL", "export WHEEL_URL=<value>"),
 ])
-def test_the_placeholder_hook_says_the_form_pip_expands(line, var, form):
+def test_the_placeholder_hook_says_the_form_pip_expands(line, system, said, command):
     from torchdoctor.areas.registry import all_hooks
+    from hook_facts import facts
     m = match_text(line)[0]
-    assert m.id == "pip-requirement-unexpanded-variable" and m.groups["var"] == var
-    t = all_hooks()[m.entry.tailor](m, None)
-    assert form in t.summary + " ".join(t.commands)
+    assert m.id == "pip-requirement-unexpanded-variable", [x.id for x in match_text(line)]
+    t = all_hooks()[m.entry.tailor](m, facts(system=system))
+    assert said in t.summary and t.commands == [command], (t.summary, t.commands)
 
 
 def test_a_dollar_that_is_no_placeholder_is_not_this_entry():
     for line in ("ERROR: Could not find a version that satisfies the requirement torch==2.1.2+cu121 (from versions: none)",
-                 "ERROR: Invalid requirement: 'torch>=2.0,<3$': Expected end or semicolon"):
-        assert all(m.id != "pip-requirement-unexpanded-variable" for m in match_text(line))
+                 "ERROR: Invalid requirement: 'torch>=2.0,<3$': Expected end or semicolon",
+                 "ERROR: Could not install packages due to an OSError: Invalid URL 'wheels/torch.whl': No scheme supplied"):
+        assert all(m.id != "pip-requirement-unexpanded-variable" for m in match_text(line)), line
+    # the second, whitespace-insensitive pass never reads it: ${WHEEL_URL} would lose its underscore
+    from torchdoctor.kb.errors import get_entry
+    assert get_entry("pip-requirement-unexpanded-variable").exact
+
+
+def test_a_prerelease_torch_refused_by_a_pin_is_kept_by_the_entrys_no_deps_install(tmp_path):
+    # An NVIDIA container's torch is a pre-release (2.13.0a0+<commit>.nv26.1): a package that
+    # requires torch>=2.13 does not accept it. A metadata-only wheel versioned that way stands for
+    # it (the real container's torch cannot be installed here); the real pip, with this machine's
+    # configuration (whose own constraints file joins the pin in the line pip prints), refuses the
+    # package while a constraints file pins the installed torch, as the container does. The entry's
+    # `pip install --no-deps <package>` installs it and leaves that torch in place.
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    container = "2.13.0a0+79aa1748.nv26.1"
+    _wheel(str(wheels), "tdneeds", "1.0", "torch>=2.13,<2.14")
+    torch_whl = _wheel(str(wheels), "torch", container, "typing-extensions")
+    py = _venv(tmp_path)
+    p = _run([py, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", torch_whl])
+    assert p.returncode == 0, p.stderr[-2000:]
+    pins = tmp_path / "constraints.txt"
+    pins.write_text("torch==%s\n" % container)
+    links = ["--find-links", str(wheels)]
+    broken = _run([py, "-m", "pip", "install", "--dry-run", "-c", str(pins), "tdneeds"] + links)
+    out = broken.stdout + broken.stderr
+    assert broken.returncode != 0 and "The user requested (constraint) torch" in out, out[-1500:]
+    top = match_text(out)[0]
+    assert top.id == "torch-prerelease-excluded-by-pin" and top.groups["have"] == container, out[-1500:]
+    keep = [c for c in get_entry("torch-prerelease-excluded-by-pin").fix["commands"] if "--no-deps" in c][0]
+    argv = [a if a != "<package>" else "tdneeds" for a in shlex.split(keep)]
+    p = _run([py, "-m"] + argv + ["--quiet"] + links)
+    assert p.returncode == 0, p.stderr[-2000:]
+    versions = _run([py, "-c", "import importlib.metadata as m; print(m.version('tdneeds'), m.version('torch'))"])
+    assert versions.stdout.split() == ["1.0", container], versions.stdout + versions.stderr
+    # pip's own check still says the pin is not met, in the form the entry reads too.
+    checked = _run([py, "-m", "pip", "check"])
+    assert match_text(checked.stdout)[0].id == "torch-prerelease-excluded-by-pin", checked.stdout

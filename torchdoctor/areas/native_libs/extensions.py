@@ -170,3 +170,34 @@ def extension_arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
     """An extension build that names a GPU architecture the installed torch does not know: the
     architecture's fix."""
     return tailor_arch_unsupported(match, facts)
+
+
+# torchao release -> the torch release its C++/CUDA kernels load with (torchao/__init__.py of
+# each tag; pytorch/ao#2919's table). From 0.17 the kernels use torch's stable ABI: any torch
+# from 2.11 on.
+TORCHAO_FOR_TORCH = (("2.10.0", "0.16.0"), ("2.9.1", "0.15.0"), ("2.9.0", "0.14.1"), ("2.8.0", "0.13.0"),
+                     ("2.7.1", "0.12.0"), ("2.6.0", "0.12.0"), ("2.5.0", "0.12.0"))
+TORCHAO_STABLE_ABI = ("2.11.0", "0.17.0")
+
+
+@hook("torchao-release")
+def tailor_torchao_release(match, facts: Facts) -> Optional[Tailored]:
+    """The torchao release whose kernels load with the torch the message names."""
+    groups = match_groups(match)
+    have = F.parse_version((groups.get("torch") or "").split("+")[0])
+    if have is None:
+        return None
+    triple = "%d.%d.%d" % (have.major, have.minor, have.micro)
+    if have >= F.parse_version(TORCHAO_STABLE_ABI[0]):
+        ao = TORCHAO_STABLE_ABI[1]
+        spec = "torchao>=%s" % ao
+    else:
+        ao = next((a for t, a in TORCHAO_FOR_TORCH if t == triple), None)
+        if ao is None:
+            return Tailored(summary="No torchao release is built for torch %s: install the torch release a torchao "
+                                    "release is built for (torch 2.11 or newer takes any torchao from 0.17)." % triple,
+                            notes=["torch %s" % triple])
+        spec = "torchao==%s" % ao
+    return Tailored(summary="torchao %s is built for torch %s: install it (or upgrade torch to 2.11 or newer, which "
+                            "takes any torchao from 0.17)." % (ao, triple),
+                    commands=['python -m pip install "%s"' % spec], notes=["torch %s" % triple])
