@@ -288,6 +288,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           transcription apps, scientific ML, time series and tabular, old GPUs):
                           first run 26/36 = 72.2% (26/29 where an entry fitted, 2 wrong); 29/36
                           after (tests/eval/blind44_results.md)
+  blind45_agents/_training/_windows2/_amd2/_apple2/_cloud2.jsonl 34 rows collected after
+                          blind44's fixes (agents and voice tools, training frameworks, Windows
+                          desktop apps, AMD GPUs, Apple Silicon, cloud notebooks and clusters):
+                          first run 16/34 = 47.1% (16/29 where an entry fitted, 4 wrong); 21/34
+                          after (tests/eval/blind45_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -35,7 +35,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind41_data.jsonl", "blind42_vision.jsonl", "blind42_installers.jsonl", "blind42_sim.jsonl",
         "blind42_deploy.jsonl", "blind43_graphs.jsonl", "blind43_3d.jsonl", "blind43_newcomer.jsonl",
         "blind43_intl.jsonl", "blind43_quant.jsonl", "blind44_creative.jsonl", "blind44_packaged.jsonl",
-        "blind44_rag.jsonl", "blind44_scienceml.jsonl", "blind44_tabular.jsonl", "blind44_oldgpu.jsonl"]
+        "blind44_rag.jsonl", "blind44_scienceml.jsonl", "blind44_tabular.jsonl", "blind44_oldgpu.jsonl",
+        "blind45_agents.jsonl", "blind45_training.jsonl", "blind45_windows2.jsonl", "blind45_amd2.jsonl",
+        "blind45_apple2.jsonl", "blind45_cloud2.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -243,6 +245,19 @@ OPEN = {
     # faster-whisper's own cuDNN 9 load failure: CTranslate2's output, which explain names instead of
     # diagnosing (the other-stacks negatives hold the same lines).
     ("blind44_rag.jsonl", 6): None,
+    # An Intel Mac's missing wheels and a c10.dll failure told in words; uv's output cut before its
+    # reason; bash's job report of a SIGILL (`6 Illegal instruction (core dumped) bin/python3`); a
+    # bare CUBLAS_STATUS_NOT_SUPPORTED whose ZLUDA shows nowhere; a bare `HIP error: invalid device
+    # function` whose cause (an iGPU as device 0) shows nowhere; a Makefile's bad
+    # HSA_OVERRIDE_GFX_VERSION value; OpenMP's Error #179 from torch and Open3D in one process.
+    ("blind45_agents.jsonl", 0): None,
+    ("blind45_agents.jsonl", 2): None,
+    ("blind45_agents.jsonl", 4): None,
+    ("blind45_windows2.jsonl", 2): None,
+    ("blind45_amd2.jsonl", 0): "cublas-not-supported",
+    ("blind45_amd2.jsonl", 2): "hip-invalid-device-function",
+    ("blind45_amd2.jsonl", 5): None,
+    ("blind45_apple2.jsonl", 2): "torch-import-segfault",
 }
 
 

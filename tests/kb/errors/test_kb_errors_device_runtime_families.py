@@ -1,0 +1,83 @@
+"""Device and runtime families met on new hardware and stacks: Intel XPU's memory query and Unified
+Runtime statuses, HIP's wordings of CUDA's errors, ROCm wheels' libdrm notice, vLLM's platform and
+kernel checks, bitsandbytes' CUDA binary, MPS's float8 and INT_MAX limits. The lines are built for the
+test in the formats those programs print; none is an evaluation text."""
+
+import pytest
+
+from torchdoctor.match.matcher import HIGH, POSSIBLE, match_text
+
+
+def ids(text):
+    return [m.id for m in match_text(text)]
+
+
+@pytest.mark.parametrize("line, want", [
+    ("RuntimeError: Native API failed. Native API returns: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)",
+     "xpu-native-api-out-of-memory"),
+    ("RuntimeError: Native API failed. Native API returns: 20 (UR_RESULT_ERROR_DEVICE_LOST)",
+     "xpu-native-api-out-of-memory"),
+    ("RuntimeError: The device does not have the ext_intel_free_memory aspect", "xpu-free-memory-query-unsupported"),
+    ("checkHipErrors() HIP API error = 0100 \"no ROCm-capable device is detected\"", "hip-no-rocm-capable-device"),
+    ("torch.AcceleratorError: HIP error: unspecified launch failure", "cuda-unspecified-launch-failure"),
+    ("RuntimeError: Configured CUDA binary not found at C:\\venv\\Lib\\site-packages\\bitsandbytes\\"
+     "libbitsandbytes_cuda129.dll", "bitsandbytes-cuda-binary-not-shipped"),
+    ("No compiled cutlass_scaled_mm for CUDA device capability: 121. Required capability: 90 or 100",
+     "vllm-cutlass-kernels-missing-for-capability"),
+    ("TypeError: Trying to convert Float8_e5m2 to the MPS backend but it does not have support for that dtype.",
+     "mps-float8-unsupported"),
+    ("/AppleInternal/Library/BuildRoots/x/MPSNDArray.mm:829: failed assertion `[MPSNDArray initWithDevice:descriptor:] "
+     "Error: NDArray dimension length > INT_MAX'", "mps-buffer-size-limit"),
+])
+def test_each_wording_lands_on_its_entry(line, want):
+    assert ids(line)[0] == want
+
+
+def test_other_unified_runtime_statuses_are_not_out_of_memory():
+    assert "xpu-native-api-out-of-memory" not in ids(
+        "RuntimeError: Native API failed. Native API returns: 45 (UR_RESULT_ERROR_INVALID_ARGUMENT)")
+
+
+def test_the_libdrm_notice_is_no_diagnosis_beside_a_real_failure():
+    text = ("/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or directory\n"
+            "RuntimeError: HIP error: invalid device function")
+    found = match_text(text)
+    assert found[0].id == "hip-invalid-device-function"
+    notice = next(m for m in found if m.id == "rocm-amdgpu-ids-missing-notice")
+    assert notice.confidence == POSSIBLE
+
+
+def test_symptoms_are_said_possibly():
+    for line in ("RuntimeError: Failed to infer device type", "RuntimeError: HIP error: no ROCm-capable device is detected"):
+        assert match_text(line)[0].confidence == POSSIBLE
+
+
+def test_a_bitsandbytes_binary_of_another_name_is_not_this_entry():
+    assert "bitsandbytes-cuda-binary-not-shipped" not in ids(
+        "RuntimeError: Configured CUDA binary not found at /opt/lib/libfoo_cuda121.so")
+    assert match_text("Configured CUDA binary not found at /x/bitsandbytes/libbitsandbytes_cuda131.so")[0].confidence == HIGH
+
+
+@pytest.mark.parametrize("line, want", [
+    ("lightning_fabric.utilities.exceptions.MisconfigurationException: `MPSAccelerator` can not run on your system "
+     "since the accelerator is not available.", "mps-not-available"),
+    ("MisconfigurationException: `CUDAAccelerator` can not run on your system since the accelerator is not available.",
+     "cuda-not-available"),
+    ("AttributeError: '_OpNamespace' '_C' object has no attribute 'silu_and_mul'", "vllm-built-for-other-torch"),
+    ("ValueError: Your setup doesn't support bf16/gpu.", "bf16-needs-ampere"),
+])
+def test_framework_wordings_of_known_causes(line, want):
+    assert ids(line)[0] == want
+
+
+def test_another_namespaces_missing_op_is_not_vllms():
+    assert "vllm-built-for-other-torch" not in ids("AttributeError: '_OpNamespace' '_C' object has no attribute 'my_op'")
+    assert "vllm-built-for-other-torch" not in ids("AttributeError: '_OpNamespace' 'mylib' object has no attribute 'rms_norm'")
+
+
+def test_the_gb10_warning_is_a_notice_beside_triton_failing_on_sm_121a():
+    warning = ("UserWarning: \n    Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.\n"
+               "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n    (8.0) - (12.0)\n")
+    assert ids(warning) == ["gb10-capability-warning-false-alarm"]  # alone: the false alarm, not "too old"
+    failing = warning + "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"
+    assert ids(failing)[0] == "triton-ptxas-unknown-gpu-arch"
