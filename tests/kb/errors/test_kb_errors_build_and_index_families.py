@@ -32,6 +32,13 @@ def test_pyg_lib_missing_from_its_wheel_page(line):
     assert m.groups["pkg"].replace("-", "_") == "pyg_lib"
 
 
+def test_pygs_own_build_of_an_extension_is_its_wheel_page():
+    # +pt21cu121 is PyG's build, served only by its pages
+    m = top("ERROR: Could not find a version that satisfies the requirement torch-scatter==2.1.2+pt21cu121 "
+            "(from versions: 2.1.2)")
+    assert m.id == "pyg-wheel-index-lacks-build"
+
+
 def test_torch_itself_or_the_extensions_with_source_releases_are_not_pyg_libs_page():
     # torch_scatter and the others have sdists on PyPI: "from versions: none" for them is PyPI
     # out of reach, not a missing wheel page.

@@ -176,7 +176,7 @@ def extension_arch_unsupported(match, facts: Facts) -> Optional[Tailored]:
 # each tag; pytorch/ao#2919's table). From 0.17 the kernels use torch's stable ABI: any torch
 # from 2.11 on.
 TORCHAO_FOR_TORCH = (("2.10.0", "0.16.0"), ("2.9.1", "0.15.0"), ("2.9.0", "0.14.1"), ("2.8.0", "0.13.0"),
-                     ("2.7.1", "0.12.0"), ("2.6.0", "0.12.0"), ("2.5.0", "0.12.0"))
+                     ("2.7.1", "0.12.0"), ("2.7.0", "0.11.0"), ("2.6.0", "0.12.0"), ("2.5.0", "0.12.0"))
 TORCHAO_STABLE_ABI = ("2.11.0", "0.17.0")
 
 
