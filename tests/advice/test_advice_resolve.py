@@ -167,3 +167,17 @@ def test_a_package_outside_torchs_family_has_no_build(system, machine):
     # NumPy's version is no torch release: read as one, numpy 2.4.6 was called a "cu121 build"
     facts = make_facts(os={"system": system}, python={"machine": machine})
     assert planned_variant(pipdry.Planned("numpy", "2.4.6", "https://x/numpy.whl"), facts) is None
+
+
+def test_a_fix_not_dry_run_says_so_and_how_to_dry_run_it():
+    # Plain `check` resolves nothing: its install commands say they were not dry-run here.
+    facts = make_facts(python={"executable": "/venv/bin/python"})
+    f = _finding("/venv/bin/python -m pip install torch==2.15.0 --index-url https://download.pytorch.org/whl/cpu")
+    other = _finding("export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+    R.mark_not_tried([f, other], facts)
+    assert f.fix.resolved == "" and "check --resolve" in f.fix.resolution
+    assert other.fix.resolution == ""  # no install command, nothing to dry-run
+    saved = make_facts(source="report", python={"executable": "/elsewhere/bin/python"})
+    g = _finding("/elsewhere/bin/python -m pip install torch==2.13.0")
+    R.mark_not_tried([g], saved)
+    assert g.fix.resolution == ""

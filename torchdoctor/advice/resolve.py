@@ -327,6 +327,21 @@ def resolve_finding(f: Finding, facts: Facts) -> List[Outcome]:
     return outcomes
 
 
+# What a fix says when its install commands were not dry-run (plain `check`): a mirror, a
+# company's index or a constraints file can serve another build, or none, than the command names.
+NOT_TRIED = ("Not dry-run against your pip configuration (indexes, mirrors, constraints): "
+             "`torchdoctor check --resolve` runs pip's own dry run and says what these commands would install.")
+
+
+def mark_not_tried(findings: Sequence[Finding], facts: Facts) -> None:
+    """Say so on every finding whose install commands were not resolved on this machine."""
+    if facts.value("source") not in (None, "probe"):
+        return  # a saved report's fixes are for another machine: resolving them here means nothing
+    for f in findings:
+        if not f.fix.resolved and not f.fix.resolution and needs_resolving(f, facts):
+            f.fix.resolution = NOT_TRIED
+
+
 def resolve_findings(findings: Sequence[Finding], facts: Facts) -> None:
     """Resolve every finding that has install commands, side by side (each dry run waits on
     pip, not on this process)."""

@@ -43,9 +43,11 @@ def check(python: Optional[str] = None, timeout: float = 60.0, only=None, skip=N
         return diagnose.diagnose(facts, only=only, skip=skip)
     report = diagnose.examine(python=python, timeout=timeout, in_process=in_process, only=only, skip=skip,
                               isolated_from=isolated_from, compile=compile)
+    from ..advice.resolve import mark_not_tried, resolve_findings
     if resolve:
-        from ..advice.resolve import resolve_findings
         resolve_findings(report.findings, report.facts)
+    else:
+        mark_not_tried(report.findings, report.facts)
     return report
 
 
