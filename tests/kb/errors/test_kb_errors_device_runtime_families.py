@@ -101,3 +101,18 @@ def test_the_gb10_warning_is_a_notice_beside_triton_failing_on_sm_121a():
     assert ids(warning) == ["gb10-capability-warning-false-alarm"]  # alone: the false alarm, not "too old"
     failing = warning + "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"
     assert ids(failing)[0] == "triton-ptxas-unknown-gpu-arch"
+
+
+@pytest.mark.parametrize("line, entry", [
+    # other memory queries and other dtypes, other platforms' detection, other devices' counts
+    ("RuntimeError: The device doesn't support querying the available GPU temperature", "xpu-free-memory-query-unsupported"),
+    ("TypeError: Trying to convert BFloat16 to the MPS backend but it does not have support for that dtype.",
+     "mps-float8-unsupported"),
+    ("RuntimeError: Failed to infer dtype from the checkpoint", "vllm-failed-to-infer-device-type"),
+    ("RuntimeError: no CUDA-capable device is detected", "hip-no-rocm-capable-device"),
+    ("/usr/share/libdrm/amdgpu.ids: Permission denied", "rocm-amdgpu-ids-missing-notice"),
+    ("The user requested (constraint) torch==2.7.0", "torch-prerelease-excluded-by-pin"),
+    ("The user requested (constraint) torchvision==0.23.0a0+abc123", "torch-prerelease-excluded-by-pin"),
+])
+def test_the_new_entries_stay_quiet_on_their_neighbours(line, entry):
+    assert entry not in ids(line)
