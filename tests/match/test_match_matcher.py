@@ -333,9 +333,15 @@ def test_a_notice_whose_own_line_reads_like_an_exception_stays_a_notice_of_itsel
 
 def test_failure_lines_of_launchers_and_test_runners():
     for line in ("Exception: boom", "[default0]:Traceback (most recent call last):", "E   RuntimeError: x",
-                 "[rank3]: torch.OutOfMemoryError: CUDA out of memory"):
+                 "[rank3]: torch.OutOfMemoryError: CUDA out of memory",
+                 # a tool that stops: ptxas and nvcc print no exception, a compiler says "fatal error:"
+                 "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
+                 "nvcc fatal   : Unsupported gpu architecture 'compute_120'",
+                 "csrc/ops.cu:12:10: fatal error: cuda_runtime.h: No such file or directory",
+                 "Illegal instruction (core dumped)"):
         assert list(failure_lines(line)) == [line], line
-    for line in ("UserWarning: Plan failed with a cudnnException: X", "Errors: 0", '  File "x", line 1'):
+    for line in ("UserWarning: Plan failed with a cudnnException: X", "Errors: 0", '  File "x", line 1',
+                 "the fatal flaw of this design: none", "set fatal_on_warning=1"):
         assert list(failure_lines(line)) == [], line
     assert list(failure_lines(b"step 1 loss 0.5\n" * 100)) == []
 

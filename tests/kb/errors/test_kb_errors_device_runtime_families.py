@@ -101,6 +101,8 @@ def test_the_gb10_warning_is_a_notice_beside_triton_failing_on_sm_121a():
     assert ids(warning) == ["gb10-capability-warning-false-alarm"]  # alone: the false alarm, not "too old"
     failing = warning + "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"
     assert ids(failing)[0] == "triton-ptxas-unknown-gpu-arch"
+    # ptxas's fatal line is the failure the warning stands beside: the notice is no diagnosis there
+    assert [(m.id, m.confidence) for m in match_text(failing)][1] == ("gb10-capability-warning-false-alarm", "possible")
 
 
 @pytest.mark.parametrize("line, entry", [
