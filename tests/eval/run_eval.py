@@ -293,6 +293,12 @@ score of each, before its misses drove any KB change (the honest estimate):
                           desktop apps, AMD GPUs, Apple Silicon, cloud notebooks and clusters):
                           first run 16/34 = 47.1% (16/29 where an entry fitted, 4 wrong); 21/34
                           after (tests/eval/blind45_results.md)
+  blind46_apps/_libs/_research/_zhrepos/_cjk/_intl/_issues/_qa.jsonl 32 rows collected after
+                          blind45's fixes, taken in the order the searches met them instead of
+                          by niche (apps, libraries, research code, Chinese repositories, CJK
+                          write-ups, Russian issues, a blog): first run 25/32 = 78.1% (every row
+                          had an entry, 0 wrong, 7 abstentions); 27/32 after
+                          (tests/eval/blind46_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -79,6 +79,33 @@ def test_other_windows_modules_are_not_taken_for_torch_extensions(text):
     assert top(text)[0] != "windows-extension-module-dll-load-failed"
 
 
+@pytest.mark.parametrize("text", [
+    # a write-up or a log that kept only the head of the line, without Windows' reason
+    "DLL load failed while importing exllamav2_ext",
+    "ImportError: DLL load failed while importing fused_layer_norm_cuda",
+    "DLL load failed while importing _ext",
+])
+def test_a_windows_extension_dll_failure_without_its_reason_is_still_the_extensions(text):
+    assert top(text)[0] == "windows-extension-module-dll-load-failed"
+
+
+@pytest.mark.parametrize("text", [
+    "DLL load failed while importing _ctypes",
+    "DLL load failed while importing _cffi_backend",
+])
+def test_a_reasonless_dll_failure_of_another_module_is_not_an_extensions(text):
+    assert top(text)[0] != "windows-extension-module-dll-load-failed"
+
+
+@pytest.mark.parametrize("text", [
+    "Traceback: The paging file is too small for this operation to complete",
+    "OSError: The paging file is too small for this operation to complete. (os error 1455)",
+    "RuntimeError: 页面文件太小，无法完成操作。",
+])
+def test_the_paging_file_message_without_its_winerror_number(text):
+    assert top(text)[0] == "windows-paging-file-too-small"
+
+
 @pytest.mark.parametrize("text,entry", [
     # mmcv without its compiled ops (mmcv 1.x's lite package, mmcv-lite, a source build without ops)
     ('  File "/venv/lib/python3.10/site-packages/mmcv/utils/ext_loader.py", line 13, in load_ext\n'
