@@ -13,6 +13,7 @@ from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_no
 from .config import (CUBLAS_URL, REPRO_URL, expandable_segments_off_cmd, expandable_segments_requested,
                      fragmentation_remedy, runtime_setting)
 from .cuda.arch import tailor_arch_unsupported
+from .cuda.common import hip_reading
 
 
 
@@ -119,6 +120,17 @@ def cublas_not_supported(match, facts: Facts) -> Optional[Tailored]:
             commands=["python -c \"import torch; print(torch.cuda.get_device_capability(), torch.cuda.is_bf16_supported())\""],
             notes=notes)
     return tailor_arch_unsupported(match, facts)
+
+
+@hook("cuda-launch-failure")
+def cuda_launch_failure(match, facts: Facts) -> Optional[Tailored]:
+    """On a ROCm build the words are HIP's launch failure: NVIDIA's driver and Xid advice cannot
+    apply there."""
+    if not F.is_rocm_build(facts):
+        return None
+    return hip_reading(facts, "hip-unspecified-launch-failure",
+                       "and 'unspecified launch failure' is HIP's hipErrorLaunchFailure: a kernel crashed on the AMD "
+                       "GPU.", installed_torch_note(facts))
 
 
 @hook("type-mismatch")

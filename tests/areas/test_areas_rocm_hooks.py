@@ -1,0 +1,70 @@
+"""ROCm's launch failure read with this machine's facts: whether HSA_OVERRIDE_GFX_VERSION is set
+here decides the first step, and CUDA's words on a ROCm build get HIP's advice."""
+
+import pytest
+
+from torchdoctor.areas.rocm import gfx_of
+from torchdoctor.diagnose import explain_match
+from torchdoctor.kb.errors import get_entry
+from torchdoctor.match.matcher import match_text
+from torchdoctor.model.facts import Facts
+
+HIP_TEXT = ("torch.AcceleratorError: HIP error: unspecified launch failure\n"
+            "For debugging consider passing AMD_SERIALIZE_KERNEL=3\n")
+ROCM = {"packages": {"installed": {"torch": {"version": "2.9.0+rocm6.4"}}}, "torch": {"hip": "6.4.43482"},
+        "os": {"system": "Linux"}}
+
+
+def explain(entry_id, text, data):
+    (m,) = [m for m in match_text(text) if m.id == entry_id]
+    ex = explain_match(m, Facts(data))
+    assert ex.hook_error is None, ex.hook_error
+    return ex
+
+
+@pytest.mark.parametrize("value, gfx", [("10.3.0", "gfx1030"), ("11.0.0", "gfx1100"), ("9.0.10", "gfx90a"),
+                                        ("11.5.1", "gfx1151"), ("9.0.a", "gfx90a"), ("gfx1030", None), ("", None)])
+def test_the_override_names_a_gfx_target(value, gfx):
+    assert gfx_of(value) == gfx
+
+
+def test_an_override_set_here_is_the_first_thing_to_undo():
+    ex = explain("hip-unspecified-launch-failure", HIP_TEXT, dict(ROCM, env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}))
+    assert ex.tailored and "gfx1030" in ex.fix.summary
+    assert ex.fix.commands[0] == "unset HSA_OVERRIDE_GFX_VERSION"
+    assert "HSA_OVERRIDE_GFX_VERSION=10.3.0 (the runtime loads gfx1030's kernels)" in ex.notes
+
+
+def test_no_override_here_says_so_and_looks_at_the_kernel():
+    ex = explain("hip-unspecified-launch-failure", HIP_TEXT, dict(ROCM, env={"HIP_VISIBLE_DEVICES": "0"}))
+    assert "is not set in this environment" in ex.fix.summary
+    assert "AMD_SERIALIZE_KERNEL=3 python your_script.py" in ex.fix.commands
+    assert "unset HSA_OVERRIDE_GFX_VERSION" not in ex.fix.commands
+
+
+def test_without_the_environment_read_the_entrys_own_text_stays():
+    ex = explain("hip-unspecified-launch-failure", HIP_TEXT, {})
+    e = get_entry("hip-unspecified-launch-failure")
+    assert not ex.tailored and ex.fix.summary == e.fix["summary"]
+
+
+TORCH_FRAME = '  File "/venv/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1553, in _call_impl\n'
+
+
+def test_cudas_launch_failure_on_a_rocm_build_gets_hips_advice():
+    text = TORCH_FRAME + "RuntimeError: CUDA error: unspecified launch failure\n"
+    ex = explain("cuda-unspecified-launch-failure", text, ROCM)
+    assert ex.tailored and "ROCm build" in ex.cause
+    assert ex.fix.commands == get_entry("hip-unspecified-launch-failure").fix["commands"]
+    cuda = explain("cuda-unspecified-launch-failure", text,
+                   {"packages": {"installed": {"torch": {"version": "2.9.0+cu128"}}}, "os": {"system": "Linux"}})
+    assert "ROCm build" not in (cuda.cause or "") and "nvidia-smi" in " ".join(cuda.fix.commands)
+
+
+@pytest.mark.parametrize("line, entry", [
+    ("RuntimeError: HIP error: invalid device function", "hip-invalid-device-function"),
+    ("RuntimeError: CUDA error: unspecified launch failure", "cuda-unspecified-launch-failure"),
+])
+def test_neighbours_keep_their_own_entry(line, entry):
+    ids = [m.id for m in match_text(line)]
+    assert ids[0] == entry and "hip-unspecified-launch-failure" not in ids
