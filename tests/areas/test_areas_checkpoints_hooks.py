@@ -150,3 +150,32 @@ def test_operand_118_is_left_to_the_weights_only_entry_with_the_first_bytes_chec
     assert m.id == "torch-load-weights-only-failed"
     t = weights_only_failed(m, facts(torch="2.6.0"))
     assert "git-lfs" in t.summary and "read(120)" in t.commands[0]
+
+
+# ---------------------------------------------------------------- disk full ---
+DOCKER_FULL = ("ApplyLayer exit status 1 stdout:  stderr: write /opt/conda/lib/python3.9/site-packages/torch/lib/"
+               "libtorch_cuda.so: no space left on device")
+
+
+def test_docker_unpacking_a_layer_is_told_which_disk():
+    m = top(DOCKER_FULL)
+    assert m.id == "no-space-left-on-device"
+    ex = explain_match(m, facts())
+    assert ex.tailored and "Docker's data root" in ex.fix.summary
+    assert ex.fix.commands[0] == "docker system df"
+
+
+def test_pip_filling_tmp_keeps_the_entrys_own_advice():
+    m = top("Collecting torch\nERROR: Could not install packages due to an OSError: [Errno 28] No space left on device")
+    ex = explain_match(m, facts())
+    assert not ex.tailored and "docker" not in " ".join(ex.fix.commands)
+
+
+@pytest.mark.parametrize("text", [
+    # Go's lower-case wording from a program that is not writing torch's files: not claimed
+    "write /var/lib/containerd/io.containerd.content.v1.content/ingest/abc/data: no space left on device",
+    "failed to register layer: Error processing tar file(exit status 1): write /usr/share/vim/vim74/syntax/sisu.vim: "
+    "no space left on device",
+])
+def test_a_full_disk_that_writes_no_torch_file_is_not_this_entrys(text):
+    assert [m.id for m in match_text(text)] == []

@@ -23,16 +23,46 @@ def explain(entry_id, text, data):
 
 
 @pytest.mark.parametrize("value, gfx", [("10.3.0", "gfx1030"), ("11.0.0", "gfx1100"), ("9.0.10", "gfx90a"),
-                                        ("11.5.1", "gfx1151"), ("9.0.a", "gfx90a"), ("gfx1030", None), ("", None)])
+                                        ("11.5.1", "gfx1151"), ("09.0.0", "gfx900"),
+                                        # the runtime reads three decimal numbers and rejects the rest
+                                        ("9.0.a", None), ("10.3.0 ", None), ("9.0.16", None), ("gfx1030", None),
+                                        ("", None)])
 def test_the_override_names_a_gfx_target(value, gfx):
     assert gfx_of(value) == gfx
 
 
 def test_an_override_set_here_is_the_first_thing_to_undo():
     ex = explain("hip-unspecified-launch-failure", HIP_TEXT, dict(ROCM, env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}))
-    assert ex.tailored and "gfx1030" in ex.fix.summary
+    assert ex.tailored and "HSA_OVERRIDE_GFX_VERSION is set here" in ex.fix.summary
     assert ex.fix.commands[0] == "unset HSA_OVERRIDE_GFX_VERSION"
-    assert "HSA_OVERRIDE_GFX_VERSION=10.3.0 (the runtime loads gfx1030's kernels)" in ex.notes
+    assert "HSA_OVERRIDE_GFX_VERSION=10.3.0 (the runtime loads gfx1030's kernels for that GPU)" in ex.notes
+
+
+def test_a_per_gpu_override_counts_and_odd_values_are_read_as_the_runtime_reads_them():
+    ex = explain("hip-unspecified-launch-failure", HIP_TEXT,
+                 dict(ROCM, env={"HSA_OVERRIDE_GFX_VERSION_1": "11.0.0", "HSA_OVERRIDE_GFX_VERSION": ""}))
+    assert ex.fix.commands[:2] == ["unset HSA_OVERRIDE_GFX_VERSION", "unset HSA_OVERRIDE_GFX_VERSION_1"]
+    assert any("set but empty" in n for n in ex.notes)
+    assert "HSA_OVERRIDE_GFX_VERSION_1=11.0.0 (the runtime loads gfx1100's kernels for that GPU)" in ex.notes
+    bad = explain("hip-unspecified-launch-failure", HIP_TEXT, dict(ROCM, env={"HSA_OVERRIDE_GFX_VERSION": "9.0.a"}))
+    assert any("rejects it" in n for n in bad.notes)
+
+
+def test_on_windows_the_override_is_not_read_and_the_commands_are_cmds():
+    win = dict(ROCM, os={"system": "Windows"}, env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})
+    ex = explain("hip-unspecified-launch-failure", HIP_TEXT, win)
+    assert "TDR" in ex.fix.summary and ex.fix.commands == ["set AMD_SERIALIZE_KERNEL=3", "python your_script.py"]
+    assert not any("unset" in c or "dmesg" in c for c in ex.fix.commands)
+
+
+@pytest.mark.parametrize("data", [
+    {"packages": {"installed": {"torch": {"version": "2.9.0+cu128"}}}, "os": {"system": "Linux"}, "env": {}},  # CUDA torch
+    {"packages": {"installed": {"torch": {"version": "2.9.0+rocm6.4"}}}, "torch": {"hip": "6.4"},
+     "os": {"system": "Linux"}},  # the environment was not read
+])
+def test_facts_that_cannot_answer_leave_the_entrys_text(data):
+    ex = explain("hip-unspecified-launch-failure", HIP_TEXT, data)
+    assert not ex.tailored
 
 
 def test_no_override_here_says_so_and_looks_at_the_kernel():
@@ -42,7 +72,7 @@ def test_no_override_here_says_so_and_looks_at_the_kernel():
     assert "unset HSA_OVERRIDE_GFX_VERSION" not in ex.fix.commands
 
 
-def test_without_the_environment_read_the_entrys_own_text_stays():
+def test_without_any_facts_the_entrys_own_text_stays():
     ex = explain("hip-unspecified-launch-failure", HIP_TEXT, {})
     e = get_entry("hip-unspecified-launch-failure")
     assert not ex.tailored and ex.fix.summary == e.fix["summary"]
@@ -55,7 +85,9 @@ def test_cudas_launch_failure_on_a_rocm_build_gets_hips_advice():
     text = TORCH_FRAME + "RuntimeError: CUDA error: unspecified launch failure\n"
     ex = explain("cuda-unspecified-launch-failure", text, ROCM)
     assert ex.tailored and "ROCm build" in ex.cause
-    assert ex.fix.commands == get_entry("hip-unspecified-launch-failure").fix["commands"]
+    assert ex.fix.commands == get_entry("hip-unspecified-launch-failure").fix["commands"]  # the environment unread
+    read = explain("cuda-unspecified-launch-failure", text, dict(ROCM, env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}))
+    assert "ROCm build" in read.cause and read.fix.commands[0] == "unset HSA_OVERRIDE_GFX_VERSION"
     cuda = explain("cuda-unspecified-launch-failure", text,
                    {"packages": {"installed": {"torch": {"version": "2.9.0+cu128"}}}, "os": {"system": "Linux"}})
     assert "ROCm build" not in (cuda.cause or "") and "nvidia-smi" in " ".join(cuda.fix.commands)

@@ -338,10 +338,15 @@ def test_failure_lines_of_launchers_and_test_runners():
                  "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
                  "nvcc fatal   : Unsupported gpu architecture 'compute_120'",
                  "csrc/ops.cu:12:10: fatal error: cuda_runtime.h: No such file or directory",
+                 "C:\\ext\\ops.cpp(12): fatal error C1083: Cannot open include file: 'cuda.h'",
+                 "LINK : fatal error LNK1181: cannot open input file 'c10.lib'",
                  "Illegal instruction (core dumped)"):
         assert list(failure_lines(line)) == [line], line
     for line in ("UserWarning: Plan failed with a cudnnException: X", "Errors: 0", '  File "x", line 1',
-                 "the fatal flaw of this design: none", "set fatal_on_warning=1"):
+                 "the fatal flaw of this design: none", "set fatal_on_warning=1",
+                 # git's fatal: (pip's builds run git describe; ComfyUI's dubious ownership) is no failure
+                 "fatal: No names found, cannot describe anything.", "fatal: detected dubious ownership in repository",
+                 "Non fatal: retrying", "HINT: fatal: see above"):
         assert list(failure_lines(line)) == [], line
     assert list(failure_lines(b"step 1 loss 0.5\n" * 100)) == []
 

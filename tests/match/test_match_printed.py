@@ -270,6 +270,27 @@ def test_no_cpu_build_beside_a_gpu_observation(text):
     assert _observed(text) == []
 
 
+@pytest.mark.parametrize("text", [
+    # the banners of Ultralytics and YOLOv5 (ultralytics/ultralytics#1495, ultralytics/yolov5#7639)
+    "Ultralytics YOLOv8.0.54 Python-3.10.6 torch-2.0.0+cpu CPU",
+    "YOLOv5 \U0001f680 2022-4-22 torch 1.11.0+cpu CPU",
+    "Ultralytics YOLOv8.0.196  Python-3.10.5 torch-2.1.2+cpu CPU (AMD Ryzen 5 5600X 6-Core Processor)",
+])
+def test_a_banner_that_chose_the_cpu_with_a_cpu_build(text):
+    assert _observed(text) == ["cpu-build-cuda-unavailable"]
+    assert _top(text) == ("torch-not-compiled-with-cuda", "possible")
+
+
+@pytest.mark.parametrize("text", [
+    "Ultralytics YOLOv8.2.92 Python-3.11.9 torch-2.4.1+cu121 CPU (Intel Xeon Gold 6133 2.50GHz)",  # a CUDA build
+    "Ultralytics YOLOv8.0.54 Python-3.10.6 torch-2.0.0+cu118 CUDA:0 (NVIDIA GeForce RTX 3070, 8192MiB)",
+    "This laptop has no GPU.\nUltralytics YOLOv8.0.54 Python-3.10.6 torch-2.0.0+cpu CPU",  # the CPU is all there is
+    "pip install torch-2.0.0+cpu CPU wheels",  # an install line, not a banner
+])
+def test_no_banner_observation(text):
+    assert _observed(text) == []
+
+
 
 @pytest.mark.parametrize("text", [
     # a fix log: the +cpu build was uninstalled

@@ -3,36 +3,61 @@ kernels built for another instruction set than the GPU's.
 """
 
 import re
-from typing import Optional
+from typing import Dict, List, Optional
 
 from ..model import derived as F
-from ..model.facts import UNKNOWN, Facts
+from ..model.facts import PRESENT, Facts
 from .registry import Tailored, hook, installed_torch_note
 
 OVERRIDE = "HSA_OVERRIDE_GFX_VERSION"
-# The override is major.minor.stepping; the gfx target writes them together, the stepping in hex
-# (9.0.10 is gfx90a).
-_VERSION = re.compile(r"^\s*(\d{1,2})\.(\d{1,2})\.(\d{1,2}|[0-9a-fA-F])\s*$")
+# The runtime reads the value as three decimal numbers, major.minor.stepping, and rejects anything
+# else; the gfx target writes them together with the stepping in hex (9.0.10 is gfx90a).
+_VERSION = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{1,2})$")
 
 
 def gfx_of(override: str) -> Optional[str]:
-    """'10.3.0' -> 'gfx1030', '9.0.10' -> 'gfx90a'; None for a value of another form."""
+    """'10.3.0' -> 'gfx1030', '9.0.10' -> 'gfx90a'; None for a value the runtime rejects."""
     m = _VERSION.match(override)
-    if not m:
+    if not m or int(m.group(3)) > 15:
         return None
-    step = m.group(3)
-    step = "%x" % int(step) if step.isdigit() else step.lower()
-    return "gfx%s%s%s" % (m.group(1), m.group(2), step)
+    return "gfx%d%d%x" % (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+
+
+def overrides(facts: Facts) -> Dict[str, str]:
+    """The override variables set here: the global one and the per-GPU HSA_OVERRIDE_GFX_VERSION_<n>
+    (read first for GPU n)."""
+    env = facts.value("env")
+    if not isinstance(env, dict):
+        return {}
+    return {k: v for k, v in env.items() if isinstance(v, str) and (k == OVERRIDE or re.match(OVERRIDE + r"_\d{1,3}$", k))}
+
+
+def _reading(name: str, value: str) -> str:
+    if not value:
+        return "%s is set but empty (older ROCm reads that as gfx000, a target no GPU has)" % name
+    target = gfx_of(value)
+    if target is None:
+        return "%s=%s is not major.minor.stepping: the runtime rejects it and no GPU comes up" % (name, value[:40])
+    return "%s=%s (the runtime loads %s's kernels for that GPU)" % (name, value[:40], target)
 
 
 @hook("hip-launch-failure")
 def hip_launch_failure(match, facts: Facts) -> Optional[Tailored]:
-    """Whether the override is set here decides where to look first."""
-    if facts.state("env") == UNKNOWN:
+    """Whether an override is set here decides where to look first; only a ROCm torch on Linux
+    reads it (ROCm on Windows ignores the variable)."""
+    if facts.state("env") != PRESENT or not F.is_rocm_build(facts):
         return None
-    notes = installed_torch_note(facts) if F.torch_version_str(facts) else []
-    value = F.env(facts, OVERRIDE)
-    if value is None:
+    notes: List[str] = installed_torch_note(facts)
+    found = overrides(facts)
+    if F.os_name(facts) == "windows":
+        notes.append("ROCm on Windows does not read %s" % OVERRIDE)
+        return Tailored(summary="Rerun with AMD_SERIALIZE_KERNEL=3 to find the failing kernel. On Windows a kernel that "
+                                "runs for more than about 2 seconds on the GPU that drives the display is stopped by "
+                                "the driver's timeout (TDR): use smaller batches or tiles. Update the AMD driver, ROCm "
+                                "and torch; if it fails in a convolution, try once with MIOpen off "
+                                "(torch.backends.cudnn.enabled = False).",
+                        commands=["set AMD_SERIALIZE_KERNEL=3", "python your_script.py"], notes=notes)
+    if not found:
         notes.append("%s is not set here" % OVERRIDE)
         return Tailored(summary="%s is not set in this environment, so an override is not the cause here (unless the "
                                 "failing process set it: its launcher, container or service). Rerun with "
@@ -41,11 +66,10 @@ def hip_launch_failure(match, facts: Facts) -> Optional[Tailored]:
                                 "(torch.backends.cudnn.enabled = False); update ROCm and torch." % OVERRIDE,
                         commands=["rocminfo | grep -i gfx", "AMD_SERIALIZE_KERNEL=3 python your_script.py",
                                   "sudo dmesg | grep -i amdgpu"], notes=notes)
-    target = gfx_of(value)
-    notes.append("%s=%s%s" % (OVERRIDE, value[:40], " (the runtime loads %s's kernels)" % target if target else ""))
-    return Tailored(summary="%s=%s is set here: the runtime loads the kernels of %s whatever the GPU is. Rerun without "
-                            "it first; keep it only if the GPU then has no kernels at all, and then set the target "
-                            "of the GPU's own family (rocminfo names the GPU's gfx target)."
-                            % (OVERRIDE, value[:40], target or "the target it names"),
-                    commands=[F.unset_env_cmd(facts, OVERRIDE), "rocminfo | grep -i gfx",
-                              "AMD_SERIALIZE_KERNEL=3 python your_script.py"], notes=notes)
+    notes += [_reading(k, v) for k, v in sorted(found.items())]
+    names = " and ".join(sorted(found))
+    return Tailored(summary="%s is set here: the runtime loads the kernels of the target it names, whatever the GPU is. "
+                            "Rerun without it first; keep an override only if the GPU then has no kernels at all, and "
+                            "then name a target of the GPU's own family (rocminfo names the GPU's gfx target)." % names,
+                    commands=[F.unset_env_cmd(facts, k) for k in sorted(found)] +
+                             ["rocminfo | grep -i gfx", "AMD_SERIALIZE_KERNEL=3 python your_script.py"], notes=notes)

@@ -14,6 +14,7 @@ from .config import (CUBLAS_URL, REPRO_URL, expandable_segments_off_cmd, expanda
                      fragmentation_remedy, runtime_setting)
 from .cuda.arch import tailor_arch_unsupported
 from .cuda.common import hip_reading
+from .rocm import hip_launch_failure
 
 
 
@@ -128,9 +129,13 @@ def cuda_launch_failure(match, facts: Facts) -> Optional[Tailored]:
     apply there."""
     if not F.is_rocm_build(facts):
         return None
-    return hip_reading(facts, "hip-unspecified-launch-failure",
+    read = hip_reading(facts, "hip-unspecified-launch-failure",
                        "and 'unspecified launch failure' is HIP's hipErrorLaunchFailure: a kernel crashed on the AMD "
                        "GPU.", installed_torch_note(facts))
+    own = hip_launch_failure(match, facts)  # what this machine's override variables say
+    if own is None:
+        return read
+    return Tailored(cause=read.cause, summary=own.summary, commands=own.commands, notes=own.notes)
 
 
 @hook("type-mismatch")

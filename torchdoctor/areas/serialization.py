@@ -17,6 +17,25 @@ def _global_name(match) -> Optional[str]:
     return g.strip().rstrip(".") if g else None
 
 
+# Docker's own wording when unpacking an image layer fills its disk (Go's error, lower case).
+_DOCKER_LAYER = re.compile(r"ApplyLayer|failed to register layer|Error processing tar file")
+
+
+@hook("disk-full")
+def disk_full(match, facts: Facts) -> Optional[Tailored]:
+    """The line says which disk: Docker's data root when an image layer was being unpacked."""
+    if not _DOCKER_LAYER.search(getattr(match, "text", "") or ""):
+        return None
+    return Tailored(summary="Docker ran out of disk while unpacking an image layer: the file system of Docker's data "
+                            "root (/var/lib/docker, or Docker Desktop's virtual disk) is full, whatever the host's "
+                            "other disks have. Free it (docker system prune removes stopped containers, unused images "
+                            "and build cache), move the data root to a bigger disk, or make the image smaller: when the "
+                            "image needs no GPU, torch from https://download.pytorch.org/whl/cpu leaves out the several "
+                            "GB of CUDA libraries.",
+                    commands=["docker system df", "docker system prune", "df -h /var/lib/docker"],
+                    notes=["Docker was unpacking an image layer"])
+
+
 @hook("weights-only-failed")
 def weights_only_failed(match, facts: Facts) -> Optional[Tailored]:
     v, notes = version_or_none(facts)

@@ -25,11 +25,14 @@ POSSIBLE_BELOW = 10.0
 
 # The line of a failure: a traceback, an exception, a crash. A notice entry (a deprecation, a
 # launcher's note) matched beside one is not that failure's cause. Bounded repeats: linear.
-# Prefixes: torchrun's [rankN]: and --tee's [defaultN]:, pytest's "E   ". A tool's fatal line
-# (ptxas fatal, nvcc fatal, a compiler's fatal error:) and a SIGILL are failures too.
+# Prefixes: torchrun's [rankN]: and --tee's [defaultN]:, pytest's "E   ". A CUDA or link tool's
+# fatal line (ptxas fatal, nvcc fatal), a compiler's "fatal error:" (gcc's, MSVC's C1083, LINK's
+# LNK1181) and a SIGILL are failures too; git's "fatal:" is not (pip builds print it harmlessly).
 FAILURE_LINE = (r"^(?:\[(?:rank|default)\d{1,6}\]:|E {1,8}|)[ \t]{0,8}(?:Traceback \(most recent call last\)|"
                 r"(?:[A-Za-z_][\w.]{0,120}|)(?:Error|Exception)(?::|$)|Segmentation fault|Aborted \(core dumped\)|"
-                r"terminate called|Illegal instruction|(?:\S{1,160} {1,4}|)fatal(?: error|)[ \t]{0,8}:)[^\n]{0,300}")
+                r"terminate called|Illegal instruction|"
+                r"(?:ptxas|nvcc|nvlink|fatbinary|cicc|ld|collect2|hipcc) {1,4}fatal[ \t]{0,8}:|"
+                r"(?:\S{1,200} ?: |)fatal error(?: [A-Z]{1,3}\d{3,5}|)[ \t]{0,8}:)[^\n]{0,300}")
 # A chunk of a log holds no failure line unless it holds one of these: a clean log skips the regex.
 _FAILURE_WORDS = (b"rror", b"xception", b"Traceback", b"Segmentation fault", b"Aborted", b"terminate called",
                   b"Illegal instruction", b"fatal")

@@ -89,6 +89,9 @@ _NO_GPU_HERE = re.compile(
 _INSTALL_LINE = re.compile(r"(?i)pip3?\s{1,3}install|uv\s{1,3}(?:add|pip|sync)|^\s{0,8}RUN\s|conda\s{1,3}install|Downloading|"
                            r"Collecting|Found existing installation|[Uu]ninstall|Successfully (?:un)?installed|"
                            r"Requirement already|\.whl\b")
+# A program's banner that says it runs on the CPU with a CPU-only torch (Ultralytics, YOLOv5:
+# `torch-2.2.1+cpu CPU (...)`, `torch 1.11.0+cpu CPU`); with a CUDA torch it names `CUDA:0 (GPU)`.
+_CPU_CHOSEN = re.compile(r"[Tt]orch[- ][12]\.\d{1,2}(?:\.\d{1,2})?\+cpu\s{1,3}CPU\b")
 _GPU_NAMED = re.compile(r"\b(?:RTX|GTX|Tesla|Quadro|TITAN)\s{0,2}[A-Z]?\d{2,4}|NVIDIA (?:GeForce|RTX|[AHLBTV]\d)")
 # A line that is only the value a call printed, as pasted or retold ("return False", "Out[3]: False").
 _ANSWER = re.compile(r"^\s{0,8}(?:Out\[\d{1,4}\]:\s{0,4}|(?:it\s{1,2})?(?:returns?|returned|gives|prints|->|=>|>>|#)"
@@ -104,16 +107,20 @@ class Printed:
     # A torch version appears on an install, download or command line: the build it names is
     # what was fetched or asked for, not necessarily what runs (a fix log, a README's options).
     install_log: bool = False
+    # A program's banner said it chose the CPU beside the CPU build (_CPU_CHOSEN).
+    cpu_chosen: bool = False
 
     @property
     def pair(self) -> Optional[Tuple[int, str, int]]:
         """(build line, build, line of the unavailability) when CUDA was last printed
         unavailable: the build is the last one printed before it, else the first after. A CPU
         build printed beside an NVIDIA GPU says the same without the False: that torch cannot
-        use the GPU the paste names."""
+        use the GPU the paste names; and so, more weakly, does a banner saying the program chose
+        the CPU with that build."""
         if not self.states:
             last = _pick(self.builds, last=True)
-            ok = self.nvidia and last and last[1:] == ("cpu", True) and not self.install_log
+            ok = ((self.nvidia or self.cpu_chosen) and last and last[1:] == ("cpu", True)
+                  and not self.install_log)
             return (last[0], "cpu", 0) if ok else None
         if self.states[-1][1]:
             return None
@@ -136,7 +143,8 @@ class Printed:
 # Every observation an entry may list, with what it means (the KB tests check the names).
 OBSERVATIONS: Dict[str, str] = {
     "cpu-build-cuda-unavailable": "a CPU-only torch printed (+cpu, torch.version.cuda None) beside CUDA "
-                                  "printed or said unavailable, or beside an NVIDIA GPU the paste names",
+                                  "printed or said unavailable, or beside an NVIDIA GPU the paste names or a "
+                                  "banner saying the program chose the CPU",
     "cuda-build-cuda-unavailable": "a CUDA build of torch printed (+cuXXX, torch.version.cuda X.Y) beside CUDA "
                                    "printed or said unavailable",
 }
@@ -187,7 +195,8 @@ def read(lines: List[str]) -> Printed:
     if _NO_GPU_HERE.search(text) and not nvidia:
         return Printed()
     install_log = any(_INSTALL_LINE.search(lines[b[0] - 1]) for b in builds)
-    return Printed(builds, _states(lines, {b[0] for b in builds}, bare_states, nvidia_shown), nvidia, install_log)
+    return Printed(builds, _states(lines, {b[0] for b in builds}, bare_states, nvidia_shown), nvidia, install_log,
+                   _CPU_CHOSEN.search(text) is not None)
 
 
 def _builds(lines: List[str]) -> Tuple[List[Tuple[int, str, bool]], Dict[int, bool]]:

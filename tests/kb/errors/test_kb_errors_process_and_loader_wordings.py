@@ -99,10 +99,24 @@ def test_a_reasonless_dll_failure_of_another_module_is_not_an_extensions(text):
 
 @pytest.mark.parametrize("text", [
     "Traceback: The paging file is too small for this operation to complete",
-    "OSError: The paging file is too small for this operation to complete. (os error 1455)",
     "RuntimeError: 页面文件太小，无法完成操作。",
 ])
 def test_the_paging_file_message_without_its_winerror_number(text):
+    assert top(text)[0] == "windows-paging-file-too-small"
+
+
+@pytest.mark.parametrize("text", [
+    # Rust's form (safetensors mapping a model file), in any language Windows speaks
+    "OSError: The paging file is too small for this operation to complete. (os error 1455)",
+    "OSError: Le fichier de pagination est insuffisant pour terminer cette opération. (os error 1455)",
+])
+def test_rusts_form_of_1455_is_a_model_file_being_mapped(text):
+    assert top(text) == ("windows-paging-file-model-mapping", "possible")  # any Rust program prints it
+
+
+def test_a_dll_failing_for_1455_stays_the_worker_entrys():
+    text = ('OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading '
+            '"C:\\env\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of its dependencies.')
     assert top(text)[0] == "windows-paging-file-too-small"
 
 
