@@ -3,6 +3,7 @@
 CATEGORIES = {
     "torch-not-installed": "torch is not installed in this interpreter",
     "torch-import-crash": "import torch fails, crashes or hangs",
+    "native-crash": "a torch process crashed in native code (a segfault) after import",
     "torch-shadowed": "a local torch.py / torch/ hides the real torch",
     "torch-install-damaged": "files of the installed torch are missing or changed",
     "cpu-only-build": "a CPU-only torch where CUDA is wanted",

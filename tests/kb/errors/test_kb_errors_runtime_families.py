@@ -110,3 +110,30 @@ def test_bitsandbytes_cpu_only_library_wording_of_0_50():
     text = ("RuntimeError: Method 'cquantize_blockwise_fp16_nf4' not available in CPU-only version of bitsandbytes.\n"
             "Reinstall with GPU support or use CUDA-enabled hardware.")
     assert match_text(text)[0].id == "bitsandbytes-cuda-library-not-loaded"
+
+
+# ------------------------------------------------------- a segfault after import ---
+@pytest.mark.parametrize("text", [
+    "YOLOR 2023-5-30 torch 2.1.0+cu121 CUDA:0 (NVIDIA GeForce RTX 4060 Laptop GPU, 7940.125MB)\n\nFusing layers... \n"
+    "Segmentation fault (core dumped)",
+    "import torch\nx = torch.randn(3).cuda()\nFatal Python error: Segmentation fault",
+])
+def test_a_segfault_in_a_torch_program_is_possibly_the_native_stack(text):
+    (m,) = [m for m in match_text(text) if m.id == "torch-process-segfault"]
+    assert match_text(text)[0].id == "torch-process-segfault" and m.confidence == "possible"
+
+
+@pytest.mark.parametrize("text, entry", [
+    ("$ python -c 'import torch'\nSegmentation fault (core dumped)", "torch-import-segfault"),
+])
+def test_the_specific_segfault_entries_keep_their_rows(text, entry):
+    ids = [m.id for m in match_text(text)]
+    assert ids[0] == entry and "torch-process-segfault" not in ids
+
+
+@pytest.mark.parametrize("text", [
+    "./main -m ggml-model-q4_0.gguf\nSegmentation fault (core dumped)",  # llama.cpp: nothing of torch
+    "tensorflow/core/common_runtime/gpu/gpu_device.cc:1635] Created device\nSegmentation fault (core dumped)",
+])
+def test_a_segfault_without_torch_in_view_is_not_claimed(text):
+    assert "torch-process-segfault" not in [m.id for m in match_text(text)]
