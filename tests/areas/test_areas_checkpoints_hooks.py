@@ -179,3 +179,12 @@ def test_pip_filling_tmp_keeps_the_entrys_own_advice():
 ])
 def test_a_full_disk_that_writes_no_torch_file_is_not_this_entrys(text):
     assert [m.id for m in match_text(text)] == []
+
+
+def test_dockers_storage_paths_name_the_disk_too():
+    text = ("Step 5/9 : RUN pip install torch torchvision\nfailed to copy: write /var/lib/docker/overlay2/3f2a/diff/"
+            "opt/conda/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: no space left on device")
+    m = top(text)
+    assert m.id == "no-space-left-on-device"
+    ex = explain_match(m, facts())
+    assert ex.tailored and ex.fix.commands[-1] == 'docker info -f "{{.DockerRootDir}}"'

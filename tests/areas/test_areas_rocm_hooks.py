@@ -24,9 +24,9 @@ def explain(entry_id, text, data):
 
 @pytest.mark.parametrize("value, gfx", [("10.3.0", "gfx1030"), ("11.0.0", "gfx1100"), ("9.0.10", "gfx90a"),
                                         ("11.5.1", "gfx1151"), ("09.0.0", "gfx900"),
-                                        # the runtime reads three decimal numbers and rejects the rest
-                                        ("9.0.a", None), ("10.3.0 ", None), ("9.0.16", None), ("gfx1030", None),
-                                        ("", None)])
+                                        (" 10.3.0", "gfx1030"), ("9.0.16", "gfx9010"),
+                                        # the runtime reads three decimal numbers and nothing after them
+                                        ("9.0.a", None), ("10.3.0 ", None), ("gfx1030", None), ("", None)])
 def test_the_override_names_a_gfx_target(value, gfx):
     assert gfx_of(value) == gfx
 
@@ -45,7 +45,10 @@ def test_a_per_gpu_override_counts_and_odd_values_are_read_as_the_runtime_reads_
     assert any("set but empty" in n for n in ex.notes)
     assert "HSA_OVERRIDE_GFX_VERSION_1=11.0.0 (the runtime loads gfx1100's kernels for that GPU)" in ex.notes
     bad = explain("hip-unspecified-launch-failure", HIP_TEXT, dict(ROCM, env={"HSA_OVERRIDE_GFX_VERSION": "9.0.a"}))
-    assert any("rejects it" in n for n in bad.notes)
+    assert any("newer ROCm ignores it" in n for n in bad.notes)
+    # node 0 is the CPU: its override is no cause, and nothing is to be unset for it
+    cpu = explain("hip-unspecified-launch-failure", HIP_TEXT, dict(ROCM, env={"HSA_OVERRIDE_GFX_VERSION_0": "10.3.0"}))
+    assert "overrides nothing" in cpu.fix.summary and not any("unset" in c for c in cpu.fix.commands)
 
 
 def test_on_windows_the_override_is_not_read_and_the_commands_are_cmds():

@@ -2,8 +2,12 @@
 limit against the size asked for), the CUDA out-of-memory hidden behind NVML, and CUDA driver
 calls of the allocator's expandable segments."""
 
+import pytest
+
 from torchdoctor.areas.registry import all_hooks
+from torchdoctor.diagnose import explain_match
 from torchdoctor.match.matcher import match_text
+from torchdoctor.model.facts import Facts
 
 from hook_facts import facts
 
@@ -78,3 +82,68 @@ def test_driver_errors_of_expandable_segments():
     assert tailor("RuntimeError: CUDA driver error: unknown error", facts(), "cuda-driver-call-failed") is None
     assert "WSL2" in tailor("RuntimeError: CUDA driver error: unknown error",
                             facts(os={"system": "Linux", "wsl": True}), "cuda-driver-call-failed").summary
+
+
+# ------------------------------------------------------------------ cuFFT ---
+CUFFT = ('  File "/venv/lib/python3.10/site-packages/torch/functional.py", line 632, in stft\n'
+         "RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR\n")
+ADA = {"present": True, "driver_version": "550.54.14", "cuda_driver_version": "12.4",
+       "gpus": [{"name": "NVIDIA GeForce RTX 4090", "capability": [8, 9]}]}
+
+
+def _cufft(data):
+    (m,) = [m for m in match_text(CUFFT) if m.id == "cufft-internal-error"]
+    ex = explain_match(m, Facts(data))
+    assert ex.hook_error is None, ex.hook_error
+    return ex
+
+
+def test_an_old_cuda_build_on_an_ada_gpu_is_the_cause_and_gets_a_newer_build():
+    ex = _cufft({"packages": {"installed": {"torch": {"version": "1.13.1+cu117"}}}, "driver": ADA,
+                 "os": {"system": "Linux"}})
+    assert ex.tailored and "built with CUDA 11.7" in ex.fix.summary and "RTX 4090" in ex.fix.summary
+    assert any("--index-url https://download.pytorch.org/whl/cu12" in c for c in ex.fix.commands)
+
+
+def test_a_newer_build_points_at_memory_instead():
+    ex = _cufft({"packages": {"installed": {"torch": {"version": "2.1.0+cu121"}}}, "driver": ADA,
+                 "os": {"system": "Linux"}})
+    assert "memory nearly full" in ex.fix.summary
+    assert ex.fix.commands == ["export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"]
+
+
+def test_an_old_build_on_an_older_gpu_keeps_the_entrys_text():
+    ex = _cufft({"packages": {"installed": {"torch": {"version": "1.13.1+cu117"}}},
+                 "driver": dict(ADA, gpus=[{"name": "NVIDIA GeForce RTX 3090", "capability": [8, 6]}]),
+                 "os": {"system": "Linux"}})
+    assert not ex.tailored
+
+
+# ------------------------------------------------------ a segfault's commands ---
+SEGV = ("Ultralytics YOLOv8.0.196 Python-3.10.5 torch-2.1.0+cu121 CUDA:0 (NVIDIA GeForce RTX 4060)\n"
+        "Segmentation fault (core dumped)\n")
+
+
+def _segv(data):
+    (m,) = [m for m in match_text(SEGV) if m.id == "torch-process-segfault"]
+    ex = explain_match(m, Facts(data))
+    assert ex.hook_error is None, ex.hook_error
+    return ex
+
+
+@pytest.mark.parametrize("system, version, want, never", [
+    ("Windows", "2.1.0+cu121", "nvidia-smi", "gdb"),
+    ("Darwin", "2.1.0", "lldb --batch -o run -o bt -- python your_script.py", "nvidia-smi"),
+    ("Linux", "2.1.0+rocm6.0", "rocm-smi", "nvidia-smi"),
+])
+def test_a_segfaults_commands_fit_the_platform(system, version, want, never):
+    data = {"packages": {"installed": {"torch": {"version": version}}}, "os": {"system": system}}
+    if "rocm" in version:
+        data["torch"] = {"hip": "6.0"}
+    ex = _segv(data)
+    assert want in ex.fix.commands and not any(never in c for c in ex.fix.commands)
+
+
+def test_linux_with_nvidia_keeps_the_entrys_commands():
+    ex = _segv({"packages": {"installed": {"torch": {"version": "2.1.0+cu121"}}}, "os": {"system": "Linux"}})
+    assert not ex.tailored and "nvidia-smi" in ex.fix.commands

@@ -301,8 +301,12 @@ score of each, before its misses drove any KB change (the honest estimate):
                           (tests/eval/blind46_results.md)
   blind47_vision/_nlp/_science/_infra/_cjkrepos.jsonl 26 GitHub issues of 2023-25 collected the
                           same way after blind46's fixes: first run 17/26 = 65.4% (17/21 = 81.0%
-                          where an entry fitted, 0 wrong, the usage row silent); 21/26 after
+                          where an entry fitted, 0 wrong, the usage row silent); 20/26 after
                           (tests/eval/blind47_results.md)
+  blind48_imagegen/_audio/_rlgames/_course/_llmserve.jsonl 35 GitHub issues of 2022-25 collected
+                          the same way after blind47's fixes: first run 19/35 = 54.3% (19/27 =
+                          70.4% where an entry fitted, 2 wrong, 1 answer on a usage row, 1 on a
+                          missing family); 28/35 after (tests/eval/blind48_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

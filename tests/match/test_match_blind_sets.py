@@ -40,7 +40,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind45_apple2.jsonl", "blind45_cloud2.jsonl", "blind46_apps.jsonl", "blind46_libs.jsonl",
         "blind46_research.jsonl", "blind46_zhrepos.jsonl", "blind46_cjk.jsonl", "blind46_intl.jsonl",
         "blind46_issues.jsonl", "blind46_qa.jsonl", "blind47_vision.jsonl", "blind47_nlp.jsonl",
-        "blind47_science.jsonl", "blind47_infra.jsonl", "blind47_cjkrepos.jsonl"]
+        "blind47_science.jsonl", "blind47_infra.jsonl", "blind47_cjkrepos.jsonl", "blind48_imagegen.jsonl",
+        "blind48_audio.jsonl", "blind48_rlgames.jsonl", "blind48_course.jsonl", "blind48_llmserve.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -275,6 +276,16 @@ OPEN = {
     # binaries were built for.
     ("blind47_infra.jsonl", 3): None,
     ("blind47_science.jsonl", 3): None,
+    # Ultralytics' banner alone (torch-2.2.1+cpu CPU): every GPU-less user prints it, so it counts only
+    # beside a sign that the GPU was wanted, which this paste does not hold.
+    ("blind47_vision.jsonl", 2): None,
+    # xformers' sdist failing in pip's isolated build (the text shows no macOS: the build-isolation
+    # entry is what it supports); torch 2.4.1 asked of the ROCm 5.6 index, whose variant table the
+    # variant entry does not hold for ROCm; AutoGPTQ's kernels named in a NameError on an Apple M1 that
+    # the text does not show.
+    ("blind48_audio.jsonl", 4): "pip-build-isolation-hides-torch",
+    ("blind48_imagegen.jsonl", 5): "pip-no-matching-distribution-torch",
+    ("blind48_llmserve.jsonl", 5): None,
 }
 
 

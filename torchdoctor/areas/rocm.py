@@ -10,22 +10,23 @@ from ..model.facts import PRESENT, Facts
 from .registry import Tailored, hook, installed_torch_note
 
 OVERRIDE = "HSA_OVERRIDE_GFX_VERSION"
-# The runtime reads the value as three decimal numbers, major.minor.stepping, and rejects anything
-# else; the gfx target writes them together with the stepping in hex (9.0.10 is gfx90a).
-_VERSION = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{1,2})$")
+# The runtime reads the value as three decimal numbers, major.minor.stepping (leading blanks
+# allowed, nothing after), and does not use anything else; the gfx target writes them together
+# with the stepping in hex (9.0.10 is gfx90a).
+_VERSION = re.compile(r"^\s{0,8}(\d{1,4})\.(\d{1,4})\.(\d{1,4})$")
 
 
 def gfx_of(override: str) -> Optional[str]:
-    """'10.3.0' -> 'gfx1030', '9.0.10' -> 'gfx90a'; None for a value the runtime rejects."""
+    """'10.3.0' -> 'gfx1030', '9.0.10' -> 'gfx90a'; None for a value the runtime cannot read."""
     m = _VERSION.match(override)
-    if not m or int(m.group(3)) > 15:
+    if not m:
         return None
     return "gfx%d%d%x" % (int(m.group(1)), int(m.group(2)), int(m.group(3)))
 
 
 def overrides(facts: Facts) -> Dict[str, str]:
-    """The override variables set here: the global one and the per-GPU HSA_OVERRIDE_GFX_VERSION_<n>
-    (read first for GPU n)."""
+    """The override variables set here: the global one and the per-node HSA_OVERRIDE_GFX_VERSION_<n>
+    (read first for the GPU at node n; node 0 is the CPU, so _0 overrides nothing)."""
     env = facts.value("env")
     if not isinstance(env, dict):
         return {}
@@ -33,11 +34,14 @@ def overrides(facts: Facts) -> Dict[str, str]:
 
 
 def _reading(name: str, value: str) -> str:
+    if name == OVERRIDE + "_0":
+        return "%s=%s overrides nothing: node 0 is the CPU" % (name, value[:40])
     if not value:
         return "%s is set but empty (older ROCm reads that as gfx000, a target no GPU has)" % name
     target = gfx_of(value)
     if target is None:
-        return "%s=%s is not major.minor.stepping: the runtime rejects it and no GPU comes up" % (name, value[:40])
+        return ("%s=%s is not major.minor.stepping: newer ROCm ignores it, older ROCm fails to start the GPU"
+                % (name, value[:40]))
     return "%s=%s (the runtime loads %s's kernels for that GPU)" % (name, value[:40], target)
 
 
@@ -67,6 +71,13 @@ def hip_launch_failure(match, facts: Facts) -> Optional[Tailored]:
                         commands=["rocminfo | grep -i gfx", "AMD_SERIALIZE_KERNEL=3 python your_script.py",
                                   "sudo dmesg | grep -i amdgpu"], notes=notes)
     notes += [_reading(k, v) for k, v in sorted(found.items())]
+    found.pop(OVERRIDE + "_0", None)
+    if not found:
+        return Tailored(summary="Only %s_0 is set here, which overrides nothing (node 0 is the CPU). Rerun with "
+                                "AMD_SERIALIZE_KERNEL=3 to find the failing kernel and look in the kernel log for amdgpu "
+                                "faults or resets." % OVERRIDE,
+                        commands=["AMD_SERIALIZE_KERNEL=3 python your_script.py", "sudo dmesg | grep -i amdgpu"],
+                        notes=notes)
     names = " and ".join(sorted(found))
     return Tailored(summary="%s is set here: the runtime loads the kernels of the target it names, whatever the GPU is. "
                             "Rerun without it first; keep an override only if the GPU then has no kernels at all, and "

@@ -9,6 +9,7 @@ from ..model import versions as V
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
+from ..advice import install_advice, newest_installable
 from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from .config import (CUBLAS_URL, REPRO_URL, expandable_segments_off_cmd, expandable_segments_requested,
                      fragmentation_remedy, runtime_setting)
@@ -180,6 +181,63 @@ def cublas_workspace(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="Set CUBLAS_WORKSPACE_CONFIG before the process starts (in the shell or the launcher; setting "
                             "os.environ after CUDA initialised is too late).",
                     commands=[F.set_env_cmd(facts, "CUBLAS_WORKSPACE_CONFIG", ":4096:8")], notes=notes)
+
+
+@hook("native-crash")
+def native_crash(match, facts: Facts) -> Optional[Tailored]:
+    """The entry's commands are for Linux with an NVIDIA GPU: other platforms get their own."""
+    os_ = F.os_name(facts)
+    rocm = F.is_rocm_build(facts)
+    if os_ not in ("windows", "macos") and not rocm:
+        return None
+    shown = "Fatal Python error" in (getattr(match, "text", "") or "")
+    first = ("The faulthandler output in the paste names the Python line where it crashed." if shown else
+             "Rerun with faulthandler to get the Python line where it crashed.")
+    notes = installed_torch_note(facts)
+    if os_ == "windows":
+        return Tailored(summary=first + " Check the GPU driver (a recent update, or the previous release); then try a "
+                                "fresh venv with torch and its companions from one index, and the other import order "
+                                "for packages that bring their own native libraries.",
+                        commands=["python -X faulthandler your_script.py", "nvidia-smi"], notes=notes)
+    if os_ == "macos":
+        return Tailored(summary=first + " Then try a fresh venv with torch and its companions from one source (pip or "
+                                "conda, not both), and the other import order for packages that bring their own "
+                                "native libraries.",
+                        commands=["python -X faulthandler your_script.py",
+                                  "lldb --batch -o run -o bt -- python your_script.py"], notes=notes)
+    return Tailored(summary=first + " On this ROCm build check the AMD driver and ROCm release (rocm-smi, the kernel log), "
+                            "then try a fresh venv with torch and its companions from one index and LD_LIBRARY_PATH/"
+                            "LD_PRELOAD unset.",
+                    commands=["python -X faulthandler your_script.py", "rocm-smi", "sudo dmesg | grep -i amdgpu",
+                              "env -u LD_LIBRARY_PATH -u LD_PRELOAD python your_script.py"], notes=notes)
+
+
+@hook("cufft-internal")
+def cufft_internal(match, facts: Facts) -> Optional[Tailored]:
+    """A build made with CUDA 11.7 or older on a GPU of capability 8.9 or newer is the cause; a newer
+    build points at memory instead."""
+    cuda = F.torch_cuda(facts)
+    if not cuda or not V.release(cuda):
+        return None
+    notes = installed_torch_note(facts)
+    new = [g for g in F.all_gpus(facts) if (F.capability(g) or (0, 0)) >= (8, 9)]
+    old_build = V.release(cuda) < (11, 8)
+    if old_build and new:
+        notes += ["GPU: " + F.gpu_desc(g) for g in new]
+        adv = install_advice(facts, version=newest_installable(facts))  # the installed release may be cu117-only
+        cmds = list(adv.commands) if (adv.variant or "").startswith("cu") else []
+        return Tailored(summary="This torch was built with CUDA %s, whose cuFFT does not support %s: install a build "
+                                "made with CUDA 11.8 or newer. %s" % (cuda, F.gpu_desc(new[0]), adv.why or ""),
+                        commands=cmds or None, notes=notes)
+    if not old_build:
+        notes.append("torch was built with CUDA %s (11.8 or newer: not the old-cuFFT cause)" % cuda)
+        return Tailored(summary="This build's cuFFT supports current GPUs, so the likely cause is GPU memory nearly full "
+                                "when cuFFT made its plan: leave headroom (a smaller batch or input) or set "
+                                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; on an AMD GPU through ZLUDA, "
+                                "use a ZLUDA release that provides cuFFT.",
+                        commands=[F.set_env_cmd(facts, "PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")],
+                        notes=notes)
+    return None
 
 
 @hook("cublas-failure")

@@ -17,13 +17,16 @@ def _global_name(match) -> Optional[str]:
     return g.strip().rstrip(".") if g else None
 
 
-# Docker's own wording when unpacking an image layer fills its disk (Go's error, lower case).
-_DOCKER_LAYER = re.compile(r"ApplyLayer|failed to register layer|Error processing tar file")
+# Docker's own wording when unpacking an image layer or writing its storage fills its disk (Go's
+# error, lower case), and the paths of its data root.
+_DOCKER_LAYER = re.compile(r"ApplyLayer|failed to register layer|Error processing tar file|Error response from daemon|"
+                           r"/var/lib/docker/|/var/lib/containerd/|overlay2/|containerd\.io")
 
 
 @hook("disk-full")
 def disk_full(match, facts: Facts) -> Optional[Tailored]:
-    """The line says which disk: Docker's data root when an image layer was being unpacked."""
+    """The line says which disk: Docker's data root when an image layer was being unpacked or its
+    storage written."""
     if not _DOCKER_LAYER.search(getattr(match, "text", "") or ""):
         return None
     return Tailored(summary="Docker ran out of disk while unpacking an image layer: the file system of Docker's data "
@@ -32,7 +35,7 @@ def disk_full(match, facts: Facts) -> Optional[Tailored]:
                             "and build cache), move the data root to a bigger disk, or make the image smaller: when the "
                             "image needs no GPU, torch from https://download.pytorch.org/whl/cpu leaves out the several "
                             "GB of CUDA libraries.",
-                    commands=["docker system df", "docker system prune", "df -h /var/lib/docker"],
+                    commands=["docker system df", "docker system prune", 'docker info -f "{{.DockerRootDir}}"'],
                     notes=["Docker was unpacking an image layer"])
 
 

@@ -27,11 +27,13 @@ POSSIBLE_BELOW = 10.0
 # launcher's note) matched beside one is not that failure's cause. Bounded repeats: linear.
 # Prefixes: torchrun's [rankN]: and --tee's [defaultN]:, pytest's "E   ". A CUDA or link tool's
 # fatal line (ptxas fatal, nvcc fatal), a compiler's "fatal error:" (gcc's, MSVC's C1083, LINK's
-# LNK1181) and a SIGILL are failures too; git's "fatal:" is not (pip builds print it harmlessly).
+# LNK1181), ninja's and a SIGILL are failures too; of git's "fatal:" lines only a failed clone or
+# fetch is (pip builds print its "No names found" harmlessly).
 FAILURE_LINE = (r"^(?:\[(?:rank|default)\d{1,6}\]:|E {1,8}|)[ \t]{0,8}(?:Traceback \(most recent call last\)|"
                 r"(?:[A-Za-z_][\w.]{0,120}|)(?:Error|Exception)(?::|$)|Segmentation fault|Aborted \(core dumped\)|"
                 r"terminate called|Illegal instruction|"
-                r"(?:ptxas|nvcc|nvlink|fatbinary|cicc|ld|collect2|hipcc) {1,4}fatal[ \t]{0,8}:|"
+                r"(?:ptxas|nvcc|nvlink|fatbinary|cicc|ld|collect2|hipcc) {1,4}fatal[ \t]{0,8}:|ninja: fatal:|"
+                r"fatal: (?:unable to access|repository [^\n]{1,300} not found|could not read)|"
                 r"(?:\S{1,200} ?: |)fatal error(?: [A-Z]{1,3}\d{3,5}|)[ \t]{0,8}:)[^\n]{0,300}")
 # A chunk of a log holds no failure line unless it holds one of these: a clean log skips the regex.
 _FAILURE_WORDS = (b"rror", b"xception", b"Traceback", b"Segmentation fault", b"Aborted", b"terminate called",

@@ -91,7 +91,9 @@ _INSTALL_LINE = re.compile(r"(?i)pip3?\s{1,3}install|uv\s{1,3}(?:add|pip|sync)|^
                            r"Requirement already|\.whl\b")
 # A program's banner that says it runs on the CPU with a CPU-only torch (Ultralytics, YOLOv5:
 # `torch-2.2.1+cpu CPU (...)`, `torch 1.11.0+cpu CPU`); with a CUDA torch it names `CUDA:0 (GPU)`.
+# Every GPU-less user prints it, so it counts only where the paste also asks for a GPU.
 _CPU_CHOSEN = re.compile(r"[Tt]orch[- ][12]\.\d{1,2}(?:\.\d{1,2})?\+cpu\s{1,3}CPU\b")
+_GPU_WANTED = re.compile(r"(?i)\bcuda\b|\bgpus?\b|device[= ]['\"]?0\b|nvidia")
 _GPU_NAMED = re.compile(r"\b(?:RTX|GTX|Tesla|Quadro|TITAN)\s{0,2}[A-Z]?\d{2,4}|NVIDIA (?:GeForce|RTX|[AHLBTV]\d)")
 # A line that is only the value a call printed, as pasted or retold ("return False", "Out[3]: False").
 _ANSWER = re.compile(r"^\s{0,8}(?:Out\[\d{1,4}\]:\s{0,4}|(?:it\s{1,2})?(?:returns?|returned|gives|prints|->|=>|>>|#)"
@@ -107,7 +109,7 @@ class Printed:
     # A torch version appears on an install, download or command line: the build it names is
     # what was fetched or asked for, not necessarily what runs (a fix log, a README's options).
     install_log: bool = False
-    # A program's banner said it chose the CPU beside the CPU build (_CPU_CHOSEN).
+    # A program's banner said it chose the CPU beside the CPU build, and the paste asks for a GPU.
     cpu_chosen: bool = False
 
     @property
@@ -195,8 +197,9 @@ def read(lines: List[str]) -> Printed:
     if _NO_GPU_HERE.search(text) and not nvidia:
         return Printed()
     install_log = any(_INSTALL_LINE.search(lines[b[0] - 1]) for b in builds)
+    cpu_chosen = _CPU_CHOSEN.search(text) is not None and _GPU_WANTED.search(text) is not None
     return Printed(builds, _states(lines, {b[0] for b in builds}, bare_states, nvidia_shown), nvidia, install_log,
-                   _CPU_CHOSEN.search(text) is not None)
+                   cpu_chosen)
 
 
 def _builds(lines: List[str]) -> Tuple[List[Tuple[int, str, bool]], Dict[int, bool]]:

@@ -79,3 +79,12 @@ def older(value: Any, other: Any) -> Optional[bool]:
     """value < other by release numbers; None if either is odd."""
     r = at_least(value, other)
     return None if r is None else not r
+
+
+def admits(spec: str, version: str) -> Optional[bool]:
+    """Whether a requirement specifier ('<3.13,>=3.9') admits ``version``; None when it does not parse."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    try:
+        return SpecifierSet(spec).contains(version, prereleases=True)
+    except (InvalidSpecifier, TypeError, ValueError):
+        return None

@@ -8,6 +8,7 @@ from typing import Optional, Tuple
 from ...advice import install_advice
 from ...model.facts import Facts
 from ...model import derived as F
+from ...model import versions as V
 from ...kb import compat
 from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups, entry_commands
 from ...advice import INSTALL_URL
@@ -306,3 +307,34 @@ def macos_arch(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="Reinstall torch with this (arm64) interpreter so pip fetches the arm64 wheel.",
                         commands=[on_interpreter("pip install --force-reinstall --no-cache-dir torch", facts)], notes=notes)
     return None
+
+
+# Pythons a package's Requires-Python may admit, oldest first: the newest admitted is the one to use.
+_PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+_REQUIRES = re.compile(r"Requires-Python\s{0,2}(?P<spec>[<>=!~][^;\n]{0,80}?)\s{0,2}(?:;|$)")
+
+
+@hook("python-outside-requires-python")
+def python_outside_requires_python(match, facts: Facts) -> Optional[Tailored]:
+    """The Python the package's releases admit, from the specifier pip printed, and a venv with it."""
+    g = match_groups(match)
+    spec = g.get("spec")
+    if not spec and g.get("ignored"):
+        found = _REQUIRES.findall(g["ignored"])  # one per ignored release: the last is the newest
+        spec = found[-1] if found else None
+    spec = (spec or "").strip()
+    have = g.get("have") or F.python_minor(facts)
+    fits = [p for p in _PYTHONS if V.admits(spec, p + ".0")] if spec else []
+    if not fits:
+        return None
+    target = fits[-1]
+    notes = ["the package's releases require Python %s" % spec]
+    if have:
+        notes.append("this Python is %s" % have)
+    if F.os_of(facts) == "windows":
+        cmds = ["py -%s -m venv .venv" % target, ".venv\\Scripts\\python -m pip install <package>"]
+    else:
+        cmds = ["python%s -m venv .venv" % target, ".venv/bin/python -m pip install <package>"]
+    return Tailored(summary="Its releases admit Python %s; %s is the newest of those: create an environment with it "
+                            "(or install a newer release of the package, if one admits this Python)." % (spec, target),
+                    commands=cmds, notes=notes)
