@@ -99,7 +99,6 @@ def test_a_reasonless_dll_failure_of_another_module_is_not_an_extensions(text):
 
 @pytest.mark.parametrize("text", [
     "Traceback: The paging file is too small for this operation to complete",
-    "RuntimeError: 页面文件太小，无法完成操作。",
 ])
 def test_the_paging_file_message_without_its_winerror_number(text):
     assert top(text)[0] == "windows-paging-file-too-small"
