@@ -137,3 +137,14 @@ def test_the_specific_segfault_entries_keep_their_rows(text, entry):
 ])
 def test_a_segfault_without_torch_in_view_is_not_claimed(text):
     assert "torch-process-segfault" not in [m.id for m in match_text(text)]
+
+
+@pytest.mark.parametrize("text", [
+    # torchrun's report of a rank's death: run and dist name the rank and its gdb command themselves
+    "  torch-2.13.0+cpu\n  traceback : Signal 11 (SIGSEGV) received by PID 25822",
+    # a compiler or conda crashing while building or installing: not the torch program's crash
+    "pip install torch-2.13.0\nc++: internal compiler error: Segmentation fault signal terminated program cc1plus",
+    "import torch\n/bin/sh: line 1: 4242 Segmentation fault (core dumped) /usr/local/cuda/bin/nvcc -c kernel.cu",
+])
+def test_segfaults_that_are_not_the_torch_programs_own(text):
+    assert "torch-process-segfault" not in [m.id for m in match_text(text)]
