@@ -53,11 +53,7 @@ def _variants_of(row: Dict[str, Any]) -> List[str]:
 
 
 def _in_range(patch: str, spec: str) -> bool:
-    try:
-        from packaging.specifiers import InvalidSpecifier, SpecifierSet
-        return SpecifierSet(spec).contains(patch, prereleases=True)
-    except (InvalidSpecifier, TypeError, ValueError):
-        return False
+    return versions.admits(spec, patch) is True
 
 
 def _row_problems(data: Dict[str, Any], minor: str, row: Any) -> Iterable[str]:

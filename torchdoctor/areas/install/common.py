@@ -61,7 +61,11 @@ def new_env_commands(facts: Facts, torch_minor: str) -> List[str]:
     stable = [p for p in rel.get("python", []) if p not in rel.get("python_experimental", [])]
     if not stable:
         return []
-    target = max(stable, key=ver_tuple)
+    return venv_commands(facts, max(stable, key=ver_tuple), "torch")
+
+
+def venv_commands(facts: Facts, python_minor: str, package: str) -> List[str]:
+    """A venv on Python `python_minor` and `package` installed in it, in this OS's words."""
     if F.os_of(facts) == "windows":
-        return ["py -%s -m venv .venv" % target, ".venv\\Scripts\\python -m pip install torch"]
-    return ["python%s -m venv .venv" % target, ".venv/bin/python -m pip install torch"]
+        return ["py -%s -m venv .venv" % python_minor, ".venv\\Scripts\\python -m pip install %s" % package]
+    return ["python%s -m venv .venv" % python_minor, ".venv/bin/python -m pip install %s" % package]

@@ -12,7 +12,7 @@ from ...model import versions as V
 from ...kb import compat
 from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups, entry_commands
 from ...advice import INSTALL_URL
-from .common import advice_for, machine_of, new_env_commands, py_minor, python_note, ver_tuple
+from .common import advice_for, machine_of, new_env_commands, py_minor, python_note, venv_commands, ver_tuple
 from ...advice.commands import on_interpreter, torch_command
 
 
@@ -331,10 +331,7 @@ def python_outside_requires_python(match, facts: Facts) -> Optional[Tailored]:
     notes = ["the package's releases require Python %s" % spec]
     if have:
         notes.append("this Python is %s" % have)
-    if F.os_of(facts) == "windows":
-        cmds = ["py -%s -m venv .venv" % target, ".venv\\Scripts\\python -m pip install <package>"]
-    else:
-        cmds = ["python%s -m venv .venv" % target, ".venv/bin/python -m pip install <package>"]
+    cmds = venv_commands(facts, target, "<package>")
     return Tailored(summary="Its releases admit Python %s; %s is the newest of those: create an environment with it "
                             "(or install a newer release of the package, if one admits this Python)." % (spec, target),
                     commands=cmds, notes=notes)
