@@ -189,13 +189,17 @@ def test_a_program_linked_with_the_other_cxx_abi_links_after_the_entrys_abi_chec
     assert _run([str(tmp_path / "prog")]).returncode == 0
 
 
-def _wheel(dirpath, name, version, requires):
-    """A pure-Python wheel whose only content is its metadata: a package pinned to a torch range."""
+def _wheel(dirpath, name, version, requires, python=None):
+    """A pure-Python wheel whose only content is its metadata: a package pinned to a torch range
+    (and, given `python`, to a Requires-Python range)."""
     import zipfile
     dist = "%s-%s.dist-info" % (name, version)
+    meta = "Metadata-Version: 2.1\nName: %s\nVersion: %s\nRequires-Dist: %s\n" % (name, version, requires)
+    if python:
+        meta += "Requires-Python: %s\n" % python
     files = {
         "%s/__init__.py" % name: "",
-        dist + "/METADATA": "Metadata-Version: 2.1\nName: %s\nVersion: %s\nRequires-Dist: %s\n" % (name, version, requires),
+        dist + "/METADATA": meta,
         dist + "/WHEEL": "Wheel-Version: 1.0\nGenerator: torchdoctor-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
     files[dist + "/RECORD"] = "".join("%s,,\n" % f for f in list(files) + [dist + "/RECORD"])
@@ -408,3 +412,47 @@ def test_a_prerelease_torch_refused_by_a_pin_is_kept_by_the_entrys_no_deps_insta
     # pip's own check still says the pin is not met, in the form the entry reads too.
     checked = _run([py, "-m", "pip", "check"])
     assert match_text(checked.stdout)[0].id == "torch-prerelease-excluded-by-pin", checked.stdout
+
+
+def _interpreter(name):
+    """The path of an interpreter named `name` on PATH that runs, or None."""
+    import shutil
+    path = shutil.which(name)
+    if path and _run([path, "-c", "pass"], timeout=60).returncode == 0:
+        return path
+    return None
+
+
+def test_a_package_whose_releases_exclude_this_python_installs_in_the_venv_the_hook_names(tmp_path):
+    # A package whose only release declares Requires-Python <3.13,>=3.9, asked of a real Python 3.13
+    # venv with this machine's pip configuration: pip ignores the release and finds none. explain
+    # names the entry on pip's real output, its hook names the newest Python the range admits
+    # (3.12) and the venv commands for it; run as printed (plus the folder that serves the package,
+    # as the user's index would), the package installs and imports.
+    py13, py12 = _interpreter("python3.13"), _interpreter("python3.12")
+    if not (py13 and py12):
+        pytest.skip("needs python3.13 and python3.12 on PATH")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _wheel(str(wheels), "tdpycap", "1.0", "packaging", python="<3.13,>=3.9")
+    assert _run([py13, "-m", "venv", str(tmp_path / "v13")]).returncode == 0
+    v13 = str(tmp_path / "v13" / "bin" / "python")
+    links = ["--no-index", "--find-links", str(wheels)]
+    broken = _run([v13, "-m", "pip", "install", "--no-deps", "tdpycap"] + links)
+    out = broken.stdout + broken.stderr
+    # a folder of wheels gives pip no Requires-Python before it opens the file: pip then prints its
+    # third wording, "Package 'tdpycap' requires a different Python: 3.13.0 not in '<3.13,>=3.9'"
+    assert broken.returncode != 0 and "<3.13,>=3.9" in out, out[-1500:]
+    (m,) = [m for m in match_text(out) if m.id == "pip-package-requires-other-python"]
+    from torchdoctor.areas.install.wheels import python_outside_requires_python
+    from torchdoctor.model.facts import Facts
+    tailored = python_outside_requires_python(m, Facts({"os": {"system": "Linux"}}))
+    assert tailored.commands == ["python3.12 -m venv .venv", ".venv/bin/python -m pip install <package>"]
+    for cmd in tailored.commands:
+        argv = [a if a != "<package>" else "tdpycap" for a in shlex.split(cmd)]
+        extra = ["--no-deps"] + links if "pip" in argv else []
+        p = subprocess.run(argv + extra, capture_output=True, text=True, timeout=600, cwd=str(tmp_path))
+        assert p.returncode == 0, (cmd, p.stderr[-1500:])
+    healed = subprocess.run([".venv/bin/python", "-c", "import tdpycap, sys; print(sys.version_info[:2])"],
+                            capture_output=True, text=True, cwd=str(tmp_path))
+    assert healed.returncode == 0 and healed.stdout.strip() == "(3, 12)", healed.stdout + healed.stderr
