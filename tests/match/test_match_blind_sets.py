@@ -284,7 +284,6 @@ OPEN = {
     # variant entry does not hold for ROCm; AutoGPTQ's kernels named in a NameError on an Apple M1 that
     # the text does not show.
     ("blind48_audio.jsonl", 4): "pip-build-isolation-hides-torch",
-    ("blind48_imagegen.jsonl", 5): "pip-no-matching-distribution-torch",
     ("blind48_llmserve.jsonl", 5): None,
 }
 

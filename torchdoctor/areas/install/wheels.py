@@ -170,6 +170,8 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
         base, variant = (groups.get("base") or "").rstrip("."), groups.get("variant") or "that CUDA variant"
         if not compat.release(base):
             return None
+        if variant.startswith("rocm"):
+            return _rocm_index_lacks(facts, base, variant, groups.get("versions") or "", notes)
         return Tailored(cause="torch %s was never built for %s; its CUDA variants are %s."
                               % (base, variant, ", ".join(compat.cuda_variants(base)) or "unknown"),
                         summary="Install torch %s as one of those variants (one your driver supports), or a "
@@ -214,6 +216,29 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
                         summary="Create an environment with a supported Python and install torch there.",
                         commands=new_env_commands(facts, latest) or None, notes=notes)
     return None
+
+
+def _rocm_index_lacks(facts: Facts, base: str, variant: str, versions: str, notes) -> Optional[Tailored]:
+    """torch `base` asked of a ROCm index whose builds pip listed. The KB's ROCm list per
+    release is the release notes' stable ROCm only (other ROCm builds exist), so the listed
+    range is the evidence: the pin is older or newer than anything that index carries."""
+    listed = sorted({v.split("+")[0].strip() for v in versions.split(",") if v.strip()}, key=ver_tuple)
+    if not listed or ver_tuple(listed[0]) <= ver_tuple(base) <= ver_tuple(listed[-1]):
+        return None  # inside the index's range: a Python or platform filter, not the variant
+    newer = ver_tuple(base) > ver_tuple(listed[-1])
+    rocm = (compat.release(base) or {}).get("rocm") or []
+    cause = ("The %s index carries torch %s to %s only: torch %s was %s." % (
+        variant, listed[0], listed[-1], base,
+        "released after that ROCm's last build" if newer else "built for older ROCm versions only"))
+    if rocm:
+        cause += " torch %s's release notes name ROCm %s." % (V.minor(base) or base, rocm[-1])
+    cmds = torch_command(facts, version=base, variant="rocm" + rocm[-1]) if rocm and F.os_of(facts) == "linux" else []
+    alt = "torch %s from the %s index" % (listed[-1] if newer else listed[0], variant)
+    return Tailored(cause=cause,
+                    summary=("Install torch %s from the ROCm %s index, or %s (one your ROCm and GPU support)."
+                             % (base, rocm[-1], alt)) if rocm else "Install %s, or find torch %s's ROCm index "
+                             "on pytorch.org/get-started/previous-versions." % (alt, base),
+                    commands=cmds or None, notes=notes)
 
 
 @hook("torch-wheel-unsupported")
