@@ -41,7 +41,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind46_research.jsonl", "blind46_zhrepos.jsonl", "blind46_cjk.jsonl", "blind46_intl.jsonl",
         "blind46_issues.jsonl", "blind46_qa.jsonl", "blind47_vision.jsonl", "blind47_nlp.jsonl",
         "blind47_science.jsonl", "blind47_infra.jsonl", "blind47_cjkrepos.jsonl", "blind48_imagegen.jsonl",
-        "blind48_audio.jsonl", "blind48_rlgames.jsonl", "blind48_course.jsonl", "blind48_llmserve.jsonl"]
+        "blind48_audio.jsonl", "blind48_rlgames.jsonl", "blind48_course.jsonl", "blind48_llmserve.jsonl",
+        "blind49_medimg.jsonl", "blind49_docai.jsonl", "blind49_geo.jsonl", "blind49_hfstack.jsonl",
+        "blind49_multimodal.jsonl", "blind49_timeseries.jsonl", "blind49_protein.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -280,11 +282,36 @@ OPEN = {
     # beside a sign that the GPU was wanted, which this paste does not hold.
     ("blind47_vision.jsonl", 2): None,
     # xformers' sdist failing in pip's isolated build (the text shows no macOS: the build-isolation
-    # entry is what it supports); torch 2.4.1 asked of the ROCm 5.6 index, whose variant table the
-    # variant entry does not hold for ROCm; AutoGPTQ's kernels named in a NameError on an Apple M1 that
-    # the text does not show.
+    # entry is what it supports); AutoGPTQ's kernels named in a NameError on an Apple M1 that the text
+    # does not show.
     ("blind48_audio.jsonl", 4): "pip-build-isolation-hides-torch",
     ("blind48_llmserve.jsonl", 5): None,
+    # The reporter's own words only (pins that worked, "No GPU found", a V100 and flash-attn, PEFT
+    # needing torch 1.13, GradScaler on 2.2.1, weights_only on 1.12), or a paste cut before its error
+    # line (docTR's libGL, transformers' pytree).
+    ("blind49_docai.jsonl", 0): None,
+    ("blind49_docai.jsonl", 2): None,
+    ("blind49_docai.jsonl", 4): None,
+    ("blind49_docai.jsonl", 5): None,
+    ("blind49_hfstack.jsonl", 0): None,
+    ("blind49_hfstack.jsonl", 1): None,
+    ("blind49_medimg.jsonl", 1): None,
+    ("blind49_multimodal.jsonl", 2): None,
+    ("blind49_multimodal.jsonl", 5): None,
+    # layoutparser's lazy `module layoutparser has no attribute Detectron2LayoutModel` has two causes
+    # (detectron2 missing; newer releases moved the class to lp.models); InternVL's remote code's own
+    # `flash_attn is not installed.`; a bare "No module named" (a missing package, a local module, a
+    # placeholder release, a wrong backend: measured, half right); pip's bare "No matching
+    # distribution found for numpy==1.21.6" (yanked, unpublished and Python-capped pins alike); an
+    # sdist build failing on a new Python without pip's Requires-Python lines; ESMFold's missing keys.
+    ("blind49_docai.jsonl", 6): None,
+    ("blind49_multimodal.jsonl", 1): None,
+    ("blind49_geo.jsonl", 2): None,
+    ("blind49_geo.jsonl", 3): None,
+    ("blind49_protein.jsonl", 0): None,
+    ("blind49_medimg.jsonl", 4): None,
+    ("blind49_timeseries.jsonl", 3): None,
+    ("blind49_protein.jsonl", 2): None,
 }
 
 

@@ -189,16 +189,16 @@ def test_a_program_linked_with_the_other_cxx_abi_links_after_the_entrys_abi_chec
     assert _run([str(tmp_path / "prog")]).returncode == 0
 
 
-def _wheel(dirpath, name, version, requires, python=None):
+def _wheel(dirpath, name, version, requires, python=None, init=""):
     """A pure-Python wheel whose only content is its metadata: a package pinned to a torch range
-    (and, given `python`, to a Requires-Python range)."""
+    (and, given `python`, to a Requires-Python range); `init` is its __init__.py."""
     import zipfile
     dist = "%s-%s.dist-info" % (name, version)
     meta = "Metadata-Version: 2.1\nName: %s\nVersion: %s\nRequires-Dist: %s\n" % (name, version, requires)
     if python:
         meta += "Requires-Python: %s\n" % python
     files = {
-        "%s/__init__.py" % name: "",
+        "%s/__init__.py" % name: init,
         dist + "/METADATA": meta,
         dist + "/WHEEL": "Wheel-Version: 1.0\nGenerator: torchdoctor-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
@@ -448,11 +448,50 @@ def test_a_package_whose_releases_exclude_this_python_installs_in_the_venv_the_h
     from torchdoctor.model.facts import Facts
     tailored = python_outside_requires_python(m, Facts({"os": {"system": "Linux"}}))
     assert tailored.commands == ["python3.12 -m venv .venv", ".venv/bin/python -m pip install <package>"]
-    for cmd in tailored.commands:
-        argv = [a if a != "<package>" else "tdpycap" for a in shlex.split(cmd)]
-        extra = ["--no-deps"] + links if "pip" in argv else []
-        p = subprocess.run(argv + extra, capture_output=True, text=True, timeout=600, cwd=str(tmp_path))
-        assert p.returncode == 0, (cmd, p.stderr[-1500:])
-    healed = subprocess.run([".venv/bin/python", "-c", "import tdpycap, sys; print(sys.version_info[:2])"],
-                            capture_output=True, text=True, cwd=str(tmp_path))
+    healed = _run_venv_commands(tailored.commands, "tdpycap", links, tmp_path,
+                                "import tdpycap, sys; print(sys.version_info[:2])")
     assert healed.returncode == 0 and healed.stdout.strip() == "(3, 12)", healed.stdout + healed.stderr
+
+
+def _run_venv_commands(commands, package, links, cwd, check):
+    """Run a hook's venv commands as printed in `cwd` (its `<package>` placeholder filled in, pip
+    served from `links` as the user's index would), then `check` in the new venv."""
+    for cmd in commands:
+        argv = [a if a != "<package>" else package for a in shlex.split(cmd)]
+        extra = ["--no-deps"] + links if "pip" in argv else []
+        p = subprocess.run(argv + extra, capture_output=True, text=True, timeout=600, cwd=str(cwd))
+        assert p.returncode == 0, (cmd, p.stderr[-1500:])
+    return subprocess.run([".venv/bin/python", "-c", check], capture_output=True, text=True, cwd=str(cwd))
+
+
+# A config dataclass nesting another as its default: accepted up to Python 3.10, refused at import
+# from 3.11 on (every unhashable default is).
+NESTED_DEFAULT = ("from dataclasses import dataclass\n\n@dataclass\nclass Inner:\n    x: int = 1\n\n"
+                  "@dataclass\nclass Outer:\n    inner: Inner = Inner()\n")
+
+
+def test_a_dataclass_default_refused_by_python_311_imports_in_the_venv_the_hook_names(tmp_path):
+    # The package imports on 3.10 and fails on this 3.11+ interpreter with Python's own message;
+    # explain names the entry, its hook prints a Python 3.10 venv and the package's install, and
+    # run as printed (plus the folder that serves the package) they import it.
+    py10 = _interpreter("python3.10")
+    if sys.version_info < (3, 11) or not py10:
+        pytest.skip("needs Python 3.11+ running the tests and python3.10 on PATH")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _wheel(str(wheels), "tdcfg", "1.0", "packaging", init=NESTED_DEFAULT)
+    links = ["--no-index", "--find-links", str(wheels)]
+    py = _venv(tmp_path)
+    assert _run([py, "-m", "pip", "install", "--quiet", "--no-deps", "tdcfg"] + links).returncode == 0
+    broken = _run([py, "-c", "import tdcfg"])
+    assert broken.returncode != 0 and "use default_factory" in broken.stderr, broken.stderr[-800:]
+    top = match_text(broken.stderr)[0]
+    assert top.id == "python311-dataclass-mutable-default" and top.groups["cls"] == "tdcfg.Inner"
+    from torchdoctor.areas.python_runtime import dataclass_default_python311
+    from torchdoctor.model.facts import Facts
+    facts = Facts({"os": {"system": "Linux"}, "python": {"version": "%d.%d.%d" % sys.version_info[:3]}})
+    tailored = dataclass_default_python311(top, facts)
+    assert tailored.commands == ["python3.10 -m venv .venv", ".venv/bin/python -m pip install tdcfg"]
+    healed = _run_venv_commands(tailored.commands, "tdcfg", links, tmp_path,
+                                "import tdcfg, sys; print(tdcfg.Outer().inner.x, sys.version_info[:2])")
+    assert healed.returncode == 0 and healed.stdout.strip() == "1 (3, 10)", healed.stdout + healed.stderr

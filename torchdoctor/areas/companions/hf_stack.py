@@ -44,3 +44,28 @@ def tailor_accelerate_transformers(match, facts: Facts) -> Optional[Tailored]:
     notes = ["installed accelerate: %s" % F.package_version(facts, "accelerate"),
              "installed transformers: %s" % (F.package_version(facts, "transformers") or "not installed")]
     return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
+
+
+# Import names whose distribution is called otherwise on PyPI (the pip name to show).
+DIST_OF_MODULE = {"sklearn": "scikit-learn", "skimage": "scikit-image", "cv2": "opencv-python", "PIL": "Pillow",
+                  "yaml": "PyYAML", "huggingface_hub": "huggingface-hub", "sentence_transformers": "sentence-transformers",
+                  "segmentation_models_pytorch": "segmentation-models-pytorch", "torch_geometric": "torch-geometric",
+                  "pytorch_lightning": "pytorch-lightning", "open_clip": "open-clip-torch", "lightning_fabric": "lightning-fabric"}
+
+
+@hook("library-version-mismatch")
+def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
+    """The library that lacks the name, and the commands that show its version and what asks for
+    another; its installed version where the environment's facts hold it."""
+    g = match_groups(match)
+    top = (g.get("pkg") or "").split(".")[0]
+    if not top:
+        return None
+    dist = DIST_OF_MODULE.get(top, top)
+    have = F.package_version(facts, dist.lower().replace("_", "-"))
+    name = g.get("name") or g.get("mod") or "that name"
+    notes = ["installed %s: %s" % (dist, have)] if have else []
+    return Tailored(summary="The installed %s has no `%s`: install the %s version the importing package asks for "
+                            "(`pip check` names the requirement it breaks); where two libraries are released "
+                            "together (albumentations and albucore), upgrade both." % (dist, name, dist),
+                    commands=[pip(facts, "show %s" % dist), pip(facts, "check")], notes=notes)

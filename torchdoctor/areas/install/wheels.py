@@ -360,3 +360,13 @@ def python_outside_requires_python(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="Its releases admit Python %s; %s is the newest of those: create an environment with it "
                             "(or install a newer release of the package, if one admits this Python)." % (spec, target),
                     commands=cmds, notes=notes)
+
+
+@hook("zsh-glob-pip-extras")
+def zsh_glob_pip_extras(match, facts: Facts) -> Optional[Tailored]:
+    """The requirement zsh refused, quoted, run by the interpreter being diagnosed."""
+    req = (match_groups(match).get("req") or "").strip()
+    if not req:
+        return None
+    return Tailored(summary="Quote it: zsh passes a quoted word to pip unchanged.",
+                    commands=[on_interpreter("pip install \"%s\"" % req, facts)])

@@ -1,0 +1,146 @@
+"""Libraries and tools out of step with the code that uses them: any installed library missing a
+name, Lightning against torch 2, pandas' optional-dependency floor, Python 3.11's dataclass
+defaults, zsh's glob of pip extras, an app's own no-GPU notice. The lines are built for the test in
+the formats Python, pandas, Lightning and zsh print; none is an evaluation text."""
+
+import pytest
+
+from torchdoctor.areas.registry import all_hooks as hooks
+from torchdoctor.match.matcher import match_text
+
+from hook_facts import facts
+
+
+def top(text):
+    found = match_text(text)
+    return found[0] if found else None
+
+
+def tailored(text, f):
+    m = top(text)
+    return hooks()[m.entry.tailor](m, f)
+
+
+SITE = "/home/u/venv/lib/python3.11/site-packages"
+WIN_SITE = "C:\\Users\\u\\miniconda3\\envs\\geo\\Lib\\site-packages"
+
+
+@pytest.mark.parametrize("text", [
+    "ImportError: cannot import name 'Units' from 'torchgeo.samplers' (%s\\torchgeo\\samplers\\__init__.py)" % WIN_SITE,
+    "ImportError: cannot import name 'clipped' from 'albucore.utils' (%s/albucore/utils.py)" % SITE,
+    "ImportError: cannot import name 'LegacyThing' from 'somelib' (%s/somelib/__init__.py)" % SITE,
+    "ImportError: cannot import name 'instantiate' from 'monai.utils' (/opt/conda/lib/python3.10/dist-packages/monai/utils/__init__.py)",
+    "AttributeError: module 'albumentations' has no attribute 'Affine'. Did you mean: 'IAAAffine'?",
+    "AttributeError: module 'kornia.geometry' has no attribute 'warp_affine3d'",
+])
+def test_a_name_missing_from_an_installed_library_is_its_version(text):
+    assert top(text).id == "hf-library-version-mismatch"
+
+
+@pytest.mark.parametrize("text", [
+    # the user's own module, and a circular import: not an installed library's version
+    "ImportError: cannot import name 'helper' from 'utils' (/home/u/project/utils.py)",
+    "ImportError: cannot import name 'A' from partially initialized module 'mypkg' (most likely due to a circular "
+    "import) (%s/mypkg/__init__.py)" % SITE,
+    "AttributeError: module 'mymodel' has no attribute 'Net'",
+])
+def test_the_users_own_modules_are_not_a_library_version(text):
+    m = top(text)
+    assert m is None or m.id != "hf-library-version-mismatch"
+
+
+def test_torchs_own_names_are_left_to_torchs_entries():
+    m = top("ImportError: cannot import name 'sdpa_kernel' from 'torch.nn.attention' (%s/torch/nn/attention/__init__.py)" % SITE)
+    assert m is not None and m.id != "hf-library-version-mismatch"
+
+
+def test_the_hook_names_the_distribution_and_its_version_where_known():
+    t = tailored("ImportError: cannot import name 'x' from 'sklearn.utils' (%s/sklearn/utils/__init__.py)" % SITE, facts())
+    assert t.commands == ["/home/u/venv/bin/python -m pip show scikit-learn", "/home/u/venv/bin/python -m pip check"]
+    t = tailored("ImportError: cannot import name 'Spam' from 'accelerate' (%s/accelerate/__init__.py)" % SITE,
+                 facts(packages={"accelerate": {"version": "0.20.3", "location": SITE}}))
+    assert "installed accelerate: 0.20.3" in t.notes and "no `Spam`" in t.summary
+
+
+@pytest.mark.parametrize("text", [
+    "TypeError: __init__() got an unexpected keyword argument 'progress_bar_refresh_rate'",
+    # GitHub's Markdown renders __init__ in prose as a bold "init"
+    "TypeError: init() got an unexpected keyword argument \u2018progress_bar_refresh_rate\u2019",
+    "TypeError: Trainer.__init__() got an unexpected keyword argument 'weights_summary'",
+])
+def test_lightnings_removed_trainer_arguments(text):
+    assert top(text).id == "lightning2-trainer-removed-argument"
+
+
+def test_a_bare_init_with_an_ordinary_argument_is_no_lightning_reading():
+    m = top("TypeError: init() got an unexpected keyword argument 'max_value'")
+    assert m is None or m.id != "lightning2-trainer-removed-argument"
+
+
+@pytest.mark.parametrize("sched", ["StepLR", "`CosineAnnealingLR`"])
+def test_an_old_lightning_refuses_torch_2_schedulers(sched):
+    text = ("lightning_fabric.utilities.exceptions.MisconfigurationException: The provided lr scheduler %s doesn't "
+            "follow PyTorch's LRScheduler API. You should override the `LightningModule.lr_scheduler_step` hook" % sched)
+    m = top(text)
+    assert m.id == "lightning-lr-scheduler-api-torch2" and m.confidence == "high"
+
+
+def test_pandas_optional_dependency_floor_is_a_package_too_old():
+    m = top("UserWarning: Pandas requires version '1.3.6' or newer of 'bottleneck' (version '1.3.5' currently installed).")
+    assert m.id == "python-package-missing" and m.groups["pkg"] == "bottleneck" and m.groups["need"] == "1.3.6"
+
+
+def test_an_apps_no_gpu_notice_is_cuda_not_available_possibly():
+    m = top("2024-01-02 10:00:00,000 [INFO] TORCH CUDA version not installed/working.")
+    assert m.id == "cuda-not-available" and m.confidence == "possible"
+    assert top("** TORCH CUDA version installed and working. **") is None
+
+
+DATACLASS = ("ValueError: mutable default <class 'esmlike.trunk.StructureConfig'> for field structure is not allowed: "
+             "use default_factory")
+
+
+def test_python_311_dataclass_defaults():
+    m = top(DATACLASS)
+    assert m.id == "python311-dataclass-mutable-default" and m.confidence == "high"
+    t = tailored(DATACLASS, facts(py="3.12.3"))
+    assert t.commands == ["python3.10 -m venv .venv", ".venv/bin/python -m pip install esmlike"]
+    assert "esmlike.trunk.StructureConfig" in t.summary
+    t = tailored(DATACLASS, facts(py="3.12.3", system="Windows"))
+    assert t.commands[0] == "py -3.10 -m venv .venv"
+    # the Python read here accepts such defaults: the failing program ran on another one
+    t = tailored(DATACLASS, facts(py="3.10.12"))
+    assert t.commands is None and "another Python" in t.cause
+
+
+@pytest.mark.parametrize("line,req", [
+    ("zsh: no matches found: fair-esmlike[fold]", "fair-esmlike[fold]"),
+    ("zsh: no matches found: .[dev,test]", ".[dev,test]"),
+    ("no matches found: transformers[torch]==4.40.0", "transformers[torch]==4.40.0"),
+])
+def test_zsh_refusing_pip_extras_gets_the_quoted_command(line, req):
+    m = top("$ pip install %s\n%s" % (req, line))
+    assert m.id == "zsh-glob-pip-extras" and m.groups["req"] == req
+    t = hooks()[m.entry.tailor](m, facts())
+    assert t.commands == ['/home/u/venv/bin/python -m pip install "%s"' % req]
+
+
+def test_zsh_no_matches_without_brackets_is_not_pips():
+    m = top("zsh: no matches found: *.ckpt")
+    assert m is None or m.id != "zsh-glob-pip-extras"
+
+
+@pytest.mark.parametrize("text,pkg", [
+    ("ImportError: \nT5Tokenizer requires the SentencePiece library but it was not found in your environment. Checkout "
+     "the instructions on the\ninstallation page of its repo", "SentencePiece"),
+    ("ImportError: Detectron2LayoutModel requires the detectron2 library but it was not found in your environment.",
+     "detectron2"),
+])
+def test_transformers_style_requires_backends_names_the_missing_package(text, pkg):
+    m = top(text)
+    assert m.id == "python-package-missing" and m.groups["pkg"] == pkg
+
+
+def test_requires_backends_for_a_framework_is_not_a_plain_package():
+    m = top("ImportError: AutoModel requires the PyTorch library but it was not found in your environment.")
+    assert m is None or m.id != "python-package-missing"

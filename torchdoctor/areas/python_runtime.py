@@ -1,0 +1,31 @@
+"""The Python interpreter's own changes that break code written for an older Python: the
+known errors of kb/errors/python_runtime.json that read which Python this is."""
+
+from typing import Optional
+
+from ..model.facts import Facts
+from ..model import derived as F
+from ..model.versions import minor_tuple
+from .install.common import venv_commands
+from .registry import Tailored, hook, match_groups
+
+
+@hook("dataclass-default-python311")
+def dataclass_default_python311(match, facts: Facts) -> Optional[Tailored]:
+    """Python 3.11 refuses every unhashable dataclass default: name the package whose class
+    failed, and on 3.11+ the 3.10 environment that still imports it."""
+    py = F.python_minor(facts)
+    if not py:
+        return None
+    cls = match_groups(match).get("cls") or ""
+    top = cls.split(".")[0] if "." in cls else ""
+    pkg = ("the package that defines %s (module %s)" % (cls, top)) if top else "the package whose class failed"
+    if minor_tuple(py) < (3, 11):
+        return Tailored(cause="This interpreter is Python %s, where such defaults are still accepted: the failing "
+                              "program ran on another Python, 3.11 or newer." % py,
+                        summary="Run it with this Python %s, or upgrade %s in the interpreter that failed." % (py, pkg),
+                        notes=["this Python is %s" % py])
+    return Tailored(summary="Upgrade %s to a release made for Python 3.11, or create a Python 3.10 environment for it "
+                            "(this Python is %s)." % (pkg, py),
+                    commands=venv_commands(facts, "3.10", top or "<package>"),
+                    notes=["this Python is %s" % py])
