@@ -152,7 +152,6 @@ def test_every_printed_name_in_the_kb_is_an_observation_and_every_observation_is
     "torch.distributed.is_available() False\n2.4.0+cu121",
     "2.4.0+cu121\nif torch.cuda.is_available() == False:",
     "2.4.0+cpu\nFalse\nthen I reinstalled\n2.5.1+cu121\nTrue",  # the fix worked
-    "torchaudio:\n2.4.0+cpu\ncuda is not available",  # torchaudio's version, not torch's
 ])
 def test_no_observation(text):
     assert _observed(text) == []
@@ -309,3 +308,42 @@ def test_no_banner_observation(text):
 ])
 def test_an_install_log_beside_a_gpu_is_no_observation(text):
     assert _observed(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "My GPU is not getting used in processing, its using CPU only.\n\nHow to set it up to use GPU as well.",
+    "No GPU found. Conversion on CPU is very slow.",
+    "the app runs on the CPU instead of the GPU, any idea?",
+    "显卡不可用，cuda 不可用",
+])
+def test_a_short_paste_saying_the_gpu_is_unused_is_cuda_not_available_possibly(text):
+    assert _observed(text) == ["cuda-said-unavailable"]
+    assert _top(text) == ("cuda-not-available", "possible")
+
+
+@pytest.mark.parametrize("text", [
+    # the machine has no GPU to use
+    "I have no GPU, so it is using CPU only. Is that fine?",
+    "Running on an M1 Mac: no GPU found, using CPU only.",
+    # the GPU works in the end
+    "GPU is not used at first\nafter reinstalling, torch.cuda.is_available() returns True",
+    # a question about another thing
+    "How do I change the batch size?",
+])
+def test_no_said_observation(text):
+    assert _observed(text) == []
+
+
+def test_a_long_log_saying_no_gpu_once_is_no_question():
+    log = "\n".join("step %d loss 0.%d" % (i, i) for i in range(60)) + "\nNo GPU found, using CPU"
+    assert _observed(log) == []
+
+
+def test_a_build_printed_keeps_the_paired_reading():
+    text = "torch 2.4.0+cpu\nMy GPU is not getting used, it's using CPU only"
+    assert _observed(text) == ["cpu-build-cuda-unavailable"]
+
+
+def test_a_companions_version_is_no_torch_build_beside_the_words():
+    # torchaudio's version is not torch's: only the words remain, which say no more than the symptom
+    assert _observed("torchaudio:\n2.4.0+cpu\ncuda is not available") == ["cuda-said-unavailable"]

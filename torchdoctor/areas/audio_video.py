@@ -101,3 +101,29 @@ def torchaudio_backend_api(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="torchaudio %s removed the audio-backend API. Upgrade the package that calls it, or go back "
                             "to torchaudio %s with torch 2.8.0 (torch %s is installed)." % (ta, pin or "2.8.0", tv or "?"),
                     notes=notes)
+
+
+# phonemizer (the text front end of many TTS models) loads eSpeak NG's shared library itself:
+# the system package, then the path PHONEMIZER_ESPEAK_LIBRARY names (its install docs).
+_ESPEAK = {
+    "windows": ("Install eSpeak NG (its .msi from the espeak-ng releases) and point phonemizer at its DLL: "
+                "phonemizer does not find it on PATH.",
+                ['setx PHONEMIZER_ESPEAK_LIBRARY "C:\\Program Files\\eSpeak NG\\libespeak-ng.dll"']),
+    "macos": ("Install eSpeak NG with Homebrew and point phonemizer at its library (Homebrew's lib folder is not "
+              "on the loader's default path on Apple silicon).",
+              ["brew install espeak-ng", "export PHONEMIZER_ESPEAK_LIBRARY=/opt/homebrew/lib/libespeak-ng.dylib"]),
+    "linux": ("Install the distribution's eSpeak NG package; a build from source in /usr/local needs "
+              "PHONEMIZER_ESPEAK_LIBRARY pointing at its libespeak-ng.so.",
+              ["sudo apt-get install -y espeak-ng", "ldconfig -p | grep libespeak"]),
+}
+
+
+@hook("phonemizer-espeak")
+def tailor_phonemizer_espeak(match, facts: Facts) -> Optional[Tailored]:
+    os_ = F.os_of(facts)
+    if os_ not in _ESPEAK:
+        return None
+    summary, commands = _ESPEAK[os_]
+    set_to = F.env(facts, "PHONEMIZER_ESPEAK_LIBRARY")
+    notes = ["PHONEMIZER_ESPEAK_LIBRARY is set to %s: check that the file exists" % set_to] if set_to else []
+    return Tailored(summary=summary, commands=commands, notes=notes)

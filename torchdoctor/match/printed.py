@@ -60,17 +60,19 @@ _CODE = re.compile(r"^\s{0,16}(?:(?:if|elif|while)\b[^\n]{0,200}(?:==|!=|:\s{0,4
 # Another expression typed at a prompt: a bare value under it is its answer, not CUDA's.
 _EXPR = re.compile(r"^\s{0,8}(?:print\(|torch\.|[\w.]{1,60}\(\)\s{0,2}$)")
 # A line that may say CUDA or a GPU is unavailable: _SAID costs too much to run on every line.
-_SAID_HINTS = ("not", "n't", "no ", "unable", "不可用", "用不了", "无法", "未启用")
+_SAID_HINTS = ("not", "n't", "no ", "unable", "only", "instead", "不可用", "用不了", "无法", "未启用")
 # A line that holds none of these (lower-cased) can say nothing about CUDA's availability.
 _STATE_WORDS = ("avail", "false", "true", "none", "cuda", "gpu", "()", "torch.", "print(")
 _SAID = re.compile(
-    r"(?i)(?<![a-z])(?:cuda|gpu)(?![a-z])[^\n.]{0,30}?\b(?:not|no|isn't|isnt|wasn't|is never)\s{1,3}(?:be\s{1,2}|being\s{1,2})?"
+    r"(?i)(?<![a-z])(?:cuda|gpu)(?![a-z])[^\n.]{0,30}?\b(?:not|no|isn't|isnt|wasn't|is never)\s{1,3}(?:be\s{1,2}|being\s{1,2}|getting\s{1,2})?"
     r"(?:available|avaible|avalible|availabe|avaliable|detected|found|recogni[sz]ed|used|usable)"
     r"|\b(?:doesn't|does not|don't|do not|can't|cannot|couldn't|could not|won't|unable to)\s{1,3}"
     r"(?:use|detect|find|see|recogni[sz]e)\s{1,3}(?:the\s{1,2}|my\s{1,2}|any\s{1,2})?(?:gpu|cuda|nvidia)"
     r"|\bno\s{1,3}(?:nvidia\s{1,3}|cuda[- ]capable\s{1,3}|)(?:gpu|cuda)s?\s{1,3}(?:devices?\s{1,3}|)(?:is\s|are\s|was\s|were\s|)"
     r"(?:found|detected|available)"
-    r"|(?:cuda|gpu)\s{0,2}(?:不可用|用不了|无法使用|未启用)|无法使用\s{0,2}(?:gpu|cuda)")
+    r"|(?:cuda|gpu)\s{0,2}(?:不可用|用不了|无法使用|未启用)|无法使用\s{0,2}(?:gpu|cuda)"
+    r"|\b(?:only\s{1,3}using|using\s{1,3}only)\s{1,3}(?:the\s{1,2})?cpu\b|\busing\s{1,3}(?:the\s{1,2})?cpu\s{1,3}only\b"
+    r"|\bcpu\s{1,3}instead\s{1,3}of\s{1,3}(?:the\s{1,2}|my\s{1,2})?(?:gpu|cuda)")
 _CMAKE = re.compile(r"^\s{0,8}-- |Could NOT find")  # CMake's probe of a toolkit, not torch's
 _NVIDIA_SHOWN = re.compile(r"GPU \d{1,2}: (?:NVIDIA|GeForce|Tesla|Quadro|TITAN)|Nvidia driver version: \d"
                            r"|NVIDIA-SMI \d{2,3}\.")
@@ -111,6 +113,9 @@ class Printed:
     install_log: bool = False
     # A program's banner said it chose the CPU beside the CPU build, and the paste asks for a GPU.
     cpu_chosen: bool = False
+    # A short paste that prints no build says, in words, that CUDA or the GPU is unavailable or
+    # unused (the question itself, without its cause): the line that says it, else 0.
+    said: int = 0
 
     @property
     def pair(self) -> Optional[Tuple[int, str, int]]:
@@ -137,7 +142,7 @@ class Printed:
         only a CPU build beside an NVIDIA GPU, which is then a possibility, not a diagnosis)."""
         pair = self.pair
         if pair is None:
-            return []
+            return [("cuda-said-unavailable", self.said, self.said)] if self.said else []
         name = "%s-build-cuda-unavailable" % pair[1]
         return [(name, pair[0], pair[2])] if name in OBSERVATIONS else []
 
@@ -149,6 +154,9 @@ OBSERVATIONS: Dict[str, str] = {
                                   "banner saying the program chose the CPU",
     "cuda-build-cuda-unavailable": "a CUDA build of torch printed (+cuXXX, torch.version.cuda X.Y) beside CUDA "
                                    "printed or said unavailable",
+    "cuda-said-unavailable": "a short paste that prints no torch build says in words that CUDA or the GPU is "
+                             "unavailable, not found or not used (\"No GPU found\", \"using CPU only\"), on a machine "
+                             "it does not say lacks a GPU",
 }
 
 
@@ -188,10 +196,10 @@ def read(lines: List[str]) -> Printed:
     """The printed facts of a paste's normalised lines."""
     text = "\n".join(lines)
     if "+" not in text and "used to build" not in text and "version." not in text:
-        return Printed()  # no version string and no build field: nothing to read (the common case)
+        return _said(lines, text)  # no version string and no build field (the common case)
     builds, bare_states = _builds(lines)
     if not builds:
-        return Printed()  # a long log without a build printed: no need to read it twice
+        return _said(lines, text)
     nvidia_shown = _NVIDIA_SHOWN.search(text) is not None
     nvidia = nvidia_shown or _GPU_NAMED.search(text) is not None
     if _NO_GPU_HERE.search(text) and not nvidia:
@@ -200,6 +208,33 @@ def read(lines: List[str]) -> Printed:
     cpu_chosen = _CPU_CHOSEN.search(text) is not None and _GPU_WANTED.search(text) is not None
     return Printed(builds, _states(lines, {b[0] for b in builds}, bare_states, nvidia_shown), nvidia, install_log,
                    cpu_chosen)
+
+
+# A paste longer than this is a log, whose "no GPU found" is one notice among many, not the question.
+SAID_LINES = 40
+
+
+def _said(lines: List[str], text: str) -> Printed:
+    """A short paste without a build printed: the last line saying CUDA or the GPU is unavailable
+    or unused, where nothing printed after it says it is available and the paste does not say the
+    machine has no GPU."""
+    low = text.lower()
+    if len(lines) > SAID_LINES or ("gpu" not in low and "cuda" not in low):
+        return Printed()
+    said = [i for i, line in enumerate(lines, 1) if _says_unavailable(line)]
+    if not said or _NO_GPU_HERE.search(text):
+        return Printed()
+    # a later print or word that CUDA works (the fix worked) clears it
+    if any(ok for i, ok in _states(lines, set(), {}, False) if i > said[-1]):
+        return Printed()
+    return Printed(said=said[-1])
+
+
+def _says_unavailable(line: str) -> bool:
+    """Whether a line says, in words, that CUDA or the GPU is unavailable or unused."""
+    low = line.lower()
+    return (("cuda" in low or "gpu" in low or "cpu" in low) and any(h in low for h in _SAID_HINTS)
+            and not _CODE.search(line) and not _CMAKE.search(line) and _SAID.search(line) is not None)
 
 
 def _builds(lines: List[str]) -> Tuple[List[Tuple[int, str, bool]], Dict[int, bool]]:
@@ -262,8 +297,7 @@ def _states(lines: List[str], build_lines, bare_states: Dict[int, bool], nvidia_
                 continue
             states.append((i, m.group("v").lower() in ("true", "yes")))
             continue
-        if (("cuda" in low or "gpu" in low) and any(h in low for h in _SAID_HINTS) and _SAID.search(line)
-                and not _CMAKE.search(line)):
+        if ("cuda" in low or "gpu" in low) and _says_unavailable(line):
             states.append((i, False))
     return states
 

@@ -94,7 +94,6 @@ UNRELATED = [
     "SyntaxError: invalid syntax",
     "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor",
     "npm ERR! code ERESOLVE",
-    "error: Microsoft Visual C++ 14.0 or greater is required.",
     "fatal: not a git repository (or any of the parent directories): .git",
     # Windows DLL failures of other programs (github.com/HNIdesu/BakinExtractor/issues/4,
     # github.com/philippj/SteamworksPy/issues/43): the same Python message as a torch DLL's

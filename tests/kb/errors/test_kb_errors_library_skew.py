@@ -144,3 +144,50 @@ def test_transformers_style_requires_backends_names_the_missing_package(text, pk
 def test_requires_backends_for_a_framework_is_not_a_plain_package():
     m = top("ImportError: AutoModel requires the PyTorch library but it was not found in your environment.")
     assert m is None or m.id != "python-package-missing"
+
+
+def test_msvc_missing_is_possible_for_any_build_and_a_diagnosis_for_a_torch_extension():
+    # Any package's build on Windows prints it (a TTS library's, matplotlib's): explain says
+    # "possibly" with the cause in words for any build; beside torch's cpp_extension it is sure.
+    m = top("error: Microsoft Visual C++ 14.0 or greater is required. Get it with \"Microsoft C++ Build Tools\"\n"
+            "Failed to build tts")
+    assert m.id == "cpp-extension-msvc-build-tools-missing" and m.confidence == "possible" and m.neutral is not None
+    m = top("  File \"C:\\venv\\lib\\site-packages\\torch\\utils\\cpp_extension.py\", line 1, in build\n"
+            "error: Microsoft Visual C++ 14.0 or greater is required.")
+    assert m.id == "cpp-extension-msvc-build-tools-missing" and m.confidence == "high"
+
+
+@pytest.mark.parametrize("text", [
+    "  File \"/env/lib/python3.10/site-packages/groundingdino/models/GroundingDINO/ms_deform_attn.py\", line 53, in forward\n"
+    "    output = _C.ms_deform_attn_forward(\nNameError: name '_C' is not defined",
+    "---> 53         output = _C.ms_deform_attn_forward(\n     54             value,\n\nNameError: name '_C' is not defined",
+    "    return _C.nms_rotated(boxes, scores, iou_threshold)\nNameError: name '_C' is not defined",
+    "UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!",
+])
+def test_a_packages_unbuilt_c_extension_called_is_not_torchs_own(text):
+    assert top(text).id == "package-c-extension-not-built"
+
+
+def test_torchs_own_name_c_error_stays_torchs():
+    text = ("  File \"/home/u/pytorch/torch/__init__.py\", line 465, in <module>\n    for name in dir(_C):\n"
+            "NameError: name '_C' is not defined")
+    assert top(text).id == "torch-c-module-not-found"
+
+
+@pytest.mark.parametrize("text", ["I'm trying to run it but it says torch module not found",
+                                  "getting error module not found name 'torch'"])
+def test_the_reporters_words_for_no_torch(text):
+    assert top(text).id == "torch-module-not-found"
+
+
+@pytest.mark.parametrize("system,first", [("Windows", 'setx PHONEMIZER_ESPEAK_LIBRARY "C:\\Program Files\\eSpeak NG\\libespeak-ng.dll"'),
+                                          ("Darwin", "brew install espeak-ng"),
+                                          ("Linux", "sudo apt-get install -y espeak-ng")])
+def test_phonemizer_without_espeak_gets_this_oss_commands(system, first):
+    text = "    raise RuntimeError(  # pragma: nocover\nRuntimeError: espeak not installed on your system"
+    m = top(text)
+    assert m.id == "phonemizer-espeak-not-found"
+    t = hooks()[m.entry.tailor](m, facts(system=system))
+    assert t.commands[0] == first
+    t = hooks()[m.entry.tailor](m, facts(system=system, env={"PHONEMIZER_ESPEAK_LIBRARY": "/opt/x.so"}))
+    assert any("/opt/x.so" in n for n in t.notes)
