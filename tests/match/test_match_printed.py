@@ -329,6 +329,15 @@ def test_a_short_paste_saying_the_gpu_is_unused_is_cuda_not_available_possibly(t
     "GPU is not used at first\nafter reinstalling, torch.cuda.is_available() returns True",
     # a question about another thing
     "How do I change the batch size?",
+    # prose that is no report: a README's condition, code, a wish, a how-to, partial use
+    "If no GPU is found, the script falls back to CPU.",
+    'print("No GPU found, using CPU only")',
+    "allow using CPU only mode (GPU not needed)",
+    "How do I force using CPU instead of GPU?",
+    "GPU is not used fully (50% utilization)",
+    # a failure in the paste is its question; another vendor's GPU is not CUDA's
+    "No GPU found, using CPU\nTraceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'state_dict'",
+    "I use an AMD RX 7900 with ROCm and no GPU found",
 ])
 def test_no_said_observation(text):
     assert _observed(text) == []

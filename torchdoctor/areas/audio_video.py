@@ -104,17 +104,21 @@ def torchaudio_backend_api(match, facts: Facts) -> Optional[Tailored]:
 
 
 # phonemizer (the text front end of many TTS models) loads eSpeak NG's shared library itself:
-# the system package, then the path PHONEMIZER_ESPEAK_LIBRARY names (its install docs).
+# the path PHONEMIZER_ESPEAK_LIBRARY names first (a wrong path fails the same way), then the
+# system's (its install docs). The variable is read when phonemizer loads: set it before starting
+# the program, in a new terminal (setx changes only later ones), or in os.environ before the import.
+_ESPEAK_LINUX = {"apt": "sudo apt-get install -y espeak-ng", "dnf": "sudo dnf install -y espeak-ng",
+                 "pacman": "sudo pacman -S --needed espeak-ng"}
 _ESPEAK = {
-    "windows": ("Install eSpeak NG (its .msi from the espeak-ng releases) and point phonemizer at its DLL: "
-                "phonemizer does not find it on PATH.",
+    "windows": ("Install eSpeak NG (its .msi from the espeak-ng releases), point phonemizer at its DLL, and start the "
+                "program from a new terminal (setx does not change the one it runs in; in a notebook, set "
+                "os.environ[\"PHONEMIZER_ESPEAK_LIBRARY\"] before importing phonemizer).",
                 ['setx PHONEMIZER_ESPEAK_LIBRARY "C:\\Program Files\\eSpeak NG\\libespeak-ng.dll"']),
-    "macos": ("Install eSpeak NG with Homebrew and point phonemizer at its library (Homebrew's lib folder is not "
-              "on the loader's default path on Apple silicon).",
-              ["brew install espeak-ng", "export PHONEMIZER_ESPEAK_LIBRARY=/opt/homebrew/lib/libespeak-ng.dylib"]),
+    "macos": ("Install eSpeak NG with Homebrew; if phonemizer still does not find it, point it at Homebrew's library "
+              "(under /opt/homebrew on Apple silicon, /usr/local on Intel Macs).",
+              ["brew install espeak-ng", 'export PHONEMIZER_ESPEAK_LIBRARY="$(brew --prefix)/lib/libespeak-ng.dylib"']),
     "linux": ("Install the distribution's eSpeak NG package; a build from source in /usr/local needs "
-              "PHONEMIZER_ESPEAK_LIBRARY pointing at its libespeak-ng.so.",
-              ["sudo apt-get install -y espeak-ng", "ldconfig -p | grep libespeak"]),
+              "PHONEMIZER_ESPEAK_LIBRARY pointing at its libespeak-ng.so.", []),
 }
 
 
@@ -124,6 +128,9 @@ def tailor_phonemizer_espeak(match, facts: Facts) -> Optional[Tailored]:
     if os_ not in _ESPEAK:
         return None
     summary, commands = _ESPEAK[os_]
+    if os_ == "linux":
+        commands = [_ESPEAK_LINUX[F.distro_family(facts)], "ldconfig -p | grep libespeak"]
     set_to = F.env(facts, "PHONEMIZER_ESPEAK_LIBRARY")
-    notes = ["PHONEMIZER_ESPEAK_LIBRARY is set to %s: check that the file exists" % set_to] if set_to else []
+    notes = ["PHONEMIZER_ESPEAK_LIBRARY is set to %s: phonemizer tries that file first and fails the same way "
+             "when it does not exist" % set_to] if set_to else []
     return Tailored(summary=summary, commands=commands, notes=notes)

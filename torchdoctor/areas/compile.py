@@ -215,15 +215,6 @@ def dynamo_python(match, facts: Facts) -> Optional[Tailored]:
                     commands=cmds, notes=notes)
 
 
-def _distro_family(facts: Facts) -> str:
-    d = str(facts.value("os.distro") or "").lower()
-    if any(k in d for k in ("fedora", "red hat", "rhel", "centos", "rocky", "alma", "amazon")):
-        return "dnf"
-    if any(k in d for k in ("arch", "manjaro")):
-        return "pacman"
-    return "apt"
-
-
 def compiler_install(facts: Facts) -> Optional[Remedy]:
     """How to get the C++ compiler TorchInductor calls on this OS (None: this torch has no
     CPU compiler backend for the OS, which compiler_remedy words)."""
@@ -241,7 +232,7 @@ def compiler_install(facts: Facts) -> Optional[Remedy]:
         return Remedy("Install Apple's command line tools, which provide clang++ for TorchInductor.",
                       ["xcode-select --install", "clang++ --version"])
     cmd = {"apt": "sudo apt-get install -y g++", "dnf": "sudo dnf install -y gcc-c++",
-           "pacman": "sudo pacman -S --needed gcc"}[_distro_family(facts)]
+           "pacman": "sudo pacman -S --needed gcc"}[F.distro_family(facts)]
     if facts.value("python.conda") is True:
         return Remedy("Install a C++ compiler into this conda environment (or the system's g++), then retry.",
                       ["conda install -c conda-forge gxx_linux-64", cmd, "g++ --version"])
@@ -266,7 +257,7 @@ def headers_install(facts: Facts) -> Optional[Remedy]:
                       ["conda install --force-reinstall python=%d.%d" % py])
     cmd = {"apt": "sudo apt-get install -y python%d.%d-dev" % py,
            "dnf": "sudo dnf install -y python%d.%d-devel" % py if py >= (3, 11) else "sudo dnf install -y python3-devel",
-           "pacman": "sudo pacman -S --needed python"}[_distro_family(facts)]
+           "pacman": "sudo pacman -S --needed python"}[F.distro_family(facts)]
     return Remedy("Install the Python %d.%d development package, which puts Python.h where this Python looks." % py,
                   [cmd])
 

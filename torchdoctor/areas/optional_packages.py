@@ -20,11 +20,16 @@ PIP_NAMES = {
     "datastates": "git+https://github.com/DataStates/datastates-llm",
     "flashattention": "flash-attn", "flash_attn": "flash-attn", "sklearn": "scikit-learn", "cv2": "opencv-python",
     "yaml": "PyYAML", "megatron": "megatron-core", "pyav": "av", "transformersengine": "transformer-engine[pytorch]",
+    "opencv": "opencv-python", "skimage": "scikit-image", "open_clip": "open-clip-torch", "pkg_resources": "setuptools",
+    "google.protobuf": "protobuf", "detectron2": "git+https://github.com/facebookresearch/detectron2.git",
 }
 
 
 def dist_name(pkg: str) -> str:
-    return PIP_NAMES.get(pkg.lower(), pkg.lower())
+    """The pip name of an import or product name ("google.protobuf.internal" -> protobuf, "cv2" ->
+    opencv-python): its first two dotted parts where the table knows them, else its first."""
+    parts = pkg.lower().split(".")
+    return PIP_NAMES.get(".".join(parts[:2])) or PIP_NAMES.get(parts[0], parts[0])
 
 
 def report_key(dist: str) -> str:
@@ -40,6 +45,9 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
         return None
     # torch.hub lists every missing dependency ("fastBPE, sacremoses"), one message names two.
     dists: List[str] = [dist_name(p) for p in re.split(r"[,\s]+", named.strip(" .")) if p and p != "and"]
+    need = match_groups(match).get("need")  # a version floor the message names: ask pip for it, or it keeps the old one
+    if need and len(dists) == 1 and not dists[0].startswith(("git+", "http")):
+        dists = ["%s>=%s" % (dists[0], need)]
     here = [(d, F.package_version(facts, report_key(d))) for d in dists]
     installed = [(d, v) for d, v in here if v]
     exe = facts.value("python.executable")

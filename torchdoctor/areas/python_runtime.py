@@ -7,25 +7,24 @@ from ..model.facts import Facts
 from ..model import derived as F
 from ..model.versions import minor_tuple
 from .install.common import venv_commands
-from .registry import Tailored, hook, match_groups
+from .registry import Tailored, hook
 
 
 @hook("dataclass-default-python311")
 def dataclass_default_python311(match, facts: Facts) -> Optional[Tailored]:
-    """Python 3.11 refuses every unhashable dataclass default: name the package whose class
-    failed, and on 3.11+ the 3.10 environment that still imports it."""
+    """Python 3.11 refuses every unhashable dataclass default: on 3.11+ the 3.10 environment that
+    still imports the package. The class in the message is the default value's type, not the
+    package to upgrade, which only the traceback's frame above dataclasses.py names."""
     py = F.python_minor(facts)
     if not py:
         return None
-    cls = match_groups(match).get("cls") or ""
-    top = cls.split(".")[0] if "." in cls else ""
-    pkg = ("the package that defines %s (module %s)" % (cls, top)) if top else "the package whose class failed"
+    where = "the package whose file the traceback shows just above dataclasses.py"
     if minor_tuple(py) < (3, 11):
         return Tailored(cause="This interpreter is Python %s, where such defaults are still accepted: the failing "
                               "program ran on another Python, 3.11 or newer." % py,
-                        summary="Run it with this Python %s, or upgrade %s in the interpreter that failed." % (py, pkg),
+                        summary="Run it with this Python %s, or upgrade %s in the interpreter that failed." % (py, where),
                         notes=["this Python is %s" % py])
-    return Tailored(summary="Upgrade %s to a release made for Python 3.11, or create a Python 3.10 environment for it "
-                            "(this Python is %s)." % (pkg, py),
-                    commands=venv_commands(facts, "3.10", top or "<package>"),
+    return Tailored(summary="Upgrade %s to a release made for Python 3.11, or create a Python 3.10 environment for "
+                            "it (this Python is %s)." % (where, py),
+                    commands=venv_commands(facts, "3.10", "<package>"),
                     notes=["this Python is %s" % py])

@@ -31,7 +31,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..kb.errors import Entry, load_entries
 from ..model.records import field, record
-from .confidence import unexplained_failures
+from .confidence import failure_lines, unexplained_failures
 
 # A torch release with a local build tag. Majors 1 and 2 only: torchvision's 0.x is no torch.
 _VERSION = (r"(?<![\w.])[12]\.\d{1,2}(?:\.\d{1,2})?(?:(?:a|b|rc)\d{1,2}|\.dev\d{8}|\.post\d{1,2}){0,2}"
@@ -60,18 +60,18 @@ _CODE = re.compile(r"^\s{0,16}(?:(?:if|elif|while)\b[^\n]{0,200}(?:==|!=|:\s{0,4
 # Another expression typed at a prompt: a bare value under it is its answer, not CUDA's.
 _EXPR = re.compile(r"^\s{0,8}(?:print\(|torch\.|[\w.]{1,60}\(\)\s{0,2}$)")
 # A line that may say CUDA or a GPU is unavailable: _SAID costs too much to run on every line.
-_SAID_HINTS = ("not", "n't", "no ", "unable", "only", "instead", "不可用", "用不了", "无法", "未启用")
+_SAID_HINTS = ("not", "n't", "no ", "unable", "instead", "不可用", "用不了", "无法", "未启用")
 # A line that holds none of these (lower-cased) can say nothing about CUDA's availability.
 _STATE_WORDS = ("avail", "false", "true", "none", "cuda", "gpu", "()", "torch.", "print(")
 _SAID = re.compile(
     r"(?i)(?<![a-z])(?:cuda|gpu)(?![a-z])[^\n.]{0,30}?\b(?:not|no|isn't|isnt|wasn't|is never)\s{1,3}(?:be\s{1,2}|being\s{1,2}|getting\s{1,2})?"
-    r"(?:available|avaible|avalible|availabe|avaliable|detected|found|recogni[sz]ed|used|usable)"
+    r"(?:available|avaible|avalible|availabe|avaliable|detected|found|recogni[sz]ed|usable"
+    r"|used(?!\s{1,3}(?:fully|efficiently|much|enough|to\s{1,3}(?:its|the)\s{1,3}full|at\s{1,3}(?:full|100))))"
     r"|\b(?:doesn't|does not|don't|do not|can't|cannot|couldn't|could not|won't|unable to)\s{1,3}"
     r"(?:use|detect|find|see|recogni[sz]e)\s{1,3}(?:the\s{1,2}|my\s{1,2}|any\s{1,2})?(?:gpu|cuda|nvidia)"
     r"|\bno\s{1,3}(?:nvidia\s{1,3}|cuda[- ]capable\s{1,3}|)(?:gpu|cuda)s?\s{1,3}(?:devices?\s{1,3}|)(?:is\s|are\s|was\s|were\s|)"
     r"(?:found|detected|available)"
     r"|(?:cuda|gpu)\s{0,2}(?:不可用|用不了|无法使用|未启用)|无法使用\s{0,2}(?:gpu|cuda)"
-    r"|\b(?:only\s{1,3}using|using\s{1,3}only)\s{1,3}(?:the\s{1,2})?cpu\b|\busing\s{1,3}(?:the\s{1,2})?cpu\s{1,3}only\b"
     r"|\bcpu\s{1,3}instead\s{1,3}of\s{1,3}(?:the\s{1,2}|my\s{1,2})?(?:gpu|cuda)")
 _CMAKE = re.compile(r"^\s{0,8}-- |Could NOT find")  # CMake's probe of a toolkit, not torch's
 _NVIDIA_SHOWN = re.compile(r"GPU \d{1,2}: (?:NVIDIA|GeForce|Tesla|Quadro|TITAN)|Nvidia driver version: \d"
@@ -212,16 +212,25 @@ def read(lines: List[str]) -> Printed:
 
 # A paste longer than this is a log, whose "no GPU found" is one notice among many, not the question.
 SAID_LINES = 40
+# Lines that say it without being the user's report of it: code (a print, a log call, a comment),
+# a condition ("If no GPU is found, ..."), a wish or a how-to ("how do I force the CPU instead of
+# the GPU", "allow a CPU-only mode").
+_NOT_REPORTED = re.compile(r"(?i)print\(|log(?:ger|ging|)\.\w{1,12}\(|^\s{0,8}(?:#|//|if\b|when\b|whenever\b|unless\b)"
+                           r"|\b(?:how (?:do|can|to)|force|allow|option|flag|want to|would like)\b")
+# Not CUDA's question: another vendor's GPU.
+_OTHER_GPU = re.compile(r"(?i)\brocm\b|\bradeon\b|\bamd\s{1,3}(?:gpu|rx|radeon)|\bintel\s{1,3}arc\b")
 
 
 def _said(lines: List[str], text: str) -> Printed:
-    """A short paste without a build printed: the last line saying CUDA or the GPU is unavailable
-    or unused, where nothing printed after it says it is available and the paste does not say the
-    machine has no GPU."""
+    """A short paste without a build printed and without a failure line: the last line where the
+    user says CUDA or the GPU is unavailable or unused, where nothing after it says it works and the
+    paste does not say the machine has no NVIDIA GPU."""
     low = text.lower()
     if len(lines) > SAID_LINES or ("gpu" not in low and "cuda" not in low):
         return Printed()
-    said = [i for i, line in enumerate(lines, 1) if _says_unavailable(line)]
+    if _OTHER_GPU.search(text) or next(failure_lines(text), None) is not None:
+        return Printed()
+    said = [i for i, line in enumerate(lines, 1) if _says_unavailable(line) and not _NOT_REPORTED.search(line)]
     if not said or _NO_GPU_HERE.search(text):
         return Printed()
     # a later print or word that CUDA works (the fix worked) clears it

@@ -308,6 +308,17 @@ def env_int(facts: Facts, name: str) -> Optional[int]:
         return None
 
 
+def distro_family(facts: Facts) -> str:
+    """The Linux package manager family of this machine's distribution: apt, dnf or pacman
+    (apt where the distribution is unknown)."""
+    d = str(facts.value("os.distro") or "").lower()
+    if any(k in d for k in ("fedora", "red hat", "rhel", "centos", "rocky", "alma", "amazon")):
+        return "dnf"
+    if any(k in d for k in ("arch", "manjaro")):
+        return "pacman"
+    return "apt"
+
+
 def python_minor(facts: Facts) -> Optional[str]:
     py = facts.value("python.version")
     return ".".join(py.split(".")[:2]) if isinstance(py, str) and py.count(".") >= 1 else None

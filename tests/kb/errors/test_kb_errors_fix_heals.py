@@ -491,7 +491,7 @@ def test_a_dataclass_default_refused_by_python_311_imports_in_the_venv_the_hook_
     from torchdoctor.model.facts import Facts
     facts = Facts({"os": {"system": "Linux"}, "python": {"version": "%d.%d.%d" % sys.version_info[:3]}})
     tailored = dataclass_default_python311(top, facts)
-    assert tailored.commands == ["python3.10 -m venv .venv", ".venv/bin/python -m pip install tdcfg"]
+    assert tailored.commands == ["python3.10 -m venv .venv", ".venv/bin/python -m pip install <package>"]
     healed = _run_venv_commands(tailored.commands, "tdcfg", links, tmp_path,
                                 "import tdcfg, sys; print(tdcfg.Outer().inner.x, sys.version_info[:2])")
     assert healed.returncode == 0 and healed.stdout.strip() == "1 (3, 10)", healed.stdout + healed.stderr

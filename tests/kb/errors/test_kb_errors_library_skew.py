@@ -43,6 +43,11 @@ def test_a_name_missing_from_an_installed_library_is_its_version(text):
     "ImportError: cannot import name 'A' from partially initialized module 'mypkg' (most likely due to a circular "
     "import) (%s/mypkg/__init__.py)" % SITE,
     "AttributeError: module 'mymodel' has no attribute 'Net'",
+    # a circular import or a local file named like the library
+    "AttributeError: partially initialized module 'timm' has no attribute 'create_model' (most likely due to a "
+    "circular import)",
+    # a private name: a broken install, not a version
+    "ImportError: cannot import name '_imaging' from 'PIL' (%s/PIL/__init__.py)" % SITE,
 ])
 def test_the_users_own_modules_are_not_a_library_version(text):
     m = top(text)
@@ -52,6 +57,13 @@ def test_the_users_own_modules_are_not_a_library_version(text):
 def test_torchs_own_names_are_left_to_torchs_entries():
     m = top("ImportError: cannot import name 'sdpa_kernel' from 'torch.nn.attention' (%s/torch/nn/attention/__init__.py)" % SITE)
     assert m is not None and m.id != "hf-library-version-mismatch"
+
+
+@pytest.mark.parametrize("module,dist", [("google.protobuf.internal", "protobuf"), ("pkg_resources.extern", "setuptools"),
+                                         ("open_clip.model", "open-clip-torch"), ("albucore.utils", "albucore")])
+def test_the_hook_names_the_pip_name_of_the_module(module, dist):
+    t = tailored("ImportError: cannot import name 'thing' from '%s' (%s/%s/__init__.py)" % (module, SITE, module), facts())
+    assert t.commands[0] == "/home/u/venv/bin/python -m pip show %s" % dist
 
 
 def test_the_hook_names_the_distribution_and_its_version_where_known():
@@ -77,12 +89,20 @@ def test_a_bare_init_with_an_ordinary_argument_is_no_lightning_reading():
     assert m is None or m.id != "lightning2-trainer-removed-argument"
 
 
+LR_API = ("lightning_fabric.utilities.exceptions.MisconfigurationException: The provided lr scheduler %s doesn't "
+          "follow PyTorch's LRScheduler API. You should override the `LightningModule.lr_scheduler_step` hook")
+
+
 @pytest.mark.parametrize("sched", ["StepLR", "`CosineAnnealingLR`"])
 def test_an_old_lightning_refuses_torch_2_schedulers(sched):
-    text = ("lightning_fabric.utilities.exceptions.MisconfigurationException: The provided lr scheduler %s doesn't "
-            "follow PyTorch's LRScheduler API. You should override the `LightningModule.lr_scheduler_step` hook" % sched)
-    m = top(text)
+    m = top(LR_API % sched)
     assert m.id == "lightning-lr-scheduler-api-torch2" and m.confidence == "high"
+
+
+def test_a_scheduler_that_is_not_torchs_is_no_lightning_version_reading():
+    # every Lightning refuses a scheduler that is no torch LRScheduler (timm's): the hook is the fix
+    m = top(LR_API % "`CosineLRScheduler`")
+    assert m is None or m.id != "lightning-lr-scheduler-api-torch2"
 
 
 def test_pandas_optional_dependency_floor_is_a_package_too_old():
@@ -100,12 +120,19 @@ DATACLASS = ("ValueError: mutable default <class 'esmlike.trunk.StructureConfig'
              "use default_factory")
 
 
+@pytest.mark.parametrize("kind", ["list", "dict", "set"])
+def test_a_list_dict_or_set_default_is_refused_on_every_python_and_is_no_311_reading(kind):
+    m = top("ValueError: mutable default <class '%s'> for field tags is not allowed: use default_factory" % kind)
+    assert m is None or m.id != "python311-dataclass-mutable-default"
+
+
 def test_python_311_dataclass_defaults():
     m = top(DATACLASS)
     assert m.id == "python311-dataclass-mutable-default" and m.confidence == "high"
     t = tailored(DATACLASS, facts(py="3.12.3"))
-    assert t.commands == ["python3.10 -m venv .venv", ".venv/bin/python -m pip install esmlike"]
-    assert "esmlike.trunk.StructureConfig" in t.summary
+    # the class named is the default value's type, not the package to upgrade: no pip name guessed
+    assert t.commands == ["python3.10 -m venv .venv", ".venv/bin/python -m pip install <package>"]
+    assert "above dataclasses.py" in t.summary
     t = tailored(DATACLASS, facts(py="3.12.3", system="Windows"))
     assert t.commands[0] == "py -3.10 -m venv .venv"
     # the Python read here accepts such defaults: the failing program ran on another one
@@ -123,10 +150,17 @@ def test_zsh_refusing_pip_extras_gets_the_quoted_command(line, req):
     assert m.id == "zsh-glob-pip-extras" and m.groups["req"] == req
     t = hooks()[m.entry.tailor](m, facts())
     assert t.commands == ['/home/u/venv/bin/python -m pip install "%s"' % req]
+    # zsh's line does not show an -e the command had: a local project's reading says to keep it
+    assert bool(t.notes) == req.startswith(".")
 
 
-def test_zsh_no_matches_without_brackets_is_not_pips():
-    m = top("zsh: no matches found: *.ckpt")
+@pytest.mark.parametrize("text", [
+    "zsh: no matches found: *.ckpt",
+    # an indexing expression typed at zsh, not a requirement
+    "zsh: no matches found: model.layers[0].weight",
+])
+def test_zsh_no_matches_that_is_not_pips(text):
+    m = top(text)
     assert m is None or m.id != "zsh-glob-pip-extras"
 
 
@@ -158,11 +192,21 @@ def test_msvc_missing_is_possible_for_any_build_and_a_diagnosis_for_a_torch_exte
 
 
 @pytest.mark.parametrize("text", [
+    # another error raised inside the compiled op: its frame line is no missing extension
+    "    output = _C.ms_deform_attn_forward(\nRuntimeError: expected scalar type Float but found Half",
+    "    return _C.parse_schema(schema)\nRuntimeError: Unknown builtin op: aten::foo",
+])
+def test_a_c_op_frame_without_the_name_error_is_no_missing_extension(text):
+    m = top(text)
+    assert m is None or m.id != "package-c-extension-not-built"
+
+
+@pytest.mark.parametrize("text", [
     "  File \"/env/lib/python3.10/site-packages/groundingdino/models/GroundingDINO/ms_deform_attn.py\", line 53, in forward\n"
     "    output = _C.ms_deform_attn_forward(\nNameError: name '_C' is not defined",
     "---> 53         output = _C.ms_deform_attn_forward(\n     54             value,\n\nNameError: name '_C' is not defined",
     "    return _C.nms_rotated(boxes, scores, iou_threshold)\nNameError: name '_C' is not defined",
-    "UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!",
+    "UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!\nNameError: name '_C' is not defined",
 ])
 def test_a_packages_unbuilt_c_extension_called_is_not_torchs_own(text):
     assert top(text).id == "package-c-extension-not-built"
@@ -175,6 +219,7 @@ def test_torchs_own_name_c_error_stays_torchs():
 
 
 @pytest.mark.parametrize("text", ["I'm trying to run it but it says torch module not found",
+                                  "Pytorch module not found when I start the app",
                                   "getting error module not found name 'torch'"])
 def test_the_reporters_words_for_no_torch(text):
     assert top(text).id == "torch-module-not-found"
@@ -191,3 +236,61 @@ def test_phonemizer_without_espeak_gets_this_oss_commands(system, first):
     assert t.commands[0] == first
     t = hooks()[m.entry.tailor](m, facts(system=system, env={"PHONEMIZER_ESPEAK_LIBRARY": "/opt/x.so"}))
     assert any("/opt/x.so" in n for n in t.notes)
+
+
+@pytest.mark.parametrize("text,want", [
+    ("from mpi4py import MPI\nImportError: DLL load failed while importing MPI: The specified module could not be found.",
+     "mpi4py-msmpi-missing"),
+    ("ImportError: DLL load failed while importing MPI: The specified procedure could not be found.",
+     "mpi4py-msmpi-missing"),
+    ("RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not match the version used "
+     "to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda 11.8.", "cpp-extension-cuda-version-mismatch"),
+    ("[WARNING]your gpu arch (12, 0) isn't compiled in prebuilt, may cause invalid device function. available: "
+     "{(8, 6), (8, 9)}", "cuda-no-kernel-image"),
+    ("I got many errors starting from common \"espeak not installed\"", "phonemizer-espeak-not-found"),
+    ("the program fails because \"torch\" is not installed even after pip install requirements",
+     "torch-module-not-found"),
+])
+def test_more_wordings_of_known_causes(text, want):
+    assert top(text).id == want
+
+
+def test_torch_not_installed_with_cuda_is_no_missing_torch():
+    m = top("\"torch\" is not installed with CUDA support, only the CPU build")
+    assert m is None or m.id != "torch-module-not-found"
+
+
+def test_torch_named_as_a_backend_that_was_not_found_is_no_missing_torch():
+    m = top("ValueError: the torch module was not found in the list of supported backends")
+    assert m is None or m.id != "torch-module-not-found"
+
+
+@pytest.mark.parametrize("text,dist", [
+    ("ImportError: \nCLIPImageProcessor requires the OpenCV library but it was not found in your environment.",
+     "opencv-python"),
+    ("ImportError: Detectron2LayoutModel requires the detectron2 library but it was not found in your environment.",
+     "git+https://github.com/facebookresearch/detectron2.git"),
+])
+def test_requires_backends_installs_the_pip_name(text, dist):
+    t = tailored(text, facts())
+    assert t.commands == ["/home/u/venv/bin/python -m pip install %s" % dist]
+
+
+def test_requires_backends_never_installs_torchvision_beside_a_torch():
+    m = top("ImportError: AutoImageProcessor requires the Torchvision library but it was not found in your environment.")
+    assert m is None or m.id != "python-package-missing"
+
+
+def test_a_version_floor_asks_pip_for_that_version():
+    t = tailored("UserWarning: Pandas requires version '2.8.4' or newer of 'numexpr' (version '2.7.3' currently "
+                 "installed).", facts())
+    assert t.commands == ["/home/u/venv/bin/python -m pip install 'numexpr>=2.8.4'"]
+
+
+def test_phonemizer_on_fedora_and_on_a_mac_of_either_homebrew():
+    text = "RuntimeError: espeak not installed on your system"
+    m = top(text)
+    t = hooks()[m.entry.tailor](m, facts(os={"system": "Linux", "machine": "x86_64", "distro": "Fedora Linux 40"}))
+    assert t.commands[0] == "sudo dnf install -y espeak-ng"
+    t = hooks()[m.entry.tailor](m, facts(system="Darwin"))
+    assert "$(brew --prefix)/lib/libespeak-ng.dylib" in t.commands[1]  # /opt/homebrew or /usr/local

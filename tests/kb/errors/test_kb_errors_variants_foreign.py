@@ -49,41 +49,51 @@ def test_the_hook_names_the_variants_the_release_has():
     assert "never built for cu121" in t.cause and "cu117" in t.cause and "cu118" in t.cause
 
 
-ROCM56 = "2.2.0+rocm5.6, 2.2.1+rocm5.6, 2.2.2+rocm5.6"
+# The rocm5.6 index as a Python 3.10 interpreter's pip lists it (2.1.x and 2.2.x).
+ROCM56 = "2.1.0+rocm5.6, 2.1.1+rocm5.6, 2.1.2+rocm5.6, 2.2.0+rocm5.6, 2.2.1+rocm5.6, 2.2.2+rocm5.6"
+LOOK56 = "/home/u/venv/bin/python -m pip index versions torch --index-url https://download.pytorch.org/whl/rocm5.6"
 
 
 def rocm_reading(spec, versions, **kw):
     m = next((m for m in match_text(req(spec, versions)) if m.id == "pip-torch-variant-never-built"), None)
-    return m, (hooks()[m.entry.tailor](m, facts(py="3.10.12", **kw)) if m else None)
+    return m, (hooks()[m.entry.tailor](m, facts(**dict({"py": "3.10.12"}, **kw))) if m else None)
 
 
 def test_a_rocm_index_that_ends_before_the_release_names_the_releases_rocm():
     assert top(req("2.4.1", ROCM56)) == "pip-torch-variant-never-built"
     m, t = rocm_reading("2.4.1", ROCM56)
     assert m.groups["variant"] == "rocm5.6"
-    assert "rocm5.6 index carries torch 2.2.0 to 2.2.2 only" in t.cause and "ROCm 6.1" in t.cause
-    assert t.commands and t.commands[-1].endswith(
-        "pip install torch==2.4.1 --index-url https://download.pytorch.org/whl/rocm6.1")
+    assert "rocm5.6 index carries torch 2.1.0 to 2.2.2 only" in t.cause and "ROCm 6.1" in t.cause
+    assert t.commands[0].endswith("pip install torch==2.4.1 --index-url https://download.pytorch.org/whl/rocm6.1")
+    assert t.commands[-1] == LOOK56
 
 
 def test_a_rocm_index_that_starts_after_the_release():
     m, t = rocm_reading("2.1.2", "2.4.0+rocm6.1, 2.4.1+rocm6.1, 2.5.0+rocm6.1, 2.5.1+rocm6.1")
-    assert "built for older ROCm versions only" in t.cause and "torch 2.4.0 from the rocm6.1 index" in t.summary
+    assert "built for other ROCm versions only" in t.cause and "torch 2.4.0 from the rocm6.1 index" in t.summary
 
 
-def test_a_rocm_pin_inside_the_index_range_is_no_variant_reading():
-    # 2.2.1 is inside the listed range: pip filtered it for another reason (Python, platform)
+def test_a_release_the_index_carries_but_not_for_this_python_is_the_python():
+    # pip lists only what this interpreter may install: on Python 3.12 the rocm5.6 index shows 2.2.x
+    # only, and torch 2.1.2 (whose ROCm is 5.6) has no wheel for 3.12; the same install would fail again
+    m, t = rocm_reading("2.1.2", "2.2.0+rocm5.6, 2.2.1+rocm5.6, 2.2.2+rocm5.6", py="3.12.3")
+    assert "is not what lacks torch 2.1.2" in t.cause and "no wheel for Python 3.12" in t.cause
+    assert t.commands == [LOOK56] and "--index-url https://download.pytorch.org/whl/rocm5.6" not in t.summary
+
+
+def test_a_rocm_pin_inside_the_index_range_is_a_filter_of_this_interpreter():
     m, t = rocm_reading("2.2.1", "2.2.0+rocm5.6, 2.2.2+rocm5.6")
-    assert m is not None and t is None
+    assert m is not None and "pip left it out for this interpreter" in t.cause and t.commands == [LOOK56]
 
 
 def test_a_merged_rocm_and_pypi_list_says_nothing_about_the_index():
     assert top(req("2.3.1", "2.5.0, 2.5.1, 2.6.0, 2.6.0+rocm6.1, 2.7.0, 2.7.1")) != "pip-torch-variant-never-built"
 
 
-def test_the_rocm_commands_are_linux_only():
+def test_off_linux_the_rocm_reading_prints_no_cuda_command():
     m, t = rocm_reading("2.4.1", ROCM56, system="Windows")
-    assert t.commands is None and "ROCm 6.1 index" in t.summary
+    assert all("download.pytorch.org/whl/cu" not in c for c in t.commands)
+    assert any("Linux only" in n for n in t.notes)
 
 
 def test_companion_pins_are_resolved_like_torch_and_keep_the_generic_hook_quiet():

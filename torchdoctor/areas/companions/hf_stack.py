@@ -7,6 +7,7 @@ from ...advice.commands import pip
 from ...model import derived as F
 from ...model.facts import Facts
 from ..registry import Remedy, Tailored, hook, match_groups
+from ..optional_packages import dist_name, report_key
 
 
 # Accelerator() arguments that accelerate 1.0 moved into DataLoaderConfiguration.
@@ -46,23 +47,15 @@ def tailor_accelerate_transformers(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
 
 
-# Import names whose distribution is called otherwise on PyPI (the pip name to show).
-DIST_OF_MODULE = {"sklearn": "scikit-learn", "skimage": "scikit-image", "cv2": "opencv-python", "PIL": "Pillow",
-                  "yaml": "PyYAML", "huggingface_hub": "huggingface-hub", "sentence_transformers": "sentence-transformers",
-                  "segmentation_models_pytorch": "segmentation-models-pytorch", "torch_geometric": "torch-geometric",
-                  "pytorch_lightning": "pytorch-lightning", "open_clip": "open-clip-torch", "lightning_fabric": "lightning-fabric"}
-
-
 @hook("library-version-mismatch")
 def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
     """The library that lacks the name, and the commands that show its version and what asks for
     another; its installed version where the environment's facts hold it."""
     g = match_groups(match)
-    top = (g.get("pkg") or "").split(".")[0]
-    if not top:
+    if not g.get("pkg"):
         return None
-    dist = DIST_OF_MODULE.get(top, top)
-    have = F.package_version(facts, dist.lower().replace("_", "-"))
+    dist = dist_name(g["pkg"])
+    have = F.package_version(facts, report_key(dist))
     name = g.get("name") or g.get("mod") or "that name"
     notes = ["installed %s: %s" % (dist, have)] if have else []
     return Tailored(summary="The installed %s has no `%s`: install the %s version the importing package asks for "

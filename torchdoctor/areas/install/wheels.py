@@ -218,27 +218,45 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-def _rocm_index_lacks(facts: Facts, base: str, variant: str, versions: str, notes) -> Optional[Tailored]:
-    """torch `base` asked of a ROCm index whose builds pip listed. The KB's ROCm list per
-    release is the release notes' stable ROCm only (other ROCm builds exist), so the listed
-    range is the evidence: the pin is older or newer than anything that index carries."""
+def _rocm_index_lacks(facts: Facts, base: str, variant: str, versions: str, notes) -> Tailored:
+    """torch `base` asked of a ROCm index whose builds pip listed. pip lists only the builds this
+    interpreter may install, so the list is the index's range for this Python; the KB's ROCm per
+    release is the release notes' stable one only (other ROCm builds exist)."""
     listed = sorted({v.split("+")[0].strip() for v in versions.split(",") if v.strip()}, key=ver_tuple)
-    if not listed or ver_tuple(listed[0]) <= ver_tuple(base) <= ver_tuple(listed[-1]):
-        return None  # inside the index's range: a Python or platform filter, not the variant
-    newer = ver_tuple(base) > ver_tuple(listed[-1])
     rocm = (compat.release(base) or {}).get("rocm") or []
-    cause = ("The %s index carries torch %s to %s only: torch %s was %s." % (
+    index = "https://download.pytorch.org/whl/%s" % variant
+    look = on_interpreter("pip index versions torch --index-url %s" % index, facts)
+    py = py_minor(facts)
+    filtered = (listed and ver_tuple(listed[0]) <= ver_tuple(base) <= ver_tuple(listed[-1])) \
+        or ("rocm" + rocm[-1] == variant if rocm else False) \
+        or (py is not None and compat.python_supported(base, py) is False)
+    if filtered:
+        # the index carries the release (or its range does): pip left it out for this interpreter
+        why = ("torch %s has no wheel for Python %s" % (base, py)) if py and compat.python_supported(base, py) is False \
+            else "pip left it out for this interpreter (its Python version or platform)"
+        return Tailored(cause="The %s index is not what lacks torch %s: %s. pip lists only the builds this "
+                              "interpreter may install." % (variant, base, why),
+                        summary="Use a Python that torch %s supports (%s), or a torch release built for this one."
+                                % (base, ", ".join(compat.supported_pythons(base) or []) or "see its release notes"),
+                        commands=[look], notes=notes)
+    newer = bool(listed) and ver_tuple(base) > ver_tuple(listed[-1])
+    cause = ("The %s index carries torch %s to %s only (for this Python): torch %s was %s." % (
         variant, listed[0], listed[-1], base,
-        "released after that ROCm's last build" if newer else "built for older ROCm versions only"))
+        "released after that ROCm's last build" if newer else "built for other ROCm versions only")) if listed else \
+        "The %s index carries no torch %s." % (variant, base)
     if rocm:
         cause += " torch %s's release notes name ROCm %s." % (V.minor(base) or base, rocm[-1])
-    cmds = torch_command(facts, version=base, variant="rocm" + rocm[-1]) if rocm and F.os_of(facts) == "linux" else []
-    alt = "torch %s from the %s index" % (listed[-1] if newer else listed[0], variant)
+    linux = F.os_of(facts) == "linux"
+    cmds = torch_command(facts, version=base, variant="rocm" + rocm[-1]) if rocm and linux else []
+    alt = "torch %s from the %s index" % (listed[-1] if newer else listed[0], variant) if listed else \
+        "another release from the %s index" % variant
+    if not linux:
+        notes = list(notes or []) + ["download.pytorch.org's ROCm wheels are for Linux only"]
     return Tailored(cause=cause,
                     summary=("Install torch %s from the ROCm %s index, or %s (one your ROCm and GPU support)."
                              % (base, rocm[-1], alt)) if rocm else "Install %s, or find torch %s's ROCm index "
                              "on pytorch.org/get-started/previous-versions." % (alt, base),
-                    commands=cmds or None, notes=notes)
+                    commands=(cmds or []) + [look], notes=notes)
 
 
 @hook("torch-wheel-unsupported")
@@ -368,5 +386,8 @@ def zsh_glob_pip_extras(match, facts: Facts) -> Optional[Tailored]:
     req = (match_groups(match).get("req") or "").strip()
     if not req:
         return None
+    # a local project (".[dev]"): the command line above it may have said -e, which zsh's line drops
+    notes = ["keep -e if you asked for an editable install: pip install -e \"%s\"" % req] \
+        if req.startswith((".", "/", "~")) else []
     return Tailored(summary="Quote it: zsh passes a quoted word to pip unchanged.",
-                    commands=[on_interpreter("pip install \"%s\"" % req, facts)])
+                    commands=[on_interpreter("pip install \"%s\"" % req, facts)], notes=notes)
