@@ -324,6 +324,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           point-cloud, object-detection and federated/orchestration projects, taken in
                           the order met after blind50's fixes: first run 14/35 = 40.0% (14/26 = 53.8%
                           where an entry fitted, 1 wrong); 18/35 after (tests/eval/blind51_results.md)
+  blind52_packagers/_llmtune/_robotlearn/_evalxai.jsonl 24 GitHub issues of 2021-26 from the trackers of
+                          Python package managers, LLM fine-tuning frameworks, robot learning and
+                          evaluation tools, taken in the order met after blind51's fixes: first run
+                          5/24 = 20.8% (5/11 = 45.5% where an entry fitted, 0 wrong, 2 answers on
+                          missing families); 6/24 after (tests/eval/blind52_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

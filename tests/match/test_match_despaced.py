@@ -141,6 +141,16 @@ def test_url_escaped_spaces_are_undone_only_when_they_are_all_escaped():
     assert unmarkup(line) == line
 
 
+def test_markdown_autolinks_of_file_names_are_undone():
+    # GitHub's editor links `libcudnn.so` as a host name when a paste is copied back as Markdown
+    text = "ImportError: [libcudnn.so](http://libcudnn.so/).8: cannot open shared object file: No such file or directory"
+    assert unmarkup(text) == "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory"
+    assert M.match_text(text)[0].id == "cudnn-so-cannot-open"
+    # a real link, whose text is not its own host, stays as written
+    line = "see [the docs](https://pytorch.org/get-started/locally/) for the index URL"
+    assert unmarkup(line) == line
+
+
 def test_no_break_spaces_are_spaces():
     assert normalize("Torch\u00a0not compiled with CUDA enabled") == "Torch not compiled with CUDA enabled"
 

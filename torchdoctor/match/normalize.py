@@ -3,8 +3,9 @@ prompts removed, full-width CJK punctuation, no-break spaces and escaped quotes 
 ASCII, and an enormous line cut to its first and last 32 KiB. The paste matcher and the log
 scan both normalise with this, so a line matches the same wherever it came from.
 `unmarkup` undoes HTML escaping of a whole pasted text (a message copied from a page's source
-or an e-mail: `&#39;`, `&quot;`, `<br>`), and URL escaping of one copied out of a link or a
-search box (`undefined%20symbol`).
+or an e-mail: `&#39;`, `&quot;`, `<br>`), URL escaping of one copied out of a link or a search box
+(`undefined%20symbol`), and the links a Markdown editor makes of file names that look like host
+names (`[libcudnn.so](http://libcudnn.so/).8`).
 """
 
 import re
@@ -39,11 +40,18 @@ def _unmark(m: "re.Match[str]") -> str:
     return "\n"  # <br>
 
 
+# A Markdown autolink whose text is its own host: GitHub's editor turns `libcudnn.so` or
+# `torch.cuda` into one when a paste is copied back as Markdown.
+AUTOLINK = r"\[([\w.-]{1,100})\]\(https?://\1/?\)"
+
+
 def unmarkup(text: str) -> str:
     """`text` with HTML character references and <br> tags replaced by what they stand for
-    (one pass: '&amp;lt;' becomes '&lt;', as a browser shows it), and URL-escaped when its
-    spaces are all '%20'."""
+    (one pass: '&amp;lt;' becomes '&lt;', as a browser shows it), URL-escaped when its
+    spaces are all '%20', and Markdown's autolinks of host-like names undone."""
     text = unquote_url(text)
+    if "](http" in text:
+        text = re.sub(AUTOLINK, r"\1", text)
     if "&" not in text and "<br" not in text and "<BR" not in text:
         return text
     return re.sub(MARKUP, _unmark, text)  # compiled on first use: most pastes hold no '&' or '<'
