@@ -131,24 +131,22 @@ def test_html_escaping_is_undone_for_the_whole_paste():
     assert M.match_text("ModuleNotFoundError: No module named &#39;torch&#39;")[0].id == "torch-module-not-found"
 
 
-def test_url_escaped_spaces_are_undone_only_when_they_are_all_escaped():
-    # Copied out of a search URL or a link: every space is %20.
-    text = "libtorch_cuda.so:%20undefined%20symbol:%20ncclCommRegister"
-    assert unmarkup(text) == "libtorch_cuda.so: undefined symbol: ncclCommRegister"
-    assert M.match_text(text)[0].id == "nccl-undefined-symbol-import"
-    # A log line that merely holds an escaped URL keeps it as written.
-    line = "Downloading https://example.org/a%20b/c%20d.pt to /root/.cache/torch/hub/checkpoints"
-    assert unmarkup(line) == line
-
-
-def test_markdown_autolinks_of_file_names_are_undone():
-    # GitHub's editor links `libcudnn.so` as a host name when a paste is copied back as Markdown
-    text = "ImportError: [libcudnn.so](http://libcudnn.so/).8: cannot open shared object file: No such file or directory"
-    assert unmarkup(text) == "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory"
-    assert M.match_text(text)[0].id == "cudnn-so-cannot-open"
-    # a real link, whose text is not its own host, stays as written
-    line = "see [the docs](https://pytorch.org/get-started/locally/) for the index URL"
-    assert unmarkup(line) == line
+@pytest.mark.parametrize("text,plain,entry,kept", [
+    # Copied out of a search URL or a link: every space is %20. A log line that merely holds an
+    # escaped URL keeps it as written.
+    ("libtorch_cuda.so:%20undefined%20symbol:%20ncclCommRegister",
+     "libtorch_cuda.so: undefined symbol: ncclCommRegister", "nccl-undefined-symbol-import",
+     "Downloading https://example.org/a%20b/c%20d.pt to /root/.cache/torch/hub/checkpoints"),
+    # GitHub's editor links `libcudnn.so` as a host name when a paste is copied back as Markdown; a
+    # real link, whose text is not its own host, stays as written.
+    ("ImportError: [libcudnn.so](http://libcudnn.so/).8: cannot open shared object file: No such file or directory",
+     "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory", "cudnn-so-cannot-open",
+     "see [the docs](https://pytorch.org/get-started/locally/) for the index URL"),
+])
+def test_url_escapes_and_autolinks_are_undone_where_they_are_the_pastes(text, plain, entry, kept):
+    assert unmarkup(text) == plain
+    assert M.match_text(text)[0].id == entry
+    assert unmarkup(kept) == kept
 
 
 def test_no_break_spaces_are_spaces():
