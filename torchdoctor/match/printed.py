@@ -155,8 +155,8 @@ OBSERVATIONS: Dict[str, str] = {
     "cuda-build-cuda-unavailable": "a CUDA build of torch printed (+cuXXX, torch.version.cuda X.Y) beside CUDA "
                                    "printed or said unavailable",
     "cuda-said-unavailable": "a short paste that prints no torch build says in words that CUDA or the GPU is "
-                             "unavailable, not found or not used (\"No GPU found\", \"using CPU only\"), on a machine "
-                             "it does not say lacks a GPU",
+                             "unavailable, not found or not used (\"No GPU found\", \"my GPU is not getting used\"), "
+                             "on a machine it does not say lacks a GPU",
 }
 
 
@@ -228,10 +228,10 @@ def _said(lines: List[str], text: str) -> Printed:
     low = text.lower()
     if len(lines) > SAID_LINES or ("gpu" not in low and "cuda" not in low):
         return Printed()
-    if _OTHER_GPU.search(text) or next(failure_lines(text), None) is not None:
+    if _OTHER_GPU.search(text) or _NO_GPU_HERE.search(text) or next(failure_lines(text), None) is not None:
         return Printed()
     said = [i for i, line in enumerate(lines, 1) if _says_unavailable(line) and not _NOT_REPORTED.search(line)]
-    if not said or _NO_GPU_HERE.search(text):
+    if not said:
         return Printed()
     # a later print or word that CUDA works (the fix worked) clears it
     if any(ok for i, ok in _states(lines, set(), {}, False) if i > said[-1]):

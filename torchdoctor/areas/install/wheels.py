@@ -227,12 +227,12 @@ def _rocm_index_lacks(facts: Facts, base: str, variant: str, versions: str, note
     index = "https://download.pytorch.org/whl/%s" % variant
     look = on_interpreter("pip index versions torch --index-url %s" % index, facts)
     py = py_minor(facts)
+    no_wheel_for_py = py is not None and compat.python_supported(base, py) is False
     filtered = (listed and ver_tuple(listed[0]) <= ver_tuple(base) <= ver_tuple(listed[-1])) \
-        or ("rocm" + rocm[-1] == variant if rocm else False) \
-        or (py is not None and compat.python_supported(base, py) is False)
+        or ("rocm" + rocm[-1] == variant if rocm else False) or no_wheel_for_py
     if filtered:
         # the index carries the release (or its range does): pip left it out for this interpreter
-        why = ("torch %s has no wheel for Python %s" % (base, py)) if py and compat.python_supported(base, py) is False \
+        why = ("torch %s has no wheel for Python %s" % (base, py)) if no_wheel_for_py \
             else "pip left it out for this interpreter (its Python version or platform)"
         return Tailored(cause="The %s index is not what lacks torch %s: %s. pip lists only the builds this "
                               "interpreter may install." % (variant, base, why),
@@ -256,7 +256,7 @@ def _rocm_index_lacks(facts: Facts, base: str, variant: str, versions: str, note
                     summary=("Install torch %s from the ROCm %s index, or %s (one your ROCm and GPU support)."
                              % (base, rocm[-1], alt)) if rocm else "Install %s, or find torch %s's ROCm index "
                              "on pytorch.org/get-started/previous-versions." % (alt, base),
-                    commands=(cmds or []) + [look], notes=notes)
+                    commands=cmds + [look], notes=notes)
 
 
 @hook("torch-wheel-unsupported")
