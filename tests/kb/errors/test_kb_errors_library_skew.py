@@ -284,6 +284,14 @@ def test_phonemizer_on_fedora_and_on_a_mac_of_either_homebrew():
     ("    output = _C.ms_deform_attn_forward(\nRuntimeError: expected scalar type Float but found Half",
      "package-c-extension-not-built"),
     ("    return _C.parse_schema(schema)\nRuntimeError: Unknown builtin op: aten::foo", "package-c-extension-not-built"),
+    # another speech front end, and eSpeak reported present
+    ("RuntimeError: festival not installed on your system", "phonemizer-espeak-not-found"),
+    ("espeak-ng is installed and on PATH", "phonemizer-espeak-not-found"),
+    # another extension module's DLL failure in the same wording
+    ("ImportError: DLL load failed while importing cv2: The specified module could not be found.",
+     "mpi4py-msmpi-missing"),
+    ("ImportError: DLL load failed while importing _mpi_helpers: The specified module could not be found.",
+     "mpi4py-msmpi-missing"),
 ])
 def test_lookalikes_are_not_read_as_the_entry(text, entry):
     m = top(text)
