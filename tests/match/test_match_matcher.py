@@ -276,6 +276,24 @@ def test_the_source_line_of_a_raise_is_not_the_error_nor_a_second_one():
     assert twice.count == 2 and twice.line == 6
 
 
+IPYTHON_LISTING = '''KeyError                                  Traceback (most recent call last)
+/usr/lib/python3.10/site-packages/somelib/dispatch.py in <module>()
+    328         # util.py:84: UserWarning: torch.symeig is deprecated in favor of torch.linalg.eigh
+    329         # and will be removed in a future PyTorch release.
+--> 330         del REGISTRY["torch", "linalg.eigh"]
+KeyError: ('torch', 'linalg.eigh')
+'''
+
+
+def test_a_comment_in_ipythons_source_listing_is_no_output():
+    """IPython quotes the source around the failing line: an author's comment there names a
+    warning of another run, alone or joined with the line above it."""
+    assert match_text(IPYTHON_LISTING) == []
+    # the same words printed are the warning
+    printed = "util.py:84: UserWarning: torch.symeig is deprecated in favor of torch.linalg.eigh"
+    assert match_text(printed)[0].id == "linalg-legacy-functions-deprecated"
+
+
 def test_context_literals_are_found_through_their_rarest_character_exactly_as_by_testing_each():
     from torchdoctor.match.matcher import Context, default_index
     ix = default_index()

@@ -315,6 +315,7 @@ def test_an_install_log_beside_a_gpu_is_no_observation(text):
     "No GPU found. Conversion on CPU is very slow.",
     "the app runs on the CPU instead of the GPU, any idea?",
     "显卡不可用，cuda 不可用",
+    "Why is my PyTorch's CUDA false after installing?\nafter installing it says GPU unavailable!",
 ])
 def test_a_short_paste_saying_the_gpu_is_unused_is_cuda_not_available_possibly(text):
     assert _observed(text) == ["cuda-said-unavailable"]
@@ -338,6 +339,9 @@ def test_a_short_paste_saying_the_gpu_is_unused_is_cuda_not_available_possibly(t
     # a failure in the paste is its question; another vendor's GPU is not CUDA's
     "No GPU found, using CPU\nTraceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'state_dict'",
     "I use an AMD RX 7900 with ROCm and no GPU found",
+    # a setting, not a report
+    "use_gpu false",
+    "my_cuda unavailable_devices = []",
 ])
 def test_no_said_observation(text):
     assert _observed(text) == []

@@ -262,6 +262,10 @@ def default_index() -> Index:
 # entry only when nothing else does, is never the line quoted when the message itself is there,
 # and is never counted as an occurrence of the error.
 SOURCE_RAISE = re.compile(r"^\s*raise\s+[A-Za-z_][\w.]*\s*\(")
+# IPython's traceback lists the source around the failing line with line numbers: a comment
+# there (`    328   # autoray.py:84: UserWarning: torch.symeig is deprecated`) is the
+# author's note about some other run, never this run's output.
+SOURCE_COMMENT = re.compile(r"^\s{0,12}(?:-{1,8}>\s{0,4})?\d{1,6}\s{1,20}#")
 
 
 class Collector:
@@ -347,18 +351,22 @@ def match_text(text: str, index: Optional[Index] = None, observe: bool = True) -
         pairs: Iterable[int] = range(len(lines) - 1)
     else:
         singles, pairs = text_candidates(lines, index)
+    # Quoted source comments still say whose code this is (the context above), but hold no output.
+    quoted = ["" if SOURCE_COMMENT.match(ln) else ln for ln in lines]
     for i in singles:
-        hits = index.match_line(lines[i])
+        hits = index.match_line(quoted[i])
         if hits:
             col.add(i + 1, lines[i], hits)
     # Wrapped messages: try each pair of neighbours joined, for entries that
     # neither line found on its own.
     for i in pairs:
+        if not quoted[i] or not quoted[i + 1]:
+            continue
         for joined in joins(lines, i):
             hits = index.match_line(joined, skip=col.found)
             if hits:
                 col.add(i + 1, joined, hits)
-    later_passes(col, lines, index, folded=len(lines) <= DIRECT_LINES)
+    later_passes(col, quoted, index, folded=len(lines) <= DIRECT_LINES)
     results = col.results()
     if not observe or any(m.confidence == HIGH for m in results):
         return results

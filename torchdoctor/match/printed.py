@@ -60,7 +60,7 @@ _CODE = re.compile(r"^\s{0,16}(?:(?:if|elif|while)\b[^\n]{0,200}(?:==|!=|:\s{0,4
 # Another expression typed at a prompt: a bare value under it is its answer, not CUDA's.
 _EXPR = re.compile(r"^\s{0,8}(?:print\(|torch\.|[\w.]{1,60}\(\)\s{0,2}$)")
 # A line that may say CUDA or a GPU is unavailable: _SAID costs too much to run on every line.
-_SAID_HINTS = ("not", "n't", "no ", "unable", "instead", "不可用", "用不了", "无法", "未启用")
+_SAID_HINTS = ("not", "n't", "no ", "unable", "unavailable", "false", "instead", "不可用", "用不了", "无法", "未启用")
 # A line that holds none of these (lower-cased) can say nothing about CUDA's availability.
 _STATE_WORDS = ("avail", "false", "true", "none", "cuda", "gpu", "()", "torch.", "print(")
 _SAID = re.compile(
@@ -72,7 +72,10 @@ _SAID = re.compile(
     r"|\bno\s{1,3}(?:nvidia\s{1,3}|cuda[- ]capable\s{1,3}|)(?:gpu|cuda)s?\s{1,3}(?:devices?\s{1,3}|)(?:is\s|are\s|was\s|were\s|)"
     r"(?:found|detected|available)"
     r"|(?:cuda|gpu)\s{0,2}(?:不可用|用不了|无法使用|未启用)|无法使用\s{0,2}(?:gpu|cuda)"
-    r"|\bcpu\s{1,3}instead\s{1,3}of\s{1,3}(?:the\s{1,2}|my\s{1,2})?(?:gpu|cuda)")
+    r"|\bcpu\s{1,3}instead\s{1,3}of\s{1,3}(?:the\s{1,2}|my\s{1,2})?(?:gpu|cuda)"
+    # "it says GPU unavailable", "my PyTorch's CUDA is false": the words, not a field or a flag
+    r"|(?<![a-z_])(?:cuda|gpu)s?\s{1,3}(?:is\s{1,2}|was\s{1,2}|are\s{1,2}|)unavailable\b"
+    r"|(?<![a-z_])cuda(?:'s)?\s{1,3}(?:is\s{1,2}|was\s{1,2}|returns?\s{1,2}|shows?\s{1,2}|)false\b")
 _CMAKE = re.compile(r"^\s{0,8}-- |Could NOT find")  # CMake's probe of a toolkit, not torch's
 _NVIDIA_SHOWN = re.compile(r"GPU \d{1,2}: (?:NVIDIA|GeForce|Tesla|Quadro|TITAN)|Nvidia driver version: \d"
                            r"|NVIDIA-SMI \d{2,3}\.")

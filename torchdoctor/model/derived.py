@@ -320,8 +320,10 @@ def distro_family(facts: Facts) -> str:
 
 
 def python_minor(facts: Facts) -> Optional[str]:
+    """"3.11" of the target's "3.11.7" (or "3.13.0rc1"); None when no version was read."""
     py = facts.value("python.version")
-    return ".".join(py.split(".")[:2]) if isinstance(py, str) and py.count(".") >= 1 else None
+    m = re.match(r"(\d+)\.(\d+)", py) if isinstance(py, str) else None
+    return "%s.%s" % m.groups() if m else None
 
 
 def visible_gpus(facts: Facts) -> List[Dict[str, Any]]:

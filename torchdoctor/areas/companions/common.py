@@ -20,4 +20,5 @@ def macos_version(facts: Facts) -> Optional[str]:
 
 
 def python_minor(facts: Facts) -> Optional[Tuple[int, int]]:
-    return V.minor_tuple(facts.value("python.version"))
+    """derived.python_minor as a comparable (3, 11)."""
+    return V.minor_tuple(F.python_minor(facts))

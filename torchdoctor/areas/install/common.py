@@ -14,14 +14,6 @@ from ...kb import compat
 INDEX = "https://download.pytorch.org/whl/"
 
 
-def py_minor(facts: Facts) -> Optional[str]:
-    v = facts.value("python.version")
-    if not isinstance(v, str):
-        return None
-    m = re.match(r"(\d+)\.(\d+)", v)
-    return "%s.%s" % m.groups() if m else None
-
-
 def machine_of(facts: Facts) -> str:
     m = facts.value("python.machine") or facts.value("os.machine") or ""
     return str(m).lower()

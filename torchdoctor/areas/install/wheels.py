@@ -12,7 +12,7 @@ from ...model import versions as V
 from ...kb import compat
 from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups, entry_commands
 from ...advice import INSTALL_URL
-from .common import advice_for, machine_of, new_env_commands, py_minor, python_note, venv_commands, ver_tuple
+from .common import advice_for, machine_of, new_env_commands, python_note, venv_commands, ver_tuple
 from ...advice.commands import on_interpreter, torch_command
 
 
@@ -23,7 +23,7 @@ def install_remedy(facts: Facts) -> Remedy:
     variant this machine runs; where no release has a wheel for this Python, a new
     environment with one that does."""
     exe = facts.value("python.executable", "this Python")
-    py = py_minor(facts)
+    py = F.python_minor(facts)
     if py and compat.newest_torch_for_python(py) is None:
         latest = compat.latest_release()
         return Remedy("No PyTorch release has wheels for Python %s, so pip cannot install torch here; create an "
@@ -56,11 +56,10 @@ def torch_not_installed(facts):
 @rule("check", "python-unsupported", category="python-unsupported", severity=WARNING)
 def python_unsupported(facts):
     """This Python version has no official wheels for the installed torch."""
-    py = facts.value("python.version")
+    py_minor = F.python_minor(facts)
     tv = F.torch_base_version(facts)
-    if not isinstance(py, str):
+    if not py_minor:
         return None
-    py_minor = ".".join(py.split(".")[:2])
     if tv:
         ok = compat.python_supported(tv, py_minor)
         if ok is False:
@@ -131,7 +130,7 @@ def _requested(spec: str) -> Tuple[Optional[str], Optional[str]]:
 
 @hook("torch-pip-unavailable")
 def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
-    py = py_minor(facts)
+    py = F.python_minor(facts)
     if not py:
         return None
     notes = python_note(facts)
@@ -226,7 +225,7 @@ def _rocm_index_lacks(facts: Facts, base: str, variant: str, versions: str, note
     rocm = (compat.release(base) or {}).get("rocm") or []
     index = "https://download.pytorch.org/whl/%s" % variant
     look = on_interpreter("pip index versions torch --index-url %s" % index, facts)
-    py = py_minor(facts)
+    py = F.python_minor(facts)
     no_wheel_for_py = py is not None and compat.python_supported(base, py) is False
     filtered = (listed and ver_tuple(listed[0]) <= ver_tuple(base) <= ver_tuple(listed[-1])) \
         or ("rocm" + rocm[-1] == variant if rocm else False) or no_wheel_for_py
@@ -262,7 +261,7 @@ def _rocm_index_lacks(facts: Facts, base: str, variant: str, versions: str, note
 @hook("torch-wheel-unsupported")
 def torch_wheel_unsupported(match, facts: Facts) -> Optional[Tailored]:
     g = match_groups(match)
-    py = py_minor(facts)
+    py = F.python_minor(facts)
     if not py or not g.get("pytag"):
         return None
     want = "cp" + py.replace(".", "")
@@ -391,3 +390,52 @@ def zsh_glob_pip_extras(match, facts: Facts) -> Optional[Tailored]:
         if req.startswith((".", "/", "~")) else []
     return Tailored(summary="Quote it: zsh passes a quoted word to pip unchanged.",
                     commands=[on_interpreter("pip install \"%s\"" % req, facts)], notes=notes)
+
+
+# NVIDIA's CUDA libraries as wheels: which platforms they exist for decides the remedy.
+_NO_NVIDIA_REQS = "grep -viE '^[[:space:]]*nvidia-' requirements.txt > requirements-no-nvidia.txt"
+_NO_NVIDIA_REQS_WIN = 'findstr /V /R /I /C:"^ *nvidia-" requirements.txt > requirements-no-nvidia.txt'
+
+
+@hook("nvidia-wheel-platform")
+def nvidia_wheel_platform(match, facts: Facts) -> Optional[Tailored]:
+    """Say why this platform has no file of the nvidia-* package, and drop such pins rather than
+    chase them: torch's own wheel for this platform brings what it needs."""
+    g = match_groups(match)
+    pkg, ver = g.get("pkg") or "the nvidia-* package", g.get("ver")
+    wanted = "%s %s" % (pkg, ver) if ver else pkg
+    os_, machine = F.os_of(facts), machine_of(facts)
+    notes = python_note(facts)
+    filtered = [_NO_NVIDIA_REQS_WIN if os_ == "windows" else _NO_NVIDIA_REQS,
+                on_interpreter("pip install -r requirements-no-nvidia.txt", facts)]
+    if g.get("poetry"):
+        filtered = ["poetry add \"torch>=1.13.1\"" if F.torch_base_version(facts) == "1.13.0" else "poetry lock",
+                    "poetry install"]
+    if os_ == "macos":
+        return Tailored(cause="This is macOS, for which NVIDIA publishes no CUDA library wheel: %s cannot install here, "
+                              "and a Mac runs torch on the CPU or MPS." % wanted,
+                        summary="Drop the nvidia-* requirements and install torch's macOS wheel, which needs none.",
+                        commands=filtered + [on_interpreter("pip install torch", facts)], notes=notes)
+    if os_ == "windows":
+        return Tailored(cause="This is Windows: %s has no Windows file (no cuDNN before 8.9.4, no NCCL at all), and "
+                              "torch's Windows CUDA wheels carry their CUDA libraries inside." % wanted,
+                        summary="Drop the nvidia-* requirements and install torch's Windows CUDA wheel from PyTorch's "
+                                "index.", commands=filtered + install_advice(facts).commands, notes=notes)
+    if os_ == "linux" and machine in ("aarch64", "arm64"):
+        return Tailored(cause="This is Linux on aarch64, for which only newer releases of NVIDIA's CUDA wheels exist "
+                              "(cuDNN from 9.0, none of the CUDA 11 ones): %s may have no aarch64 file." % wanted,
+                        summary="Drop the nvidia-* pins and let torch's aarch64 wheel bring the releases it was built "
+                                "with.", commands=filtered, notes=notes)
+    if os_ == "linux" and machine in ("x86_64", "amd64"):
+        # every release has a Linux x86_64 file: an index without them, or a glibc older than its tag
+        libc = facts.value("os.libc")
+        return Tailored(cause="This is Linux x86_64, for which every release of NVIDIA's CUDA wheels exists on PyPI: "
+                              "either the index pip read (a mirror, or --index-url without PyPI) does not carry %s, or "
+                              "this system's C library is older than the file's manylinux tag%s."
+                              % (wanted, " (this one: %s)" % libc if libc else ""),
+                        summary="See which indexes pip reads and what it says about the file: pip download "
+                                "-v lists every file it skipped and why.",
+                        commands=[on_interpreter("pip config list", facts),
+                                  on_interpreter("pip download -v --no-deps -d nvidia-check %s" % (
+                                      "%s==%s" % (pkg, ver) if ver else pkg), facts)], notes=notes)
+    return None

@@ -13,9 +13,8 @@ from .tables import data, release_row
 # so the per-patch pairs decide. torchvision 0.29.1+ and torchaudio 2.11.x declare torch
 # ranges instead (companions.*_ranges in the JSON), and those decide.
 def _in_range(torch_version: Any, spec: str) -> Optional[bool]:
-    from packaging.specifiers import SpecifierSet
     v = V.parse(torch_version)
-    return SpecifierSet(spec).contains(v.base_version, prereleases=True) if v else None
+    return V.admits(spec, v.base_version) if v else None
 
 
 @functools.lru_cache(maxsize=None)

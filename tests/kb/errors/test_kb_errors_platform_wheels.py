@@ -1,0 +1,125 @@
+"""Wheels that exist for some platforms only: NVIDIA's CUDA libraries as pip packages, asked for
+on a platform NVIDIA publishes no file for. The lines are pip's, Poetry's and uv's formats built
+for the test; the heal test makes pip's real message with this machine's configuration."""
+
+import os
+import shlex
+import subprocess
+import sys
+import venv
+
+import pytest
+
+from torchdoctor.areas.registry import all_hooks as hooks
+from torchdoctor.match.matcher import match_text
+
+from hook_facts import facts
+
+ID = "nvidia-cuda-wheel-no-platform"
+
+
+def top(text):
+    found = match_text(text)
+    return found[0] if found else None
+
+
+def tailored(text, f):
+    m = top(text)
+    assert m is not None and m.id == ID, m and m.id
+    return hooks()[m.entry.tailor](m, f)
+
+
+@pytest.mark.parametrize("text,pkg,ver", [
+    ("  - Installing nvidia-cudnn-cu11 (8.5.0.96): Failed\n\n  RuntimeError\n\n"
+     "  Unable to find installation candidates for nvidia-cudnn-cu11 (8.5.0.96)", "nvidia-cudnn-cu11", "8.5.0.96"),
+    ("ERROR: Could not find a version that satisfies the requirement nvidia-nccl-cu12==2.21.5 (from versions: "
+     "0.0.1.dev5)\nERROR: No matching distribution found for nvidia-nccl-cu12==2.21.5", "nvidia-nccl-cu12", "2.21.5"),
+    ("      and nvidia-cuda-runtime-cu12==12.4.127 has no wheels with a matching platform tag (e.g., "
+     "`macosx_14_0_arm64`), we can conclude that", "nvidia-cuda-runtime-cu12", "12.4.127"),
+    # CUDA 13's packages drop the -cuXX suffix
+    ("      and nvidia-cuda-cccl>=13.1.115 has no wheels with a matching platform tag (e.g., `macosx_15_0_arm64`)",
+     "nvidia-cuda-cccl", "13.1.115"),
+])
+def test_nvidias_cuda_wheels_missing_for_the_platform_name_the_package(text, pkg, ver):
+    m = top(text)
+    assert m.id == ID and m.groups["pkg"] == pkg and m.groups["ver"] == ver
+
+
+@pytest.mark.parametrize("text", [
+    # NVIDIA's other pip packages: an index helper, NVML's bindings, DALI, TensorRT
+    "ERROR: No matching distribution found for nvidia-pyindex",
+    "ERROR: No matching distribution found for nvidia-ml-py==12.535.77",
+    "ERROR: No matching distribution found for nvidia-dali-cuda110",
+    "ERROR: No matching distribution found for nvidia-tensorrt==8.4.1.5",
+    # a torch build's own missing file is another entry's reading
+    "ERROR: No matching distribution found for torch==2.4.0+cu121",
+])
+def test_nvidias_other_packages_are_not_cuda_library_wheels(text):
+    m = top(text)
+    assert m is None or m.id != ID
+
+
+PIP_LINE = "ERROR: No matching distribution found for nvidia-cudnn-cu11==8.5.0.96"
+
+
+def test_on_a_mac_no_cuda_wheel_exists_and_torch_needs_none():
+    t = tailored(PIP_LINE, facts(system="Darwin", machine="arm64"))
+    assert "macOS" in t.cause and "nvidia-cudnn-cu11 8.5.0.96" in t.cause
+    assert t.commands == ["grep -viE '^[[:space:]]*nvidia-' requirements.txt > requirements-no-nvidia.txt",
+                          "/home/u/venv/bin/python -m pip install -r requirements-no-nvidia.txt",
+                          "/home/u/venv/bin/python -m pip install torch"]
+
+
+def test_on_windows_the_filter_is_a_windows_command_and_torch_comes_from_its_index():
+    t = tailored(PIP_LINE, facts(system="Windows", exe="C:\\venv\\Scripts\\python.exe"))
+    assert "8.9.4" in t.cause
+    assert t.commands[0].startswith("findstr /V")
+    assert any("download.pytorch.org/whl/" in c for c in t.commands[2:]), t.commands
+
+
+def test_on_linux_x86_64_the_platform_is_not_the_cause():
+    t = tailored(PIP_LINE, facts(os={"system": "Linux", "machine": "x86_64", "libc": "glibc 2.17"}))
+    assert "index" in t.cause and "glibc 2.17" in t.cause
+    assert t.commands[-1] == ("/home/u/venv/bin/python -m pip download -v --no-deps -d nvidia-check "
+                              "nvidia-cudnn-cu11==8.5.0.96")
+
+
+def test_poetry_with_torch_1_13_0_locks_the_release_that_has_markers():
+    text = "  Unable to find installation candidates for nvidia-cublas-cu11 (11.10.3.66)"
+    t = tailored(text, facts(torch="1.13.0", system="Darwin", machine="arm64"))
+    assert t.commands[:2] == ['poetry add "torch>=1.13.1"', "poetry install"]
+    t = tailored(text, facts(torch="2.1.0", system="Darwin", machine="arm64"))
+    assert t.commands[:2] == ["poetry lock", "poetry install"]
+
+
+def test_a_frozen_requirements_file_on_a_mac_installs_once_the_entrys_filter_ran(tmp_path):
+    # A requirements file frozen on a Linux GPU machine (an nvidia-* pin beside the project's own
+    # package), installed for macOS arm64 with this machine's real pip configuration: pip finds no
+    # file of the pin. explain names the entry on pip's real output; the hook's filter, run as
+    # printed, and its pip command (plus the folder that serves the package, as the user's index
+    # would, and the macOS platform pip is asked to install for) install the rest.
+    sys.path.insert(0, os.path.dirname(__file__))
+    from test_kb_errors_fix_heals import _wheel
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _wheel(str(wheels), "tdmacpkg", "1.0", "packaging")
+    (tmp_path / "requirements.txt").write_text("nvidia-cudnn-cu11==8.5.0.96\ntdmacpkg==1.0\n")
+    env = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(str(env))
+    py = str(env / "bin" / "python")
+    mac = ["--no-deps", "--target", str(tmp_path / "site"), "--platform", "macosx_11_0_arm64",
+           "--only-binary=:all:", "--find-links", str(wheels)]
+    broken = subprocess.run([py, "-m", "pip", "install", "-r", "requirements.txt"] + mac, capture_output=True,
+                            text=True, timeout=600, cwd=str(tmp_path))
+    out = broken.stdout + broken.stderr
+    assert broken.returncode != 0, out[-1500:]
+    m = top(out)
+    assert m is not None and m.id == ID, out[-1500:]
+    t = hooks()[m.entry.tailor](m, facts(system="Darwin", machine="arm64", exe=py))
+    grep, install = t.commands[:2]
+    assert subprocess.run(grep, shell=True, cwd=str(tmp_path)).returncode == 0
+    healed = subprocess.run(shlex.split(install) + mac, capture_output=True, text=True, timeout=600,
+                            cwd=str(tmp_path))
+    assert healed.returncode == 0, healed.stderr[-1500:]
+    assert (tmp_path / "site" / "tdmacpkg" / "__init__.py").exists()
+    assert (tmp_path / "requirements.txt").read_text().startswith("nvidia-cudnn-cu11")  # the user's file is kept
