@@ -335,6 +335,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           and finance projects, and Portuguese issues, taken in the order met after
                           blind52's fixes: first run 8/38 = 21.1% (8/32 = 25.0% where an entry
                           fitted, 1 wrong); 12/38 after (tests/eval/blind53_results.md)
+  blind54_weather/_continual/_apps/_ssl/_video/_ru.jsonl 30 reports of 2021-26 from the trackers of
+                          weather models, continual and meta-learning libraries, Streamlit/Gradio
+                          apps, self-supervised and video projects, and Russian issues, taken in the
+                          order met after blind53's fixes: first run 10/30 = 33.3% (10/26 = 38.5%
+                          where an entry fitted, 0 wrong); 13/30 after (tests/eval/blind54_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -285,6 +285,24 @@ KeyError: ('torch', 'linalg.eigh')
 '''
 
 
+FAILED_IMPORT = ('  File "/venv/lib/python3.10/site-packages/basicsr/data/degradations.py", line 8, in <module>\n'
+                 "    from torchvision.transforms.functional_tensor import rgb_to_grayscale\n"
+                 "ModuleNotFoundError: No module named 'torchvision.transforms.functional_tensor'\n")
+
+
+def test_the_import_a_traceback_quotes_is_not_the_error_nor_a_second_one():
+    """The failed import's source line names the module too: the message is the line quoted,
+    and the error counts once per traceback, in a paste and in a log file alike."""
+    import io
+    from torchdoctor.match.logscan import scan_stream
+    twice = FAILED_IMPORT + "step 1\n" + FAILED_IMPORT
+    for m in (match_text(twice)[0], scan_stream(io.BytesIO(twice.encode()))[0]):
+        assert m.text.startswith("ModuleNotFoundError") and m.line == 3 and m.count == 2, m
+    # cut before its error, the quoted import is all there is
+    cut = match_text("\n".join(FAILED_IMPORT.splitlines()[:2]))[0]
+    assert cut.id == "torchvision-functional-tensor-removed" and cut.line == 2
+
+
 def test_a_comment_in_ipythons_source_listing_is_no_output():
     """IPython quotes the source around the failing line: an author's comment there names a
     warning of another run, alone or joined with the line above it."""

@@ -339,9 +339,12 @@ def test_a_short_paste_saying_the_gpu_is_unused_is_cuda_not_available_possibly(t
     # a failure in the paste is its question; another vendor's GPU is not CUDA's
     "No GPU found, using CPU\nTraceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'state_dict'",
     "I use an AMD RX 7900 with ROCm and no GPU found",
-    # a setting, not a report
+    # a setting, a flag's value, a config dump or a test's skip reason, not a report
     "use_gpu false",
     "my_cuda unavailable_devices = []",
+    "Running with --cuda false\nloss: nan",
+    "Config: cuda False",
+    "test_foo SKIPPED (CUDA unavailable)",
 ])
 def test_no_said_observation(text):
     assert _observed(text) == []

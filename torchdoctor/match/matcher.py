@@ -258,10 +258,11 @@ def default_index() -> Index:
 
 
 # A traceback quotes the source line that raised: `raise AssertionError("Torch not compiled
-# with CUDA enabled")` holds the message's words, but it is code, not the error. It finds an
-# entry only when nothing else does, is never the line quoted when the message itself is there,
-# and is never counted as an occurrence of the error.
-SOURCE_RAISE = re.compile(r"^\s*raise\s+[A-Za-z_][\w.]*\s*\(")
+# with CUDA enabled")`, or the import that failed (`import torchvision.transforms.functional_tensor`),
+# holds the message's words, but it is code, not the error. It is the line quoted only until the
+# message itself comes (a paste cut before its error keeps it), and is never counted as an
+# occurrence of the error.
+SOURCE_RAISE = re.compile(r"^\s*(?:raise\s+[A-Za-z_][\w.]*\s*\(|import\s+[A-Za-z_][\w.]*|from\s+[A-Za-z_][\w.]*\s+import\s)")
 # IPython's traceback lists the source around the failing line with line numbers: a comment
 # there (`    328   # autoray.py:84: UserWarning: torch.symeig is deprecated`) is the
 # author's note about some other run, never this run's output.

@@ -74,8 +74,9 @@ _SAID = re.compile(
     r"|(?:cuda|gpu)\s{0,2}(?:不可用|用不了|无法使用|未启用)|无法使用\s{0,2}(?:gpu|cuda)"
     r"|\bcpu\s{1,3}instead\s{1,3}of\s{1,3}(?:the\s{1,2}|my\s{1,2})?(?:gpu|cuda)"
     # "it says GPU unavailable", "my PyTorch's CUDA is false": the words, not a field or a flag
-    r"|(?<![a-z_])(?:cuda|gpu)s?\s{1,3}(?:is\s{1,2}|was\s{1,2}|are\s{1,2}|)unavailable\b"
-    r"|(?<![a-z_])cuda(?:'s)?\s{1,3}(?:is\s{1,2}|was\s{1,2}|returns?\s{1,2}|shows?\s{1,2}|)false\b")
+    # (not a flag's value, a config field or a test's skip reason: "--cuda false", "(CUDA unavailable)")
+    r"|(?<![-\w(])(?:cuda|gpu)s?\s{1,3}(?:is\s{1,2}|was\s{1,2}|are\s{1,2}|)unavailable\b"
+    r"|(?<![-\w(])cuda\s{1,3}(?:is|was|returns?|shows?)\s{1,2}false\b|(?<='s )cuda\s{1,3}false\b")
 _CMAKE = re.compile(r"^\s{0,8}-- |Could NOT find")  # CMake's probe of a toolkit, not torch's
 _NVIDIA_SHOWN = re.compile(r"GPU \d{1,2}: (?:NVIDIA|GeForce|Tesla|Quadro|TITAN)|Nvidia driver version: \d"
                            r"|NVIDIA-SMI \d{2,3}\.")

@@ -319,6 +319,12 @@ def distro_family(facts: Facts) -> str:
     return "apt"
 
 
+def machine(facts: Facts) -> str:
+    """The CPU type the target interpreter runs as ("x86_64", "arm64"), lower-cased; "" if unknown."""
+    m = facts.value("python.machine") or facts.value("os.machine") or ""
+    return str(m).lower()
+
+
 def python_minor(facts: Facts) -> Optional[str]:
     """"3.11" of the target's "3.11.7" (or "3.13.0rc1"); None when no version was read."""
     py = facts.value("python.version")

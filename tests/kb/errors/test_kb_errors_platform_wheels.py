@@ -53,6 +53,9 @@ def test_nvidias_cuda_wheels_missing_for_the_platform_name_the_package(text, pkg
     "ERROR: No matching distribution found for nvidia-tensorrt==8.4.1.5",
     # a torch build's own missing file is another entry's reading
     "ERROR: No matching distribution found for torch==2.4.0+cu121",
+    # NVIDIA packages whose names begin like a CUDA library's
+    "ERROR: No matching distribution found for nvidia-cudnn-frontend==1.5.1",
+    "ERROR: No matching distribution found for nvidia-cublasmp-cu12==0.4.0",
 ])
 def test_nvidias_other_packages_are_not_cuda_library_wheels(text):
     m = top(text)
@@ -65,31 +68,36 @@ PIP_LINE = "ERROR: No matching distribution found for nvidia-cudnn-cu11==8.5.0.9
 def test_on_a_mac_no_cuda_wheel_exists_and_torch_needs_none():
     t = tailored(PIP_LINE, facts(system="Darwin", machine="arm64"))
     assert "macOS" in t.cause and "nvidia-cudnn-cu11 8.5.0.96" in t.cause
-    assert t.commands == ["grep -viE '^[[:space:]]*nvidia-' requirements.txt > requirements-no-nvidia.txt",
-                          "/home/u/venv/bin/python -m pip install -r requirements-no-nvidia.txt",
-                          "/home/u/venv/bin/python -m pip install torch"]
+    assert t.commands[0].startswith("grep -viE ") and "triton" in t.commands[0]
+    assert t.commands[1:] == ["/home/u/venv/bin/python -m pip install -r requirements-no-nvidia.txt",
+                              "/home/u/venv/bin/python -m pip install torch"]
 
 
-def test_on_windows_the_filter_is_a_windows_command_and_torch_comes_from_its_index():
-    t = tailored(PIP_LINE, facts(system="Windows", exe="C:\\venv\\Scripts\\python.exe"))
+def test_on_windows_the_filter_is_a_windows_command_and_the_installed_torch_is_kept():
+    # a CUDA torch is installed: no command of the hook may replace it (with a CPU build, say)
+    t = tailored(PIP_LINE, facts(torch="2.4.0+cu121", system="Windows", exe="C:\\venv\\Scripts\\python.exe"))
     assert "8.9.4" in t.cause
-    assert t.commands[0].startswith("findstr /V")
-    assert any("download.pytorch.org/whl/" in c for c in t.commands[2:]), t.commands
+    assert t.commands[0].startswith("findstr /V") and len(t.commands) == 2
+    assert not any("torch" in c for c in t.commands), t.commands
 
 
 def test_on_linux_x86_64_the_platform_is_not_the_cause():
     t = tailored(PIP_LINE, facts(os={"system": "Linux", "machine": "x86_64", "libc": "glibc 2.17"}))
     assert "index" in t.cause and "glibc 2.17" in t.cause
-    assert t.commands[-1] == ("/home/u/venv/bin/python -m pip download -v --no-deps -d nvidia-check "
+    # pip says why it skipped a file only at -vv
+    assert t.commands[-1] == ("/home/u/venv/bin/python -m pip download -vv --no-deps -d nvidia-check "
                               "nvidia-cudnn-cu11==8.5.0.96")
 
 
-def test_poetry_with_torch_1_13_0_locks_the_release_that_has_markers():
+def test_poetry_asking_for_torch_1_13_0s_unmarked_pins_locks_a_release_with_markers():
+    # torch is not installed while `poetry install` fails: the pin itself says which torch locked it
     text = "  Unable to find installation candidates for nvidia-cublas-cu11 (11.10.3.66)"
-    t = tailored(text, facts(torch="1.13.0", system="Darwin", machine="arm64"))
-    assert t.commands[:2] == ['poetry add "torch>=1.13.1"', "poetry install"]
-    t = tailored(text, facts(torch="2.1.0", system="Darwin", machine="arm64"))
-    assert t.commands[:2] == ["poetry lock", "poetry install"]
+    t = tailored(text, facts(system="Darwin", machine="arm64"))
+    assert t.commands == ['poetry add "torch>=1.13.1"', "poetry install"]
+    t = tailored(text, facts(machine="aarch64"))  # 1.13.1's marker is Linux: 2.1 adds x86_64
+    assert t.commands == ['poetry add "torch>=2.1"', "poetry install"]
+    t = tailored("  Unable to find installation candidates for nvidia-cublas-cu12 (12.4.5.8)", facts(system="Darwin"))
+    assert t.commands == ["poetry remove nvidia-cublas-cu12", "poetry lock", "poetry install"]
 
 
 def test_a_frozen_requirements_file_on_a_mac_installs_once_the_entrys_filter_ran(tmp_path):
@@ -103,7 +111,10 @@ def test_a_frozen_requirements_file_on_a_mac_installs_once_the_entrys_filter_ran
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     _wheel(str(wheels), "tdmacpkg", "1.0", "packaging")
-    (tmp_path / "requirements.txt").write_text("nvidia-cudnn-cu11==8.5.0.96\ntdmacpkg==1.0\n")
+    # what a Linux freeze also holds that has no macOS file: triton, a +cu torch; and an NVIDIA
+    # package that is no CUDA library (kept)
+    (tmp_path / "requirements.txt").write_text("nvidia-cudnn-cu11==8.5.0.96\ntriton==3.1.0\ntorch==2.4.0+cu121\n"
+                                               "tdmacpkg==1.0\n")
     env = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(str(env))
     py = str(env / "bin" / "python")
@@ -122,4 +133,38 @@ def test_a_frozen_requirements_file_on_a_mac_installs_once_the_entrys_filter_ran
                             cwd=str(tmp_path))
     assert healed.returncode == 0, healed.stderr[-1500:]
     assert (tmp_path / "site" / "tdmacpkg" / "__init__.py").exists()
+    assert (tmp_path / "requirements-no-nvidia.txt").read_text() == "tdmacpkg==1.0\n"
     assert (tmp_path / "requirements.txt").read_text().startswith("nvidia-cudnn-cu11")  # the user's file is kept
+
+
+FBGEMM = ("ERROR: Could not find a version that satisfies the requirement fbgemm-gpu==1.3.0 (from versions: none)\n"
+          "ERROR: No matching distribution found for fbgemm-gpu==1.3.0")
+
+
+def fbgemm(f, text=FBGEMM):
+    m = top(text)
+    assert m is not None and m.id == "fbgemm-gpu-linux-only", m and m.id
+    return hooks()[m.entry.tailor](m, f)
+
+
+def test_fbgemm_off_linux_x86_64_is_another_os_not_another_version():
+    assert fbgemm(facts(system="Windows")).commands == ["wsl --install -d Ubuntu"]
+    assert "--platform linux/amd64" in fbgemm(facts(system="Darwin", machine="arm64")).summary
+    assert "x86_64 wheels only" in fbgemm(facts(machine="aarch64")).cause
+
+
+def test_fbgemm_on_linux_x86_64_comes_from_the_installed_torchs_index():
+    t = fbgemm(facts(torch="2.4.0+cu121"))
+    assert t.commands == ["/home/u/venv/bin/python -m pip install fbgemm-gpu "
+                          "--index-url https://download.pytorch.org/whl/cu121"]
+    assert "torch 2.4.0" in t.summary
+    # a plain torch from PyPI: fbgemm-gpu from PyPI too
+    assert fbgemm(facts(torch="2.8.0")).commands == ["/home/u/venv/bin/python -m pip install fbgemm-gpu"]
+    assert fbgemm(facts()) is None  # no torch: the entry's own commands
+
+
+def test_fbgemms_variants_are_read_and_its_namesakes_are_not():
+    m = top("ERROR: No matching distribution found for fbgemm-gpu-nightly-cpu")
+    assert m.id == "fbgemm-gpu-linux-only" and m.groups["pkg"] == "fbgemm-gpu-nightly-cpu"
+    m = top("ERROR: No matching distribution found for fbgemm-gpu-extras")
+    assert m is None or m.id != "fbgemm-gpu-linux-only"

@@ -57,12 +57,56 @@ def test_triton_kernels_written_before_triton_2_are_named(text):
      "cpp-extension-compiler-not-found"),
     # another missing attribute of a backward node: no saved value
     ("AttributeError: 'ViewBackward0' object has no attribute 'next_function'", "torch-private-module-missing"),
-    # tensorboard's namesakes and plugins are other packages
-    ("No module named 'tensorboardX'", "torch-tensorboard-import-failed"),
-    ("No module named 'tensorboard_plugin_profile'", "torch-tensorboard-import-failed"),
+    # a module inside tensorboard missing: tensorboard is there, broken or of another release
+    ("No module named 'tensorboard.compat'", "torch-tensorboard-import-failed"),
     # another function's unexpected argument: not triton's tl.dot
     ("TypeError: forward() got an unexpected keyword argument 'trans_b'", "triton-dot-trans-args-removed"),
 ])
 def test_lookalikes_are_not_read_as_the_entry(text, entry):
     m = top(text)
     assert m is None or m.id != entry
+
+
+@pytest.mark.parametrize("text", [
+    "src/agent.cpp:198:12: fatal error: longintrepr.h: No such file or directory",
+    "build/src/pkg/pylong.c:719:10: fatal error: 'longintrepr.h' file not found",
+    "pkg\\data\\meta_dataset.c(208): fatal error C1083: Cannot open include file: 'longintrepr.h': No such file or "
+    "directory",
+])
+def test_old_cython_output_on_python_311_is_named_with_a_310_environment(text):
+    m = top(text)
+    assert m.id == "python311-cython-longintrepr-missing"
+    t = hooks()[m.entry.tailor](m, facts(py="3.12.1"))
+    assert t.commands[1:] == ["python3.10 -m venv .venv", ".venv/bin/python -m pip install <package>"]
+    t = hooks()[m.entry.tailor](m, facts(py="3.10.12"))
+    assert t.commands is None and "another Python" in t.cause
+
+
+SOURCE_BUILD = ("Collecting numpy<1.25,>=1.22.4 (from somepkg)\n  Downloading numpy-1.24.4.tar.gz (10.9 MB)\n"
+                "  Installing build dependencies: finished with status 'done'\n"
+                "  Getting requirements to build wheel: finished with status 'error'\n")
+
+
+def test_a_scientific_package_built_from_its_source_archive_is_a_release_without_a_wheel():
+    m = top(SOURCE_BUILD)
+    assert m.id == "scientific-package-built-from-source" and (m.groups["pkg"], m.groups["ver"]) == ("numpy", "1.24.4")
+    t = hooks()[m.entry.tailor](m, facts())
+    assert t.commands[0] == '/home/u/venv/bin/python -m pip install --only-binary=:all: "numpy==1.24.4"'
+    m = top("numpy.distutils.system_info.NotFoundError: No BLAS/LAPACK libraries found.\n"
+            "    To build Scipy from sources, BLAS & LAPACK libraries need to be installed.\nerror: "
+            "metadata-generation-failed")
+    assert m.id == "scientific-package-built-from-source"
+
+
+def test_a_source_build_that_succeeded_is_no_failure():
+    ok = SOURCE_BUILD.replace("'error'", "'done'") + "Successfully installed numpy-1.24.4\n"
+    m = top(ok)
+    assert m is None or m.id != "scientific-package-built-from-source"
+
+
+def test_a_traceback_through_the_removed_functional_tensor_import_is_read_when_cut_before_its_error():
+    text = ('  File "/venv/lib/python3.10/site-packages/somevideo/transforms/augmentations.py", line 9, in <module>\n'
+            "    import torchvision.transforms.functional_tensor as F_t\n")
+    assert top(text).id == "torchvision-functional-tensor-removed"
+    m = top("    import torchvision.transforms.functional as F\nKeyError: 'x'")
+    assert m is None or m.id != "torchvision-functional-tensor-removed"

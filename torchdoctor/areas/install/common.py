@@ -14,9 +14,7 @@ from ...kb import compat
 INDEX = "https://download.pytorch.org/whl/"
 
 
-def machine_of(facts: Facts) -> str:
-    m = facts.value("python.machine") or facts.value("os.machine") or ""
-    return str(m).lower()
+machine_of = F.machine
 
 
 def python_note(facts: Facts) -> List[str]:

@@ -392,50 +392,87 @@ def zsh_glob_pip_extras(match, facts: Facts) -> Optional[Tailored]:
                     commands=[on_interpreter("pip install \"%s\"" % req, facts)], notes=notes)
 
 
-# NVIDIA's CUDA libraries as wheels: which platforms they exist for decides the remedy.
-_NO_NVIDIA_REQS = "grep -viE '^[[:space:]]*nvidia-' requirements.txt > requirements-no-nvidia.txt"
-_NO_NVIDIA_REQS_WIN = 'findstr /V /R /I /C:"^ *nvidia-" requirements.txt > requirements-no-nvidia.txt'
+# NVIDIA's CUDA libraries as wheels: which platforms they exist for decides the remedy. The filters
+# keep NVIDIA's other packages (nvidia-ml-py, DALI); off Linux they also drop what a Linux freeze
+# holds that has no file there: triton and +cuXXX torch pins.
+_LINUX_FILTER = "grep -viE '^[[:space:]]*nvidia-(cu|nccl|nvjitlink|nvtx|nvshmem)' requirements.txt > requirements-no-nvidia.txt"
+_MAC_FILTER = ("grep -viE '^[[:space:]]*(nvidia-(cu|nccl|nvjitlink|nvtx|nvshmem)|triton([=<>~! ]|$)|"
+               "torch(vision|audio)?==[^[:space:]]*[+]cu)' requirements.txt > requirements-no-nvidia.txt")
+_WINDOWS_FILTER = ('findstr /V /I /R /C:"^nvidia-cu" /C:"^nvidia-nccl" /C:"^nvidia-nvjitlink" /C:"^nvidia-nvtx" '
+                   '/C:"^nvidia-nvshmem" /C:"^triton" requirements.txt > requirements-no-nvidia.txt')
+# torch 1.13.0's own pins, which it declared without a platform marker (1.13.1 added one)
+_TORCH_1130_PINS = {"nvidia-cuda-runtime-cu11": "11.7.99", "nvidia-cudnn-cu11": "8.5.0.96",
+                    "nvidia-cublas-cu11": "11.10.3.66", "nvidia-cuda-nvrtc-cu11": "11.7.99"}
 
 
 @hook("nvidia-wheel-platform")
 def nvidia_wheel_platform(match, facts: Facts) -> Optional[Tailored]:
-    """Say why this platform has no file of the nvidia-* package, and drop such pins rather than
-    chase them: torch's own wheel for this platform brings what it needs."""
+    """Say why this platform may have no file of the nvidia-* package, and drop such pins rather
+    than chase them: torch's own wheel for this platform brings what it needs."""
     g = match_groups(match)
     pkg, ver = g.get("pkg") or "the nvidia-* package", g.get("ver")
     wanted = "%s %s" % (pkg, ver) if ver else pkg
     os_, machine = F.os_of(facts), machine_of(facts)
     notes = python_note(facts)
-    filtered = [_NO_NVIDIA_REQS_WIN if os_ == "windows" else _NO_NVIDIA_REQS,
-                on_interpreter("pip install -r requirements-no-nvidia.txt", facts)]
     if g.get("poetry"):
-        filtered = ["poetry add \"torch>=1.13.1\"" if F.torch_base_version(facts) == "1.13.0" else "poetry lock",
-                    "poetry install"]
+        # the lock names the pin; torch 1.13.0's four are the unmarked ones
+        if _TORCH_1130_PINS.get(pkg) == ver:
+            notes = notes + ["%s is one of torch 1.13.0's unmarked dependencies" % wanted]
+            commands = ['poetry add "torch>=2.1"' if os_ == "linux" and machine in ("aarch64", "arm64")
+                        else 'poetry add "torch>=1.13.1"', "poetry install"]
+            return Tailored(cause="Poetry locked torch 1.13.0, whose wheels declared %s without a platform marker, so "
+                                  "the lock asks for it where no file exists; torch 1.13.1 limits it to Linux, 2.1 to "
+                                  "Linux x86_64." % wanted,
+                            summary="Lock a torch release whose NVIDIA dependencies carry platform markers.",
+                            commands=commands, notes=notes)
+        return Tailored(summary="Remove %s from the project's dependencies (torch's wheel for each platform brings "
+                                "the CUDA libraries it needs), then lock again." % pkg,
+                        commands=["poetry remove %s" % pkg, "poetry lock", "poetry install"], notes=notes)
+    install = on_interpreter("pip install -r requirements-no-nvidia.txt", facts)
     if os_ == "macos":
         return Tailored(cause="This is macOS, for which NVIDIA publishes no CUDA library wheel: %s cannot install here, "
                               "and a Mac runs torch on the CPU or MPS." % wanted,
-                        summary="Drop the nvidia-* requirements and install torch's macOS wheel, which needs none.",
-                        commands=filtered + [on_interpreter("pip install torch", facts)], notes=notes)
+                        summary="Drop the NVIDIA CUDA, triton and +cuXXX torch requirements and install torch's macOS "
+                                "wheel, which needs none of them.",
+                        commands=[_MAC_FILTER, install, on_interpreter("pip install torch", facts)], notes=notes)
     if os_ == "windows":
-        return Tailored(cause="This is Windows: %s has no Windows file (no cuDNN before 8.9.4, no NCCL at all), and "
-                              "torch's Windows CUDA wheels carry their CUDA libraries inside." % wanted,
-                        summary="Drop the nvidia-* requirements and install torch's Windows CUDA wheel from PyTorch's "
-                                "index.", commands=filtered + install_advice(facts).commands, notes=notes)
+        return Tailored(cause="This is Windows: NVIDIA's Windows files carry other build numbers than the Linux ones a "
+                              "frozen file pins (no cuDNN before 8.9.4, no NCCL at all), so %s may have none; torch's "
+                              "Windows CUDA wheels carry their CUDA libraries inside." % wanted,
+                        summary="Drop the NVIDIA CUDA and triton requirements; keep the torch that is installed, or "
+                                "install torch from the PyTorch index of its CUDA variant.",
+                        commands=[_WINDOWS_FILTER, install], notes=notes)
     if os_ == "linux" and machine in ("aarch64", "arm64"):
-        return Tailored(cause="This is Linux on aarch64, for which only newer releases of NVIDIA's CUDA wheels exist "
-                              "(cuDNN from 9.0, none of the CUDA 11 ones): %s may have no aarch64 file." % wanted,
-                        summary="Drop the nvidia-* pins and let torch's aarch64 wheel bring the releases it was built "
-                                "with.", commands=filtered, notes=notes)
+        return Tailored(cause="This is Linux on aarch64, for which only some releases of NVIDIA's CUDA wheels exist "
+                              "(no cuDNN or NCCL for CUDA 11): %s may have no aarch64 file." % wanted,
+                        summary="Drop the NVIDIA CUDA pins and let torch's aarch64 wheel bring the releases it was "
+                                "built with.", commands=[_LINUX_FILTER, install], notes=notes)
     if os_ == "linux" and machine in ("x86_64", "amd64"):
-        # every release has a Linux x86_64 file: an index without them, or a glibc older than its tag
         libc = facts.value("os.libc")
-        return Tailored(cause="This is Linux x86_64, for which every release of NVIDIA's CUDA wheels exists on PyPI: "
-                              "either the index pip read (a mirror, or --index-url without PyPI) does not carry %s, or "
-                              "this system's C library is older than the file's manylinux tag%s."
-                              % (wanted, " (this one: %s)" % libc if libc else ""),
-                        summary="See which indexes pip reads and what it says about the file: pip download "
-                                "-v lists every file it skipped and why.",
+        spec = "%s==%s" % (pkg, ver) if ver else pkg
+        return Tailored(cause="This is Linux x86_64, for which most releases of NVIDIA's CUDA wheels exist on PyPI: "
+                              "%s may be one published for Windows or aarch64 only, the index pip read (a mirror, or "
+                              "--index-url without PyPI) may not carry it, or this system's C library may be older than "
+                              "the file's manylinux tag%s." % (wanted, " (this one: %s)" % libc if libc else ""),
+                        summary="See which indexes pip reads and why it skipped each file (pip's -vv lists them).",
                         commands=[on_interpreter("pip config list", facts),
-                                  on_interpreter("pip download -v --no-deps -d nvidia-check %s" % (
-                                      "%s==%s" % (pkg, ver) if ver else pkg), facts)], notes=notes)
+                                  on_interpreter("pip download -vv --no-deps -d nvidia-check %s" % spec, facts)],
+                        notes=notes)
     return None
+
+
+@hook("source-build-no-wheel")
+def source_build_no_wheel(match, facts: Facts) -> Optional[Tailored]:
+    """Name the release pip took as source and ask pip, wheels only, whether one fits here."""
+    g = match_groups(match)
+    pkg, ver = g.get("pkg"), g.get("ver")
+    if not pkg:
+        pkg, ver = "scipy", None  # scipy's own message names no release
+    py = F.python_minor(facts)
+    spec = "%s==%s" % (pkg, ver) if ver else pkg
+    notes = ["this Python is %s" % py] if py else []
+    return Tailored(summary="pip found no wheel of %s for the Python and platform it ran on, so it compiled the "
+                            "source: use a Python that release has wheels for, or relax the pin so pip can take a newer "
+                            "%s; `--only-binary` says at once whether a wheel fits." % (spec, pkg),
+                    commands=[on_interpreter("pip install --only-binary=:all: \"%s\"" % spec, facts),
+                              on_interpreter("pip index versions %s" % pkg, facts)], notes=notes)
