@@ -32,6 +32,9 @@ WIN_SITE = "C:\\Users\\u\\miniconda3\\envs\\geo\\Lib\\site-packages"
     "ImportError: cannot import name 'instantiate' from 'monai.utils' (/opt/conda/lib/python3.10/dist-packages/monai/utils/__init__.py)",
     "AttributeError: module 'albumentations' has no attribute 'Affine'. Did you mean: 'IAAAffine'?",
     "AttributeError: module 'kornia.geometry' has no attribute 'warp_affine3d'",
+    # Lightning's trainer without an attribute an integration reads, and a callback hook it removed
+    "AttributeError: 'Trainer' object has no attribute 'training_type_plugin'",
+    "RuntimeError: The `on_init_start` callback hook was deprecated in v1.6 and is no longer supported as of v1.8.",
 ])
 def test_a_name_missing_from_an_installed_library_is_its_version(text):
     assert top(text).id == "hf-library-version-mismatch"
@@ -278,6 +281,8 @@ def test_phonemizer_on_fedora_and_on_a_mac_of_either_homebrew():
 
 @pytest.mark.parametrize("text,entry", [
     ("zsh: no matches found: *.ckpt", "zsh-glob-pip-extras"),
+    # a private attribute of the trainer is the code's own business, not an API a release removed
+    ("AttributeError: 'Trainer' object has no attribute '_results'", "hf-library-version-mismatch"),
     # an indexing expression typed at zsh, not a requirement
     ("zsh: no matches found: model.layers[0].weight", "zsh-glob-pip-extras"),
     # another error raised inside a compiled op: its frame line is no missing extension
