@@ -345,6 +345,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           AutoML and voice-conversion apps, taken in the order met after blind54's
                           fixes: first run 12/30 = 40.0% (12/22 = 54.5% where an entry fitted, 0
                           wrong); 14/30 after (tests/eval/blind55_results.md)
+  blind56_nlp/_ocr/_body/_tracking.jsonl 22 GitHub issues of 2021-26 from the trackers of NLP toolkits,
+                          OCR engines, 3D human body models and multi-object tracking, taken in the
+                          order met after blind55's fixes: first run 5/22 = 22.7% (5/18 = 27.8% where
+                          an entry fitted, 0 wrong, 1 answer on a missing family); 7/22 after
+                          (tests/eval/blind56_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

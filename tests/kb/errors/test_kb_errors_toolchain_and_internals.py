@@ -110,3 +110,17 @@ def test_a_traceback_through_the_removed_functional_tensor_import_is_read_when_c
     assert top(text).id == "torchvision-functional-tensor-removed"
     m = top("    import torchvision.transforms.functional as F\nKeyError: 'x'")
     assert m is None or m.id != "torchvision-functional-tensor-removed"
+
+
+@pytest.mark.parametrize("text,entry", [
+    # chumpy's `from numpy import bool, int, ...` under NumPy 1.24+
+    ("ImportError: cannot import name 'bool' from 'numpy' (/venv/lib/python3.10/site-packages/numpy/__init__.py)",
+     "numpy-builtin-alias-removed"),
+    # a YOLOv5-style checkpoint pickled by torch 1.10, run on 1.11+
+    ("    recompute_scale_factor=self.recompute_scale_factor)\n"
+     "AttributeError: 'Upsample' object has no attribute 'recompute_scale_factor'",
+     "upsample-recompute-scale-factor-old-pickle"),
+])
+def test_removed_and_added_attributes_name_their_release(text, entry):
+    assert top(text).id == entry
+
