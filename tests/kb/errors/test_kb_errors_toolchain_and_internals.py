@@ -61,6 +61,12 @@ def test_triton_kernels_written_before_triton_2_are_named(text):
     ("No module named 'tensorboard.compat'", "torch-tensorboard-import-failed"),
     # another function's unexpected argument: not triton's tl.dot
     ("TypeError: forward() got an unexpected keyword argument 'trans_b'", "triton-dot-trans-args-removed"),
+    # the header found (Python 3.11's own cpython/ copy) and compiled: no failure
+    ("In file included from /usr/include/python3.11/cpython/longintrepr.h:4,", "python311-cython-longintrepr-missing"),
+    # another attribute of Upsample: not the one torch 1.11 added
+    ("AttributeError: 'Upsample' object has no attribute 'scale_factors'", "upsample-recompute-scale-factor-old-pickle"),
+    # another name NumPy lacks: not one of its builtin aliases
+    ("ImportError: cannot import name 'typeDict' from 'numpy'", "numpy-builtin-alias-removed"),
 ])
 def test_lookalikes_are_not_read_as_the_entry(text, entry):
     m = top(text)
@@ -123,4 +129,5 @@ def test_a_traceback_through_the_removed_functional_tensor_import_is_read_when_c
 ])
 def test_removed_and_added_attributes_name_their_release(text, entry):
     assert top(text).id == entry
+
 

@@ -14,9 +14,6 @@ from ...kb import compat
 INDEX = "https://download.pytorch.org/whl/"
 
 
-machine_of = F.machine
-
-
 def python_note(facts: Facts) -> List[str]:
     exe = facts.value("python.executable")
     if not exe:
@@ -24,8 +21,8 @@ def python_note(facts: Facts) -> List[str]:
     parts = ["Python %s" % facts.value("python.version", "?")]
     if facts.value("python.bits"):
         parts.append("%s-bit" % facts.value("python.bits"))
-    if machine_of(facts):
-        parts.append(machine_of(facts))
+    if F.machine(facts):
+        parts.append(F.machine(facts))
     return ["%s at %s" % (", ".join(parts), exe)]
 
 

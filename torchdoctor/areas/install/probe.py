@@ -11,7 +11,7 @@ from ...kb import compat
 from ..registry import ERROR, Tailored, rule, finding, hook, installed_torch_note, known_error_finding
 from .files import explained_by_damage, shadowing
 from ..native_libs.foreign import explained_by_foreign_library
-from .common import machine_of, python_note
+from .common import python_note
 from ...advice.commands import on_interpreter, torch_command
 
 
@@ -174,7 +174,7 @@ def probe_crashed(facts):
 
 @hook("illegal-instruction")
 def illegal_instruction(match, facts: Facts) -> Optional[Tailored]:
-    machine = machine_of(facts)
+    machine = F.machine(facts)
     base = F.torch_base_version(facts)
     notes = installed_torch_note(facts) + python_note(facts)
     if machine in ("aarch64", "arm64") and F.os_of(facts) != "macos":

@@ -12,7 +12,7 @@ from ...model import versions as V
 from ...kb import compat
 from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups, entry_commands
 from ...advice import INSTALL_URL
-from .common import advice_for, machine_of, new_env_commands, python_note, venv_commands, ver_tuple
+from .common import advice_for, new_env_commands, python_note, venv_commands, ver_tuple
 from ...advice.commands import on_interpreter, torch_command
 
 
@@ -135,7 +135,7 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
         return None
     notes = python_note(facts)
     os_ = F.os_of(facts)
-    machine = machine_of(facts)
+    machine = F.machine(facts)
     if facts.value("python.bits") == 32:
         return Tailored(cause="This interpreter (%s) is a 32-bit Python; PyTorch has never published 32-bit wheels."
                               % facts.value("python.executable"),
@@ -279,7 +279,7 @@ def torch_wheel_unsupported(match, facts: Facts) -> Optional[Tailored]:
         "linux" if "linux" in plat else None
     if wheel_os and os_ and wheel_os != os_:
         problems.append("it is a %s wheel and this is %s" % (wheel_os, os_))
-    machine = machine_of(facts)
+    machine = F.machine(facts)
     arch = "arm64" if ("aarch64" in plat or "arm64" in plat) else "x86_64" if ("x86_64" in plat or "amd64" in plat) else None
     mine = "arm64" if machine in ("aarch64", "arm64") else "x86_64" if machine in ("x86_64", "amd64") else None
     if arch and mine and arch != mine:
@@ -395,11 +395,12 @@ def zsh_glob_pip_extras(match, facts: Facts) -> Optional[Tailored]:
 # NVIDIA's CUDA libraries as wheels: which platforms they exist for decides the remedy. The filters
 # keep NVIDIA's other packages (nvidia-ml-py, DALI); off Linux they also drop what a Linux freeze
 # holds that has no file there: triton and +cuXXX torch pins.
-_LINUX_FILTER = "grep -viE '^[[:space:]]*nvidia-(cu|nccl|nvjitlink|nvtx|nvshmem)' requirements.txt > requirements-no-nvidia.txt"
-_MAC_FILTER = ("grep -viE '^[[:space:]]*(nvidia-(cu|nccl|nvjitlink|nvtx|nvshmem)|triton([=<>~! ]|$)|"
-               "torch(vision|audio)?==[^[:space:]]*[+]cu)' requirements.txt > requirements-no-nvidia.txt")
-_WINDOWS_FILTER = ('findstr /V /I /R /C:"^nvidia-cu" /C:"^nvidia-nccl" /C:"^nvidia-nvjitlink" /C:"^nvidia-nvtx" '
-                   '/C:"^nvidia-nvshmem" /C:"^triton" requirements.txt > requirements-no-nvidia.txt')
+_CUDA_LIBS = ("cu", "nccl", "nvjitlink", "nvtx", "nvshmem")  # nvidia-cu* covers cuda-*, cudnn, cublas, cufft...
+_OUT = " requirements.txt > requirements-no-nvidia.txt"
+_LINUX_FILTER = "grep -viE '^[[:space:]]*nvidia-(%s)'%s" % ("|".join(_CUDA_LIBS), _OUT)
+_MAC_FILTER = ("grep -viE '^[[:space:]]*(nvidia-(%s)|triton([=<>~! ]|$)|torch(vision|audio)?==[^[:space:]]*[+]cu)'%s"
+               % ("|".join(_CUDA_LIBS), _OUT))
+_WINDOWS_FILTER = "findstr /V /I /R %s /C:\"^triton\"%s" % (" ".join('/C:"^nvidia-%s"' % lib for lib in _CUDA_LIBS), _OUT)
 # torch 1.13.0's own pins, which it declared without a platform marker (1.13.1 added one)
 _TORCH_1130_PINS = {"nvidia-cuda-runtime-cu11": "11.7.99", "nvidia-cudnn-cu11": "8.5.0.96",
                     "nvidia-cublas-cu11": "11.10.3.66", "nvidia-cuda-nvrtc-cu11": "11.7.99"}
@@ -412,7 +413,7 @@ def nvidia_wheel_platform(match, facts: Facts) -> Optional[Tailored]:
     g = match_groups(match)
     pkg, ver = g.get("pkg") or "the nvidia-* package", g.get("ver")
     wanted = "%s %s" % (pkg, ver) if ver else pkg
-    os_, machine = F.os_of(facts), machine_of(facts)
+    os_, machine = F.os_of(facts), F.machine(facts)
     notes = python_note(facts)
     if g.get("poetry"):
         # the lock names the pin; torch 1.13.0's four are the unmarked ones
