@@ -27,3 +27,12 @@ def test_comparisons_ignore_local_tags_and_pad():
     assert V.at_least("550.54.15", "525.60.13") is True
     assert V.at_least("12.4", "12.4.1") is False
     assert V.older("2.1.2+cu121", "2.2") is True and V.older("2.2", "2.2.0") is False
+
+
+@pytest.mark.parametrize("spec,low", [
+    (">=0.2.0", "0.2.0"), ("~=2.2.1", "2.2.1"), ("==2.5.*", "2.5"), ("<3,>=2.1", "2.1"), (">1.0,>=1.5", "1.5"),
+    ("<3", None), ("!=2.0", None), ("garbage", None), ("", None),
+])
+def test_floor_is_the_largest_lower_bound(spec, low):
+    got = V.floor(spec)
+    assert (str(got) if got is not None else None) == low

@@ -88,3 +88,18 @@ def admits(spec: str, version: str) -> Optional[bool]:
         return SpecifierSet(spec).contains(version, prereleases=True)
     except (InvalidSpecifier, TypeError, ValueError):
         return None
+
+
+def floor(spec: str):
+    """The largest lower bound of a requirement specifier ('>=0.2.0', '~=2.2.1', '==2.5.*',
+    '<3,>=2.1'), as a Version: every release it admits is at least this; None when it has no
+    lower bound or does not parse."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    try:
+        specs = SpecifierSet(spec)
+    except (InvalidSpecifier, TypeError, ValueError):
+        return None
+    bounds = [parse(s.version[:-2] if s.version.endswith(".*") else s.version)
+              for s in specs if s.operator in (">=", ">", "==", "~=", "===")]
+    bounds = [b for b in bounds if b is not None]
+    return max(bounds) if bounds else None

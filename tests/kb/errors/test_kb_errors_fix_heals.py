@@ -444,7 +444,7 @@ def test_a_package_whose_releases_exclude_this_python_installs_in_the_venv_the_h
     # third wording, "Package 'tdpycap' requires a different Python: 3.13.0 not in '<3.13,>=3.9'"
     assert broken.returncode != 0 and "<3.13,>=3.9" in out, out[-1500:]
     (m,) = [m for m in match_text(out) if m.id == "pip-package-requires-other-python"]
-    from torchdoctor.areas.install.wheels import python_outside_requires_python
+    from torchdoctor.areas.install.requirements import python_outside_requires_python
     from torchdoctor.model.facts import Facts
     tailored = python_outside_requires_python(m, Facts({"os": {"system": "Linux"}}))
     assert tailored.commands == ["python3.12 -m venv .venv", ".venv/bin/python -m pip install <package>"]

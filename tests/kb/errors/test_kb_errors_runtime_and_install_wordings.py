@@ -5,7 +5,7 @@ the formats those programs print; none is an evaluation text."""
 
 import pytest
 
-from torchdoctor.areas.install.wheels import python_outside_requires_python
+from torchdoctor.areas.install.requirements import python_outside_requires_python
 from torchdoctor.model.facts import Facts
 from torchdoctor.match.matcher import match_text
 

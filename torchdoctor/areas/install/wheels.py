@@ -12,7 +12,7 @@ from ...model import versions as V
 from ...kb import compat
 from ..registry import Remedy, ERROR, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups, entry_commands
 from ...advice import INSTALL_URL
-from .common import advice_for, new_env_commands, python_note, venv_commands, ver_tuple
+from .common import advice_for, new_env_commands, python_note, ver_tuple
 from ...advice.commands import on_interpreter, torch_command
 
 
@@ -351,47 +351,6 @@ def macos_arch(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-# Pythons a package's Requires-Python may admit, oldest first: the newest admitted is the one to use.
-_PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
-_REQUIRES = re.compile(r"Requires-Python\s{0,2}(?P<spec>[<>=!~][^;\n]{0,80}?)\s{0,2}(?:;|$)")
-
-
-@hook("python-outside-requires-python")
-def python_outside_requires_python(match, facts: Facts) -> Optional[Tailored]:
-    """The Python the package's releases admit, from the specifier pip printed, and a venv with it."""
-    g = match_groups(match)
-    spec = g.get("spec")
-    if not spec and g.get("ignored"):
-        found = _REQUIRES.findall(g["ignored"])  # one per ignored release: the last is the newest
-        spec = found[-1] if found else None
-    spec = (spec or "").strip()
-    have = g.get("have") or F.python_minor(facts)
-    fits = [p for p in _PYTHONS if V.admits(spec, p + ".0")] if spec else []
-    if not fits:
-        return None
-    target = fits[-1]
-    notes = ["the package's releases require Python %s" % spec]
-    if have:
-        notes.append("this Python is %s" % have)
-    cmds = venv_commands(facts, target, "<package>")
-    return Tailored(summary="Its releases admit Python %s; %s is the newest of those: create an environment with it "
-                            "(or install a newer release of the package, if one admits this Python)." % (spec, target),
-                    commands=cmds, notes=notes)
-
-
-@hook("zsh-glob-pip-extras")
-def zsh_glob_pip_extras(match, facts: Facts) -> Optional[Tailored]:
-    """The requirement zsh refused, quoted, run by the interpreter being diagnosed."""
-    req = (match_groups(match).get("req") or "").strip()
-    if not req:
-        return None
-    # a local project (".[dev]"): the command line above it may have said -e, which zsh's line drops
-    notes = ["keep -e if you asked for an editable install: pip install -e \"%s\"" % req] \
-        if req.startswith((".", "/", "~")) else []
-    return Tailored(summary="Quote it: zsh passes a quoted word to pip unchanged.",
-                    commands=[on_interpreter("pip install \"%s\"" % req, facts)], notes=notes)
-
-
 # NVIDIA's CUDA libraries as wheels: which platforms they exist for decides the remedy. The filters
 # keep NVIDIA's other packages (nvidia-ml-py, DALI); off Linux they also drop what a Linux freeze
 # holds that has no file there: triton and +cuXXX torch pins.
@@ -460,20 +419,3 @@ def nvidia_wheel_platform(match, facts: Facts) -> Optional[Tailored]:
                                   on_interpreter("pip download -vv --no-deps -d nvidia-check %s" % spec, facts)],
                         notes=notes)
     return None
-
-
-@hook("source-build-no-wheel")
-def source_build_no_wheel(match, facts: Facts) -> Optional[Tailored]:
-    """Name the release pip took as source and ask pip, wheels only, whether one fits here."""
-    g = match_groups(match)
-    pkg, ver = g.get("pkg"), g.get("ver")
-    if not pkg:
-        pkg, ver = "scipy", None  # scipy's own message names no release
-    py = F.python_minor(facts)
-    spec = "%s==%s" % (pkg, ver) if ver else pkg
-    notes = ["this Python is %s" % py] if py else []
-    return Tailored(summary="pip found no wheel of %s for the Python and platform it ran on, so it compiled the "
-                            "source: use a Python that release has wheels for, or relax the pin so pip can take a newer "
-                            "%s; `--only-binary` says at once whether a wheel fits." % (spec, pkg),
-                    commands=[on_interpreter("pip install --only-binary=:all: \"%s\"" % spec, facts),
-                              on_interpreter("pip index versions %s" % pkg, facts)], notes=notes)
