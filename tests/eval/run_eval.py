@@ -350,6 +350,17 @@ score of each, before its misses drove any KB change (the honest estimate):
                           order met after blind55's fixes: first run 5/22 = 22.7% (5/18 = 27.8% where
                           an entry fitted, 0 wrong, 1 answer on a missing family); 7/22 after
                           (tests/eval/blind56_results.md)
+  blind57_federated/_gan/_nerf/_driving/_neuro/_mobile.jsonl 36 GitHub issues of 2021-26 from the
+                          trackers of federated learning, GANs, NeRF and Gaussian splatting, autonomous
+                          driving, neuroscience tools and PyTorch on mobile, taken in the order met after
+                          blind56's fixes: first run 9/36 = 25.0% (9/23 = 39.1% where an entry fitted,
+                          0 wrong, 2 answers on missing families); 11/36 after
+                          (tests/eval/blind57_results.md)
+  blind58_depth/_matting/_interp/_flow/_inpaint.jsonl 30 GitHub issues of 2021-26 from the trackers of
+                          depth estimation, matting, frame interpolation, optical flow and inpainting,
+                          collected beside blind57 and run once before blind57's fixes: first run
+                          8/30 = 26.7% (8/22 = 36.4% where an entry fitted, 0 wrong); 12/30 after
+                          (tests/eval/blind58_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

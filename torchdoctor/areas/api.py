@@ -41,7 +41,13 @@ NEWER_APIS: Dict[str, Tuple[str, str]] = {
     "torch.mps (imported by import torch)": ("2.1", "pytorch/pytorch#100165, fixed by #98837 after 2.0"),
     "torch.ao.quantization": ("1.10", "AO migration PRs pytorch/pytorch#64086 (Aug 2021) .. #66058; torch 1.9.1 lacks it (facebookresearch/d2go#127)"),
     "torch.ao": ("1.10", "AO migration PRs pytorch/pytorch#64086 (Aug 2021) .. #66058; torch 1.9.1 lacks it (facebookresearch/d2go#127)"),
+    "torch.meshgrid(indexing=...)": ("1.10", "in the 1.10 docs of torch.meshgrid, not in 1.9.1's (Megvii-BaseDetection/YOLOX#1168)"),
+    "torch.nn.functional.interpolate(antialias=...)": ("1.11", "first in the 1.11 docs (facebookresearch/dinov2#425); "
+                                                               "huggingface/transformers#24270"),
 }
+
+# The functions a "got an unexpected keyword argument" message names without their module.
+_KEYWORD_FUNCTIONS = {"meshgrid": "torch.meshgrid", "interpolate": "torch.nn.functional.interpolate"}
 
 
 # -- helpers ---------------------------------------------------------------------
@@ -115,6 +121,8 @@ def newer_api(match, facts: Facts) -> Optional[Tailored]:
     g = match_groups(match)
     mod, attr = g.get("mod") or "torch", g.get("attr")
     name = "%s.%s" % (mod, attr) if attr else mod
+    if g.get("kw"):
+        name = "%s(%s=...)" % (_KEYWORD_FUNCTIONS.get(g.get("kwfn") or "", g.get("kwfn")), g["kw"])
     known = _api_by_name(name)
     v, notes = version_or_none(facts)
     if not known or v is None:

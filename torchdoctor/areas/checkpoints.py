@@ -127,3 +127,34 @@ def pickled_class_missing(match, facts: Facts) -> Optional[Tailored]:
                             "Install that release, or, for a cached file, delete it so %s regenerates it."
                             % (dist, installed, mod, cls, dist, dist),
                     notes=["installed %s: %s" % (dist, installed)])
+
+
+# torch 2.13's backport stops here: asked for 3 it answers False (measured).
+_OLDEST_BACKPORT = 4
+
+
+@hook("lite-interpreter-backport")
+def lite_interpreter_backport(match, facts: Facts) -> Optional[Tailored]:
+    """The runtime's newest bytecode version, from the message: backport the model to it (with
+    the torch that exported it), or say that only a newer runtime reads it."""
+    g = match_groups(match)
+    try:
+        newest, saved = int(g["max"]), int(g["file"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if saved <= newest:
+        return None
+    notes = ["the app's runtime reads bytecode %s to %d; the model is %d" % (g.get("min") or "?", newest, saved)]
+    if newest < _OLDEST_BACKPORT:
+        return Tailored(summary="This runtime reads no version torch can write today (backporting stops at %d): raise "
+                                "the app's PyTorch Mobile runtime to the release of the torch that exported the model."
+                                % _OLDEST_BACKPORT, notes=notes)
+    out = "model_v%d.ptl" % newest
+    return Tailored(summary="Raise the app's PyTorch Mobile runtime to the release of the torch that exported the "
+                            "model, or rewrite the model as version %d with that torch (it prints True when it could) "
+                            "and ship %s." % (newest, out),
+                    commands=["python -c \"from torch.jit.mobile import _backport_for_mobile as b; "
+                              "print(b('model.ptl', '%s', %d))\"" % (out, newest),
+                              "python -c \"from torch.jit.mobile import _get_model_bytecode_version as v; "
+                              "print(v('%s'))\"" % out],
+                    notes=notes)

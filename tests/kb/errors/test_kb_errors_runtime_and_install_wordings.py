@@ -76,3 +76,38 @@ def test_the_newest_python_the_releases_admit_is_named():
     assert "3.11 is the newest" in t.summary and t.commands[0] == "py -3.11 -m venv .venv"
     # a range no Python admits gives no advice rather than a wrong one
     assert _hook("Link requires a different Python (3.9.2 not in: '>=4.0'): https://files.example/y.whl") is None
+
+
+def test_a_torch_folder_left_without_its_files_heals_with_the_entrys_commands(tmp_path):
+    # A real venv and pip: torch (a small wheel of that name) installed, then its files removed
+    # and its folders kept, as an uninstall that stopped halfway leaves them. Python imports the
+    # folders as namespace packages and names no location; the entry's commands, run as printed
+    # with this venv's interpreter, reinstall it.
+    import os
+    import shlex
+    import subprocess
+    from torchdoctor.kb.errors import load_entries
+    from wheelkit import build_wheel, environ, hermetic_env, pip_venv
+    links = tmp_path / "links"
+    build_wheel(links, "torch", "2.13.0", {"torch/__init__.py": "__version__ = '2.13.0'\n",
+                                          "torch/fft/__init__.py": "def fft(x):\n    return x\n"})
+    py = pip_venv(tmp_path / "venv")
+    env = environ(hermetic_env(links, no_index=True))
+
+    def run(argv):
+        return subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env, cwd=str(tmp_path))
+
+    assert run([py, "-m", "pip", "install", "-q", "torch"]).returncode == 0
+    site = run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
+    for dirpath, _, names in os.walk(os.path.join(site, "torch")):
+        for n in names:
+            os.remove(os.path.join(dirpath, n))
+    broken = run([py, "-c", "from torch.fft import fft"])
+    found = match_text(broken.stderr)
+    assert found and found[0].id == "torch-folder-without-files", broken.stderr[-800:]
+    entry = next(e for e in load_entries() if e.id == "torch-folder-without-files")
+    for cmd in entry.fix["commands"][1:]:
+        argv = shlex.split(cmd)
+        assert argv[0] == "python"
+        assert run([py] + argv[1:]).returncode == 0
+    assert run([py, "-c", "from torch.fft import fft; print(fft(3))"]).stdout.strip() == "3"

@@ -1,0 +1,59 @@
+"""Code written for one torch calling another torch's signatures: a keyword argument a public
+function gained later (meshgrid's indexing, interpolate's antialias), and an internal operator
+whose arguments changed (aten::grid_sampler_2d_backward's output_mask, fetched through
+torch._C._jit_get_operation)."""
+
+import pytest
+
+from torchdoctor.areas.registry import all_hooks as hooks
+from torchdoctor.match.matcher import match_text
+
+from hook_facts import facts
+
+
+def top(text):
+    found = match_text(text)
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize("text,api,need", [
+    ("TypeError: meshgrid() got an unexpected keyword argument 'indexing'", "torch.meshgrid(indexing=...)", "1.10"),
+    ("TypeError: interpolate() got an unexpected keyword argument 'antialias'",
+     "torch.nn.functional.interpolate(antialias=...)", "1.11"),
+])
+def test_a_keyword_a_later_torch_added_is_read_against_the_installed_torch(text, api, need):
+    m = top(text)
+    assert m.id == "torch-api-newer-than-installed" and m.confidence == "high"
+    hook = hooks()[m.entry.tailor]
+    old = hook(m, facts(torch="1.9.0+cu111"))
+    assert "predates %s (first in torch %s)" % (api, need) in old.summary
+    new = hook(m, facts(torch="2.13.0+cpu"))
+    assert "imported a different, older torch" in new.cause
+
+
+@pytest.mark.parametrize("text", [
+    # other functions and keywords: their own libraries' signatures, not torch's releases
+    "TypeError: meshgrid() got an unexpected keyword argument 'sparse'",
+    "TypeError: resize() got an unexpected keyword argument 'antialias'",
+    "TypeError: my_meshgrid() got an unexpected keyword argument 'indexing'",
+    "TypeError: gelu() got an unexpected keyword argument 'approximate'",
+])
+def test_other_keywords_are_not_claimed(text):
+    assert "torch-api-newer-than-installed" not in [m.id for m in match_text(text)]
+
+
+def test_an_internal_operators_changed_arguments_are_a_private_api_of_another_torch():
+    m = top("RuntimeError: aten::grid_sampler_2d_backward() is missing value for argument 'output_mask'. Declaration: "
+            "aten::grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, "
+            "int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)")
+    assert m.id == "torch-private-module-missing" and m.groups["op"] == "grid_sampler_2d_backward"
+    assert m.groups["arg"] == "output_mask"
+
+
+@pytest.mark.parametrize("text", [
+    # a public operator called with too few arguments in the user's own TorchScript: their code
+    "RuntimeError: aten::add() is missing value for argument 'other'.",
+    "RuntimeError: aten::linear() is missing value for argument 'weight'.",
+])
+def test_a_public_operators_missing_argument_is_not_claimed(text):
+    assert "torch-private-module-missing" not in [m.id for m in match_text(text)]

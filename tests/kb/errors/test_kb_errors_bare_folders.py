@@ -1,0 +1,49 @@
+"""A package folder without its files, imported as an empty namespace package: an extension whose
+source folder was never built, a checkout of a library never installed. The messages are made here
+by a real interpreter; explain must name what was never built or installed."""
+
+import subprocess
+import sys
+
+import pytest
+
+from torchdoctor.match.matcher import match_text
+
+
+def _fail(tmp_path, code):
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    assert r.returncode != 0
+    return r.stderr
+
+
+def test_an_unbuilt_extensions_source_folder_imports_and_has_no_forward(tmp_path):
+    # RAFT's layout: alt_cuda_corr/ holds setup.py and the .cu sources, no __init__.py
+    ext = tmp_path / "alt_cuda_corr"
+    ext.mkdir()
+    (ext / "setup.py").write_text("from setuptools import setup\nsetup(name='correlation')\n")
+    (ext / "correlation_kernel.cu").write_text("// kernel\n")
+    err = _fail(tmp_path, "import alt_cuda_corr\nalt_cuda_corr.forward(1, 2, 3, 4)")
+    assert "module 'alt_cuda_corr' has no attribute 'forward'" in err
+    assert match_text(err)[0].id == "cuda-extension-package-not-built"
+
+
+def test_a_checkout_never_installed_names_no_location(tmp_path):
+    # Inpaint-Anything's layout: the segment_anything clone (setup.py, package inside) in the cwd
+    (tmp_path / "segment_anything" / "segment_anything").mkdir(parents=True)
+    (tmp_path / "segment_anything" / "setup.py").write_text("")
+    (tmp_path / "segment_anything" / "segment_anything" / "__init__.py").write_text("class SamPredictor: pass\n")
+    err = _fail(tmp_path, "from segment_anything import SamPredictor")
+    assert "(unknown location)" in err
+    assert match_text(err)[0].id == "python-package-missing"
+
+
+@pytest.mark.parametrize("text", [
+    # a module of the user's own code called like a network: their code, not an unbuilt extension
+    "AttributeError: module 'model' has no attribute 'forward'",
+    "AttributeError: module 'cuda_utils' has no attribute 'get_device'",
+    # torch's own folders are another entry's (a torch left without its files)
+    "ImportError: cannot import name 'fft' from 'torch.fft' (unknown location)",
+])
+def test_lookalikes_are_not_these_readings(text):
+    ids = [m.id for m in match_text(text)]
+    assert "cuda-extension-package-not-built" not in ids and "python-package-missing" not in ids
