@@ -30,9 +30,10 @@ def test_comparisons_ignore_local_tags_and_pad():
 
 
 @pytest.mark.parametrize("spec,low", [
-    (">=0.2.0", "0.2.0"), ("~=2.2.1", "2.2.1"), ("==2.5.*", "2.5"), ("<3,>=2.1", "2.1"), (">1.0,>=1.5", "1.5"),
-    ("<3", None), ("!=2.0", None), ("garbage", None), ("", None),
+    (">=0.2.0", ("0.2.0", True)), ("~=2.2.1", ("2.2.1", True)), ("==2.5.*", ("2.5", True)),
+    ("<3,>=2.1", ("2.1", True)), (">1.0,>=1.5", ("1.5", True)), (">1.0", ("1.0", False)),
+    (">=1.0,>1.0", ("1.0", False)), ("<3", None), ("!=2.0", None), ("garbage", None), ("", None),
 ])
-def test_floor_is_the_largest_lower_bound(spec, low):
-    got = V.floor(spec)
-    assert (str(got) if got is not None else None) == low
+def test_lower_bound_is_the_largest_and_says_whether_it_is_admitted(spec, low):
+    got = V.lower_bound(spec)
+    assert ((str(got[0]), got[1]) if got is not None else None) == low

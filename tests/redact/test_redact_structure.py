@@ -89,6 +89,7 @@ def test_redis_password_without_user_keeps_the_host_and_is_no_email():
     "    full_key: train.pred_delta_from_neutral",
     "print_info: EOG token = 248065 '<|file_sep|>'",
     "store based barrier on rank: 7, for key: store_based_barrier_key:32 (world_size=8)",
+    "CRITICAL: Unknown key: regularization_coef",
 ])
 def test_pairs_that_are_no_secret_stay(text):
     assert red(text) == (text, {})
@@ -99,6 +100,7 @@ def test_pairs_that_are_no_secret_stay(text):
     ("password=123456", "password=<secret>"),  # digits, but under a password key
     ("DB_PASS=hunter2 ./run.sh", "DB_PASS=<secret> ./run.sh"),
     ("password: my_pass_word:12", "password: <secret>"),  # a counted name, under a password key
+    ("password: correct_horse_battery", "password: <secret>"),  # a snake_case name, under a password key
 ])
 def test_what_looks_like_code_is_still_a_password_under_a_password_key(text, expected):
     assert red(text)[0] == expected

@@ -46,8 +46,6 @@ NEWER_APIS: Dict[str, Tuple[str, str]] = {
                                                                "huggingface/transformers#24270"),
 }
 
-# The functions a "got an unexpected keyword argument" message names without their module.
-_KEYWORD_FUNCTIONS = {"meshgrid": "torch.meshgrid", "interpolate": "torch.nn.functional.interpolate"}
 
 
 # -- helpers ---------------------------------------------------------------------
@@ -122,7 +120,8 @@ def newer_api(match, facts: Facts) -> Optional[Tailored]:
     mod, attr = g.get("mod") or "torch", g.get("attr")
     name = "%s.%s" % (mod, attr) if attr else mod
     if g.get("kw"):
-        name = "%s(%s=...)" % (_KEYWORD_FUNCTIONS.get(g.get("kwfn") or "", g.get("kwfn")), g["kw"])
+        # NEWER_APIS holds keyword arguments as "module.function(keyword=...)"; the message names the function alone
+        name = next((k for k in NEWER_APIS if k.endswith(".%s(%s=...)" % (g.get("kwfn"), g["kw"]))), name)
     known = _api_by_name(name)
     v, notes = version_or_none(facts)
     if not known or v is None:

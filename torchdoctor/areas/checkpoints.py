@@ -139,12 +139,17 @@ def lite_interpreter_backport(match, facts: Facts) -> Optional[Tailored]:
     the torch that exported it), or say that only a newer runtime reads it."""
     g = match_groups(match)
     try:
-        newest, saved = int(g["max"]), int(g["file"])
+        oldest, newest, saved = int(g["min"]), int(g["max"]), int(g["file"])
     except (KeyError, TypeError, ValueError):
         return None
+    notes = ["the app's runtime reads bytecode %d to %d; the model is %d" % (oldest, newest, saved)]
+    if saved < oldest:
+        return Tailored(cause="Here it is the other way round: the model is older than the oldest version this runtime "
+                              "reads.",
+                        summary="Export the model again with a torch of the app runtime's release (or newer) and ship "
+                                "that file.", notes=notes)
     if saved <= newest:
         return None
-    notes = ["the app's runtime reads bytecode %s to %d; the model is %d" % (g.get("min") or "?", newest, saved)]
     if newest < _OLDEST_BACKPORT:
         return Tailored(summary="This runtime reads no version torch can write today (backporting stops at %d): raise "
                                 "the app's PyTorch Mobile runtime to the release of the torch that exported the model."

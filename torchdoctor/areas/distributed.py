@@ -244,3 +244,28 @@ def windows_tcpstore_unknown(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="Here torch is %s, not 2.2.0: if the error comes from this machine, the failing program "
                             "runs another interpreter or environment (an embedded/portable Python, another venv); check "
                             "torch.__version__ there." % base, notes=notes)
+
+
+# The argparse line that takes the local rank in either spelling (torch's own launcher docs).
+BOTH_SPELLINGS = 'parser.add_argument("--local-rank", "--local_rank", type=int, default=0)'
+
+
+@hook("launcher-local-rank")
+def launcher_local_rank(match, facts: Facts) -> Optional[Tailored]:
+    """Which side spells the local rank how: the dashed form comes from torch 2's launcher, the
+    underscored one from torch 1's (or a launcher told to pass it to a torchrun-style script)."""
+    g = match_groups(match)
+    if g.get("dash"):
+        return Tailored(cause="The launcher here is torch 2.0 or newer's (it passed --local-rank) and the script "
+                              "declares only the older --local_rank.",
+                        summary="Replace the script's --local_rank argument with `%s` (argparse stores either "
+                                "spelling in args.local_rank), or launch with torchrun and read "
+                                "int(os.environ[\"LOCAL_RANK\"]); going back to torch 1.x is not needed."
+                                % BOTH_SPELLINGS,
+                        commands=['grep -rn "local_rank" --include=*.py .'])
+    return Tailored(cause="The launcher passed the older --local_rank (torch.distributed.launch of torch 1.x) to a script "
+                          "that does not declare it: scripts written for torchrun read the LOCAL_RANK environment "
+                          "variable instead.",
+                    summary="Launch with torchrun (it sets LOCAL_RANK and passes no argument), or add `%s` to the "
+                            "script's parser." % BOTH_SPELLINGS,
+                    commands=["torchrun --nproc-per-node <gpus> <script.py> <its arguments>"])

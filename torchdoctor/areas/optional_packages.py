@@ -60,3 +60,17 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
     missing = [d for d, v in here if not v]
     return Tailored(summary="Install %s with this interpreter's pip (%s)." % (", ".join(missing), exe),
                     commands=["%s install %s" % (F.pip_cmd(facts), " ".join(shlex.quote(d) for d in missing))])
+
+
+@hook("bare-folder-package")
+def bare_folder_package(match, facts: Facts) -> Optional[Tailored]:
+    """Where Python found the package decides the remedy: ask it, with the failing name filled in."""
+    pkg = match_groups(match).get("pkg")
+    if not pkg:
+        return None
+    where = "python -c \"import %s; print(%s.__path__)\"" % (pkg, pkg)
+    return Tailored(summary="Run the first command where the failing program runs: a path in the working directory is a "
+                            "checkout of %s never installed (install it with pip install -e on the folder that holds its "
+                            "setup.py or pyproject.toml); a path in site-packages is a leftover (uninstall %s, delete the "
+                            "folder, reinstall)." % (pkg, dist_name(pkg)),
+                    commands=[where, "%s show %s" % (F.pip_cmd(facts), dist_name(pkg))])

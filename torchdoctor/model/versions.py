@@ -90,16 +90,21 @@ def admits(spec: str, version: str) -> Optional[bool]:
         return None
 
 
-def floor(spec: str):
-    """The largest lower bound of a requirement specifier ('>=0.2.0', '~=2.2.1', '==2.5.*',
-    '<3,>=2.1'), as a Version: every release it admits is at least this; None when it has no
-    lower bound or does not parse."""
+
+def lower_bound(spec: str):
+    """(the largest lower bound, whether it is admitted) of a requirement specifier: ('0.2.0',
+    True) for '>=0.2.0', ('1.0', False) for '>1.0', ('2.5', True) for '==2.5.*', as a Version and
+    a bool; None when it has no lower bound or does not parse."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
     try:
         specs = SpecifierSet(spec)
     except (InvalidSpecifier, TypeError, ValueError):
         return None
-    bounds = [parse(s.version[:-2] if s.version.endswith(".*") else s.version)
-              for s in specs if s.operator in (">=", ">", "==", "~=", "===")]
-    bounds = [b for b in bounds if b is not None]
-    return max(bounds) if bounds else None
+    bounds = []
+    for s in specs:
+        if s.operator in (">=", ">", "==", "~=", "==="):
+            v = parse(s.version[:-2] if s.version.endswith(".*") else s.version)
+            if v is not None:
+                bounds.append((v, s.operator != ">"))
+    # the largest bound; of two equal ones the exclusive one is the stricter
+    return max(bounds, key=lambda b: (b[0], not b[1])) if bounds else None

@@ -87,16 +87,20 @@ NOT_SECRET_VALUE_RE = re.compile(r"(?i)(?:true|false|none|null|nil|yes|no|on|off
 
 
 # Unquoted values that are code, not secrets: a dotted name (tokenizer.eos_token), gdb's
-# "sig=sig@entry=6", a counted snake_case name (c10d's "for key: store_based_barrier_key:32").
+# "sig=sig@entry=6", a counted snake_case name (c10d's "for key: store_based_barrier_key:32"), a
+# snake_case name of lower-case words (PyTorch-BigGraph's "Unknown key: regularization_coef"):
+# generated keys and tokens mix cases and digits.
 GDB_ENTRY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,100}@entry=")
 COUNTED_NAME_RE = re.compile(r"[a-z]{1,30}(?:_[a-z]{1,30}){2,10}:[0-9]{1,10}")
+SNAKE_NAME_RE = re.compile(r"[a-z]{2,30}(?:_[a-z]{2,30}){1,10}")
 
 
 def is_code_value(value: str) -> bool:
-    """Whether an unquoted value is code (a dotted name, gdb's sig@entry=, a counted name), not a secret."""
+    """Whether an unquoted value is code (a dotted name, gdb's sig@entry=, a counted or a snake_case
+    name), not a secret."""
     parts = value.split(".")
     return ((len(parts) > 1 and all(p.isidentifier() for p in parts)) or bool(GDB_ENTRY_RE.match(value))
-            or bool(COUNTED_NAME_RE.fullmatch(value)))
+            or bool(COUNTED_NAME_RE.fullmatch(value)) or bool(SNAKE_NAME_RE.fullmatch(value)))
 
 
 # A number or a dotted name under a token-ish key is an id or code (llama.cpp's "EOG token =

@@ -57,3 +57,14 @@ def test_an_internal_operators_changed_arguments_are_a_private_api_of_another_to
 ])
 def test_a_public_operators_missing_argument_is_not_claimed(text):
     assert "torch-private-module-missing" not in [m.id for m in match_text(text)]
+
+
+@pytest.mark.parametrize("text,library_version", [
+    ("ModuleNotFoundError: No module named 'torchvision.transforms.v2'", True),
+    ("ModuleNotFoundError: No module named 'torchvision.models.mobilenetv3'", True),
+    # torchvision's compiled core is a build or ABI question, not a submodule of another release
+    ("ModuleNotFoundError: No module named 'torchvision._C'", False),
+])
+def test_a_missing_torchvision_submodule_is_its_release_against_the_code(text, library_version):
+    ids = [m.id for m in match_text(text)]
+    assert ("hf-library-version-mismatch" in ids[:1]) == library_version, ids

@@ -2,12 +2,16 @@
 source folder was never built, a checkout of a library never installed. The messages are made here
 by a real interpreter; explain must name what was never built or installed."""
 
+import shlex
 import subprocess
 import sys
 
 import pytest
 
+from torchdoctor.areas.registry import all_hooks as hooks
 from torchdoctor.match.matcher import match_text
+
+from hook_facts import facts
 
 
 def _fail(tmp_path, code):
@@ -27,14 +31,18 @@ def test_an_unbuilt_extensions_source_folder_imports_and_has_no_forward(tmp_path
     assert match_text(err)[0].id == "cuda-extension-package-not-built"
 
 
-def test_a_checkout_never_installed_names_no_location(tmp_path):
-    # Inpaint-Anything's layout: the segment_anything clone (setup.py, package inside) in the cwd
-    (tmp_path / "segment_anything" / "segment_anything").mkdir(parents=True)
-    (tmp_path / "segment_anything" / "setup.py").write_text("")
-    (tmp_path / "segment_anything" / "segment_anything" / "__init__.py").write_text("class SamPredictor: pass\n")
-    err = _fail(tmp_path, "from segment_anything import SamPredictor")
+def test_a_checkout_never_installed_names_no_location_and_the_hook_finds_the_folder(tmp_path):
+    # Inpaint-Anything's layout: a library's clone (setup.py, the package inside) in the cwd
+    (tmp_path / "tdsegany" / "tdsegany").mkdir(parents=True)
+    (tmp_path / "tdsegany" / "setup.py").write_text("")
+    (tmp_path / "tdsegany" / "tdsegany" / "__init__.py").write_text("class SamPredictor: pass\n")
+    err = _fail(tmp_path, "from tdsegany import SamPredictor")
     assert "(unknown location)" in err
-    assert match_text(err)[0].id == "python-package-missing"
+    m = match_text(err)[0]
+    assert (m.id, m.confidence) == ("package-imported-as-bare-folder", "possible")
+    t = hooks()[m.entry.tailor](m, facts(exe=sys.executable))
+    where = subprocess.run(shlex.split(t.commands[0]), capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    assert str(tmp_path / "tdsegany") in where.stdout  # the checkout the summary says to install
 
 
 @pytest.mark.parametrize("text", [
@@ -46,4 +54,13 @@ def test_a_checkout_never_installed_names_no_location(tmp_path):
 ])
 def test_lookalikes_are_not_these_readings(text):
     ids = [m.id for m in match_text(text)]
-    assert "cuda-extension-package-not-built" not in ids and "python-package-missing" not in ids
+    assert "cuda-extension-package-not-built" not in ids and "package-imported-as-bare-folder" not in ids
+
+
+@pytest.mark.parametrize("text", [
+    # torch's compiled submodules have no file of their own: code for another torch, not a bare folder
+    "ImportError: cannot import name '_current_process_group' from 'torch._C._distributed_c10d' (unknown location)",
+    "ImportError: cannot import name 'eval_frame' from 'torch._C._dynamo' (unknown location)",
+])
+def test_torchs_compiled_submodules_are_not_a_torch_left_without_files(text):
+    assert "torch-folder-without-files" not in [m.id for m in match_text(text)]

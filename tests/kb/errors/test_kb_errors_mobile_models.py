@@ -75,3 +75,9 @@ def test_the_printed_backport_turns_a_model_into_one_the_old_runtime_reads(tmp_p
                                     "print(load('model_v5.ptl')(torch.ones(2)).tolist())"])
     assert runs.stdout.strip() == "[3.0, 3.0]", runs.stderr[-1500:]
     assert os.path.getsize(str(tmp_path / "model.ptl")) > 0  # the exported model is kept
+
+
+def test_a_model_older_than_the_runtime_asks_for_a_new_export():
+    _, t = tailored("Lite Interpreter version number does not match. The model version must be between 4 and 9 "
+                    "but the model version is 3")
+    assert "older than the oldest version this runtime reads" in t.cause and not t.commands

@@ -13,7 +13,7 @@ import pytest
 from torchdoctor.areas.registry import all_hooks as hooks
 from torchdoctor.match.matcher import match_text
 
-from hook_facts import facts
+from hook_facts import explain, facts
 from wheelkit import build_wheel, environ, hermetic_env
 
 ID = "pip-version-not-offered"
@@ -54,6 +54,13 @@ def test_pips_list_without_the_release_names_package_spec_and_list(text, pkg, sp
     "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.5.1 (from versions: none)",
     "ERROR: Could not find a version that satisfies the requirement jaxlib==0.4.25+cuda12.cudnn89 (from versions: 0.4.26)",
     "ERROR: Could not find a version that satisfies the requirement paddlepaddle-gpu==2.4.2.post117 (from versions: 2.5.1)",
+    # torch as the user typed it, and PyPI's placeholder named pytorch: torch's own entries
+    "ERROR: Could not find a version that satisfies the requirement Torch (from versions: none)",
+    "ERROR: Could not find a version that satisfies the requirement TorchVision==0.15.2 (from versions: 0.17.0)",
+    "ERROR: Could not find a version that satisfies the requirement pytorch==1.7.1 (from versions: 0.1.2, 1.0.2)",
+    # an underscored framework package, which the whitespace-free pass would otherwise read as another name
+    "ERROR: Could not find a version that satisfies the requirement tensorflow_io_gcs_filesystem==0.31.0 "
+    "(from versions: 0.32.0)",
 ])
 def test_torch_and_other_frameworks_are_not_this_entrys(text):
     assert ID not in [m.id for m in match_text(text)]
@@ -85,12 +92,41 @@ def test_an_empty_list_says_every_release_or_the_name():
     assert "found no release of torchrl" in t.cause and "spelling" in t.cause
 
 
-def test_a_list_that_holds_a_fitting_release_is_another_failure():
+def test_a_list_that_holds_a_fitting_release_says_the_list_is_not_what_failed():
     # pip had a release the spec admits: a conflict or a hash failed, not the list
-    found = match_text("ERROR: Could not find a version that satisfies the requirement scipy>=1.10 "
-                       "(from versions: 1.9.3, 1.10.1, 1.11.0)")
-    m = next(m for m in found if m.id == ID)
-    assert hooks()[m.entry.tailor](m, facts()) is None
+    e = explain("ERROR: Could not find a version that satisfies the requirement scipy>=1.10 "
+                "(from versions: 1.9.3, 1.10.1, 1.11.0)", ID, facts())
+    assert "so the list is not what failed" in e.cause and "before and after" not in e.cause
+
+
+@pytest.mark.parametrize("spec,listed,says", [
+    # no lower bound: neither "before and after" nor "newest"
+    ("<2", "2.0, 3.1", "None of the releases pip lists for pkgx is one that pkgx<2 admits"),
+    ("!=2.0", "2.0", "None of the releases pip lists for pkgx is one that pkgx!=2.0 admits"),
+    # a strict bound at the list's top: the list stops below what is asked
+    (">1.0", "0.9, 1.0", "The newest pkgx pip may install here is 1.0"),
+    # a newer pre-release listed: releases after the request exist in the list
+    ("==2.0", "1.0, 3.0.dev1", "before and after the one asked for (pkgx==2.0)"),
+])
+def test_where_the_request_sits_in_the_list(spec, listed, says):
+    _, t = tailored("ERROR: Could not find a version that satisfies the requirement pkgx%s (from versions: %s)"
+                    % (spec, listed))
+    assert says in t.cause
+
+
+def test_an_exact_pin_is_not_said_to_be_yanked():
+    # pip installs a yanked release that is pinned with ==, so a missing == pin was not yanked
+    _, t = tailored("ERROR: Could not find a version that satisfies the requirement numpy==1.21.2 (from versions: "
+                    "1.21.0, 1.22.0)")
+    assert "yanked" not in t.cause
+    _, t = tailored("ERROR: Could not find a version that satisfies the requirement numpy>=1.21.2,<1.22 "
+                    "(from versions: 1.21.0, 1.22.0)")
+    assert "yanked" in t.cause
+
+
+def test_an_empty_list_names_an_unreachable_index_too():
+    _, t = tailored("ERROR: Could not find a version that satisfies the requirement einops (from versions: none)")
+    assert "could not reach the index" in t.cause
 
 
 def _simple_index(root, name, links):
@@ -133,7 +169,6 @@ def test_pips_own_download_names_why_each_release_was_skipped(tmp_path):
     why = pip(*shlex.split(t.commands[1])[3:])
     skipped = [ln for ln in why.stdout.splitlines() if "tdoffered-2.1-" in ln and "Skipping link" in ln]
     assert skipped and "cp27-cp27m-manylinux1_x86_64" in skipped[0], why.stdout[-1500:]
-    assert not (tmp_path / "pip-why" / "tdoffered-2.0-py3-none-any.whl").exists()
     # a release with files for this Python, as the summary says, installs
     assert pip("install", "--no-deps", "--target", str(tmp_path / "site"), "tdoffered==3.0").returncode == 0
 

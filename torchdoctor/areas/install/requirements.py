@@ -59,28 +59,40 @@ def pip_version_not_offered(match, facts: Facts) -> Optional[Tailored]:
     if not pkg:
         return None
     offered = _offered(g.get("versions") or "")
-    if offered and (not spec or any(V.admits(spec, str(v)) for v in offered)):
-        return None  # a listed release fits: pip failed for another reason (a conflict, a hash)
     req = "%s%s" % (pkg, spec)
     py = F.python_minor(facts)
     notes = ["this Python is %s" % py] if py else []
+    fitting = [v for v in offered if spec and V.admits(spec, str(v))]
+    if offered and (not spec or fitting):
+        # pip listed a release the request admits: what failed is not the list
+        return Tailored(cause="pip did list a release that %s admits (%s), so the list is not what failed: look above "
+                              "this line for the conflict, hash or build error pip reported first."
+                              % (req, fitting[-1] if fitting else offered[-1]), notes=notes)
     if not offered:
         cause = ("pip found no release of %s with a file for this Python and platform: every release excludes them, "
-                 "or the index in use has no package of that name (check the spelling and the index)." % pkg)
+                 "the index in use has no package of that name (check the spelling and the index), or pip could not "
+                 "reach the index at all (look above for 'Retrying' or 'Could not fetch URL')." % pkg)
     else:
-        newest = max(v for v in offered if not v.is_prerelease) if any(not v.is_prerelease for v in offered) \
-            else max(offered)
-        low = V.floor(spec) if spec else None
-        if low is not None and low > newest:
+        newest = max(offered)
+        low = V.lower_bound(spec)
+        exact = spec.startswith("==") and "*" not in spec
+        gone = "or it was never published" if exact else "or it was yanked or never published"
+        if low is not None and (low[0] > newest or (low[0] == newest and not low[1])):
             cause = ("The newest %s pip may install here is %s; %s asks for a later release, and pip skipped every "
                      "later one for this Python or platform (or the index in use does not carry them)."
                      % (pkg, newest, req))
+        elif low is not None and low[0] < min(offered):
+            cause = ("pip lists only releases of %s newer than the one asked for (%s): the older release has no file "
+                     "for this Python or platform (its wheels are built for older Pythons and it has no source "
+                     "archive), %s." % (pkg, req, gone))
+        elif low is not None:
+            cause = ("pip lists releases of %s before and after the one asked for (%s), but not it: that release has "
+                     "no file for this Python or platform (its Requires-Python excludes this Python, or its wheels "
+                     "are built for others and it has no source archive), %s." % (pkg, req, gone))
         else:
-            where = "before and after the one asked for" if low is None or low >= min(offered) else \
-                "newer than the one asked for"
-            cause = ("pip lists releases of %s %s (%s), but not it: that release has no file for this Python or "
-                     "platform (its Requires-Python excludes this Python, or its wheels are built for others and it "
-                     "has no source archive), or it was yanked or never published." % (pkg, where, req))
+            cause = ("None of the releases pip lists for %s is one that %s admits, and the ones it admits have no "
+                     "file for this Python or platform (Requires-Python, wheels for others only), %s."
+                     % (pkg, req, gone))
     pip_why = "pip download \"%s\" --no-deps -d pip-why" % req
     return Tailored(cause=cause,
                     summary="Run pip's download of it: it prints each skipped release's Requires-Python ('Ignored the "
