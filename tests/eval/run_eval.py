@@ -367,6 +367,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           blind57's and blind58's fixes: first run 11/31 = 35.5% (11/27 = 40.7% where an
                           entry fitted, 0 wrong, 1 answer on a missing family); 13/31 after
                           (tests/eval/blind59_results.md)
+  blind60_pretrain/_slam/_kaggle/_ko/_vos.jsonl 28 GitHub issues of 2021-26 from LLM pretraining
+                          frameworks, learned SLAM, Kaggle notebooks, Korean-language issues and video
+                          object segmentation, taken in the order met after blind59's fixes: first run
+                          6/28 = 21.4% (6/19 = 31.6% where an entry fitted, 1 wrong); 6/28 after, 0 wrong
+                          (tests/eval/blind60_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

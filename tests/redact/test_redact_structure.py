@@ -146,3 +146,10 @@ def test_key_words_split_every_naming_style():
     assert key_words("X-Amz-Credential") == ["x", "amz", "credential"]
     assert key_words("HFAuthToken") == ["hf", "auth", "token"]
     assert key_words("pS3cr3t", camel=False) == ["ps3cr3t"]
+
+
+def test_a_urls_conventional_git_user_is_no_secret():
+    from torchdoctor.redact import Redactor
+    line = "!pip install git+https://git@github.com/SKTBrain/KoBERT.git@master"
+    assert Redactor().secrets(line) == line
+    assert Redactor().secrets("https://git:pw123456@github.com/a/b") == "https://<secret>@github.com/a/b"

@@ -16,6 +16,10 @@ from .placeholders import EMAIL, GPU_UUID, HOST, IP, MAC, SECRET, SERIAL, USER, 
 from .tokens import TOKEN_RE, token_rule
 
 
+# Account names a URL carries by convention, no one's secret (pip's "git+https://git@github.com/...").
+PUBLIC_USERS = frozenset(("git", "anonymous"))
+
+
 @record
 class Redactor:
     """Redacts strings; remembers how many values of each kind it replaced."""
@@ -122,7 +126,7 @@ class Redactor:
         return s
 
     def _userinfo(self, m) -> str:
-        if not m.group(2) or m.group(2) == SECRET:
+        if not m.group(2) or m.group(2) == SECRET or m.group(2).lower() in PUBLIC_USERS:
             return m.group(0)
         self.tally("secret")
         return m.group(1) + SECRET + "@"
