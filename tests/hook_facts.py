@@ -2,6 +2,7 @@
 otherwise), as explain's cheap facts would read them; keyword sections add or replace parts.
 Shared by the hook tests of tests/areas/ and the known-error tests of tests/kb/errors/."""
 
+from torchdoctor.areas.registry import all_hooks
 from torchdoctor.diagnose import explain_match
 from torchdoctor.match.matcher import match_text
 from torchdoctor.model.facts import Facts, absent
@@ -37,3 +38,17 @@ def explain(text, want, f):
     e = explain_match(found[0], f)
     assert e.hook_error is None, e.hook_error
     return e
+
+
+def top(text):
+    """The first match of `text`, or None."""
+    found = match_text(text)
+    return found[0] if found else None
+
+
+def tailored_as(want, text, f=None):
+    """(match, what its tailoring hook says) for `text`, which must land on the entry `want` first;
+    the hook runs on the facts `f` (a Linux venv when None)."""
+    found = match_text(text)
+    assert found and found[0].id == want, [m.id for m in found]
+    return found[0], all_hooks()[found[0].entry.tailor](found[0], f if f is not None else facts())

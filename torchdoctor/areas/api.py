@@ -47,7 +47,6 @@ NEWER_APIS: Dict[str, Tuple[str, str]] = {
 }
 
 
-
 # -- helpers ---------------------------------------------------------------------
 def code_block(text: str) -> str:
     """Indent a code block so it reads as one under the "Fix:" line."""

@@ -68,9 +68,9 @@ def bare_folder_package(match, facts: Facts) -> Optional[Tailored]:
     pkg = match_groups(match).get("pkg")
     if not pkg:
         return None
-    where = "python -c \"import %s; print(%s.__path__)\"" % (pkg, pkg)
+    where, dist = "python -c \"import %s; print(%s.__path__)\"" % (pkg, pkg), dist_name(pkg)
     return Tailored(summary="Run the first command where the failing program runs: a path in the working directory is a "
                             "checkout of %s never installed (install it with pip install -e on the folder that holds its "
                             "setup.py or pyproject.toml); a path in site-packages is a leftover (uninstall %s, delete the "
-                            "folder, reinstall)." % (pkg, dist_name(pkg)),
-                    commands=[where, "%s show %s" % (F.pip_cmd(facts), dist_name(pkg))])
+                            "folder, reinstall)." % (pkg, dist),
+                    commands=[where, "%s show %s" % (F.pip_cmd(facts), dist)])

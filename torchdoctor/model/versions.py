@@ -90,7 +90,6 @@ def admits(spec: str, version: str) -> Optional[bool]:
         return None
 
 
-
 def lower_bound(spec: str):
     """(the largest lower bound, whether it is admitted) of a requirement specifier: ('0.2.0',
     True) for '>=0.2.0', ('1.0', False) for '>1.0', ('2.5', True) for '==2.5.*', as a Version and

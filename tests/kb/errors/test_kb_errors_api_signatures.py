@@ -8,12 +8,9 @@ import pytest
 from torchdoctor.areas.registry import all_hooks as hooks
 from torchdoctor.match.matcher import match_text
 
-from hook_facts import facts
+from hook_facts import facts, top
 
 
-def top(text):
-    found = match_text(text)
-    return found[0] if found else None
 
 
 @pytest.mark.parametrize("text,api,need", [

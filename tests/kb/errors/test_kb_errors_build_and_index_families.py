@@ -7,12 +7,9 @@ import pytest
 
 from torchdoctor.match.matcher import HIGH, POSSIBLE, match_text
 
+from hook_facts import top
+
 TORCH_FRAME = '  File "/venv/lib/python3.11/site-packages/torch/utils/cpp_extension.py", line 2104, in _run_ninja_build\n'
-
-
-def top(text):
-    found = match_text(text)
-    return found[0] if found else None
 
 
 def ids(text):

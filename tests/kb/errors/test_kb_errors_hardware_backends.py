@@ -7,10 +7,7 @@ import pytest
 
 from torchdoctor.match.matcher import match_text
 
-
-def top(text):
-    found = match_text(text)
-    return found[0] if found else None
+from hook_facts import top
 
 
 @pytest.mark.parametrize("text,want,confidence", [

@@ -11,16 +11,13 @@ from torchdoctor.areas.registry import all_hooks as hooks
 from torchdoctor.match.matcher import match_text
 
 from conftest import TORCH_PYTHON, needs_torch
-from hook_facts import facts
+from hook_facts import facts, top
 
 ID = "launcher-local-rank-spelling"
 OLD = "parser.add_argument('--local_rank', default=0, type=int)"
 SCRIPT = "import argparse\nparser = argparse.ArgumentParser()\n%s\nargs = parser.parse_args()\nprint('rank', args.local_rank)\n"
 
 
-def top(text):
-    found = match_text(text)
-    return found[0] if found else None
 
 
 @pytest.mark.parametrize("text,side", [

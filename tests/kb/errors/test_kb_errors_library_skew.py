@@ -6,14 +6,8 @@ the formats Python, pandas, Lightning and zsh print; none is an evaluation text.
 import pytest
 
 from torchdoctor.areas.registry import all_hooks as hooks
-from torchdoctor.match.matcher import match_text
 
-from hook_facts import facts
-
-
-def top(text):
-    found = match_text(text)
-    return found[0] if found else None
+from hook_facts import facts, top
 
 
 def tailored(text, f):

@@ -2,25 +2,18 @@
 that exported them. No old runtime runs here; the real part is torch 2.13's own export and
 backport, run as the hook prints them."""
 
+import functools
 import os
 import shlex
 import subprocess
 
 import pytest
 
-from torchdoctor.areas.registry import all_hooks as hooks
-from torchdoctor.match.matcher import match_text
-
 from conftest import TORCH_PYTHON, needs_torch
-from hook_facts import facts
+from hook_facts import tailored_as
 
 ID = "lite-interpreter-model-newer-than-runtime"
-
-
-def tailored(text):
-    found = match_text(text)
-    assert found and found[0].id == ID, [m.id for m in found]
-    return found[0], hooks()[found[0].entry.tailor](found[0], facts())
+tailored = functools.partial(tailored_as, ID)
 
 
 @pytest.mark.parametrize("text,newest,saved", [

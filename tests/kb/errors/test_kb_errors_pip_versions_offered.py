@@ -3,6 +3,7 @@ release exists for other Pythons or platforms only, or the index does not carry 
 test serves releases from a local index, one excluded by Requires-Python and one built for another
 Python, and runs the hook's command as printed: pip itself then names each reason."""
 
+import functools
 import os
 import shlex
 import subprocess
@@ -10,19 +11,13 @@ import sys
 
 import pytest
 
-from torchdoctor.areas.registry import all_hooks as hooks
 from torchdoctor.match.matcher import match_text
 
-from hook_facts import explain, facts
+from hook_facts import explain, facts, tailored_as
 from wheelkit import build_wheel, environ, hermetic_env
 
 ID = "pip-version-not-offered"
-
-
-def tailored(text, f=None):
-    found = match_text(text)
-    assert found and found[0].id == ID, [m.id for m in found]
-    return found[0], hooks()[found[0].entry.tailor](found[0], f or facts())
+tailored = functools.partial(tailored_as, ID)
 
 
 @pytest.mark.parametrize("text,pkg,spec,versions", [

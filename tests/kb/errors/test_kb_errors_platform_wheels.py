@@ -11,16 +11,10 @@ import venv
 import pytest
 
 from torchdoctor.areas.registry import all_hooks as hooks
-from torchdoctor.match.matcher import match_text
 
-from hook_facts import facts
+from hook_facts import facts, top
 
 ID = "nvidia-cuda-wheel-no-platform"
-
-
-def top(text):
-    found = match_text(text)
-    return found[0] if found else None
 
 
 def tailored(text, f):

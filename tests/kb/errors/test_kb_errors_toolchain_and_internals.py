@@ -5,14 +5,8 @@ the test in the formats Python, torch and triton print; none is an evaluation te
 import pytest
 
 from torchdoctor.areas.registry import all_hooks as hooks
-from torchdoctor.match.matcher import match_text
 
-from hook_facts import facts
-
-
-def top(text):
-    found = match_text(text)
-    return found[0] if found else None
+from hook_facts import facts, top
 
 
 @pytest.mark.parametrize("text,cc", [

@@ -3,14 +3,9 @@ vulkaninfo's wordings, built for the test in the formats they print; none is an 
 
 import pytest
 
-from torchdoctor.match.matcher import match_text
+from hook_facts import top
 
 ID = "vulkan-driver-missing"
-
-
-def top(text):
-    found = match_text(text)
-    return found[0] if found else None
 
 
 @pytest.mark.parametrize("text", [
