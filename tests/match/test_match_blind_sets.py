@@ -244,10 +244,8 @@ OPEN = {
     ("blind41_amdintel.jsonl", 1): "cublas-not-supported",
     ("blind41_amdintel.jsonl", 2): None,
     ("blind41_mps.jsonl", 7): None,
-    # GroundingDINO's `name '_C' is not defined` (its own extension never built) read as torch's own
-    # _C; pip's output cut at "Could not find a version that satisfies the requirement"; Genesis's
+    # pip's output cut at "Could not find a version that satisfies the requirement"; Genesis's
     # own fatbin without SM 120; a CI traceback cut before onnxscript's ModuleNotFoundError.
-    ("blind42_vision.jsonl", 6): None,  # torch's _C reading now needs torch's own import beside it
     ("blind42_installers.jsonl", 5): None,
     ("blind42_sim.jsonl", 3): None,
     ("blind42_deploy.jsonl", 0): None,
@@ -522,20 +520,17 @@ OPEN = {
     # needs torch's own import beside it). Held: prose and screenshots (ninja for Megatron's helper,
     # bitsandbytes on Windows, RoPE2D's warning, KoBERT's onnxruntime pin, DPVO's patched sources,
     # lietorch's sm_60 flags), tracebacks cut before their error (kohya on Kaggle, KoBERT on Colab),
-    # `No module named 'GroundingDINO'` and `'segment_anything'`, apex's FusedAdam without its CUDA
-    # extensions, pip's "Failed building wheel for cchardet" on a new Python.
+    # `No module named 'GroundingDINO'` (a checkout's folder, no pip name), pip's "Failed building
+    # wheel for cchardet" on a new Python.
     ("blind60_kaggle.jsonl", 1): None,
     ("blind60_ko.jsonl", 0): None,
     ("blind60_ko.jsonl", 4): None,
     ("blind60_pretrain.jsonl", 0): None,
-    ("blind60_pretrain.jsonl", 1): None,
     ("blind60_pretrain.jsonl", 2): None,
     ("blind60_slam.jsonl", 2): None,
     ("blind60_slam.jsonl", 3): None,
     ("blind60_slam.jsonl", 4): None,
     ("blind60_vos.jsonl", 2): None,
-    ("blind60_vos.jsonl", 3): None,
-    ("blind60_vos.jsonl", 4): None,
     ("blind60_vos.jsonl", 5): None,
 }
 

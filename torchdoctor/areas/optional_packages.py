@@ -22,6 +22,7 @@ PIP_NAMES = {
     "yaml": "PyYAML", "megatron": "megatron-core", "pyav": "av", "transformersengine": "transformer-engine[pytorch]",
     "opencv": "opencv-python", "skimage": "scikit-image", "open_clip": "open-clip-torch", "pkg_resources": "setuptools",
     "google.protobuf": "protobuf", "detectron2": "git+https://github.com/facebookresearch/detectron2.git",
+    "segment_anything": "segment-anything",
 }
 
 

@@ -58,6 +58,11 @@ def top(text):
      "ERROR: No matching distribution found for kaolin==0.17.0", "kaolin-no-wheel-for-torch-combo", "high"),
     ("ImportError: cannot import name 'UnencryptedCookieSessionFactoryConfig' from 'pyramid.session' (unknown location)",
      "pypi-apex-name-clash", "high"),
+    # NVIDIA apex built without --cuda_ext: its fused optimizers refuse at construction
+    ('  File "/env/lib/python3.10/site-packages/apex/optimizers/fused_adam.py", line 80, in __init__\n'
+     "    raise RuntimeError('apex.optimizers.FusedAdam requires cuda extensions')\n"
+     "RuntimeError: apex.optimizers.FusedAdam requires cuda extensions", "apex-cuda-extensions-missing", "high"),
+    ("RuntimeError: apex.optimizers.FusedLAMB requires cuda extensions", "apex-cuda-extensions-missing", "high"),
     # DeepSpeed's cpu_adam op, tiny-cuda-nn's per-architecture modules, torchao built for torch 2.10
     ("AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'",
      "deepspeed-cpu-adam-op-build-failed", "high"),
@@ -91,6 +96,8 @@ def test_the_torch_gate_line_explains_the_no_backend_notice():
      "accelerate-transformers-version-mismatch"),
     # torch missing from the running interpreter, not from a build environment
     ("ModuleNotFoundError: No module named 'torch'", "pip-build-isolation-hides-torch"),
+    # another library's own fused kernels (ColossalAI's), not apex's
+    ('RuntimeError: ScaledMaskedSoftmax requires cuda extensions', "apex-cuda-extensions-missing"),
     # a private torch name outside the DataPipes
     ("ImportError: cannot import name '_get_device_index' from 'torch._utils'", "torch-datapipes-private-api-mismatch"),
     # another package's missing wheel

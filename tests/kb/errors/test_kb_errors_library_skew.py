@@ -184,6 +184,8 @@ def test_msvc_missing_is_possible_for_any_build_and_a_diagnosis_for_a_torch_exte
     "---> 53         output = _C.ms_deform_attn_forward(\n     54             value,\n\nNameError: name '_C' is not defined",
     "    return _C.nms_rotated(boxes, scores, iou_threshold)\nNameError: name '_C' is not defined",
     "UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!\nNameError: name '_C' is not defined",
+    # the line alone: torch's own import would show torch's __init__.py beside it
+    "NameError: name '_C' is not defined",
 ])
 def test_a_packages_unbuilt_c_extension_called_is_not_torchs_own(text):
     assert top(text).id == "package-c-extension-not-built"
@@ -247,6 +249,9 @@ def test_torch_named_as_a_backend_that_was_not_found_is_no_missing_torch():
      "opencv-python"),
     ("ImportError: Detectron2LayoutModel requires the detectron2 library but it was not found in your environment.",
      "git+https://github.com/facebookresearch/detectron2.git"),
+    # Meta's SAM is imported as segment_anything and published as segment-anything
+    ("    from segment_anything import SamPredictor, sam_model_registry\n"
+     "ModuleNotFoundError: No module named 'segment_anything'", "segment-anything"),
 ])
 def test_requires_backends_installs_the_pip_name(text, dist):
     t = tailored(text, facts())
