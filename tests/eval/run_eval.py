@@ -370,8 +370,14 @@ score of each, before its misses drove any KB change (the honest estimate):
   blind60_pretrain/_slam/_kaggle/_ko/_vos.jsonl 28 GitHub issues of 2021-26 from LLM pretraining
                           frameworks, learned SLAM, Kaggle notebooks, Korean-language issues and video
                           object segmentation, taken in the order met after blind59's fixes: first run
-                          6/28 = 21.4% (6/19 = 31.6% where an entry fitted, 1 wrong); 6/28 after, 0 wrong
+                          6/28 = 21.4% (6/19 = 31.6% where an entry fitted, 1 wrong); 9/28 after, 0 wrong
                           (tests/eval/blind60_results.md)
+  blind61_reid/_metric/_traffic/_ja/_latex.jsonl 29 GitHub issues of 2021-26 from person
+                          re-identification and crowd counting, metric learning and CLIP, spatio-temporal
+                          forecasting, Japanese-language issues and formula/scene-text OCR, taken in the order
+                          met after blind60's fixes: first run 2/29 = 6.9% (2/14 = 14.3% where an entry
+                          fitted, 0 wrong, 2 answers on missing families); 3/29 after
+                          (tests/eval/blind61_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -173,3 +173,54 @@ def torch_six_removed(match, facts: Facts) -> Optional[Tailored]:
                   "fails; the library doing the import predates torch 2.0." % F.torch_version_str(facts),
             notes=notes)
     return None
+
+
+# -- TensorRT ------------------------------------------------------------------------
+# (class, attribute) -> the TensorRT major release that removed it. The 8.0 removals are the Builder's
+# own settings (moved to IBuilderConfig); the 10.0 ones are build_engine, the implicit batch and the
+# binding-index API (NVIDIA's 8.x-to-10.x migration guide lists them with their replacements).
+TRT_REMOVED: Dict[Tuple[str, str], int] = {
+    **{("Builder", a): 8 for a in ("build_cuda_engine", "max_workspace_size", "fp16_mode", "int8_mode",
+                                   "int8_calibrator", "strict_type_constraints")},
+    ("Builder", "build_engine"): 10, ("Builder", "max_batch_size"): 10, ("IBuilderConfig", "max_workspace_size"): 10,
+    **{("ICudaEngine", a): 10 for a in ("get_binding_shape", "get_binding_dtype", "binding_is_input", "num_bindings",
+                                        "get_binding_index", "get_binding_name", "max_batch_size")},
+    **{("IExecutionContext", a): 10 for a in ("execute_async_v2", "set_binding_shape", "execute_async")},
+}
+# PyPI's TensorRT 10 is a stub over these; a pin below 10 leaves them installed unless they go first.
+TRT_PACKAGES = ("tensorrt", "tensorrt-cu12", "tensorrt-cu12-bindings", "tensorrt-cu12-libs")
+
+
+@hook("tensorrt-api-removed")
+def tensorrt_api_removed(match, facts: Facts) -> Optional[Tailored]:
+    """The removing release against the installed TensorRT: port the call, or go below that release
+    where PyPI still has one for this Python."""
+    g = match_groups(match)
+    cls, attr = g.get("cls"), g.get("attr")
+    removed = TRT_REMOVED.get((cls, attr))
+    if removed is None:
+        return None
+    installed = next((F.package_version(facts, n) for n in TRT_PACKAGES if F.package_version(facts, n)), None)
+    name = "%s.%s" % (cls, attr)
+    notes = ["TensorRT %d.0 removed %s" % (removed, name)]
+    if installed:
+        notes.append("this interpreter has tensorrt %s" % installed)
+        v = F.parse_version(installed)
+        if v is not None and v.release and v.release[0] < removed:
+            return Tailored(summary="This interpreter's TensorRT %s still has %s (removed in %d.0): the failing process "
+                                    "imported a newer TensorRT, from another environment." % (installed, name, removed),
+                            commands=["python -c \"import tensorrt; print(tensorrt.__version__, tensorrt.__file__)\""],
+                            notes=notes)
+    if removed == 8:
+        return Tailored(summary="%s is gone from TensorRT 8.0 on, and PyPI offers no TensorRT 7: port the call (the "
+                                "settings moved to IBuilderConfig, the build to build_serialized_network)." % name,
+                        commands=[], notes=notes)
+    py = F.python_minor(facts)
+    if py and tuple(int(x) for x in py.split(".")[:2]) >= (3, 12):
+        return Tailored(summary="%s is gone from TensorRT 10.0 on, and TensorRT 8's packages stop at Python 3.11 (this "
+                                "is %s): port the call to the replacement NVIDIA's migration guide names." % (name, py),
+                        commands=[], notes=notes)
+    return Tailored(summary="%s is gone from TensorRT 10.0 on: port the call, or replace the TensorRT 10 packages with "
+                            "TensorRT 8.6 (remove them first: PyPI's tensorrt 10 is a stub over tensorrt-cu12*)." % name,
+                    commands=["%s uninstall -y %s" % (F.pip_cmd(facts), " ".join(TRT_PACKAGES)),
+                              '%s install "tensorrt<10"' % F.pip_cmd(facts)], notes=notes)

@@ -8,6 +8,7 @@ import pytest
 from torchdoctor.areas.registry import all_hooks as hooks
 
 from hook_facts import facts, top
+from torchdoctor.match.matcher import match_text
 
 
 def tailored(text, f):
@@ -195,6 +196,16 @@ def test_torchs_own_name_c_error_stays_torchs():
     text = ("  File \"/home/u/pytorch/torch/__init__.py\", line 465, in <module>\n    for name in dir(_C):\n"
             "NameError: name '_C' is not defined")
     assert top(text).id == "torch-c-module-not-found"
+    # a package's reading would print a `pip install -e .` that, in a PyTorch checkout, builds torch
+    assert [m.id for m in match_text(text)].count("package-c-extension-not-built") == 0
+
+
+def test_torchs_own_name_beside_a_packages_unbuilt_c_extension_is_the_package():
+    text = ("/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py:128: UserWarning: CUDA initialization: "
+            "return torch._C._cuda_getDeviceCount() > 0\n"
+            "  File \"/content/GroundingDINO/groundingdino/models/GroundingDINO/ms_deform_attn.py\", line 53, in forward\n"
+            "    output = _C.ms_deform_attn_forward(\nNameError: name '_C' is not defined")
+    assert top(text).id == "package-c-extension-not-built"
 
 
 @pytest.mark.parametrize("text", ["I'm trying to run it but it says torch module not found",

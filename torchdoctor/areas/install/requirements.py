@@ -119,9 +119,18 @@ def source_build_no_wheel(match, facts: Facts) -> Optional[Tailored]:
     """Name the release pip took as source and ask pip, wheels only, whether one fits here."""
     g = match_groups(match)
     pkg, ver = g.get("pkg"), g.get("ver")
+    py = F.python_minor(facts)
+    if not pkg and "Rust" in match.text:
+        # Rust's messages name no package: pip's "Building wheel for X" line above does.
+        return Tailored(summary="pip is compiling a Rust package (the `Building wheel for` line above names it; "
+                                "tokenizers in most torch stacks) because no wheel of the release it resolved fits "
+                                "Python %s here: upgrade pip, then relax that package's pin or use a Python the pinned "
+                                "release has wheels for." % (py or "(unknown)"),
+                        commands=[on_interpreter("pip install --upgrade pip", facts),
+                                  on_interpreter("pip install --only-binary=:all: <package>", facts)],
+                        notes=["this Python is %s" % py] if py else [])
     if not pkg:
         pkg, ver = "scipy", None  # scipy's own message names no release
-    py = F.python_minor(facts)
     spec = "%s==%s" % (pkg, ver) if ver else pkg
     notes = ["this Python is %s" % py] if py else []
     return Tailored(summary="pip found no wheel of %s for the Python and platform it ran on, so it compiled the "
