@@ -376,7 +376,7 @@ score of each, before its misses drove any KB change (the honest estimate):
                           re-identification and crowd counting, metric learning and CLIP, spatio-temporal
                           forecasting, Japanese-language issues and formula/scene-text OCR, taken in the order
                           met after blind60's fixes: first run 2/29 = 6.9% (2/14 = 14.3% where an entry
-                          fitted, 0 wrong, 2 answers on missing families); 3/29 after
+                          fitted, 0 wrong, 2 answers on missing families); 5/29 after
                           (tests/eval/blind61_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a

@@ -533,14 +533,14 @@ OPEN = {
     ("blind60_slam.jsonl", 4): None,
     ("blind60_vos.jsonl", 2): None,
     ("blind60_vos.jsonl", 5): None,
-    # Labelled and run once; four entries drawn from it. Held: the reporters' words (a Python 3.13 venv
+    # Labelled and run once; four entries and two wider readings drawn from it. Held: the reporters' words (a Python 3.13 venv
     # for a torch<2.4 pin, two RTX 5090 questions, the c10.dll guide, faiss's NameError in prose, a
-    # torch 2.0 upgrade breaking PyG), a first-run download blocked by a firewall told in words, a
-    # screenshot of pip's refusal, PyPI's torchreid layout. Answered by a more exact entry than the
-    # label's: TensorRT 8's removed build_cuda_engine (the label: the general library-version entry),
-    # the lmdb Environment pickled for a spawned worker (the label: Windows' broken pipe). Answered on
+    # torch 2.0 upgrade breaking PyG), a first-run download blocked by a firewall told in words. Answered
+    # by a more exact entry than the label's: TensorRT 8's removed build_cuda_engine and PyPI's torchreid
+    # layout (the label: the general library-version entry), the lmdb Environment pickled for a spawned
+    # worker (the label: Windows' broken pipe). Answered on
     # rows the reader called usage or gave no entry: DETR's torchvision version check (a project bug,
-    # the reader said), PyPI's unrelated `clip` ("possibly"), an old onnx read as tensors on two devices.
+    # the reader said), an old onnx read as tensors on two devices.
     ("blind61_ja.jsonl", 0): None,
     ("blind61_ja.jsonl", 3): None,
     ("blind61_ja.jsonl", 4): None,
@@ -549,11 +549,10 @@ OPEN = {
     ("blind61_latex.jsonl", 5): None,
     ("blind61_metric.jsonl", 0): None,
     ("blind61_metric.jsonl", 1): None,
-    ("blind61_metric.jsonl", 2): "pip-version-not-offered",
     ("blind61_reid.jsonl", 0): "tensors-on-different-devices",
     ("blind61_reid.jsonl", 1): "tensorrt-api-removed",
     ("blind61_reid.jsonl", 3): "torchvision-version-check-reads-0-1",
-    ("blind61_reid.jsonl", 4): None,
+    ("blind61_reid.jsonl", 4): "torchreid-layout-mismatch",
     ("blind61_traffic.jsonl", 3): None,
 }
 

@@ -75,3 +75,41 @@ def bare_folder_package(match, facts: Facts) -> Optional[Tailored]:
                             "setup.py or pyproject.toml); a path in site-packages is a leftover (uninstall %s, delete the "
                             "folder, reinstall)." % (pkg, dist),
                     commands=[where, "%s show %s" % (F.pip_cmd(facts), dist)])
+
+
+@hook("pypi-clip-namesake")
+def pypi_clip_namesake(match, facts: Facts) -> Optional[Tailored]:
+    """Which `clip` this interpreter has decides it: PyPI's clipboard tool (0.x) or OpenAI's (1.0)."""
+    v = F.package_version(facts, "clip")
+    pip = F.pip_cmd(facts)
+    heal = ["%s uninstall -y clip" % pip, "%s install git+https://github.com/openai/CLIP.git" % pip]
+    if v is None:
+        return Tailored(summary="No distribution named clip is installed in %s: install OpenAI's CLIP from its "
+                                "repository (PyPI's `clip` is another program)." % facts.value("python.executable", "this Python"),
+                        commands=heal[1:])
+    if v.startswith("0."):
+        return Tailored(summary="This interpreter has clip %s, PyPI's clipboard tool: remove it and install OpenAI's "
+                                "CLIP from its repository." % v, commands=heal, notes=["clip %s installed" % v])
+    return Tailored(summary="This interpreter has clip %s, OpenAI's own version number: the failing process imported "
+                            "another `clip` (a clip/ folder or clip.py beside the script, or another environment)."
+                            % v, commands=["python -c \"import clip; print(clip.__file__)\""],
+                    notes=["clip %s installed" % v])
+
+
+@hook("torchreid-layout")
+def torchreid_layout(match, facts: Facts) -> Optional[Tailored]:
+    """PyPI's torchreid nests its modules under torchreid.reid; none installed means the submodule."""
+    v = F.package_version(facts, "torchreid")
+    mod = match_groups(match).get("mod") or "torchreid.utils"
+    pip = F.pip_cmd(facts)
+    if v is None:
+        return Tailored(summary="No torchreid is installed here, so %s can only come from the project's own copy of "
+                                "deep-person-reid: fetch its git submodule (or install deep-person-reid from its "
+                                "repository)." % mod,
+                        commands=["git submodule update --init --recursive"])
+    return Tailored(summary="torchreid %s is installed; PyPI's releases keep this module as %s. Install "
+                            "deep-person-reid from its repository in its place, or import from %s."
+                            % (v, mod.replace("torchreid.", "torchreid.reid.", 1), mod.replace("torchreid.", "torchreid.reid.", 1)),
+                    commands=["%s uninstall -y torchreid" % pip,
+                              "%s install git+https://github.com/KaiyangZhou/deep-person-reid.git" % pip],
+                    notes=["torchreid %s installed" % v])
