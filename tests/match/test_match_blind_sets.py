@@ -59,7 +59,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind59_kge.jsonl", "blind59_semisup.jsonl", "blind59_wildlife.jsonl", "blind59_zh.jsonl",
         "blind60_pretrain.jsonl", "blind60_slam.jsonl", "blind60_kaggle.jsonl", "blind60_ko.jsonl",
         "blind60_vos.jsonl", "blind61_reid.jsonl", "blind61_metric.jsonl", "blind61_traffic.jsonl",
-        "blind61_ja.jsonl", "blind61_latex.jsonl"]
+        "blind61_ja.jsonl", "blind61_latex.jsonl", "blind62_trajectory.jsonl", "blind62_rlhf.jsonl",
+        "blind62_skeleton.jsonl", "blind62_moe.jsonl", "blind62_speechllm.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -533,7 +534,7 @@ OPEN = {
     ("blind60_slam.jsonl", 4): None,
     ("blind60_vos.jsonl", 2): None,
     ("blind60_vos.jsonl", 5): None,
-    # Labelled and run once; four entries and two wider readings drawn from it. Held: the reporters' words (a Python 3.13 venv
+    # Labelled and run once; five entries and two wider readings drawn from it. Held: the reporters' words (a Python 3.13 venv
     # for a torch<2.4 pin, two RTX 5090 questions, the c10.dll guide, faiss's NameError in prose, a
     # torch 2.0 upgrade breaking PyG), a first-run download blocked by a firewall told in words. Answered
     # by a more exact entry than the label's: TensorRT 8's removed build_cuda_engine and PyPI's torchreid
@@ -554,6 +555,21 @@ OPEN = {
     ("blind61_reid.jsonl", 3): "torchvision-version-check-reads-0-1",
     ("blind61_reid.jsonl", 4): "torchreid-layout-mismatch",
     ("blind61_traffic.jsonl", 3): None,
+    # Labelled and run once after blind61's fixes; one wrong answer fixed (NCCL's "Last error" 217 on
+    # GPUs without peer access, from NCCL 2.24 on, is the SHM transport's cuMem import), AWQ's kernels
+    # and nvcc's sm_100f read; AutoGPTQ's "CUDA extension not installed." is now a notice of its own
+    # (the label named the undefined-symbol entry, with the unbuilt-extension entry beside it). Held: reporters' words and
+    # screenshots (AutoGPTQ's extension in prose twice, pyskl's mmcv and torchlight screenshots, a
+    # Windows launcher told in words), funasr's changed build_model signature; and torchaudio's
+    # torchcodec requirement answered where the thread's cause was the ffmpeg program.
+    ("blind62_moe.jsonl", 0): "autogptq-cuda-extension-not-loaded",
+    ("blind62_moe.jsonl", 1): None,
+    ("blind62_moe.jsonl", 2): None,
+    ("blind62_skeleton.jsonl", 0): None,
+    ("blind62_skeleton.jsonl", 3): None,
+    ("blind62_skeleton.jsonl", 5): None,
+    ("blind62_speechllm.jsonl", 1): None,
+    ("blind62_speechllm.jsonl", 5): "torchaudio-torchcodec-required",
 }
 
 

@@ -187,8 +187,9 @@ TRT_REMOVED: Dict[Tuple[str, str], int] = {
                                         "get_binding_index", "get_binding_name", "max_batch_size")},
     **{("IExecutionContext", a): 10 for a in ("execute_async_v2", "set_binding_shape", "execute_async")},
 }
-# PyPI's TensorRT 10 is a stub over these; a pin below 10 leaves them installed unless they go first.
-TRT_PACKAGES = ("tensorrt", "tensorrt-cu12", "tensorrt-cu12-bindings", "tensorrt-cu12-libs")
+# PyPI's TensorRT 10 is a stub over the tensorrt-cuXX packages; a pin below 10 leaves them installed unless they go first.
+TRT_PACKAGES = ("tensorrt", "tensorrt-cu11", "tensorrt-cu11-bindings", "tensorrt-cu11-libs", "tensorrt-cu12",
+                "tensorrt-cu12-bindings", "tensorrt-cu12-libs", "tensorrt-cu13", "tensorrt-cu13-bindings", "tensorrt-cu13-libs")
 
 
 @hook("tensorrt-api-removed")
@@ -221,6 +222,6 @@ def tensorrt_api_removed(match, facts: Facts) -> Optional[Tailored]:
                                 "is %s): port the call to the replacement NVIDIA's migration guide names." % (name, py),
                         commands=[], notes=notes)
     return Tailored(summary="%s is gone from TensorRT 10.0 on: port the call, or replace the TensorRT 10 packages with "
-                            "TensorRT 8.6 (remove them first: PyPI's tensorrt 10 is a stub over tensorrt-cu12*)." % name,
+                            "TensorRT 8.6 (remove them first: PyPI's tensorrt 10 is a stub over tensorrt-cu11/12/13 packages)." % name,
                     commands=["%s uninstall -y %s" % (F.pip_cmd(facts), " ".join(TRT_PACKAGES)),
                               '%s install "tensorrt<10"' % F.pip_cmd(facts)], notes=notes)

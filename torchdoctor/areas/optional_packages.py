@@ -83,7 +83,11 @@ def pypi_clip_namesake(match, facts: Facts) -> Optional[Tailored]:
     v = F.package_version(facts, "clip")
     pip = F.pip_cmd(facts)
     heal = ["%s uninstall -y clip" % pip, "%s install git+https://github.com/openai/CLIP.git" % pip]
-    if v is None:
+    if not match_groups(match).get("attr"):
+        # pip's refusal of clip==1.0: nothing imported anything; the requirement names the wrong index
+        return Tailored(summary="`clip==1.0` is OpenAI's CLIP, which PyPI does not have: in the requirements, replace it "
+                                "with `git+https://github.com/openai/CLIP.git`.", commands=heal[1:])
+    if v is None or v == "unknown":
         return Tailored(summary="No distribution named clip is installed in %s: install OpenAI's CLIP from its "
                                 "repository (PyPI's `clip` is another program)." % facts.value("python.executable", "this Python"),
                         commands=heal[1:])
@@ -102,6 +106,12 @@ def torchreid_layout(match, facts: Facts) -> Optional[Tailored]:
     v = F.package_version(facts, "torchreid")
     mod = match_groups(match).get("mod") or "torchreid.utils"
     pip = F.pip_cmd(facts)
+    if v is not None and not v.startswith("0.2."):
+        # deep-person-reid's own releases (0.9, 1.x) carry this layout: the import found another torchreid
+        return Tailored(summary="torchreid %s (deep-person-reid's own release) is installed, and it has %s: the failing "
+                                "process imported another torchreid, an empty submodule folder or a copy beside the "
+                                "script." % (v, mod), commands=["python -c \"import torchreid; print(torchreid.__file__)\""],
+                        notes=["torchreid %s installed" % v])
     if v is None:
         return Tailored(summary="No torchreid is installed here, so %s can only come from the project's own copy of "
                                 "deep-person-reid: fetch its git submodule (or install deep-person-reid from its "

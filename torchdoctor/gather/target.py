@@ -35,9 +35,9 @@ COMPANIONS = (
     "cuda-toolkit", "cuda-python", "cuda-bindings", "timm", "diffusers",
     "vllm", "jax", "tensorflow", "scipy", "pillow", "sympy", "networkx",
     "filelock", "fsspec", "jinja2", "typing-extensions", "setuptools", "pip",
-    "mypy", "intel-extension-for-pytorch", "torch-directml",
+    "mypy", "intel-extension-for-pytorch", "torch-directml", "clip",
 )
-COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-")
+COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-", "tensorrt")
 # Substrings of the names `python -m torch.utils.collect_env` lists (its pip and
 # conda patterns), so a report carries every package collect_env would show.
 COLLECT_ENV_PATTERNS = ("torch", "numpy", "triton", "optree", "mypy", "flake8", "onnx",

@@ -1,7 +1,7 @@
 """Known errors met around a PyTorch project rather than in torch: DETR-style code whose torchvision
 version check reads 0.10+ as 0.1 (healed in a test by the entry's own command, run by a real
 interpreter), TensorRT's removed builder and engine APIs, an lmdb handle pickled for a spawned
-worker and a Rust package built from source.
+worker, a Rust package built from source and a download that timed out.
 The texts are written for the test in the programs' formats; none is an evaluation text."""
 
 import os
@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from hook_facts import facts, tailored_as, top
-from torchdoctor.match.matcher import HIGH
+from torchdoctor.match.matcher import HIGH, POSSIBLE
 
 CHECK = "torchvision-version-check-reads-0-1"
 
@@ -93,8 +93,15 @@ def test_tensorrt_10_removals_pin_below_10_after_removing_its_packages(cls, attr
     f = facts(packages={"tensorrt": {"version": "10.1.0"}})
     match, t = tailored_as("tensorrt-api-removed", TRT.format("_bindings", cls, attr), f)
     assert match.confidence == HIGH
-    assert t.commands == ["/home/u/venv/bin/python -m pip uninstall -y tensorrt tensorrt-cu12 tensorrt-cu12-bindings "
-                          "tensorrt-cu12-libs", '/home/u/venv/bin/python -m pip install "tensorrt<10"']
+    uninstall, pin = t.commands
+    assert uninstall.startswith("/home/u/venv/bin/python -m pip uninstall -y tensorrt ")
+    assert all(p in uninstall.split() for p in ("tensorrt-cu11", "tensorrt-cu12-libs", "tensorrt-cu13-bindings"))
+    assert pin == '/home/u/venv/bin/python -m pip install "tensorrt<10"'
+
+
+def test_the_probe_reports_tensorrts_packages_by_name():
+    from torchdoctor.gather.target import COLLECT_ENV_PATTERNS, _reported
+    assert all(_reported(n, COLLECT_ENV_PATTERNS) for n in ("tensorrt", "tensorrt-cu12", "tensorrt-cu12-bindings"))
 
 
 @pytest.mark.parametrize("attr", ["build_cuda_engine", "max_workspace_size", "fp16_mode", "int8_calibrator"])
@@ -147,3 +154,24 @@ def test_a_rust_package_built_for_want_of_a_wheel(text):
     _, t = tailored_as("scientific-package-built-from-source", text, facts(py="3.12.1"))
     assert "Rust" in t.summary and "3.12" in t.summary
     assert t.commands[-1].endswith("--only-binary=:all: <package>")
+
+
+@pytest.mark.parametrize("text", [
+    "TimeoutError: [WinError 10060] A connection attempt failed because the connected party did not properly respond",
+    "urllib.error.URLError: <urlopen error [Errno 110] Connection timed out>",
+    "Downloading: \"https://github.com/org/repo/releases/download/v1/weights.pth\"\n"
+    "TimeoutError: [Errno 110] Connection timed out",
+])
+def test_a_download_that_timed_out_is_possibly_the_network(text):
+    m = top(text)
+    assert (m.id, m.confidence) == ("download-connection-timed-out", POSSIBLE)
+
+
+@pytest.mark.parametrize("text", [
+    "psycopg2.OperationalError: could not connect: TimeoutError: [Errno 110] Connection timed out",
+    "wandb: Network error (ConnectionError), entering retry loop. urllib3 TimeoutError: [Errno 110] Connection timed "
+    "out",
+])
+def test_a_timeout_with_nothing_downloading_is_not_claimed(text):
+    m = top(text)
+    assert m is None or m.id != "download-connection-timed-out"

@@ -8,7 +8,7 @@ import pytest
 from torchdoctor.areas.registry import all_hooks as hooks
 
 from hook_facts import facts, top
-from torchdoctor.match.matcher import match_text
+from torchdoctor.match.matcher import POSSIBLE, match_text
 
 
 def tailored(text, f):
@@ -311,3 +311,41 @@ def test_phonemizer_on_fedora_and_on_a_mac_of_either_homebrew():
 def test_lookalikes_are_not_read_as_the_entry(text, entry):
     m = top(text)
     assert m is None or m.id != entry
+
+
+@pytest.mark.parametrize("text", [
+    # AutoAWQ: its kernels never loaded, and the NameError its backward raises later
+    "AssertionError: AWQ kernels could not be loaded. Please install them from https://github.com/casper-hansen/AutoAWQ_kernels",
+    '  File "/usr/local/lib/python3.10/dist-packages/awq/modules/linear/gemm.py", line 66, in backward\n'
+    "    if awq_ext is None:\nNameError: name 'awq_ext' is not defined",
+])
+def test_awq_kernels_that_never_loaded_are_an_unbuilt_extension(text):
+    assert top(text).id == "package-c-extension-not-built"
+
+
+@pytest.mark.parametrize("text", [
+    # AutoGPTQ's logger, and the bare line it prints without one
+    "2023-08-23 13:49:27,776 - WARNING - qlinear_old.py:16 - CUDA extension not installed.",
+    "WARNING:auto_gptq.nn_modules.qlinear_old:CUDA extension not installed.",
+    "CUDA extension not installed.\nCUDA extension not installed.",
+])
+def test_autogptqs_kernels_not_loaded_is_its_own_notice(text):
+    m = top(text)
+    assert m.id == "autogptq-cuda-extension-not-loaded" and m.entry.notice
+
+
+def test_autogptqs_notice_beside_another_failure_is_only_possible():
+    m = top("CUDA extension not installed.\nValueError: Found modules on cpu/disk. Using Exllama backend requires "
+            "all the modules to be on GPU.")
+    assert m is None or m.id != "autogptq-cuda-extension-not-loaded" or m.confidence == POSSIBLE
+
+
+def test_a_kernel_built_for_another_torch_keeps_its_undefined_symbol_reading():
+    text = ("CUDA extension not installed.\nImportError: /usr/lib/python3.10/site-packages/exllama_kernels.cpython-310-"
+            "x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
+    assert [m.id for m in match_text(text)][0] == "extension-undefined-torch-symbol"
+
+
+def test_the_words_in_a_sentence_are_not_the_log_line():
+    m = top("The CUDA extension not installed. warning appears but the model works")
+    assert m is None or m.id not in ("package-c-extension-not-built", "autogptq-cuda-extension-not-loaded")

@@ -59,11 +59,25 @@ def test_openais_version_installed_points_at_another_clip():
 def test_pips_refusal_of_clip_1_0_is_the_namesake_not_a_missing_release():
     text = ("ERROR: Could not find a version that satisfies the requirement clip==1.0 (from versions: 0.0.1, 0.1.0, "
             "0.2.0)\nERROR: No matching distribution found for clip==1.0")
-    assert (top(text).id, top(text).confidence) == ("pypi-clip-namesake", HIGH)
+    match, t = tailored_as("pypi-clip-namesake", text, facts(packages={"clip": {"version": "1.0"}}))
+    assert match.confidence == HIGH
+    # pip refused a requirement: no process imported another clip, whatever this interpreter has
+    assert "requirements" in t.summary and t.commands[-1].endswith("install git+https://github.com/openai/CLIP.git")
+
+
+def test_the_probe_reports_clip_so_the_hook_sees_it(venv):
+    from torchdoctor.gather.probe import gather
+    from torchdoctor.model import derived as F
+    py, run = venv
+    assert run("-m", "pip", "install", "-q", "clip==0.2.0").returncode == 0
+    assert F.package_version(gather(python=py), "clip") == "0.2.0"
 
 
 @pytest.mark.parametrize("text", [
     "AttributeError: module 'clipboard' has no attribute 'load'",
+    # a script named clip.py importing itself
+    "AttributeError: partially initialized module 'clip' has no attribute 'load' (most likely due to a circular "
+    "import)",
     "ERROR: No matching distribution found for clip-anytorch==1.0",
     "AttributeError: module 'open_clip' has no attribute 'load'",
 ])
@@ -88,6 +102,19 @@ def test_no_torchreid_installed_is_the_projects_own_copy():
     assert t.commands == ["git submodule update --init --recursive"]
 
 
-def test_torchreid_itself_missing_is_not_the_layout():
-    m = top("ModuleNotFoundError: No module named 'torchreid'")
+def test_deep_person_reids_own_release_installed_points_at_another_torchreid():
+    _, t = tailored_as("torchreid-layout-mismatch", "ModuleNotFoundError: No module named 'torchreid.utils'",
+                       facts(packages={"torchreid": {"version": "1.4.0"}}))
+    assert "another torchreid" in t.summary and "uninstall" not in " ".join(t.commands)
+
+
+@pytest.mark.parametrize("text", [
+    "ModuleNotFoundError: No module named 'torchreid'",
+    # old deep-person-reid's modules, its uncompiled Cython part, a torchreid.py shadowing the package
+    "ModuleNotFoundError: No module named 'torchreid.data_manager'",
+    "ModuleNotFoundError: No module named 'torchreid.metrics.rank_cylib.rank_cy'",
+    "ModuleNotFoundError: No module named 'torchreid.utils'; 'torchreid' is not a package",
+])
+def test_other_torchreid_import_failures_are_not_the_layout(text):
+    m = top(text)
     assert m is None or m.id != "torchreid-layout-mismatch"

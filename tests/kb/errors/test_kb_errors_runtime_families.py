@@ -85,6 +85,17 @@ def test_wrappers_leave_the_error_inside_them_to_its_entry():
                "report a bug to PyTorch.") == "cuda-device-index-num-gpus-assert"
     assert top("misc.cc:44 NCCL WARN Cuda failure 217 'peer access is not supported between these two devices'\n"
                "ncclUnhandledCudaError: Call to CUDA function failed.") == "nccl-unhandled-cuda-error"
+    # NCCL's "Last error" names no file; 217 from an NCCL >= 2.24 communicator is the SHM transport's
+    # cuMem import on GPUs without peer access, and from an older NCCL something else
+    assert top("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+               "ProcessGroupNCCL.cpp:3353, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version "
+               "2.26.2\nncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\n"
+               "Cuda failure 217 'peer access is not supported between these two devices'") == \
+        "nccl-cumem-host-peer-access-unsupported"
+    assert top("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+               "ProcessGroupNCCL.cpp:1207, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version "
+               "2.18.1\nncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\n"
+               "Cuda failure 217 'peer access is not supported between these two devices'") == "nccl-unhandled-cuda-error"
     # MPS inside the device count warning: the MPS entry, not the generic count entry beside it
     found = [m.id for m in match_text(
         "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "

@@ -112,6 +112,13 @@ def test_a_plain_make_build_is_another_programs_output():
         "nvcc-unsupported-gpu-architecture"
 
 
+def test_a_family_specific_sm_target_is_the_toolkits_architecture_question():
+    # CUDA 12.9's family targets (sm_100f), asked for by a JIT library under an older nvcc
+    text = ("  File \"/usr/local/lib/python3.12/dist-packages/deep_gemm/__init__.py\", line 9, in <module>\n"
+            "    import torch\nNVCC compilation failed: nvcc fatal   : Unsupported gpu architecture 'sm_100f'")
+    assert top(text) == "nvcc-unsupported-gpu-architecture"
+
+
 def test_opencv_and_darknet_failures_are_not_diagnosed_without_torch():
     cv2 = "  File \"app.py\", line 2, in <module>\n    import cv2\nImportError: numpy.core.multiarray failed to import"
     assert match_text(cv2) == []
