@@ -383,6 +383,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           low-bit kernels and Chinese speech toolkits, taken in the order met after
                           blind61's fixes: first run 6/26 = 23.1% (6/16 = 37.5% where an entry fitted,
                           1 wrong); 9/26 after, 0 wrong (tests/eval/blind62_results.md)
+  blind63_operators/_motion/_vla/_localrag/_esp.jsonl 27 GitHub issues of 2021-26 from neural
+                          operators, human motion generation, VLA models and LeRobot, local document
+                          assistants and Spanish/Portuguese-language issues, taken in the order met after
+                          blind62's fixes: first run 6/27 = 22.2% (6/16 = 37.5% where an entry fitted,
+                          1 wrong at "possibly"); 7/27 after (tests/eval/blind63_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

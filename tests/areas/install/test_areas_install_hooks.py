@@ -243,6 +243,14 @@ def test_macos_rosetta_python():
     assert run(text, "macos-torch-incompatible-architecture", facts(system="Darwin")) is None
 
 
+def test_mujocos_rosetta_check_is_the_same_x86_python():
+    # MuJoCo refuses before torch's libraries load; its message names no architectures for the hook to
+    # compare, so the entry's own fix (a native arm64 Python) stands
+    text = ("gymnasium.error.DependencyNotInstalled: You are running an x86_64 build of Python on an Apple Silicon "
+            "machine. This is not supported by MuJoCo. Please install and run a native, arm64 build of Python.")
+    assert run(text, "macos-torch-incompatible-architecture", facts(system="Darwin")) is None
+
+
 # ------------------------------------------------------------------- Windows ----
 FBGEMM = ('OSError: [WinError 126] The specified module could not be found. Error loading '
           '"C:\\v\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.')
