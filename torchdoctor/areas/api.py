@@ -12,6 +12,7 @@ from ..advice import install_advice, newest_installable
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
+from .companions.common import python_minor
 from .registry import Tailored, hook, installed_torch_note, match_groups
 
 
@@ -201,7 +202,7 @@ def tensorrt_api_removed(match, facts: Facts) -> Optional[Tailored]:
     removed = TRT_REMOVED.get((cls, attr))
     if removed is None:
         return None
-    installed = next((F.package_version(facts, n) for n in TRT_PACKAGES if F.package_version(facts, n)), None)
+    installed = next(filter(None, (F.package_version(facts, n) for n in TRT_PACKAGES)), None)
     name = "%s.%s" % (cls, attr)
     notes = ["TensorRT %d.0 removed %s" % (removed, name)]
     if installed:
@@ -216,10 +217,10 @@ def tensorrt_api_removed(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="%s is gone from TensorRT 8.0 on, and PyPI offers no TensorRT 7: port the call (the "
                                 "settings moved to IBuilderConfig, the build to build_serialized_network)." % name,
                         commands=[], notes=notes)
-    py = F.python_minor(facts)
-    if py and tuple(int(x) for x in py.split(".")[:2]) >= (3, 12):
+    py = python_minor(facts)
+    if py and py >= (3, 12):
         return Tailored(summary="%s is gone from TensorRT 10.0 on, and TensorRT 8's packages stop at Python 3.11 (this "
-                                "is %s): port the call to the replacement NVIDIA's migration guide names." % (name, py),
+                                "is %d.%d): port the call to the replacement NVIDIA's migration guide names." % ((name,) + py),
                         commands=[], notes=notes)
     return Tailored(summary="%s is gone from TensorRT 10.0 on: port the call, or replace the TensorRT 10 packages with "
                             "TensorRT 8.6 (remove them first: PyPI's tensorrt 10 is a stub over tensorrt-cu11/12/13 packages)." % name,

@@ -117,9 +117,9 @@ def torchreid_layout(match, facts: Facts) -> Optional[Tailored]:
                                 "deep-person-reid: fetch its git submodule (or install deep-person-reid from its "
                                 "repository)." % mod,
                         commands=["git submodule update --init --recursive"])
+    pypi_mod = mod.replace("torchreid.", "torchreid.reid.", 1)
     return Tailored(summary="torchreid %s is installed; PyPI's releases keep this module as %s. Install "
-                            "deep-person-reid from its repository in its place, or import from %s."
-                            % (v, mod.replace("torchreid.", "torchreid.reid.", 1), mod.replace("torchreid.", "torchreid.reid.", 1)),
+                            "deep-person-reid from its repository in its place, or import from %s." % (v, pypi_mod, pypi_mod),
                     commands=["%s uninstall -y torchreid" % pip,
                               "%s install git+https://github.com/KaiyangZhou/deep-person-reid.git" % pip],
                     notes=["torchreid %s installed" % v])

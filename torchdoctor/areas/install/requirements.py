@@ -120,6 +120,7 @@ def source_build_no_wheel(match, facts: Facts) -> Optional[Tailored]:
     g = match_groups(match)
     pkg, ver = g.get("pkg"), g.get("ver")
     py = F.python_minor(facts)
+    notes = ["this Python is %s" % py] if py else []
     if not pkg and "Rust" in match.text:
         # Rust's messages name no package: pip's "Building wheel for X" line above does.
         return Tailored(summary="pip is compiling a Rust package (the `Building wheel for` line above names it; "
@@ -128,11 +129,10 @@ def source_build_no_wheel(match, facts: Facts) -> Optional[Tailored]:
                                 "release has wheels for." % (py or "(unknown)"),
                         commands=[on_interpreter("pip install --upgrade pip", facts),
                                   on_interpreter("pip install --only-binary=:all: <package>", facts)],
-                        notes=["this Python is %s" % py] if py else [])
+                        notes=notes)
     if not pkg:
         pkg, ver = "scipy", None  # scipy's own message names no release
     spec = "%s==%s" % (pkg, ver) if ver else pkg
-    notes = ["this Python is %s" % py] if py else []
     return Tailored(summary="pip found no wheel of %s for the Python and platform it ran on, so it compiled the "
                             "source: use a Python that release has wheels for, or relax the pin so pip can take a newer "
                             "%s; `--only-binary` says at once whether a wheel fits." % (spec, pkg),
