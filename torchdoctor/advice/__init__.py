@@ -171,7 +171,7 @@ def install_advice(facts: Facts, version: Optional[str] = None, variant: Optiona
         return adv  # no variant runs; the caller explains the driver update
     installer = "conda" if F.installed_with_conda(facts) else "pip"
     if companions is None:
-        companions = [n for n in ("torchvision", "torchaudio") if F.package_version(facts, n)]
+        companions = [n for n in ("torchvision", "torchaudio") if F.package_installed(facts, n)]
     machine = F.python_machine(facts)
     cmds = compat.install_command(target, adv.variant, installer=installer, os=F.os_name(facts),
                                   with_companions=companions, machine=machine)
@@ -187,7 +187,7 @@ def install_advice(facts: Facts, version: Optional[str] = None, variant: Optiona
         # The pytorch channel's mutex lets conda go from a CUDA build to cpuonly but not back:
         # with the CPU build (and cpuonly) still installed, `conda install ... pytorch-cuda=X`
         # keeps the CPU build or refuses (pytorch/pytorch#101801). Remove them first.
-        cmds = ["conda remove -y pytorch" + (" cpuonly" if F.package_version(facts, "conda:cpuonly") else "")] + cmds
+        cmds = ["conda remove -y pytorch" + (" cpuonly" if F.package_installed(facts, "conda:cpuonly") else "")] + cmds
     installed = F.torch_version_str(facts)
     if cmds and installed and V.base(installed) == V.base(target) and cmds[0].startswith("pip install "):
         # `torch==2.13.0` is already satisfied by an installed 2.13.0+cpu (PEP 440 ignores the

@@ -134,3 +134,44 @@ def tailor_phonemizer_espeak(match, facts: Facts) -> Optional[Tailored]:
     notes = ["PHONEMIZER_ESPEAK_LIBRARY is set to %s: phonemizer tries that file first and fails the same way "
              "when it does not exist" % set_to] if set_to else []
     return Tailored(summary=summary, commands=commands, notes=notes)
+
+
+# FFmpeg is a program found on PATH, not a Python package: pip's `ffmpeg`/`ffmpeg-python` only
+# wrap it. Where this shell finds it, the failing process looked on another PATH. imageio-ffmpeg's
+# wheel carries an ffmpeg binary (no ffprobe): linked into a venv's or conda env's bin folder,
+# it is on PATH whenever that environment is active, without root.
+_FFMPEG_INSTALL = {"apt": "sudo apt-get install -y ffmpeg", "dnf": "sudo dnf install -y ffmpeg",
+                   "pacman": "sudo pacman -S --needed ffmpeg"}
+
+
+@hook("ffmpeg-program")
+def tailor_ffmpeg_program(match, facts: Facts) -> Optional[Tailored]:
+    prog = match_groups(match).get("prog") or "ffmpeg"
+    here = facts.value("programs.%s" % prog)
+    os_ = F.os_of(facts)
+    if isinstance(here, str):
+        return Tailored(summary="%s is installed (this shell finds %s), so the failing process ran with another PATH: a "
+                                "notebook kernel, IDE or terminal started before it was installed or from elsewhere, an "
+                                "environment that was not activated, or a service. Start it again from this shell, or "
+                                "give the library the full path (IMAGEIO_FFMPEG_EXE, pydub's AudioSegment.converter)."
+                                % (prog, here),
+                        commands=["%s -version" % here], notes=["%s on this PATH: %s" % (prog, here)])
+    notes = ["no %s on this PATH" % prog] if here is not None or facts.reason("programs.%s" % prog) else []
+    if facts.value("python.conda") is True:
+        return Tailored(summary="No %s on this PATH. This is a conda environment: conda-forge's ffmpeg puts ffmpeg and "
+                                "ffprobe in its bin folder, found whenever it is activated." % prog,
+                        commands=["conda install -y -c conda-forge ffmpeg"], notes=notes)
+    if os_ == "windows":
+        return Tailored(summary="No %s on this PATH. Install FFmpeg (winget's Gyan.FFmpeg adds its bin folder to PATH), "
+                                "then start the program from a new terminal: running ones keep their old PATH." % prog,
+                        commands=["winget install -e --id Gyan.FFmpeg"], notes=notes)
+    commands = ["brew install ffmpeg"] if os_ == "macos" else [_FFMPEG_INSTALL[F.distro_family(facts)]]
+    summary = "No %s on this PATH: install FFmpeg, the program (pip's `ffmpeg` and `ffmpeg-python` only call it)." % prog
+    if prog == "ffmpeg" and facts.value("python.virtualenv") is True:
+        py = F.python_cmd(facts)
+        summary += (" Without root, imageio-ffmpeg's own ffmpeg linked into this venv's bin folder is found whenever "
+                    "the venv is active.")
+        commands += ["%s -m pip install imageio-ffmpeg" % py,
+                     "%s -c \"import imageio_ffmpeg, os, sys; os.symlink(imageio_ffmpeg.get_ffmpeg_exe(), "
+                     "os.path.join(os.path.dirname(sys.executable), 'ffmpeg'))\"" % py]
+    return Tailored(summary=summary, commands=commands, notes=notes)

@@ -32,7 +32,7 @@ def torch_build_feature(match, facts: Facts) -> Optional[Tailored]:
             return None
         return Tailored(summary="torch %s is not a ROCm build: HIP and MIOpen exist only in the ROCm wheels "
                                 "(download.pytorch.org/whl/rocm*)." % F.torch_version_str(facts), notes=notes)
-    if feature in ("torch_xla", "xla") and not F.package_version(facts, "torch_xla"):
+    if feature in ("torch_xla", "xla") and not F.package_installed(facts, "torch_xla"):
         return Tailored(summary="torch_xla is not installed: install the torch_xla release that matches torch %s "
                                 "(XLA devices such as TPUs run only through it)." % F.torch_version_str(facts),
                         notes=notes + ["torch_xla is not installed"])

@@ -87,7 +87,9 @@ def pypi_clip_namesake(match, facts: Facts) -> Optional[Tailored]:
         # pip's refusal of clip==1.0: nothing imported anything; the requirement names the wrong index
         return Tailored(summary="`clip==1.0` is OpenAI's CLIP, which PyPI does not have: in the requirements, replace it "
                                 "with `git+https://github.com/openai/CLIP.git`.", commands=heal[1:])
-    if v is None or v == "unknown":
+    if v is None and F.package_installed(facts, "clip"):
+        return None  # a clip whose version could not be read: which one it is stays open
+    if v is None:
         return Tailored(summary="No distribution named clip is installed in %s: install OpenAI's CLIP from its "
                                 "repository (PyPI's `clip` is another program)." % facts.value("python.executable", "this Python"),
                         commands=heal[1:])
@@ -112,6 +114,8 @@ def torchreid_layout(match, facts: Facts) -> Optional[Tailored]:
                                 "process imported another torchreid, an empty submodule folder or a copy beside the "
                                 "script." % (v, mod), commands=["python -c \"import torchreid; print(torchreid.__file__)\""],
                         notes=["torchreid %s installed" % v])
+    if v is None and F.package_installed(facts, "torchreid"):
+        return None  # installed, version unreadable: PyPI's or deep-person-reid's own release stays open
     if v is None:
         return Tailored(summary="No torchreid is installed here, so %s can only come from the project's own copy of "
                                 "deep-person-reid: fetch its git submodule (or install deep-person-reid from its "

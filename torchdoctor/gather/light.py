@@ -35,6 +35,11 @@ def _memory():
     return system.memory_facts()
 
 
+def _programs():
+    from . import system
+    return system.program_facts()
+
+
 def _network():
     from . import network
     return network.listening_facts()
@@ -63,7 +68,7 @@ def light_facts(python=None, isolated_from=None) -> Facts:
             except Exception as e:  # noqa: BLE001
                 data[key] = failed("%s: %s" % (type(e).__name__, e))
     loaders = {"driver": _driver, "toolkit": _toolkit, "os": _os, "env": _env, "memory": _memory,
-               "network": _network}
+               "network": _network, "programs": _programs}
     if not python or python == sys.executable:
         loaders["torch_files"] = _torch_files(data)  # this interpreter's torch, against its RECORD
     return Facts(data, loaders=loaders)

@@ -198,7 +198,7 @@ def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
     if f_compile is not None:
         data["compile"] = _result(f_compile)
     from .network import listening_facts
-    return Facts(data, loaders={"network": listening_facts})  # only when a hook asks
+    return Facts(data, loaders={"network": listening_facts, "programs": system.program_facts})  # when a hook asks
 
 
 def run_in_process(python: str, timeout: float) -> Dict[str, Any]:

@@ -201,6 +201,21 @@ def cgroup_memory_limit() -> Optional[int]:
 
 
 # ---------------------------------------------------------------- toolkit ---
+# Programs that Python libraries run by name on PATH (whisper, pydub, imageio run ffmpeg):
+# whether this shell finds them tells "not installed" from "installed where the failing
+# process did not look".
+PROGRAMS = ("ffmpeg", "ffprobe")
+
+
+def program_facts(environ=None) -> Dict[str, Any]:
+    environ = os.environ if environ is None else environ
+    out: Dict[str, Any] = {}
+    for name in PROGRAMS:
+        found = timed.which(name, path=environ.get("PATH"))
+        out[name] = found if found else absent("not on PATH")
+    return out
+
+
 def find_nvcc(environ=None) -> Optional[str]:
     environ = os.environ if environ is None else environ
     exe = "nvcc.exe" if os.name == "nt" else "nvcc"

@@ -185,9 +185,16 @@ def env(facts: Facts, name: str) -> Optional[str]:
     return v if isinstance(v, str) else None
 
 
+def package_installed(facts: Facts, name: str) -> bool:
+    """A distribution of that name is installed, whether or not its version could be read."""
+    return isinstance(facts.value("packages.installed.%s.version" % name), str)
+
+
 def package_version(facts: Facts, name: str) -> Optional[str]:
+    """The installed version, or None when not installed or when the probe could not read it (it
+    records "unknown" for metadata without a Version field): callers compare and pin this value."""
     v = facts.value("packages.installed.%s.version" % name)
-    return v if isinstance(v, str) else None
+    return v if isinstance(v, str) and v != "unknown" else None
 
 
 def installed_with_conda(facts: Facts) -> bool:

@@ -118,3 +118,13 @@ def test_deep_person_reids_own_release_installed_points_at_another_torchreid():
 def test_other_torchreid_import_failures_are_not_the_layout(text):
     m = top(text)
     assert m is None or m.id != "torchreid-layout-mismatch"
+
+
+@pytest.mark.parametrize("entry, text, dist", [
+    ("torchreid-layout-mismatch", "ModuleNotFoundError: No module named 'torchreid.utils'", "torchreid"),
+    ("pypi-clip-namesake", "AttributeError: module 'clip' has no attribute 'load'", "clip"),
+])
+def test_an_unreadable_version_leaves_the_entrys_own_words(entry, text, dist):
+    # the probe records "unknown" for metadata without a Version: neither "not installed" nor a release
+    _, t = tailored_as(entry, text, facts(packages={dist: {"version": "unknown"}}))
+    assert t is None
