@@ -388,6 +388,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           assistants and Spanish/Portuguese-language issues, taken in the order met after
                           blind62's fixes: first run 6/27 = 22.2% (6/16 = 37.5% where an entry fitted,
                           1 wrong at "possibly"); 7/27 after (tests/eval/blind63_results.md)
+  blind64_lmeval/_microscopy/_potentials/_talkinghead.jsonl 24 GitHub issues of 2021-26 from LLM
+                          evaluation harnesses, cell and microscopy image analysis, interatomic
+                          potentials and talking-head/lip-sync projects, taken in the order met: first
+                          run 8/24 = 33.3% (8/15 = 53.3% where an entry fitted, 1 wrong at "possibly");
+                          13/24 after (tests/eval/blind64_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -13,11 +13,11 @@ def test_evidence_lists_what_was_read_and_leaves_out_empty_texts():
     assert facts.stop_recording() == ["torch.version: 2.13.0+cpu", "os.system: Linux"]
 
 
-def test_an_unreadable_package_version_is_installed_but_has_no_version():
+def test_an_unreadable_package_version_is_installed_but_has_no_release():
     # the probe writes "unknown" for metadata without a Version field; a hook must neither pin nor
-    # compare that, yet the package is there
+    # compare that (package_release), yet the package is there and says so (package_version)
     from torchdoctor.model import derived as F
     facts = make_facts(packages={"installed": {"a": {"version": "unknown"}, "b": {"version": "1.2"}}})
-    assert (F.package_installed(facts, "a"), F.package_version(facts, "a")) == (True, None)
-    assert (F.package_installed(facts, "b"), F.package_version(facts, "b")) == (True, "1.2")
-    assert (F.package_installed(facts, "c"), F.package_version(facts, "c")) == (False, None)
+    assert [F.package_installed(facts, n) for n in "abc"] == [True, True, False]
+    assert [F.package_version(facts, n) for n in "abc"] == ["unknown", "1.2", None]
+    assert [F.package_release(facts, n) for n in "abc"] == [None, "1.2", None]

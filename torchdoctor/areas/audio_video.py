@@ -7,11 +7,11 @@ from its README's table (kb/data/compat.json, companions.torchcodec_torch).
 
 from typing import List, Optional
 
-from ..advice.commands import index_args, pip, torch_index_tag
+from ..advice.commands import index_args, on_interpreter, pip, torch_index_tag
 from ..kb import compat
 from ..model import derived as F
 from ..model import versions as V
-from ..model.facts import Facts
+from ..model.facts import ABSENT, Facts
 from .registry import Tailored, hook, match_groups
 
 _FFMPEG = {
@@ -155,18 +155,23 @@ def tailor_ffmpeg_program(match, facts: Facts) -> Optional[Tailored]:
                                 "environment that was not activated, or a service. Start it again from this shell, or "
                                 "give the library the full path (IMAGEIO_FFMPEG_EXE, pydub's AudioSegment.converter)."
                                 % (prog, here),
-                        commands=["%s -version" % here], notes=["%s on this PATH: %s" % (prog, here)])
-    notes = ["no %s on this PATH" % prog] if here is not None or facts.reason("programs.%s" % prog) else []
+                        commands=["%s -version" % F.shell_path(facts, here)],
+                        notes=["%s on this PATH: %s" % (prog, here)])
+    # absent: this shell's PATH was searched (gather/system.program_facts); otherwise (a report's
+    # facts, no section) nothing was looked at and nothing is claimed about it
+    searched = facts.state("programs.%s" % prog) == ABSENT
+    notes = ["no %s on this PATH" % prog] if searched else []
+    lead = "No %s on this PATH." % prog if searched else "The failing process found no %s." % prog
     if facts.value("python.conda") is True:
-        return Tailored(summary="No %s on this PATH. This is a conda environment: conda-forge's ffmpeg puts ffmpeg and "
-                                "ffprobe in its bin folder, found whenever it is activated." % prog,
+        return Tailored(summary="%s This is a conda environment: conda-forge's ffmpeg puts ffmpeg and ffprobe in its "
+                                "bin folder, found whenever it is activated." % lead,
                         commands=["conda install -y -c conda-forge ffmpeg"], notes=notes)
     if os_ == "windows":
-        return Tailored(summary="No %s on this PATH. Install FFmpeg (winget's Gyan.FFmpeg adds its bin folder to PATH), "
-                                "then start the program from a new terminal: running ones keep their old PATH." % prog,
+        return Tailored(summary="%s Install FFmpeg (winget's Gyan.FFmpeg adds its bin folder to PATH), then start the "
+                                "program from a new terminal: running ones keep their old PATH." % lead,
                         commands=["winget install -e --id Gyan.FFmpeg"], notes=notes)
     commands = ["brew install ffmpeg"] if os_ == "macos" else [_FFMPEG_INSTALL[F.distro_family(facts)]]
-    summary = "No %s on this PATH: install FFmpeg, the program (pip's `ffmpeg` and `ffmpeg-python` only call it)." % prog
+    summary = "%s Install FFmpeg, the program (pip's `ffmpeg` and `ffmpeg-python` only call it)." % lead
     if prog == "ffmpeg" and facts.value("python.virtualenv") is True:
         py = F.python_cmd(facts)
         summary += (" Without root, imageio-ffmpeg's own ffmpeg linked into this venv's bin folder is found whenever "
@@ -175,3 +180,35 @@ def tailor_ffmpeg_program(match, facts: Facts) -> Optional[Tailored]:
                      "%s -c \"import imageio_ffmpeg, os, sys; os.symlink(imageio_ffmpeg.get_ffmpeg_exe(), "
                      "os.path.join(os.path.dirname(sys.executable), 'ffmpeg'))\"" % py]
     return Tailored(summary=summary, commands=commands, notes=notes)
+
+
+# librosa 0.9.0 made most arguments keyword-only, 0.9.1/0.9.2 only warn, 0.10 raises again. 0.9.2
+# still uses np.float (gone in numpy 1.24), and numpy<1.24 has no wheels past Python 3.11, so the
+# pin is an option only up to 3.11; keywords work on every librosa since 0.8.
+_LIBROSA_PIN = "pip install \"librosa==0.9.2\" \"numpy<1.24\""
+
+
+@hook("librosa-keyword-only")
+def tailor_librosa_keyword_only(match, facts: Facts) -> Optional[Tailored]:
+    fn = match_groups(match).get("fn") or "the function"
+    lv = F.package_release(facts, "librosa")
+    notes = ["librosa %s installed" % lv] if lv else []
+    if lv is None and not F.package_installed(facts, "librosa"):
+        return Tailored(summary="No librosa is installed in %s: the failing process ran another environment, whose "
+                                "librosa (0.10 or newer, or 0.9.0) requires keyword arguments."
+                                % facts.value("python.executable", "this Python"))
+    t = V.minor_tuple(lv)
+    strict = t is None or not (t < (0, 9) or lv.startswith(("0.9.1", "0.9.2")))
+    if not strict:
+        return Tailored(summary="librosa %s here still takes positional arguments (0.9.1 and 0.9.2 only warn): the "
+                                "failing process imported another librosa." % lv,
+                        commands=["python -c \"import librosa; print(librosa.__version__, librosa.__file__)\""],
+                        notes=notes)
+    py = V.minor_tuple(F.python_minor(facts))
+    summary = "librosa %s takes %s()'s arguments by name only: pass them as keywords where the traceback calls it" % (
+        lv or "here", fn)
+    if py and py > (3, 11):
+        return Tailored(summary=summary + " (pinning librosa 0.9.2 needs numpy<1.24, which has no wheels for Python "
+                                          "%d.%d)." % py, notes=notes)
+    return Tailored(summary=summary + ", or pin librosa 0.9.2 with the NumPy it needs.",
+                    commands=[on_interpreter(_LIBROSA_PIN, facts)], notes=notes)

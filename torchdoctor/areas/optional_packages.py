@@ -80,7 +80,7 @@ def bare_folder_package(match, facts: Facts) -> Optional[Tailored]:
 @hook("pypi-clip-namesake")
 def pypi_clip_namesake(match, facts: Facts) -> Optional[Tailored]:
     """Which `clip` this interpreter has decides it: PyPI's clipboard tool (0.x) or OpenAI's (1.0)."""
-    v = F.package_version(facts, "clip")
+    v = F.package_release(facts, "clip")
     pip = F.pip_cmd(facts)
     heal = ["%s uninstall -y clip" % pip, "%s install git+https://github.com/openai/CLIP.git" % pip]
     if not match_groups(match).get("attr"):
@@ -105,7 +105,7 @@ def pypi_clip_namesake(match, facts: Facts) -> Optional[Tailored]:
 @hook("torchreid-layout")
 def torchreid_layout(match, facts: Facts) -> Optional[Tailored]:
     """PyPI's torchreid nests its modules under torchreid.reid; none installed means the submodule."""
-    v = F.package_version(facts, "torchreid")
+    v = F.package_release(facts, "torchreid")
     mod = match_groups(match).get("mod") or "torchreid.utils"
     pip = F.pip_cmd(facts)
     if v is not None and not v.startswith("0.2."):

@@ -16,6 +16,16 @@ def conda_channels(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="`torch` is the pip name; conda calls the package `pytorch`. Better: install torch with "
                                 "pip from the PyTorch wheel index inside this environment.",
                         notes=["the missing package is named `torch`"])
+    by = match_groups(match).get("by")
+    if by and pkg not in ("pytorch-cuda", "cudatoolkit"):  # those come from conda channels only
+        # a conda package that depends on pytorch: the channels searched have no pytorch for this
+        # platform and Python (conda-forge's first Windows builds are of January 2025)
+        return Tailored(summary="%s depends on %s, and the channels conda searched have none for this platform and "
+                                "Python. Install %s first (pip from the PyTorch wheel index inside this environment, or "
+                                "conda-forge's pytorch with a current conda), then %s; an old pin that names the pytorch "
+                                "channel's builds needs that channel (-c pytorch, torch 2.5 and older)."
+                                % (by, pkg, pkg, by.rsplit("-", 2)[0] if by.count("-") >= 2 else by),
+                        commands=["conda config --show channels"], notes=["%s needs %s" % (by, pkg)])
     if pkg in ("pytorch-cuda", "cudatoolkit"):
         return Tailored(cause="%s comes from the nvidia/pytorch channels and exists only for the CUDA versions those "
                               "channels published; the pytorch channel stopped after torch 2.5." % pkg,

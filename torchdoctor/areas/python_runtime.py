@@ -8,7 +8,7 @@ from ..model.facts import Facts
 from ..model import derived as F
 from ..model.versions import minor_tuple
 from .install.common import venv_commands
-from .registry import Tailored, hook
+from .registry import Tailored, hook, match_groups
 
 
 def _broken_from_311(facts: Facts, older: str, older_summary: str, newer_summary: str,
@@ -52,3 +52,67 @@ def cython_header_python311(match, facts: Facts) -> Optional[Tailored]:
         "Build it with this Python %s, or upgrade the package in the interpreter that failed.",
         "Upgrade the package to a release built for Python 3.11+, or create a Python 3.10 environment for it (this "
         "Python is %s).", upgrade_first=True)
+
+
+# name -> (the Python that removed it, what it was, the backport PyPI has for it)
+_REMOVED = {
+    "getargspec": ((3, 11), "inspect.getargspec", None),
+    "formatargspec": ((3, 11), "inspect.formatargspec", None),
+    "coroutine": ((3, 11), "the @asyncio.coroutine decorator", None),
+    "imp": ((3, 12), "the imp module", None),
+    "ImpImporter": ((3, 12), "pkgutil.ImpImporter", None),
+    "SafeConfigParser": ((3, 12), "configparser.SafeConfigParser", None),
+    "audioop": ((3, 13), "the audioop module", "audioop-lts"),
+    "pyaudioop": ((3, 13), "the audioop module", "audioop-lts"),
+    "imghdr": ((3, 13), "the imghdr module", "standard-imghdr"),
+    "cgi": ((3, 13), "the cgi module", "legacy-cgi"),
+    "pipes": ((3, 13), "the pipes module", "standard-pipes"),
+    "aifc": ((3, 13), "the aifc module", "standard-aifc"),
+    "sunau": ((3, 13), "the sunau module", "standard-sunau"),
+    "sndhdr": ((3, 13), "the sndhdr module", "standard-sndhdr"),
+    "chunk": ((3, 13), "the chunk module", "standard-chunk"),
+    "telnetlib": ((3, 13), "the telnetlib module", "standard-telnetlib"),
+    "asynchat": ((3, 12), "the asynchat module", "standard-asynchat"),
+    "asyncore": ((3, 12), "the asyncore module", "standard-asyncore"),
+    "smtpd": ((3, 12), "the smtpd module", "standard-smtpd"),
+}
+
+
+@hook("python-stdlib-name-removed")
+def python_stdlib_name_removed(match, facts: Facts) -> Optional[Tailored]:
+    """Which Python removed the name, against this one: older, the failure ran elsewhere; else the
+    backport (3.13's modules), the package release for this Python, or an environment on the last
+    Python that had it."""
+    known = _REMOVED.get(match_groups(match).get("name", ""))
+    py = F.python_minor(facts)
+    if not known or not py:
+        return None
+    removed_in, what, backport = known
+    gone = "%d.%d" % removed_in
+    notes = ["this Python is %s; Python %s removed %s" % (py, gone, what)]
+    if minor_tuple(py) < removed_in:
+        return Tailored(summary="This interpreter is Python %s, which still has %s: the failing program ran on another "
+                                "Python, %s or newer. Run it with this one, or see the fix below for that one."
+                                % (py, what, gone), notes=notes)
+    last = "%d.%d" % (removed_in[0], removed_in[1] - 1)
+    if backport:
+        return Tailored(summary="Python %s removed %s; PyPI's %s puts it back under the same name. Install it in this "
+                                "environment (or upgrade the package that imports it)." % (gone, what, backport),
+                        commands=[on_interpreter("pip install %s" % backport, facts)], notes=notes)
+    if removed_in == (3, 12) and what.startswith("pkgutil"):
+        # Two places use it: pip building a package whose pinned setuptools predates 3.12 (an old
+        # NumPy without a wheel for this Python), or an old setuptools' pkg_resources imported at
+        # run time; only the text around it tells which, so both remedies are given.
+        return Tailored(summary="An old setuptools (its pkg_resources) runs on Python %s. During `pip install` it is "
+                                "a package being built from source, most often an old pinned NumPy with no wheel for "
+                                "this Python (1.26 is NumPy's first with wheels for 3.12, 2.1 its first for 3.13): relax "
+                                "the pin to a release with wheels for Python %s, or create a Python %s environment. At "
+                                "run time it is this environment's setuptools: upgrade it." % (py, py, last),
+                        commands=[on_interpreter("pip install --upgrade setuptools", facts),
+                                  on_interpreter("pip install --only-binary=:all: <package>", facts)]
+                        + venv_commands(facts, last, "-r requirements.txt"), notes=notes)
+    return Tailored(summary="Python %s removed %s, which the package in the traceback's last site-packages frame still "
+                            "uses: upgrade it to a release made for Python %s, or create a Python %s environment for "
+                            "it." % (gone, what, py, last),
+                    commands=[on_interpreter("pip install --upgrade <package>", facts)]
+                    + venv_commands(facts, last, "<package>"), notes=notes)

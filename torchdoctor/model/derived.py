@@ -191,10 +191,16 @@ def package_installed(facts: Facts, name: str) -> bool:
 
 
 def package_version(facts: Facts, name: str) -> Optional[str]:
-    """The installed version, or None when not installed or when the probe could not read it (it
-    records "unknown" for metadata without a Version field): callers compare and pin this value."""
+    """The installed version as the probe recorded it ("unknown" for metadata without a Version
+    field); None when not installed. To compare or pin, read package_release."""
     v = facts.value("packages.installed.%s.version" % name)
-    return v if isinstance(v, str) and v != "unknown" else None
+    return v if isinstance(v, str) else None
+
+
+def package_release(facts: Facts, name: str) -> Optional[str]:
+    """The installed version when it was read; None when not installed or unreadable."""
+    v = package_version(facts, name)
+    return None if v == "unknown" else v
 
 
 def installed_with_conda(facts: Facts) -> bool:
@@ -216,13 +222,17 @@ def conda_torch_variant(facts: Facts) -> Optional[str]:
     return "cpu" if re.search(r"(?:^|_)cpu(?:_|$)", build) else None
 
 
-def python_cmd(facts: Facts) -> str:
-    """The target interpreter, quoted for its shell, so fixes hit the right env."""
-    exe = facts.value("python.executable") or facts.value("probe.python") or "python"
+def shell_path(facts: Facts, path: str) -> str:
+    """A program's path quoted for this machine's shell, as the first word of a command."""
     if os_name(facts) == "windows":
         # cmd.exe and PowerShell both take a double-quoted program path.
-        return '"%s"' % exe if any(c in exe for c in " &()[]{}^=;!'+,`~%$@#") else exe
-    return shlex.quote(exe)  # unchanged unless the shell would split or expand it
+        return '"%s"' % path if any(c in path for c in " &()[]{}^=;!'+,`~%$@#") else path
+    return shlex.quote(path)  # unchanged unless the shell would split or expand it
+
+
+def python_cmd(facts: Facts) -> str:
+    """The target interpreter, quoted for its shell, so fixes hit the right env."""
+    return shell_path(facts, facts.value("python.executable") or facts.value("probe.python") or "python")
 
 
 def pip_cmd(facts: Facts) -> str:

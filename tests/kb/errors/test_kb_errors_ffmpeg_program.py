@@ -81,6 +81,28 @@ def test_the_install_follows_the_machine(where, want):
 
 
 @pytest.mark.parametrize("text", [
+    "ffmpeg : The term 'ffmpeg' is not recognized as the name of a cmdlet, function, script file, or operable program.",
+    "zsh: command not found: ffmpeg",
+    "/bin/sh: 1: ffmpeg: not found",
+])
+def test_the_shells_own_words_are_read(text):
+    m = top(text)
+    assert m is not None and m.id == ENTRY
+
+
+def test_facts_that_never_looked_at_path_claim_nothing_about_it():
+    # a report's facts (triage of a pasted collect_env) have no programs section
+    _, t = tailored_as(ENTRY, "FileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg'", facts())
+    assert "on this PATH" not in t.summary and not t.notes
+
+
+def test_a_found_path_with_spaces_is_quoted_for_windows():
+    f = facts(system="Windows", programs={"ffmpeg": "C:\\Program Files\\ffmpeg\\bin\\ffmpeg.exe"})
+    _, t = tailored_as(ENTRY, "FileNotFoundError: [WinError 2] ... No such file or directory: 'ffmpeg'", f)
+    assert t.commands == ['"C:\\Program Files\\ffmpeg\\bin\\ffmpeg.exe" -version']
+
+
+@pytest.mark.parametrize("text", [
     # a whole command line passed as one program name (no shell=True): the project's call, not a missing ffmpeg
     "FileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg -y -i /tmp/a.wav -i result.avi out.mp4'",
     # a bundled binary's own path

@@ -346,3 +346,33 @@ def cuda_device_count_error(match, facts: Facts) -> Optional[Tailored]:
             "3": ["ls -l /dev/nvidia*", "sudo dmesg | grep -i -E 'nvrm|xid' | tail"]}[code]
     notes = [n for n in (F.driver_desc(facts),) if n]
     return Tailored(cause="Error %s means %s." % (code, why), commands=cmds, notes=notes)
+
+
+# The NVML libraries a driver installs live in the system's library folders (or the driver's own
+# folder inside a container); a copy elsewhere (a proxy, a stub) lacks the newer functions.
+# (/usr/local/nvidia: GKE's and nvidia-docker's mount; /run/opengl-driver: NixOS)
+_DRIVER_NVML_DIRS = re.compile(r"^/(?:(?:usr/)?lib(?:64|/x86_64-linux-gnu|/aarch64-linux-gnu|/powerpc64le-linux-gnu|/wsl/lib|)"
+                               r"|usr/local/nvidia/lib(?:64|)|run/opengl-driver/lib)/libnvidia-ml")
+
+
+@hook("nvml-symbol-missing")
+def nvml_symbol_missing(match, facts: Facts) -> Optional[Tailored]:
+    groups = match_groups(match)
+    sym, lib = groups.get("sym") or "an NVML function", groups.get("lib") or ""
+    notes = []
+    if lib and not _DRIVER_NVML_DIRS.match(lib):
+        notes.append("%s is not where a driver installs NVML" % lib)
+        return Tailored(summary="The libnvidia-ml.so.1 that loaded (%s) is not the driver's own: a GPU proxy's or a "
+                                "copied library without %s. Put the driver's library first (LD_LIBRARY_PATH), or where "
+                                "the platform provides only this one, use torch 2.2.2." % (lib, sym),
+                        commands=["ldconfig -p | grep libnvidia-ml"], notes=notes)
+    drv = F.driver_version(facts)
+    if drv and V.minor_tuple(drv) and V.minor_tuple(drv) < (470, 0):
+        return Tailored(summary="Driver %s is older than R470, whose NVML first has %s: update the driver (or use torch "
+                                "2.2.2 on this one)." % (drv, sym), notes=["driver %s" % drv])
+    if drv and V.minor_tuple(drv):
+        return Tailored(summary="Driver %s here is new enough to have %s, so the failing process ran against an older "
+                                "driver's NVML: another host, a container whose mounted driver is older, or an old copy "
+                                "on LD_LIBRARY_PATH. Update the driver there, or use torch 2.2.2 on it." % (drv, sym),
+                        commands=["ldconfig -p | grep libnvidia-ml"], notes=["driver %s" % drv])
+    return None

@@ -1,0 +1,86 @@
+"""A package older than this Python: a standard-library name a newer Python removed. The failure is
+run for real on this machine's Python 3.11 (inspect.getargspec, removed in 3.11) from a wheel that
+pip installs; the hook's printed upgrade, run with the package named by the traceback, heals it."""
+
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from hook_facts import facts, tailored_as, top
+from torchdoctor.match.matcher import HIGH
+from wheelkit import build_wheel, environ, hermetic_env, pip_venv
+
+ENTRY = "python-stdlib-name-removed"
+OLD = "import inspect\n\ndef wants_out(func):\n    return 'out' in inspect.getargspec(func).args\n"
+NEW = "import inspect\n\ndef wants_out(func):\n    return 'out' in inspect.getfullargspec(func).args\n"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="inspect.getargspec exists before Python 3.11")
+def test_getargspec_on_3_11_is_named_and_the_printed_upgrade_heals_it(tmp_path):
+    links = tmp_path / "links"
+    build_wheel(links, "oldsig", "0.7", {"oldsig/__init__.py": OLD})
+    build_wheel(links, "oldsig", "0.8", {"oldsig/__init__.py": NEW})
+    py = pip_venv(tmp_path / "venv")
+    env = environ(hermetic_env(links, no_index=True))
+    subprocess.run([py, "-m", "pip", "install", "-q", "oldsig==0.7"], check=True, env=env, timeout=300)
+    call = "import oldsig\nprint(oldsig.wants_out(lambda x, out=None: x))"
+    failed = subprocess.run([py, "-c", call], capture_output=True, text=True, env=env, timeout=60)
+    assert failed.returncode != 0
+    m = top(failed.stderr)
+    assert (m.id, m.confidence) == (ENTRY, HIGH), failed.stderr[-600:]
+    _, t = tailored_as(ENTRY, failed.stderr, facts(exe=py, py="%d.%d.%d" % sys.version_info[:3]))
+    assert "Python 3.11 removed inspect.getargspec" in t.summary
+    upgrade = t.commands[0].replace("<package>", "oldsig")  # the package in the traceback's site-packages frame
+    assert shlex.split(upgrade) == [py, "-m", "pip", "install", "--upgrade", "oldsig"]
+    subprocess.run(shlex.split(upgrade), check=True, env=env, timeout=300)
+    healed = subprocess.run([py, "-c", call], capture_output=True, text=True, env=env, timeout=60)
+    assert healed.returncode == 0 and healed.stdout.strip() == "True", healed.stderr[-400:]
+
+
+@pytest.mark.parametrize("text, py, want", [
+    ("ModuleNotFoundError: No module named 'audioop'", "3.13.1", "pip install audioop-lts"),
+    ("ModuleNotFoundError: No module named 'imghdr'", "3.13.0", "pip install standard-imghdr"),
+    ("AttributeError: module 'pkgutil' has no attribute 'ImpImporter'. Did you mean: 'zipimporter'?", "3.12.3",
+     "python3.11 -m venv .venv"),
+    ("AttributeError: module 'configparser' has no attribute 'SafeConfigParser'. Did you mean: 'RawConfigParser'?",
+     "3.12.3", "pip install --upgrade <package>"),
+])
+def test_the_fix_follows_what_was_removed(text, py, want):
+    _, t = tailored_as(ENTRY, text, facts(py=py))
+    assert any(want in c for c in t.commands), t.commands
+
+
+@pytest.mark.parametrize("text, name", [
+    ("ImportError: cannot import name 'getargspec' from 'inspect' (/usr/lib/python3.11/inspect.py)", "getargspec"),
+    ("ModuleNotFoundError: No module named 'aifc'", "aifc"),
+    ("ModuleNotFoundError: No module named 'asyncore'", "asyncore"),
+])
+def test_the_import_forms_and_other_removed_modules_are_read(text, name):
+    m = top(text)
+    assert m is not None and m.id == ENTRY and m.groups.get("name") == name
+
+
+def test_an_old_setuptools_at_run_time_is_told_too():
+    _, t = tailored_as(ENTRY, "AttributeError: module 'pkgutil' has no attribute 'ImpImporter'. Did you mean: "
+                              "'zipimporter'?", facts(py="3.12.3"))
+    assert "pip install --upgrade setuptools" in t.commands[0]
+
+
+def test_an_older_python_here_means_the_failure_ran_on_a_newer_one():
+    _, t = tailored_as(ENTRY, "ModuleNotFoundError: No module named 'imp'", facts(py="3.11.9"))
+    assert "still has the imp module" in t.summary and "3.12 or newer" in t.summary
+
+
+@pytest.mark.parametrize("text", [
+    "ModuleNotFoundError: No module named 'impute'",
+    "ModuleNotFoundError: No module named 'cgi_tools'",
+    "AttributeError: module 'inspect' has no attribute 'signature2'",
+    "AttributeError: 'Inspector' object has no attribute 'getargspec'",
+    # salilab's IMP is another package: the folded pass must not read it as the imp module
+    "ModuleNotFoundError: No module named 'IMP'",
+])
+def test_other_names_are_not_a_stdlib_removal(text):
+    m = top(text)
+    assert m is None or m.id != ENTRY
