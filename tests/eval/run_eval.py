@@ -393,6 +393,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           potentials and talking-head/lip-sync projects, taken in the order met: first
                           run 8/24 = 33.3% (8/15 = 53.3% where an entry fitted, 1 wrong at "possibly");
                           13/24 after (tests/eval/blind64_results.md)
+  blind65_splatting/_pathology/_bioacoustics/_boardgames/_embeddings.jsonl 30 GitHub issues of
+                          2021-26 from Gaussian splatting, computational pathology, bioacoustics,
+                          board-game self-play agents and text embedding/retrieval, taken in the order
+                          met after blind64's fixes: first run 5/30 = 16.7% (5/24 = 20.8% where an entry
+                          fitted, 1 wrong); 8/30 after (tests/eval/blind65_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

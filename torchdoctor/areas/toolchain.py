@@ -67,3 +67,26 @@ def cpp_extension_ninja(match, facts: Facts) -> Optional[Tailored]:
                         commands=["ninja --version"], notes=["ninja %s is installed" % have])
     return Tailored(summary="Install ninja into this environment.",
                     commands=[pip(facts, "install ninja"), "ninja --version"], notes=["ninja is not installed"])
+
+
+@hook("cpp-extension-cuda-lib")
+def cpp_extension_cuda_lib(match, facts: Facts) -> Optional[Tailored]:
+    """Which CUDA_HOME the build linked against: a conda environment (lib, not lib64; the dev
+    package) or a toolkit without the library."""
+    lib = match_groups(match).get("lib") or "cudart"
+    home = F.env(facts, "CUDA_HOME") or F.env(facts, "CUDA_PATH")
+    prefix = facts.value("python.prefix") if facts.value("python.conda") is True else None
+    if not home:
+        return None
+    notes = ["CUDA_HOME=%s" % home]
+    if prefix and home.rstrip("/") == str(prefix).rstrip("/"):
+        return Tailored(summary="CUDA_HOME is this conda environment (%s), whose CUDA libraries sit in lib, not lib64, "
+                                "and whose lib%s.so (the name the linker needs) comes only with the CUDA development "
+                                "packages: install them for torch's CUDA version, and for an older torch that looks only "
+                                "in lib64, link lib64 to lib." % (home, lib),
+                        commands=["conda install -c nvidia cuda-cudart-dev=%s" % (F.torch_cuda(facts) or "<torch's CUDA version>"),
+                                  "[ -e %s/lib64 ] || ln -s %s/lib %s/lib64" % (home, home, home)], notes=notes)
+    return Tailored(summary="CUDA_HOME is %s: the linker found no lib%s.so in its lib64 (or lib). Point CUDA_HOME at a "
+                            "full CUDA toolkit of torch's CUDA version (e.g. /usr/local/cuda-%s) and rebuild."
+                            % (home, lib, F.torch_cuda(facts) or "X.Y"),
+                    commands=["ls %s/lib64/lib%s.so %s/lib/lib%s.so" % (home, lib, home, lib)], notes=notes)

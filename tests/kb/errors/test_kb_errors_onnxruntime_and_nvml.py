@@ -120,3 +120,27 @@ def test_a_conda_package_needing_pytorch_names_the_package():
     _, t = tailored_as("conda-torch-not-in-channels", "Encountered problems while solving:\n"
                        "  - nothing provides pytorch needed by napari-sam-0.4.1-pyhd8ed1ab_0", facts())
     assert t.summary.startswith("napari-sam-0.4.1-pyhd8ed1ab_0 depends on pytorch") and "then napari-sam;" in t.summary
+
+
+LINK = "cpp-extension-cannot-find-cuda-lib"
+
+
+def test_a_conda_cuda_home_gets_the_dev_package_and_a_safe_lib64_link():
+    _, t = tailored_as(LINK, "/usr/bin/ld: cannot find -lcudart: No such file or directory",
+                       facts(torch="2.0.1+cu118", python={"conda": True, "prefix": "/opt/conda/envs/x"},
+                             env={"CUDA_HOME": "/opt/conda/envs/x"}))
+    assert t.commands == ["conda install -c nvidia cuda-cudart-dev=11.8",
+                          "[ -e /opt/conda/envs/x/lib64 ] || ln -s /opt/conda/envs/x/lib /opt/conda/envs/x/lib64"]
+
+
+def test_another_cuda_home_is_named_and_the_driver_library_keeps_its_own_entry():
+    _, t = tailored_as(LINK, "/usr/bin/ld: cannot find -lcurand: No such file or directory", facts(torch="2.5.1+cu124",
+                                                                      env={"CUDA_HOME": "/usr/local/cuda-12.1"}))
+    assert "CUDA_HOME is /usr/local/cuda-12.1" in t.summary and "libcurand.so" in t.summary
+    assert top("/usr/bin/ld: cannot find -lcuda: No such file or directory").id != LINK
+
+
+def test_conda_env_files_and_ray_aiohttp_are_read():
+    assert top("Solving environment: failed\n\nResolvePackageNotFound: \n  - pytorch==1.3.1=py3.7_cuda10.1.243_cudnn7.6"
+               ".3_0\n").id == "conda-torch-not-in-channels"
+    assert top("ModuleNotFoundError: No module named 'aiohttp.signals'").id == "hf-library-version-mismatch"
