@@ -43,6 +43,8 @@ NEWER_APIS: Dict[str, Tuple[str, str]] = {
     "torch.ao.quantization": ("1.10", "AO migration PRs pytorch/pytorch#64086 (Aug 2021) .. #66058; torch 1.9.1 lacks it (facebookresearch/d2go#127)"),
     "torch.ao": ("1.10", "AO migration PRs pytorch/pytorch#64086 (Aug 2021) .. #66058; torch 1.9.1 lacks it (facebookresearch/d2go#127)"),
     "torch.meshgrid(indexing=...)": ("1.10", "in the 1.10 docs of torch.meshgrid, not in 1.9.1's (Megvii-BaseDetection/YOLOX#1168)"),
+    "torch.hub.load(repo_or_dir=...)": ("1.7", "pytorch/pytorch#44204 (Sep 2020) renamed torch.hub.load's first "
+                                               "argument from github to repo_or_dir and added source=; released in 1.7"),
     "torch.nn.functional.interpolate(antialias=...)": ("1.11", "first in the 1.11 docs (facebookresearch/dinov2#425); "
                                                                "huggingface/transformers#24270"),
 }
@@ -119,7 +121,9 @@ def newer_api(match, facts: Facts) -> Optional[Tailored]:
     g = match_groups(match)
     mod, attr = g.get("mod") or "torch", g.get("attr")
     name = "%s.%s" % (mod, attr) if attr else mod
-    if g.get("kw"):
+    if g.get("hubarg"):  # an older torch.hub.load still calls its first argument `github`
+        name = "torch.hub.load(repo_or_dir=...)"
+    elif g.get("kw"):
         # NEWER_APIS holds keyword arguments as "module.function(keyword=...)"; the message names the function alone
         name = next((k for k in NEWER_APIS if k.endswith(".%s(%s=...)" % (g.get("kwfn"), g["kw"]))), name)
     known = _api_by_name(name)

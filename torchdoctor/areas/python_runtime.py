@@ -116,3 +116,28 @@ def python_stdlib_name_removed(match, facts: Facts) -> Optional[Tailored]:
                             "it." % (gone, what, py, last),
                     commands=[on_interpreter("pip install --upgrade <package>", facts)]
                     + venv_commands(facts, last, "<package>"), notes=notes)
+
+
+@hook("python-too-old-for-syntax")
+def python_too_old_for_syntax(match, facts: Facts) -> Optional[Tailored]:
+    """The Python the feature needs against this one: new enough here means the failing process ran
+    another, older interpreter; else an environment on the Python it needs."""
+    groups = match_groups(match)
+    if groups.get("match"):
+        need, what = (3, 10), "the match statement"
+    elif groups.get("pep585"):
+        need, what = (3, 9), "builtin generics such as %s...]" % groups["pep585"]
+    else:
+        need, what = (3, 10), "`X | None` unions of types"
+    py = F.python_minor(facts)
+    if not py:
+        return None
+    notes = ["this Python is %s; %s needs Python %d.%d" % ((py, what) + need)]
+    if minor_tuple(py) >= need:
+        return Tailored(summary="This interpreter is Python %s, which has %s: the failing program ran an older Python "
+                                "(another `python` on PATH, an old environment, a notebook kernel). Run it with this one."
+                                % (py, what), commands=["python -c \"import sys; print(sys.version, sys.executable)\""],
+                        notes=notes)
+    return Tailored(summary="Python %s is older than %s needs (%d.%d): create a Python %d.%d environment for the project "
+                            "and install it there." % ((py, what) + need + need),
+                    commands=venv_commands(facts, "%d.%d" % need, "<package>"), notes=notes)

@@ -2,6 +2,7 @@
 the ROCm toolchain, and the setuptools release torch's build helper still works with.
 """
 
+import shlex
 from typing import Optional
 
 from ..advice.commands import pip
@@ -69,24 +70,47 @@ def cpp_extension_ninja(match, facts: Facts) -> Optional[Tailored]:
                     commands=[pip(facts, "install ninja"), "ninja --version"], notes=["ninja is not installed"])
 
 
+# The conda development package that carries each library's link-time name (lib<name>.so), from
+# NVIDIA's channel; its label pins the CUDA release (nvidia/label/cuda-12.4.0).
+_CONDA_DEV = {"cudart": "cuda-cudart-dev", "cublas": "libcublas-dev", "cublasLt": "libcublas-dev",
+              "curand": "libcurand-dev", "cufft": "libcufft-dev", "cusparse": "libcusparse-dev",
+              "cusolver": "libcusolver-dev", "nvrtc": "cuda-nvrtc-dev"}
+
+
 @hook("cpp-extension-cuda-lib")
 def cpp_extension_cuda_lib(match, facts: Facts) -> Optional[Tailored]:
-    """Which CUDA_HOME the build linked against: a conda environment (lib, not lib64; the dev
-    package) or a toolkit without the library."""
+    """Which CUDA home the build linked against (CUDA_HOME, CUDA_PATH, else nvcc's, as torch finds
+    it): a conda environment (lib, not lib64; the dev packages) or a toolkit without the library."""
+    if F.os_name(facts) == "windows":
+        return None  # MSVC's link says LNK1104, with cudart.lib; not this message
     lib = match_groups(match).get("lib") or "cudart"
-    home = F.env(facts, "CUDA_HOME") or F.env(facts, "CUDA_PATH")
-    prefix = facts.value("python.prefix") if facts.value("python.conda") is True else None
+    if F.is_cuda_build(facts) is False:
+        return Tailored(summary="torch here is a CPU build (%s), so its extension builds have no CUDA to link: install "
+                                "torch's CUDA build before building a CUDA extension." % F.torch_version_str(facts))
+    var = "CUDA_HOME" if F.env(facts, "CUDA_HOME") else "CUDA_PATH" if F.env(facts, "CUDA_PATH") else None
+    home = F.env(facts, var) if var else None
+    nvcc = facts.value("toolkit.nvcc_path")
+    if not home and isinstance(nvcc, str) and nvcc.endswith("/bin/nvcc"):
+        home, var = nvcc[:-len("/bin/nvcc")], "nvcc's folder"
     if not home:
         return None
-    notes = ["CUDA_HOME=%s" % home]
-    if prefix and home.rstrip("/") == str(prefix).rstrip("/"):
-        return Tailored(summary="CUDA_HOME is this conda environment (%s), whose CUDA libraries sit in lib, not lib64, "
-                                "and whose lib%s.so (the name the linker needs) comes only with the CUDA development "
-                                "packages: install them for torch's CUDA version, and for an older torch that looks only "
-                                "in lib64, link lib64 to lib." % (home, lib),
-                        commands=["conda install -c nvidia cuda-cudart-dev=%s" % (F.torch_cuda(facts) or "<torch's CUDA version>"),
-                                  "[ -e %s/lib64 ] || ln -s %s/lib %s/lib64" % (home, home, home)], notes=notes)
-    return Tailored(summary="CUDA_HOME is %s: the linker found no lib%s.so in its lib64 (or lib). Point CUDA_HOME at a "
-                            "full CUDA toolkit of torch's CUDA version (e.g. /usr/local/cuda-%s) and rebuild."
-                            % (home, lib, F.torch_cuda(facts) or "X.Y"),
-                    commands=["ls %s/lib64/lib%s.so %s/lib/lib%s.so" % (home, lib, home, lib)], notes=notes)
+    home = home.rstrip("/") or "/"
+    cuda = F.torch_cuda(facts)
+    notes = ["%s: %s" % (var, home)]
+    q = shlex.quote(home)
+    prefix = facts.value("python.prefix") if facts.value("python.conda") is True else None
+    if prefix and home == str(prefix).rstrip("/"):
+        cmds = ["%s -c nvidia/label/cuda-%s.0 %s" % ("conda install -y", cuda, _CONDA_DEV[lib])] if cuda else []
+        return Tailored(summary="The CUDA home (%s) is this conda environment, whose CUDA libraries sit in lib, not "
+                                "lib64, and whose lib%s.so (the name the linker needs) comes only with the CUDA "
+                                "development packages: install %s for torch's CUDA %s, and for an older torch that "
+                                "looks only in lib64, link lib64 to lib." % (home, lib, _CONDA_DEV[lib], cuda or "version"),
+                        commands=cmds + ["[ -e %s/lib64 ] || ln -s %s/lib %s/lib64" % (q, q, q)], notes=notes)
+    same = cuda and ("cuda-%s" % cuda) in home
+    how = ("it is torch's CUDA %s toolkit but lacks that development library: install it there (the toolkit's "
+           "%s package)" % (cuda, _CONDA_DEV[lib]) if same else
+           "point CUDA_HOME at a full CUDA toolkit of torch's CUDA version%s and rebuild"
+           % (" (e.g. /usr/local/cuda-%s)" % cuda if cuda else ""))
+    return Tailored(summary="The CUDA home is %s (%s), and the linker found no lib%s.so in its lib64 or lib: %s."
+                            % (home, var, lib, how),
+                    commands=["ls %s/lib64/lib%s.so %s/lib/lib%s.so" % (q, lib, q, lib)], notes=notes)

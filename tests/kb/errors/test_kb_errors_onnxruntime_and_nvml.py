@@ -26,6 +26,8 @@ def _ort(torch, ort, **more):
     ("libcudnn.so.9", "2.3.1+cu121", "1.18.1", "torch 2.3 brings cuDNN 8", None),
     ("libcudnn_adv.so.9", "2.6.0+cu124", "1.20.1", "upgrade to onnxruntime-gpu 1.21+", None),
     ("libcudnn_adv.so.9", "2.6.0+cu124", "1.22.0", "call onnxruntime.preload_dlls()", None),
+    # torch 2.3's cuDNN 8: PyPI's CUDA 12 builds (cuDNN 9) would not load either
+    ("libcublasLt.so.11", "2.3.1+cu121", "1.17.1", "1.18.0 from onnxruntime's CUDA 12 feed", None),
 ])
 def test_the_provider_failure_is_read_against_torchs_cuda(lib, torch, ort, want, command):
     m, t = tailored_as(ORT, LOAD % lib, _ort(torch, ort))
@@ -52,6 +54,11 @@ def test_only_the_cpu_package_installed_is_not_called_both():
     _, t = tailored_as(ORT, LOAD % "libcublasLt.so.12", facts(torch="2.6.0+cu124",
                                                              packages={"onnxruntime": {"version": "1.20.0"}}))
     assert t.summary.startswith("Only onnxruntime (CPU only") and "Both" not in t.summary
+
+
+def test_a_cu118_torch_with_cudnn_9_gets_no_cuda_11_feed():
+    _, t = tailored_as(ORT, LOAD % "libcublasLt.so.12", _ort("2.6.0+cu118", "1.20.1"))
+    assert "use a CUDA 12 torch" in t.summary and not any("onnxruntime-cuda-11" in c for c in t.commands)
 
 
 def test_a_cuda_11_torch_gets_the_cuda_11_feed_alone():
@@ -125,22 +132,60 @@ def test_a_conda_package_needing_pytorch_names_the_package():
 LINK = "cpp-extension-cannot-find-cuda-lib"
 
 
-def test_a_conda_cuda_home_gets_the_dev_package_and_a_safe_lib64_link():
-    _, t = tailored_as(LINK, "/usr/bin/ld: cannot find -lcudart: No such file or directory",
+def test_a_conda_cuda_home_gets_the_libraries_dev_package_and_a_safe_lib64_link():
+    _, t = tailored_as(LINK, "/usr/bin/ld: cannot find -lcurand: No such file or directory",
                        facts(torch="2.0.1+cu118", python={"conda": True, "prefix": "/opt/conda/envs/x"},
-                             env={"CUDA_HOME": "/opt/conda/envs/x"}))
-    assert t.commands == ["conda install -c nvidia cuda-cudart-dev=11.8",
+                             env={"CUDA_HOME": "/opt/conda/envs/x/"}))
+    assert t.commands == ["conda install -y -c nvidia/label/cuda-11.8.0 libcurand-dev",
                           "[ -e /opt/conda/envs/x/lib64 ] || ln -s /opt/conda/envs/x/lib /opt/conda/envs/x/lib64"]
 
 
-def test_another_cuda_home_is_named_and_the_driver_library_keeps_its_own_entry():
-    _, t = tailored_as(LINK, "/usr/bin/ld: cannot find -lcurand: No such file or directory", facts(torch="2.5.1+cu124",
-                                                                      env={"CUDA_HOME": "/usr/local/cuda-12.1"}))
-    assert "CUDA_HOME is /usr/local/cuda-12.1" in t.summary and "libcurand.so" in t.summary
-    assert top("/usr/bin/ld: cannot find -lcuda: No such file or directory").id != LINK
+@pytest.mark.parametrize("env, toolkit, want", [
+    ({"CUDA_HOME": "/usr/local/cuda-12.1"}, None, "point CUDA_HOME at a full CUDA toolkit"),
+    ({"CUDA_HOME": "/usr/local/cuda-12.4"}, None, "lacks that development library"),
+    ({"CUDA_PATH": "/opt/cuda"}, None, "(CUDA_PATH)"),
+    ({}, {"nvcc_path": "/opt/conda/envs/y/bin/nvcc"}, "/opt/conda/envs/y (nvcc's folder)"),
+])
+def test_the_cuda_home_torch_would_use_is_named(env, toolkit, want):
+    f = facts(torch="2.5.1+cu124", env=env, **({"toolkit": toolkit} if toolkit else {}))
+    _, t = tailored_as(LINK, "/usr/bin/ld: cannot find -lcudart: No such file or directory", f)
+    assert want in t.summary
 
 
-def test_conda_env_files_and_ray_aiohttp_are_read():
-    assert top("Solving environment: failed\n\nResolvePackageNotFound: \n  - pytorch==1.3.1=py3.7_cuda10.1.243_cudnn7.6"
-               ".3_0\n").id == "conda-torch-not-in-channels"
-    assert top("ModuleNotFoundError: No module named 'aiohttp.signals'").id == "hf-library-version-mismatch"
+def test_a_cpu_torch_is_told_it_has_no_cuda_to_link():
+    _, t = tailored_as(LINK, "/usr/bin/ld: cannot find -lcudart", facts(torch="2.5.1+cpu", env={"CUDA_HOME": "/x"}))
+    assert "CPU build" in t.summary and not t.commands
+
+
+@pytest.mark.parametrize("text", [
+    "/usr/bin/ld: cannot find -lcuda: No such file or directory",        # the driver's library: triton's entry
+    "/usr/bin/ld: cannot find -lcudart_static: No such file or directory",  # CMake's static runtime
+    "/usr/bin/ld: cannot find -lcusparseLt: No such file or directory",     # a separate library
+    "/usr/bin/ld: cannot find -lcufftw",
+])
+def test_other_libraries_are_not_the_toolkits_link_names(text):
+    m = top(text)
+    assert m is None or m.id != LINK
+
+
+def test_the_linker_without_a_torch_marker_is_said_possibly():
+    # a Rust crate's link of CUDA (a negatives row): the same words, no torch
+    assert top("  note: /usr/bin/ld: cannot find -lcudart\n          collect2: error: ld returned 1 exit status"
+               ).confidence == "possible"
+    torch_log = ("c++ ext.o -shared -L/env/lib/python3.10/site-packages/torch/lib -lc10 -ltorch -L/env/lib64 "
+                 "-lcudart -o ext.so\n/usr/bin/ld: cannot find -lcudart: No such file or directory")
+    assert (top(torch_log).id, top(torch_log).confidence) == (LINK, "high")
+
+
+def test_ray_before_1_9_and_aiohttp_3_8_get_the_ray_upgrade():
+    _, t = tailored_as("hf-library-version-mismatch", "ModuleNotFoundError: No module named 'aiohttp.signals'",
+                       facts(packages={"aiohttp": {"version": "3.9.1"}}))
+    assert "removed in aiohttp 3.8" in t.summary and 'ray>=1.9' in t.commands[0]
+
+
+def test_an_env_files_resolve_failure_is_not_claimed_by_its_torch_line():
+    # a pasted environment.yml lists pytorch; conda's failure names another package
+    text = ("dependencies:\n  - pytorch=1.8.0\n  - numpy=1.19\nSolving environment: failed\n\nResolvePackageNotFound: "
+            "\n  - numpy==1.19.2=py38h54aff64_0\n")
+    m = top(text)
+    assert m is None or m.id != "conda-torch-not-in-channels"

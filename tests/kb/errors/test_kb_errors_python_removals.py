@@ -84,3 +84,39 @@ def test_an_older_python_here_means_the_failure_ran_on_a_newer_one():
 def test_other_names_are_not_a_stdlib_removal(text):
     m = top(text)
     assert m is None or m.id != ENTRY
+
+
+OLD_PY = "python-too-old-for-syntax"
+
+
+@pytest.mark.parametrize("text, py, want", [
+    ("    dtype: torch.dtype | None = None\nTypeError: unsupported operand type(s) for |: 'type' and 'NoneType'", "3.9.18",
+     "python3.10 -m venv .venv"),
+    ("    bias: torch.Tensor | None = None,\nTypeError: unsupported operand type(s) for |: 'torch._C._TensorMeta' and "
+     "'NoneType'", "3.9.18", "python3.10 -m venv .venv"),
+    ("  File \"/x/app.py\", line 117\n    match user_response.lower():\n          ^\nSyntaxError: invalid syntax", "3.9.12",
+     "python3.10 -m venv .venv"),
+    ("    def f(self) -> tuple[torch.Tensor, torch.Tensor]:\nTypeError: 'type' object is not subscriptable", "3.8.18",
+     "python3.9 -m venv .venv"),
+])
+def test_an_old_python_gets_an_environment_on_the_python_the_code_needs(text, py, want):
+    _, t = tailored_as(OLD_PY, text, facts(py=py))
+    assert want in t.commands
+
+
+def test_a_new_enough_python_here_means_another_interpreter_ran_it():
+    _, t = tailored_as(OLD_PY, "TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'", facts(py="3.11.7"))
+    assert "ran an older Python" in t.summary
+
+
+@pytest.mark.parametrize("text", [
+    # a user's own operands, a match call, a subscript of an instance, a SyntaxError elsewhere
+    "TypeError: unsupported operand type(s) for |: 'str' and 'NoneType'",
+    "TypeError: unsupported operand type(s) for |: 'int' and 'str'",
+    "    match = re.match(pattern, line)\nSyntaxError: invalid syntax",
+    "TypeError: 'NoneType' object is not subscriptable",
+    "    x = data[0]\nTypeError: 'type' object is not subscriptable",
+])
+def test_other_type_and_syntax_errors_are_not_an_old_python(text):
+    m = top(text)
+    assert m is None or m.id != OLD_PY

@@ -58,6 +58,20 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
     have = F.package_version(facts, report_key(dist))
     name = g.get("name") or g.get("mod") or "that name"
     notes = ["installed %s: %s" % (dist, have)] if have else []
+    if dist == "aiohttp":
+        # aiohttp 3.8 removed aiohttp.signals (and frozenlist's old home); Ray's dashboard imported it
+        # until Ray 1.9 (ray-project/ray#20681), and Ray's requirement has no upper bound for pip check
+        return Tailored(summary="aiohttp %s has no `%s` (removed in aiohttp 3.8): upgrade the package the traceback "
+                                "shows importing it (Ray's dashboard before Ray 1.9 does), or pin aiohttp<3.8, whose "
+                                "wheels stop at Python 3.9." % (have or "here", name),
+                        commands=[pip(facts, 'install --upgrade "ray>=1.9"')], notes=notes)
+    if g.get("since"):
+        # diffusers' deprecate() refuses an old import path once the release it names has passed
+        return Tailored(summary="%s %s is past the release (%s) that removes the old import path of `%s` the importing "
+                                "package still uses: install the %s version that package pins (below %s), or a release "
+                                "of the package that imports it from its new place." % (dist, g.get("have") or "", g["since"],
+                                                                                      name, dist, g["since"]),
+                        commands=[pip(facts, "show %s" % dist), pip(facts, "check")], notes=notes)
     return Tailored(summary="The installed %s has no `%s`: install the %s version the importing package asks for "
                             "(`pip check` names the requirement it breaks); where two libraries are released "
                             "together (albumentations and albucore), upgrade both." % (dist, name, dist),

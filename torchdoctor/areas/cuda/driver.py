@@ -352,7 +352,7 @@ def cuda_device_count_error(match, facts: Facts) -> Optional[Tailored]:
 # folder inside a container); a copy elsewhere (a proxy, a stub) lacks the newer functions.
 # (/usr/local/nvidia: GKE's and nvidia-docker's mount; /run/opengl-driver: NixOS)
 _DRIVER_NVML_DIRS = re.compile(r"^/(?:(?:usr/)?lib(?:64|/x86_64-linux-gnu|/aarch64-linux-gnu|/powerpc64le-linux-gnu|/wsl/lib|)"
-                               r"|usr/local/nvidia/lib(?:64|)|run/opengl-driver/lib)/libnvidia-ml")
+                               r"|usr/lib/nvidia-\d{3}|usr/local/nvidia/lib(?:64|)|run/opengl-driver/lib)/libnvidia-ml")
 
 
 @hook("nvml-symbol-missing")

@@ -82,11 +82,21 @@ def onnxruntime_gpu_cuda(match, facts: Facts) -> Optional[Tailored]:
         notes.append("torch %d.%d is built with CUDA %s and cuDNN %s" % (tv + (cuda, torch_cudnn)) if tv
                      else "torch is built with CUDA %s" % cuda)
     if want_cuda and torch_cuda and want_cuda != torch_cuda:
+        if (want_cuda, torch_cuda) == (11, 12) and torch_cudnn == 8:
+            return Tailored(summary="This onnxruntime-gpu wants CUDA 11 libraries, and torch %d.%d here brings CUDA "
+                                    "12 with cuDNN 8, which PyPI's CUDA 12 builds (1.19+, cuDNN 9) do not load: install "
+                                    "onnxruntime-gpu 1.18.0 from onnxruntime's CUDA 12 feed (built with cuDNN 8), or "
+                                    "torch 2.4+ with onnxruntime-gpu 1.19+." % tv, commands=[_CHECK], notes=notes)
         if (want_cuda, torch_cuda) == (11, 12):
             return Tailored(summary="This onnxruntime-gpu wants CUDA 11 libraries, and torch here brings CUDA 12's: "
                                     "install PyPI's onnxruntime-gpu 1.19 or newer (built for CUDA 12 and cuDNN 9), then "
                                     "import torch before onnxruntime so it finds torch's libraries.",
                             commands=[_upgrade(facts, ort), _CHECK], notes=notes)
+        if (want_cuda, torch_cuda) == (12, 11) and torch_cudnn == 9:
+            return Tailored(summary="This onnxruntime-gpu wants CUDA 12 libraries, and torch here is built with CUDA "
+                                    "11.8 and cuDNN 9, a pair no onnxruntime-gpu build has (its CUDA 11 builds use "
+                                    "cuDNN 8): use a CUDA 12 torch with PyPI's onnxruntime-gpu 1.19+.",
+                            commands=[_CHECK], notes=notes)
         if (want_cuda, torch_cuda) == (12, 11):
             return Tailored(summary="This onnxruntime-gpu wants CUDA 12 libraries, and torch here is built with CUDA "
                                     "11: install onnxruntime's CUDA 11 build from its own feed (built with cuDNN 8), or "

@@ -1,0 +1,45 @@
+"""Readings of one library release against another that joined existing entries: torch.hub.load's
+first argument before torch 1.7, DGL's per-torch tensor adapter, GluonTS's moved modules and
+diffusers' deprecation shims past their removal release."""
+
+import pytest
+
+from hook_facts import facts, tailored_as, top
+
+
+def test_an_old_torch_hub_load_is_named_with_the_release_that_renamed_github():
+    _, t = tailored_as("torch-api-newer-than-installed",
+                       "TypeError: load() missing 1 required positional argument: 'github'", facts(torch="1.5.1"))
+    assert "torch.hub.load(repo_or_dir=...)" in t.summary and "first in torch 1.7" in t.summary
+
+
+def test_dgls_tensor_adapter_for_another_torch_is_read():
+    m = top("TensorDispatcher: dlopen failed: /env/lib/python3.8/site-packages/dgl/tensoradapter/pytorch/"
+            "libtensoradapter_pytorch_1.10.2.so: cannot open shared object file: No such file or directory")
+    assert (m.id, m.groups.get("torch")) == ("dgl-graphbolt-built-for-other-torch", "1.10.2")
+
+
+def test_a_diffusers_deprecation_past_its_release_names_the_pin():
+    text = ("The deprecation tuple ('DualTransformer2DModel', '0.29', 'Importing `DualTransformer2DModel` from "
+            "`diffusers.models.dual_transformer_2d` is deprecated.') should be removed since diffusers' version "
+            "0.30.2 is >= 0.29")
+    _, t = tailored_as("hf-library-version-mismatch", text, facts())
+    assert t.summary.startswith("diffusers 0.30.2 is past the release (0.29)") and "below 0.29" in t.summary
+
+
+@pytest.mark.parametrize("text", [
+    "ModuleNotFoundError: No module named 'gluonts.torch.modules.loss'",
+    "ModuleNotFoundError: No module named 'aiohttp.signals'",
+])
+def test_moved_submodules_of_these_libraries_are_version_skew(text):
+    assert top(text).id == "hf-library-version-mismatch"
+
+
+@pytest.mark.parametrize("text", [
+    "TypeError: load() missing 1 required positional argument: 'path'",
+    "TypeError: MyLoader.load() missing 1 required positional argument: 'github'",
+    "ModuleNotFoundError: No module named 'gluonts'",
+])
+def test_neighbouring_messages_are_not_these_readings(text):
+    m = top(text)
+    assert m is None or m.id not in ("torch-api-newer-than-installed", "hf-library-version-mismatch")
