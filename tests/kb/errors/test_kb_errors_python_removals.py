@@ -116,6 +116,10 @@ def test_a_new_enough_python_here_means_another_interpreter_ran_it():
     "    match = re.match(pattern, line)\nSyntaxError: invalid syntax",
     "TypeError: 'NoneType' object is not subscriptable",
     "    x = data[0]\nTypeError: 'type' object is not subscriptable",
+    # a builtin generic on the line, but another subscript raised (a user's class)
+    "    x: list[int] = MyConfig[0]\nTypeError: 'type' object is not subscriptable",
+    # a match line in one frame, another SyntaxError (Python 2's print) below it
+    "    match x:\n  File \"a.py\", line 3\n    print 'hi'\n              ^\nSyntaxError: invalid syntax",
 ])
 def test_other_type_and_syntax_errors_are_not_an_old_python(text):
     m = top(text)

@@ -1,6 +1,6 @@
 """Readings of one library release against another that joined existing entries: torch.hub.load's
-first argument before torch 1.7, DGL's per-torch tensor adapter, GluonTS's moved modules and
-diffusers' deprecation shims past their removal release."""
+first argument before torch 1.7, GluonTS's moved modules and diffusers' deprecation shims past their
+removal release; DGL's optional tensor-adapter warning is left alone."""
 
 import pytest
 
@@ -13,10 +13,11 @@ def test_an_old_torch_hub_load_is_named_with_the_release_that_renamed_github():
     assert "torch.hub.load(repo_or_dir=...)" in t.summary and "first in torch 1.7" in t.summary
 
 
-def test_dgls_tensor_adapter_for_another_torch_is_read():
+def test_dgls_optional_tensor_adapter_warning_is_not_a_diagnosis():
+    # DGL prints it and carries on (dmlc/dgl#3377: an optional dependency): the real error follows
     m = top("TensorDispatcher: dlopen failed: /env/lib/python3.8/site-packages/dgl/tensoradapter/pytorch/"
             "libtensoradapter_pytorch_1.10.2.so: cannot open shared object file: No such file or directory")
-    assert (m.id, m.groups.get("torch")) == ("dgl-graphbolt-built-for-other-torch", "1.10.2")
+    assert m is None or m.id != "dgl-graphbolt-built-for-other-torch"
 
 
 def test_a_diffusers_deprecation_past_its_release_names_the_pin():
@@ -25,6 +26,13 @@ def test_a_diffusers_deprecation_past_its_release_names_the_pin():
             "0.30.2 is >= 0.29")
     _, t = tailored_as("hf-library-version-mismatch", text, facts())
     assert t.summary.startswith("diffusers 0.30.2 is past the release (0.29)") and "below 0.29" in t.summary
+
+
+def test_a_diffusers_development_build_gets_a_released_one():
+    text = ("The deprecation tuple ('scale', '0.26.0', 'The `scale` argument is deprecated.') should be removed since "
+            "diffusers' version 0.26.0.dev0 is >= 0.26.0")
+    _, t = tailored_as("hf-library-version-mismatch", text, facts())
+    assert "development build" in t.summary and 'diffusers<0.26.0' in t.commands[0]
 
 
 @pytest.mark.parametrize("text", [

@@ -66,11 +66,17 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
                                 "wheels stop at Python 3.9." % (have or "here", name),
                         commands=[pip(facts, 'install --upgrade "ray>=1.9"')], notes=notes)
     if g.get("since"):
-        # diffusers' deprecate() refuses an old import path once the release it names has passed
-        return Tailored(summary="%s %s is past the release (%s) that removes the old import path of `%s` the importing "
-                                "package still uses: install the %s version that package pins (below %s), or a release "
-                                "of the package that imports it from its new place." % (dist, g.get("have") or "", g["since"],
-                                                                                      name, dist, g["since"]),
+        # deprecate() raises once the installed release reaches the one a deprecation names: a
+        # package still using the deprecated name, or a development build that kept the call
+        have_v = g.get("have") or ""
+        if "dev" in have_v:
+            return Tailored(summary="%s %s is a development build that still carries the deprecation of `%s` past its "
+                                    "release (%s): install a released %s." % (dist, have_v, name, g["since"], dist),
+                            commands=[pip(facts, "install --force-reinstall --no-deps \"%s<%s\"" % (dist, g["since"]))],
+                            notes=notes)
+        return Tailored(summary="%s %s is past the release (%s) that removes the deprecated name `%s` the calling code "
+                                "still uses: install the %s version the calling package pins (below %s), or a release "
+                                "of that package that no longer uses it." % (dist, have_v, g["since"], name, dist, g["since"]),
                         commands=[pip(facts, "show %s" % dist), pip(facts, "check")], notes=notes)
     return Tailored(summary="The installed %s has no `%s`: install the %s version the importing package asks for "
                             "(`pip check` names the requirement it breaks); where two libraries are released "
