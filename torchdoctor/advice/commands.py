@@ -22,6 +22,17 @@ def on_interpreter(cmd: str, facts: Facts) -> str:
     return cmd
 
 
+_SYSTEM_INSTALL = {"apt": "sudo apt-get install -y %s", "dnf": "sudo dnf install -y %s",
+                   "pacman": "sudo pacman -S --needed %s"}
+
+
+def system_install(facts: Facts, apt: str, dnf: Optional[str] = None, pacman: Optional[str] = None) -> str:
+    """The Linux distribution's install command for a system package, named per package manager
+    family (derived.distro_family) where the names differ; `apt`'s name otherwise."""
+    family = F.distro_family(facts)
+    return _SYSTEM_INSTALL[family] % {"apt": apt, "dnf": dnf or apt, "pacman": pacman or apt}[family]
+
+
 def pip(facts: Facts, args: str) -> str:
     """`<target python> -m pip <args>`."""
     return "%s %s" % (F.pip_cmd(facts), args)

@@ -7,11 +7,12 @@ from its README's table (kb/data/compat.json, companions.torchcodec_torch).
 
 from typing import List, Optional
 
-from ..advice.commands import index_args, on_interpreter, pip, torch_index_tag
+from ..advice.commands import index_args, on_interpreter, pip, system_install, torch_index_tag
 from ..kb import compat
 from ..model import derived as F
 from ..model import versions as V
 from ..model.facts import ABSENT, Facts
+from .companions.common import python_minor
 from .registry import Tailored, hook, match_groups
 
 _FFMPEG = {
@@ -107,8 +108,6 @@ def torchaudio_backend_api(match, facts: Facts) -> Optional[Tailored]:
 # the path PHONEMIZER_ESPEAK_LIBRARY names first (a wrong path fails the same way), then the
 # system's (its install docs). The variable is read when phonemizer loads: set it before starting
 # the program, in a new terminal (setx changes only later ones), or in os.environ before the import.
-_ESPEAK_LINUX = {"apt": "sudo apt-get install -y espeak-ng", "dnf": "sudo dnf install -y espeak-ng",
-                 "pacman": "sudo pacman -S --needed espeak-ng"}
 _ESPEAK = {
     "windows": ("Install eSpeak NG (its .msi from the espeak-ng releases), point phonemizer at its DLL, and start the "
                 "program from a new terminal (setx does not change the one it runs in; in a notebook, set "
@@ -129,7 +128,7 @@ def tailor_phonemizer_espeak(match, facts: Facts) -> Optional[Tailored]:
         return None
     summary, commands = _ESPEAK[os_]
     if os_ == "linux":
-        commands = [_ESPEAK_LINUX[F.distro_family(facts)], "ldconfig -p | grep libespeak"]
+        commands = [system_install(facts, "espeak-ng"), "ldconfig -p | grep libespeak"]
     set_to = F.env(facts, "PHONEMIZER_ESPEAK_LIBRARY")
     notes = ["PHONEMIZER_ESPEAK_LIBRARY is set to %s: phonemizer tries that file first and fails the same way "
              "when it does not exist" % set_to] if set_to else []
@@ -140,9 +139,6 @@ def tailor_phonemizer_espeak(match, facts: Facts) -> Optional[Tailored]:
 # wrap it. Where this shell finds it, the failing process looked on another PATH. imageio-ffmpeg's
 # wheel carries an ffmpeg binary (no ffprobe): linked into a venv's or conda env's bin folder,
 # it is on PATH whenever that environment is active, without root.
-_FFMPEG_INSTALL = {"apt": "sudo apt-get install -y ffmpeg", "dnf": "sudo dnf install -y ffmpeg",
-                   "pacman": "sudo pacman -S --needed ffmpeg"}
-
 
 @hook("ffmpeg-program")
 def tailor_ffmpeg_program(match, facts: Facts) -> Optional[Tailored]:
@@ -170,7 +166,7 @@ def tailor_ffmpeg_program(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="%s Install FFmpeg (winget's Gyan.FFmpeg adds its bin folder to PATH), then start the "
                                 "program from a new terminal: running ones keep their old PATH." % lead,
                         commands=["winget install -e --id Gyan.FFmpeg"], notes=notes)
-    commands = ["brew install ffmpeg"] if os_ == "macos" else [_FFMPEG_INSTALL[F.distro_family(facts)]]
+    commands = ["brew install ffmpeg"] if os_ == "macos" else [system_install(facts, "ffmpeg")]
     summary = "%s Install FFmpeg, the program (pip's `ffmpeg` and `ffmpeg-python` only call it)." % lead
     if prog == "ffmpeg" and facts.value("python.virtualenv") is True:
         py = F.python_cmd(facts)
@@ -204,7 +200,7 @@ def tailor_librosa_keyword_only(match, facts: Facts) -> Optional[Tailored]:
                                 "failing process imported another librosa." % lv,
                         commands=["python -c \"import librosa; print(librosa.__version__, librosa.__file__)\""],
                         notes=notes)
-    py = V.minor_tuple(F.python_minor(facts))
+    py = python_minor(facts)
     summary = "librosa %s takes %s()'s arguments by name only: pass them as keywords where the traceback calls it" % (
         lv or "here", fn)
     if py and py > (3, 11):

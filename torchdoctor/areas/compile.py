@@ -9,7 +9,7 @@ from ..model import derived as F
 from ..kb import compat
 from .registry import WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from .companions.common import python_minor, torch_meta_version
-from ..advice.commands import pip, torch_near_build
+from ..advice.commands import pip, system_install, torch_near_build
 from ..model import versions as V
 
 
@@ -231,8 +231,7 @@ def compiler_install(facts: Facts) -> Optional[Remedy]:
     if osn == "macos":
         return Remedy("Install Apple's command line tools, which provide clang++ for TorchInductor.",
                       ["xcode-select --install", "clang++ --version"])
-    cmd = {"apt": "sudo apt-get install -y g++", "dnf": "sudo dnf install -y gcc-c++",
-           "pacman": "sudo pacman -S --needed gcc"}[F.distro_family(facts)]
+    cmd = system_install(facts, "g++", dnf="gcc-c++", pacman="gcc")
     if facts.value("python.conda") is True:
         return Remedy("Install a C++ compiler into this conda environment (or the system's g++), then retry.",
                       ["conda install -c conda-forge gxx_linux-64", cmd, "g++ --version"])
@@ -255,9 +254,8 @@ def headers_install(facts: Facts) -> Optional[Remedy]:
     if facts.value("python.conda") is True:
         return Remedy("The conda Python ships Python.h; reinstall this environment's Python to restore it.",
                       ["conda install --force-reinstall python=%d.%d" % py])
-    cmd = {"apt": "sudo apt-get install -y python%d.%d-dev" % py,
-           "dnf": "sudo dnf install -y python%d.%d-devel" % py if py >= (3, 11) else "sudo dnf install -y python3-devel",
-           "pacman": "sudo pacman -S --needed python"}[F.distro_family(facts)]
+    dnf = "python%d.%d-devel" % py if py >= (3, 11) else "python3-devel"
+    cmd = system_install(facts, "python%d.%d-dev" % py, dnf=dnf, pacman="python")
     return Remedy("Install the Python %d.%d development package, which puts Python.h where this Python looks." % py,
                   [cmd])
 

@@ -100,7 +100,7 @@ def cpp_extension_cuda_lib(match, facts: Facts) -> Optional[Tailored]:
     q = shlex.quote(home)
     prefix = facts.value("python.prefix") if facts.value("python.conda") is True else None
     if prefix and home == str(prefix).rstrip("/"):
-        cmds = ["%s -c nvidia/label/cuda-%s.0 %s" % ("conda install -y", cuda, _CONDA_DEV[lib])] if cuda else []
+        cmds = ["conda install -y -c nvidia/label/cuda-%s.0 %s" % (cuda, _CONDA_DEV[lib])] if cuda else []
         return Tailored(summary="The CUDA home (%s) is this conda environment, whose CUDA libraries sit in lib, not "
                                 "lib64, and whose lib%s.so (the name the linker needs) comes only with the CUDA "
                                 "development packages: install %s for torch's CUDA %s, and for an older torch that "
