@@ -52,3 +52,26 @@ def tailored_as(want, text, f=None):
     found = match_text(text)
     assert found and found[0].id == want, [m.id for m in found]
     return found[0], all_hooks()[found[0].entry.tailor](found[0], f if f is not None else facts())
+
+
+def failing_in_venv(tmp_path, requirement, code, want):
+    """A venv with `requirement` from this machine's pip, where `code` fails; (its python, what
+    `want`'s hook says about the failure on that venv's own facts). Skips where pip cannot install."""
+    import subprocess
+
+    import pytest
+
+    from torchdoctor.gather.light import light_facts
+    from torchdoctor.match.matcher import HIGH
+    from wheelkit import pip_venv
+
+    py = pip_venv(tmp_path / "venv")
+    done = subprocess.run([py, "-m", "pip", "install", "-q", requirement], capture_output=True, text=True,
+                          timeout=900)
+    if done.returncode != 0:
+        pytest.skip("pip could not install %s here: %s" % (requirement, done.stderr.strip()[-300:]))
+    failed = subprocess.run([py, "-c", code], capture_output=True, text=True, timeout=300)
+    assert failed.returncode != 0
+    m, t = tailored_as(want, failed.stderr, light_facts(py))
+    assert m.confidence == HIGH, failed.stderr[-600:]
+    return py, t

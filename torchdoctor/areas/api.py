@@ -230,3 +230,22 @@ def tensorrt_api_removed(match, facts: Facts) -> Optional[Tailored]:
                             "TensorRT 8.6 (remove them first: PyPI's tensorrt 10 is a stub over tensorrt-cu11/12/13 packages)." % name,
                     commands=["%s uninstall -y %s" % (F.pip_cmd(facts), " ".join(TRT_PACKAGES)),
                               '%s install "tensorrt<10"' % F.pip_cmd(facts)], notes=notes)
+
+
+@hook("numpy2-attribute-removed")
+def numpy2_attribute_removed(match, facts: Facts) -> Optional[Tailored]:
+    """NumPy 2.0 removed the name: the installed NumPy says whether that is the NumPy here (pin
+    below 2, or upgrade the package whose frame uses the name) or another process's."""
+    name = match_groups(match).get("name") or "that name"
+    have = F.package_release(facts, "numpy")
+    parsed = F.parse_version(have) if have else None
+    pip = F.pip_cmd(facts)
+    notes = ["installed numpy: %s" % (have or "not installed")]
+    if parsed is not None and parsed.release[0] < 2:
+        return Tailored(summary="numpy %s here still has `np.%s`: the failing process imported a NumPy 2 from another "
+                                "environment (compare the numpy path in its traceback with this one)." % (have, name),
+                        commands=["python -c \"import numpy; print(numpy.__version__, numpy.__file__)\""], notes=notes)
+    return Tailored(summary="NumPy 2.0 removed `np.%s`%s: upgrade the package whose frame uses it (its NumPy 2 "
+                            "release), or pin numpy below 2 where that package has none." % (
+                                name, " (numpy %s is installed)" % have if have else ""),
+                    commands=['%s install "numpy<2"' % pip], notes=notes)

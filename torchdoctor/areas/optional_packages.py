@@ -23,6 +23,13 @@ PIP_NAMES = {
     "opencv": "opencv-python", "skimage": "scikit-image", "open_clip": "open-clip-torch", "pkg_resources": "setuptools",
     "google.protobuf": "protobuf", "detectron2": "git+https://github.com/facebookresearch/detectron2.git",
     "segment_anything": "segment-anything",
+    # Python's `No module named 'x'` names the import; these live on PyPI under another name (and
+    # PyPI's `warp`, `lava`, `whisper` and `magic` are other projects)
+    "warp": "warp-lang", "lava": "lava-nc", "whisper": "openai-whisper", "attr": "attrs",
+    "dateutil": "python-dateutil", "bs4": "beautifulsoup4", "fitz": "PyMuPDF", "docx": "python-docx",
+    "crypto": "pycryptodome", "jwt": "PyJWT", "serial": "pyserial", "opengl": "PyOpenGL", "gi": "PyGObject",
+    "magic": "python-magic", "dotenv": "python-dotenv", "zmq": "pyzmq", "git": "GitPython", "faiss": "faiss-cpu",
+    "llama_cpp": "llama-cpp-python", "mpl_toolkits": "matplotlib", "tensorboardx": "tensorboardX",
 }
 
 
@@ -59,6 +66,13 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
                         commands=["python -c \"import sys; print(sys.executable)\""],
                         notes=["%s %s installed in %s" % (d, v, exe) for d, v in installed])
     missing = [d for d, v in here if not v]
+    if match_groups(match).get("generic") is not None:
+        # Python's own words for any module: a PyPI package never installed here, or the project's
+        # own module run from outside its folder; the name alone does not say which
+        return Tailored(summary="If `%s` comes from PyPI, install %s with the interpreter that ran the code (%s); if it "
+                                "is the project's own module, run from the project's root folder or install the project "
+                                "(`pip install -e .` beside its setup.py or pyproject.toml)." % (named, missing[0], exe),
+                        commands=["%s install %s" % (F.pip_cmd(facts), shlex.quote(missing[0]))])
     return Tailored(summary="Install %s with this interpreter's pip (%s)." % (", ".join(missing), exe),
                     commands=["%s install %s" % (F.pip_cmd(facts), " ".join(shlex.quote(d) for d in missing))])
 

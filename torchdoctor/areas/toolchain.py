@@ -5,10 +5,10 @@ the ROCm toolchain, and the setuptools release torch's build helper still works 
 import shlex
 from typing import Optional
 
-from ..advice.commands import pip
+from ..advice.commands import pip, system_install
 from ..model import derived as F
 from ..model import versions as V
-from ..model.facts import Facts
+from ..model.facts import ABSENT, Facts
 from .registry import Tailored, hook, match_groups
 
 # torch/utils/cpp_extension.py imported `from pkg_resources import packaging` up to 2.1;
@@ -114,3 +114,37 @@ def cpp_extension_cuda_lib(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="The CUDA home is %s (%s), and the linker found no lib%s.so in its lib64 or lib: %s."
                             % (home, var, lib, how),
                     commands=["ls %s/lib64/lib%s.so %s/lib/lib%s.so" % (q, lib, q, lib)], notes=notes)
+
+
+# SWIG is a program the build runs from PATH. PyPI's `swig` wheel puts it in the environment's
+# bin folder, but pip's isolated build cannot import that wheel's module, so that route needs
+# --no-build-isolation; box2d-py (gymnasium's box2d extra) has a prebuilt twin on PyPI, Box2D.
+
+@hook("swig-not-found")
+def tailor_swig_not_found(match, facts: Facts) -> Optional[Tailored]:
+    pkg = match_groups(match).get("pkg")
+    here = facts.value("programs.swig")
+    if isinstance(here, str):
+        return Tailored(summary="swig is installed (this shell finds %s): the build ran with another PATH (an IDE, a "
+                                "notebook or an environment that was not activated). Run the install again from this "
+                                "shell." % here, commands=["%s -version" % F.shell_path(facts, here)],
+                        notes=["swig on this PATH: %s" % here])
+    os_ = F.os_of(facts)
+    if facts.value("python.conda") is True:
+        system = "conda install -y -c conda-forge swig"
+    elif os_ == "macos":
+        system = "brew install swig"
+    elif os_ == "windows":
+        system = "choco install -y swig"
+    else:
+        system = system_install(facts, "swig")
+    lead = "No swig on this PATH." if facts.state("programs.swig") == ABSENT else "The build found no swig."
+    if pkg == "box2d-py":
+        return Tailored(summary="%s box2d-py has no wheel for this Python, so pip builds it, and its build runs swig. "
+                                "Box2D, the same `import Box2D` with prebuilt wheels, needs neither: install it instead "
+                                "(or install swig, then box2d-py)." % lead,
+                        commands=[pip(facts, "install box2d"), system])
+    return Tailored(summary="%s Install SWIG, then run the install again. Without root: `pip install swig setuptools "
+                            "wheel` into this environment, then the install with `--no-build-isolation` and this "
+                            "environment's bin folder on PATH (pip's isolated build cannot import that swig)." % lead,
+                    commands=[system])

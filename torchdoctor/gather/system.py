@@ -204,7 +204,7 @@ def cgroup_memory_limit() -> Optional[int]:
 # Programs that Python libraries run by name on PATH (whisper, pydub, imageio run ffmpeg):
 # whether this shell finds them tells "not installed" from "installed where the failing
 # process did not look".
-PROGRAMS = ("ffmpeg", "ffprobe")
+PROGRAMS = ("ffmpeg", "ffprobe", "swig")  # swig: what box2d-py's and other SWIG bindings' builds run
 
 
 def program_facts(environ=None) -> Dict[str, Any]:

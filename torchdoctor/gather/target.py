@@ -30,7 +30,7 @@ COMPANIONS = (
     "torch", "torchvision", "torchaudio", "torchtext", "torchdata", "torchao",
     "torchrec", "torch-tensorrt", "numpy", "triton", "pytorch-triton",
     "pytorch-triton-rocm", "xformers", "flash-attn", "bitsandbytes", "deepspeed",
-    "accelerate", "transformers", "lightning", "pytorch-lightning", "onnx",
+    "accelerate", "transformers", "trl", "huggingface-hub", "lightning", "pytorch-lightning", "onnx",
     "onnxruntime", "onnxruntime-gpu", "opt-einsum", "mkl", "intel-openmp",
     "cuda-toolkit", "cuda-python", "cuda-bindings", "timm", "diffusers",
     "vllm", "jax", "tensorflow", "scipy", "pillow", "sympy", "networkx",

@@ -21,7 +21,9 @@ Entry shape (see docs/knowledge-base.md)::
 
 Patterns are matched against one normalised line at a time and must be
 linear-time safe; every pattern has a literal *anchor* (its longest required
-literal run) so a log scan only runs regexes on lines that contain one.
+literal run) so a log scan only runs regexes on lines that contain one. A pattern
+that reads a wording every failure of its kind prints (`No module named 'x'` for any
+module) ends with the empty group `(?P<generic>)`: a match through it says "possibly".
 """
 
 import json
@@ -62,6 +64,12 @@ class Pattern:
         if self._compiled is None:
             self._compiled = re.compile(self.source)
         return self._compiled
+
+    @property
+    def generic(self) -> bool:
+        """A wording every failure of its kind prints (see the module's docstring): read as
+        written only, never case-folded or despaced."""
+        return "(?P<generic>)" in self.source
 
     @property
     def regex_folded(self) -> "re.Pattern[str]":

@@ -9,6 +9,9 @@ from .confidence import FAILURES_KEPT, POSSIBLE_BELOW, failure_lines, mark_notic
 from .whose import by_line, first, frames_in, neutral_layer, own_outside_namesakes
 
 
+DESPACED_MIN = 8  # see Context.feed_despaced
+
+
 class Context:
     """What the whole input holds besides its error lines: entries' context literals,
     whose output it is (whose.py, kb/data/foreign.json), and its failure lines."""
@@ -33,6 +36,19 @@ class Context:
                 for lit in lits:
                     if lit not in seen and lit in text:
                         seen.add(lit)
+
+    def feed_despaced(self, flat: str) -> None:
+        """A whole text with its whitespace, emphasis marks and colons gone (despaced.py): the
+        context literals hold as they would in the paste before it lost them. Only literals of
+        DESPACED_MIN characters or more once despaced: a short one ("is not") turns up across
+        word boundaries ("this nothing")."""
+        from .despaced import despace_text
+        seen = self.seen
+        for lit in self.index.context_literals:
+            if lit not in seen:
+                d = despace_text(lit)
+                if len(d) >= DESPACED_MIN and d in flat:
+                    seen.add(lit)
 
     def _failures(self, found) -> None:
         for f in found:

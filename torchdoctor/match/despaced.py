@@ -168,7 +168,9 @@ class DespacedIndex:
         self.by_trigger: Dict[str, list] = {}
         for entry, pat in index.pairs:
             a = despace_text(pat.anchor)
-            if len(a) < 4 or entry.exact:
+            # A generic wording (any module's `No module named`) read without its underscores
+            # would take `_lzma` for `lzma`: it is read as written or not at all.
+            if len(a) < 4 or entry.exact or pat.generic:
                 continue
             t = next((g for g in trig if g in a), a)
             self.by_trigger.setdefault(t, []).append((entry, pat, a))

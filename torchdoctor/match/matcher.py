@@ -38,6 +38,12 @@ GENERIC_TRIGGERS = ("rror", "ERROR", "arning", "xception", "ailed", "FAIL", "not
                     "mismatch")
 
 
+# A pattern that reads only what happened in words every failure of its kind prints (Python's
+# `No module named 'x'` for any module) marks itself with this empty named group: its entry's
+# cause is then one of several, so a match through it says "possibly".
+GENERIC_GROUP = "generic"
+
+
 @record
 class Match:
     entry: Entry
@@ -74,7 +80,8 @@ class Match:
         the matched line is a message every program prints (`neutral`), or when the text
         shows too little (a short or case-folded hit). A negative priority ranks a generic
         entry below a specific one; it does not make an exact hit less sure."""
-        if self.neutral is not None or self.entry.symptom or self.beside_failure or self.observed_beside_failure:
+        if (self.neutral is not None or self.entry.symptom or self.beside_failure or self.observed_beside_failure
+                or GENERIC_GROUP in self.groups):
             return POSSIBLE
         return HIGH if max(self.score, self.evidence) >= POSSIBLE_BELOW else POSSIBLE
 
@@ -208,7 +215,7 @@ class Index:
         low = line.lower()
         best: Dict[str, Hit] = {}
         for entry, pat in self.pairs:
-            if not pat.anchor or pat.anchor.lower() not in low:
+            if not pat.anchor or pat.generic or pat.anchor.lower() not in low:
                 continue
             m = pat.regex_folded.search(line)
             if m:
@@ -389,10 +396,11 @@ def later_passes(col: "Collector", lines: List[str], index: Index, folded: bool 
                                                 not any(m.confidence == HIGH for m in col.results())):
         # No diagnosis yet, or the paste was cut into lines of one width: it may have lost
         # its spaces or been wrapped at odd places.
-        from .despaced import despaced_pass
+        from .despaced import despace_text, despaced_pass
         dindex = _despaced_index_for(lines)
         col.context.index = dindex.index  # the context literals of the entries it may add
         col.context.feed("\n".join(lines))
+        col.context.feed_despaced(despace_text("".join(lines)))
         despaced_pass(lines, dindex, _keep_best, col.add, col.found)
 
 

@@ -78,7 +78,6 @@ def test_every_example_ranks_its_own_entry_first(entry):
 
 
 UNRELATED = [
-    "ModuleNotFoundError: No module named 'pandas'",
     "KeyError: 'learning_rate'",
     "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'",
     "ValueError: invalid literal for int() with base 10: 'abc'",
@@ -110,6 +109,12 @@ UNRELATED = [
 @pytest.mark.parametrize("text", UNRELATED)
 def test_unrelated_errors_match_nothing(text):
     assert [m.id for m in match_text(text)] == []
+
+
+def test_a_missing_module_of_any_program_is_only_a_possibility():
+    # Python's words for any module: the interpreter that ran lacks it, said "possibly"
+    assert [(m.id, m.confidence) for m in match_text("ModuleNotFoundError: No module named 'pandas'")] == [
+        ("python-package-missing", "possible")]
 
 
 def test_foreign_framework_markers_are_specific_and_sourced():

@@ -162,3 +162,15 @@ def test_fbgemms_variants_are_read_and_its_namesakes_are_not():
     assert m.id == "fbgemm-gpu-linux-only" and m.groups["pkg"] == "fbgemm-gpu-nightly-cpu"
     m = top("ERROR: No matching distribution found for fbgemm-gpu-extras")
     assert m is None or m.id != "fbgemm-gpu-linux-only"
+
+
+@pytest.mark.parametrize("system, want", [
+    ("Darwin", "Drop nvidia-dali-cuda120"),
+    ("Windows", "Drop nvidia-dali-cuda120"),
+    ("Linux", "--extra-index-url https://pypi.nvidia.com nvidia-dali-cuda120"),
+])
+def test_nvidias_placeholder_packages_are_told_apart_from_cuda_library_wheels(system, want):
+    text = "RuntimeError: Didn't find wheel for nvidia-dali-cuda120 1.46.0"
+    t = tailored(text, facts(system=system))
+    assert "placeholder" in t.cause and "nvidia-dali-cuda120 1.46.0" in t.cause
+    assert want in t.summary + " ".join(t.commands)

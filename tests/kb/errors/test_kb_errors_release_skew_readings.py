@@ -51,3 +51,9 @@ def test_moved_submodules_of_these_libraries_are_version_skew(text):
 def test_neighbouring_messages_are_not_these_readings(text):
     m = top(text)
     assert m is None or m.id not in ("torch-api-newer-than-installed", "hf-library-version-mismatch")
+
+
+def test_a_name_scipy_removed_is_version_skew_with_scipys_own_name():
+    m, t = tailored_as("hf-library-version-mismatch", "ImportError: cannot import name 'gaussian' from 'scipy.signal'",
+                       facts(packages={"scipy": {"version": "1.13.1"}}))
+    assert "installed scipy: 1.13.1" in t.notes and t.commands[0].endswith("show scipy")

@@ -17,6 +17,10 @@ MOVED_IN_ACCELERATE_1 = ("dispatch_batches", "split_batches", "even_batches", "u
 def accelerate_remedy(facts: Facts, arg: str) -> Optional[Remedy]:
     """The fix for Accelerator() refusing `arg`, given the installed accelerate; None when the
     installed accelerate is not known here."""
+    from .renamed_args import remedy as renamed  # the renamed arguments' one table
+    moved = renamed(facts, "Accelerator", arg)
+    if moved is not None:
+        return Remedy(moved.summary, moved.commands or [])
     acc = F.package_version(facts, "accelerate")
     parsed = F.parse_version(acc) if acc else None
     if parsed is None:
@@ -42,7 +46,7 @@ def tailor_accelerate_transformers(match, facts: Facts) -> Optional[Tailored]:
     remedy = accelerate_remedy(facts, arg)
     if remedy is None:
         return None
-    notes = ["installed accelerate: %s" % F.package_version(facts, "accelerate"),
+    notes = ["installed accelerate: %s" % (F.package_version(facts, "accelerate") or "not installed"),
              "installed transformers: %s" % (F.package_version(facts, "transformers") or "not installed")]
     return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
 
@@ -54,7 +58,7 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
     g = match_groups(match)
     if not g.get("pkg"):
         return None
-    dist = dist_name(g["pkg"])
+    dist = dist_name(g["pkg"]).split(">=")[0]  # the name only: PIP_NAMES may carry a floor (scipy>=1.9.0)
     have = F.package_version(facts, report_key(dist))
     name = g.get("name") or g.get("mod") or "that name"
     notes = ["installed %s: %s" % (dist, have)] if have else []

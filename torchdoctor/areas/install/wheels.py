@@ -3,7 +3,7 @@ pip's resolver errors, Windows long paths, macOS architectures.
 """
 
 import re
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 from ...advice import install_advice
 from ...model.facts import Facts
@@ -374,6 +374,8 @@ def nvidia_wheel_platform(match, facts: Facts) -> Optional[Tailored]:
     wanted = "%s %s" % (pkg, ver) if ver else pkg
     os_, machine = F.os_of(facts), F.machine(facts)
     notes = python_note(facts)
+    if g.get("stub"):
+        return _stub_remedy(pkg, wanted, os_, facts, notes)
     if g.get("poetry"):
         # the lock names the pin; torch 1.13.0's four are the unmarked ones
         if _TORCH_1130_PINS.get(pkg) == ver:
@@ -419,3 +421,20 @@ def nvidia_wheel_platform(match, facts: Facts) -> Optional[Tailored]:
                                   on_interpreter("pip download -vv --no-deps -d nvidia-check %s" % spec, facts)],
                         notes=notes)
     return None
+
+
+def _stub_remedy(pkg: str, wanted: str, os_: Optional[str], facts: Facts, notes: List[str]) -> Tailored:
+    """NVIDIA's placeholder packages on PyPI (nvidia-stub) fetch the real wheel from
+    pypi.nvidia.com at install time; none there for this platform, or no way there, ends so."""
+    if os_ in ("macos", "windows"):
+        return Tailored(cause="%s on PyPI is NVIDIA's placeholder, which downloads the real wheel from pypi.nvidia.com; "
+                              "NVIDIA publishes none for %s (DALI and cuCIM are Linux only)." % (wanted, F.os_name(facts)),
+                        summary="Drop %s from what this platform installs (the project's requirement may be marked for "
+                                "Linux: `; sys_platform == \"linux\"`), or run the project on Linux or WSL." % pkg,
+                        commands=[], notes=notes)
+    return Tailored(cause="%s on PyPI is NVIDIA's placeholder, which downloads the real wheel from pypi.nvidia.com at "
+                          "install time: that index was unreachable from here (a proxy or an offline mirror), or has no "
+                          "wheel for this Python or architecture." % wanted,
+                    summary="Install it from NVIDIA's index directly (a mirror needs pypi.nvidia.com too).",
+                    commands=[on_interpreter("pip install --extra-index-url https://pypi.nvidia.com %s" % pkg, facts)],
+                    notes=notes)

@@ -1,0 +1,48 @@
+"""Python's own `No module named 'x'` for any module: read as a possibility (a package never
+installed in the interpreter that ran, or the project's own module run from outside its folder),
+with PyPI's name for imports published under another one. Modules with an entry of their own keep
+it, and keep their confidence."""
+
+import pytest
+
+from hook_facts import facts, tailored_as, top
+from torchdoctor.match.matcher import HIGH, POSSIBLE, match_text
+
+ENTRY = "python-package-missing"
+
+
+@pytest.mark.parametrize("module, dist", [("warp", "warp-lang"), ("lava", "lava-nc"), ("cv2", "opencv-python"),
+                                          ("tensorly", "tensorly"), ("torch_harmonics", "torch_harmonics")])
+def test_any_module_is_a_possibility_with_its_pypi_name(module, dist):
+    m, t = tailored_as(ENTRY, "ModuleNotFoundError: No module named '%s'" % module, facts())
+    assert m.confidence == POSSIBLE
+    assert t.commands == ["/home/u/venv/bin/python -m pip install %s" % dist]
+    assert "project's own module" in t.summary
+
+
+def test_an_installed_module_says_another_interpreter_ran():
+    _, t = tailored_as(ENTRY, "ModuleNotFoundError: No module named 'warp'",
+                       facts(packages={"warp-lang": {"version": "1.5.0"}}))
+    assert "another interpreter" in t.summary
+
+
+@pytest.mark.parametrize("text, entry, confidence", [
+    ("ModuleNotFoundError: No module named 'torch'", "torch-module-not-found", HIGH),
+    ("ModuleNotFoundError: No module named 'pkg_resources'", "pkg-resources-removed", None),
+    ("ModuleNotFoundError: No module named 'dropout_layer_norm'", "flash-attn-extension-not-installed", HIGH),
+    ("ModuleNotFoundError: No module named 'diffusers'", ENTRY, HIGH),  # a listed companion: a diagnosis
+])
+def test_modules_with_their_own_reading_keep_it(text, entry, confidence):
+    m = match_text(text)[0]
+    assert m.id == entry
+    if confidence:
+        assert m.confidence == confidence
+
+
+@pytest.mark.parametrize("text", [
+    "ModuleNotFoundError: No module named '_lzma'",  # a Python built without the stdlib extension
+    "ModuleNotFoundError: No module named 'transformers.models.llama.tokenization_llama_fast'",  # a submodule
+])
+def test_stdlib_extensions_and_submodules_are_not_read_as_a_missing_package(text):
+    m = top(text)
+    assert m is None or m.id != ENTRY or "generic" not in m.groups
