@@ -408,6 +408,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           illustration tools and astronomy, taken in the order met: first run 9/29 =
                           31.0% (9/21 = 42.9% where an entry fitted, 0 wrong); 15/29 after
                           (tests/eval/blind67_results.md)
+  blind68_codec/_htr/_codellm/_sign/_caption.jsonl 23 GitHub issues of 2021-26 from neural audio
+                          codecs, handwriting and scene-text recognition, code LLMs, sign language
+                          recognition and captioning/VQA, taken in the order met after blind67's fixes:
+                          first run 7/23 = 30.4% (7/19 = 36.8% where an entry fitted, 0 wrong); 10/23
+                          after (tests/eval/blind68_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -240,12 +240,18 @@ def numpy2_attribute_removed(match, facts: Facts) -> Optional[Tailored]:
     have = F.package_release(facts, "numpy")
     parsed = F.parse_version(have) if have else None
     pip = F.pip_cmd(facts)
-    notes = ["installed numpy: %s" % (have or "not installed")]
+    notes = ["installed numpy: %s" % (F.package_version(facts, "numpy") or "not installed")]
     if parsed is not None and parsed.release[0] < 2:
         return Tailored(summary="numpy %s here still has `np.%s`: the failing process imported a NumPy 2 from another "
                                 "environment (compare the numpy path in its traceback with this one)." % (have, name),
                         commands=["python -c \"import numpy; print(numpy.__version__, numpy.__file__)\""], notes=notes)
-    return Tailored(summary="NumPy 2.0 removed `np.%s`%s: upgrade the package whose frame uses it (its NumPy 2 "
-                            "release), or pin numpy below 2 where that package has none." % (
-                                name, " (numpy %s is installed)" % have if have else ""),
+    removed = "NumPy 2.0 removed `np.%s`%s" % (name, " (numpy %s is installed)" % have if have else "")
+    py = python_minor(facts)
+    if py is not None and py >= (3, 13):
+        # numpy 1.26, the last 1.x, has wheels up to Python 3.12: the pin would build from source
+        return Tailored(summary="%s: upgrade the package whose frame uses it to its NumPy 2 release. Pinning numpy "
+                                "below 2 needs Python 3.12 or older (numpy 1.26 has no wheels for Python %d.%d)."
+                                % (removed, py[0], py[1]), commands=[], notes=notes)
+    return Tailored(summary="%s: upgrade the package whose frame uses it (its NumPy 2 release), or pin numpy below 2 "
+                            "where that package has none." % removed,
                     commands=['%s install "numpy<2"' % pip], notes=notes)

@@ -30,7 +30,21 @@ PIP_NAMES = {
     "crypto": "pycryptodome", "jwt": "PyJWT", "serial": "pyserial", "opengl": "PyOpenGL", "gi": "PyGObject",
     "magic": "python-magic", "dotenv": "python-dotenv", "zmq": "pyzmq", "git": "GitPython", "faiss": "faiss-cpu",
     "llama_cpp": "llama-cpp-python", "mpl_toolkits": "matplotlib", "tensorboardx": "tensorboardX",
+    "apex": "git+https://github.com/NVIDIA/apex.git", "clip": "git+https://github.com/openai/CLIP.git",
 }
+
+# Import names no PyPI package of that name provides: a project's own folders, and namespaces that
+# several distributions share. `pip install` of the name would fetch nothing useful, or a stranger.
+NOT_A_DISTRIBUTION = frozenset((
+    "utils", "util", "models", "model", "modules", "module", "common", "config", "configs", "core", "data", "dataset",
+    "datasets_utils", "lib", "libs", "src", "tools", "networks", "network", "options", "nets", "layers", "ops",
+    "google", "nvidia", "azure",
+))
+
+
+def _stdlib_names():
+    import sys
+    return getattr(sys, "stdlib_module_names", frozenset())  # Python 3.10+
 
 
 def dist_name(pkg: str) -> str:
@@ -69,6 +83,22 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
     if match_groups(match).get("generic") is not None:
         # Python's own words for any module: a PyPI package never installed here, or the project's
         # own module run from outside its folder; the name alone does not say which
+        if named in _stdlib_names():
+            return Tailored(summary="`%s` is part of Python's standard library: this Python was built without it (a "
+                                    "Python compiled from source without the system library it wraps, or a "
+                                    "distribution that packages it apart, such as Debian's python3-tk). pip cannot "
+                                    "add it: install the missing system package and rebuild that Python, or use a "
+                                    "Python from python.org, conda or the distribution." % named,
+                            commands=["%s -c \"import %s\"" % (F.python_cmd(facts), named)])
+        if named.lower() in NOT_A_DISTRIBUTION:
+            return Tailored(summary="`%s` is no PyPI package: it is a folder of the project (or a namespace several "
+                                    "packages share). Run the program from the project's root folder, or install the "
+                                    "project (`pip install -e .` beside its setup.py or pyproject.toml)." % named,
+                            commands=["%s -c \"import sys; print(sys.path)\"" % F.python_cmd(facts)])
+        if missing[0].startswith("git+"):
+            return Tailored(summary="`%s` is not installed in %s: install it from its repository (PyPI's `%s` is another "
+                                    "project)." % (named, exe, named),
+                            commands=["%s install %s" % (F.pip_cmd(facts), shlex.quote(missing[0]))])
         return Tailored(summary="If `%s` comes from PyPI, install %s with the interpreter that ran the code (%s); if it "
                                 "is the project's own module, run from the project's root folder or install the project "
                                 "(`pip install -e .` beside its setup.py or pyproject.toml)." % (named, missing[0], exe),

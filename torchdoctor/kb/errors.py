@@ -135,9 +135,10 @@ def literal_anchor(pattern: str) -> str:
     if parsed.state.flags & re.IGNORECASE:
         return ""
     for op, av in parsed:
-        if op is LITERAL:
+        if op is LITERAL and av != 10:
             run.append(chr(av))
             continue
+        # A newline ends a run: anchors are searched within one line (the log scan, grep -F -f).
         if op in (MAX_REPEAT, MIN_REPEAT) and av[0] >= 1 and len(av[2]) == 1 and av[2][0][0] is LITERAL:
             # 'x+' or 'x{2,}': one x is certain, the rest is not.
             run.append(chr(av[2][0][1]))

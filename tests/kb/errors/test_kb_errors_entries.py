@@ -204,3 +204,10 @@ def test_docs_state_no_stale_count_of_the_knowledge_base():
             for line in fh:
                 for m in re.finditer(r"knowledge base (?:holds|has|contains) (\d+)", line):
                     assert int(m.group(1)) == n, "%s says %s known errors; there are %d" % (name, m.group(1), n)
+
+
+def test_no_anchor_spans_a_line_break():
+    # the log scan and grep -F -f search anchors within one line: a pattern written across lines
+    # is found by its last line's literal
+    from torchdoctor.match.matcher import Index
+    assert [a for a in Index(load_entries()).anchors if "\n" in a] == []

@@ -46,3 +46,16 @@ def test_modules_with_their_own_reading_keep_it(text, entry, confidence):
 def test_stdlib_extensions_and_submodules_are_not_read_as_a_missing_package(text):
     m = top(text)
     assert m is None or m.id != ENTRY or "generic" not in m.groups
+
+
+@pytest.mark.parametrize("module, want", [
+    ("tkinter", "standard library"),  # a Python built without it: pip cannot add it
+    ("lzma", "standard library"),
+    ("utils", "folder of the project"),  # no PyPI package by that name would fit
+    ("google", "folder of the project"),
+    ("apex", "install it from its repository"),  # PyPI's apex is another project
+])
+def test_names_pip_cannot_or_should_not_install_get_no_pip_install_of_the_name(module, want):
+    _, t = tailored_as(ENTRY, "ModuleNotFoundError: No module named '%s'" % module, facts())
+    assert want in t.summary
+    assert not any(c.endswith("pip install %s" % module) for c in t.commands), t.commands

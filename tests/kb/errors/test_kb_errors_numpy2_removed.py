@@ -47,3 +47,14 @@ def test_a_numpy_1_here_means_another_process_failed():
 def test_other_names_are_not_claimed(text):
     m = top(text)
     assert m is None or m.id != ENTRY
+
+
+def test_no_pin_below_2_where_numpy_1_has_no_wheels():
+    _, t = tailored_as(ENTRY, "AttributeError: `np.float_` was removed in the NumPy 2.0 release.",
+                       facts(py="3.13.1", packages={"numpy": {"version": "2.2.0"}}))
+    assert t.commands == [] and "Python 3.12 or older" in t.summary
+
+
+def test_a_numpy_folder_without_init_is_not_numpy_2():
+    m = top("ImportError: cannot import name 'NaN' from 'numpy' (unknown location)")
+    assert m is None or m.id != ENTRY

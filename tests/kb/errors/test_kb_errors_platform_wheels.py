@@ -165,9 +165,9 @@ def test_fbgemms_variants_are_read_and_its_namesakes_are_not():
 
 
 @pytest.mark.parametrize("system, want", [
-    ("Darwin", "Drop nvidia-dali-cuda120"),
-    ("Windows", "Drop nvidia-dali-cuda120"),
-    ("Linux", "--extra-index-url https://pypi.nvidia.com nvidia-dali-cuda120"),
+    ("Darwin", "drop it from what this platform installs"),
+    ("Windows", "use the Python version its wheels are tagged for"),
+    ("Linux", "pip install --extra-index-url https://pypi.nvidia.com nvidia-dali-cuda120"),
 ])
 def test_nvidias_placeholder_packages_are_told_apart_from_cuda_library_wheels(system, want):
     text = "RuntimeError: Didn't find wheel for nvidia-dali-cuda120 1.46.0"

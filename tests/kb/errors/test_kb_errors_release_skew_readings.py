@@ -57,3 +57,32 @@ def test_a_name_scipy_removed_is_version_skew_with_scipys_own_name():
     m, t = tailored_as("hf-library-version-mismatch", "ImportError: cannot import name 'gaussian' from 'scipy.signal'",
                        facts(packages={"scipy": {"version": "1.13.1"}}))
     assert "installed scipy: 1.13.1" in t.notes and t.commands[0].endswith("show scipy")
+
+
+@pytest.mark.parametrize("text", [
+    "ValueError: The checkpoint you are trying to load has model type `qwen2` but Transformers does not recognize "
+    "this architecture. This could be because of an issue with the checkpoint, or because your version of "
+    "Transformers is out of date.",
+    '    config_class = CONFIG_MAPPING[config_dict["model_type"]]\n'
+    '  File "/venv/lib/python3.8/site-packages/transformers/models/auto/configuration_auto.py", line 536, in '
+    "__getitem__\n    raise KeyError(key)\nKeyError: 'gpt_bigcode'",
+])
+def test_a_model_type_transformers_does_not_know_means_upgrade(text):
+    _, t = tailored_as("hf-library-version-mismatch", text, facts(packages={"transformers": {"version": "4.25.1"}}))
+    assert t.commands[0].endswith("install --upgrade transformers") and "transformers 4.25.1" in t.summary
+
+
+def test_a_projects_own_version_check_names_the_bound():
+    _, t = tailored_as("hf-library-version-mismatch", "AssertionError: BLIP models are not compatible with "
+                       "transformers>=4.27, run pip install transformers==4.25 to downgrade",
+                       facts(packages={"transformers": {"version": "4.33.2"}}))
+    assert "refuses transformers>=4.27 (transformers 4.33.2 is installed here)" in t.summary
+
+
+def test_pkg_resources_conflict_of_a_console_script_names_the_pin():
+    _, t = tailored_as("pip-package-pins-other-torch",
+                       "pkg_resources.ContextualVersionConflict: (torch 1.8.1+cu111 (/usr/local/anaconda3/lib/python3.8/"
+                       "site-packages), Requirement.parse('torch<1.7.0,>=1.6.0'), {'nnutils-pytorch'})",
+                       facts(torch="1.8.1+cu111"))
+    assert t.notes[0] == "nnutils-pytorch pins torch<1.7.0,>=1.6.0; pip saw torch 1.8.1+cu111"
+    assert "nnutils-pytorch accepts torch<1.7.0,>=1.6.0" in t.summary

@@ -63,3 +63,16 @@ def test_swig_found_here_means_the_build_saw_another_path():
 def test_other_build_failures_are_not_swigs(text):
     m = top(text)
     assert m is None or m.id != ENTRY
+
+
+def test_a_swig_that_ran_and_failed_is_not_a_missing_swig():
+    # pybox2d/pybox2d#132's shape: swig 3.0.12 found, then failing on the interface files
+    text = ("Box2D/Box2D_joints.i:505: Error: Syntax error in input(3).\n"
+            "error: command 'swig' failed with exit status 1\n"
+            "ERROR: Failed building wheel for box2d-py")
+    m = top(text)
+    assert m is None or m.id != ENTRY
+
+
+def test_windows_newer_wording_is_read():
+    assert top("error: command 'swig.exe' failed: None").id == ENTRY

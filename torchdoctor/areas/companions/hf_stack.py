@@ -1,6 +1,7 @@
 """transformers' Trainer beside accelerate: which of the two is out of step, from the installed
 accelerate's version (accelerate 1.0 stopped taking the DataLoader options in Accelerator())."""
 
+import re
 from typing import Optional
 
 from ...advice.commands import pip
@@ -56,9 +57,11 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
     """The library that lacks the name, and the commands that show its version and what asks for
     another; its installed version where the environment's facts hold it."""
     g = match_groups(match)
+    if g.get("model_type") is not None or g.get("pkg") is None and "CONFIG_MAPPING" in getattr(match, "text", ""):
+        return _unknown_model_type(g.get("model_type"), facts)
     if not g.get("pkg"):
         return None
-    dist = dist_name(g["pkg"]).split(">=")[0]  # the name only: PIP_NAMES may carry a floor (scipy>=1.9.0)
+    dist = re.split(r"[\[<>=~!]", dist_name(g["pkg"]), maxsplit=1)[0]  # the name only: PIP_NAMES may carry a pin
     have = F.package_version(facts, report_key(dist))
     name = g.get("name") or g.get("mod") or "that name"
     notes = ["installed %s: %s" % (dist, have)] if have else []
@@ -69,6 +72,12 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
                                 "shows importing it (Ray's dashboard before Ray 1.9 does), or pin aiohttp<3.8, whose "
                                 "wheels stop at Python 3.9." % (have or "here", name),
                         commands=[pip(facts, 'install --upgrade "ray>=1.9"')], notes=notes)
+    if g.get("bound"):
+        # the project checks the version itself and names the releases it refuses
+        return Tailored(summary="The code refuses %s%s%s: install a release outside that range (the message names one), "
+                                "or a release of the project that supports this %s."
+                                % (dist, g["bound"], " (%s %s is installed here)" % (dist, have) if have else "", dist),
+                        commands=[pip(facts, "show %s" % dist)], notes=notes)
     if g.get("since"):
         # deprecate() raises once the installed release reaches the one a deprecation names: a
         # package still using the deprecated name, or a development build that kept the call
@@ -86,3 +95,14 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
                             "(`pip check` names the requirement it breaks); where two libraries are released "
                             "together (albumentations and albucore), upgrade both." % (dist, name, dist),
                     commands=[pip(facts, "show %s" % dist), pip(facts, "check")], notes=notes)
+
+
+def _unknown_model_type(model_type, facts: Facts) -> Tailored:
+    """A checkpoint's config names an architecture the installed transformers does not know."""
+    have = F.package_version(facts, "transformers")
+    what = "`%s`" % model_type if model_type else "the checkpoint's model type (the KeyError's name)"
+    return Tailored(summary="transformers%s does not know %s, added in a later release: upgrade transformers (the model "
+                            "card names the release it needs), or load the model with trust_remote_code=True where its "
+                            "repository ships its own code." % (" " + have if have else "", what),
+                    commands=[pip(facts, "install --upgrade transformers")],
+                    notes=["installed transformers: %s" % have] if have else [])

@@ -16,7 +16,8 @@ def tailor_package_pins(match, facts: Facts) -> Optional[Tailored]:
     pkg, ver, want, have = g.get("pkg"), g.get("ver"), g.get("want"), g.get("have")
     if not (pkg and want and have):
         return None  # the resolver's refusal names no installed torch: the entry's own fix
-    notes = ["%s %s pins torch%s; pip saw torch %s" % (pkg, ver or "", want, have)]
+    named = ("%s %s" % (pkg, ver or "")).strip()  # pkg_resources' conflict names no version of the package
+    notes = ["%s pins torch%s; pip saw torch %s" % (named, want, have)]
     listed = isinstance(facts.value("packages.installed"), dict)
     installed = F.package_version(facts, "torch")
     if (listed and not installed) or (installed and installed != have):
@@ -32,10 +33,10 @@ def tailor_package_pins(match, facts: Facts) -> Optional[Tailored]:
             commands=[pip(facts, "check")], notes=notes)
     keep = 'install "%s" "torch==%s"' % (pkg, installed or have)
     return Tailored(
-        summary="%s %s accepts torch%s, and torch %s is what pip found. To keep that torch, ask pip for a %s release "
+        summary="%s accepts torch%s, and torch %s is what pip found. To keep that torch, ask pip for a %s release "
                 "that accepts it (torch stays pinned in the same command, so pip changes only %s, or says "
-                "ResolutionImpossible if no release does); to keep %s %s instead, install a torch it accepts with "
-                "torchvision and torchaudio paired, from torch's index." % (pkg, ver or "", want, installed or have,
-                                                                             pkg, pkg, pkg, ver or ""),
+                "ResolutionImpossible if no release does); to keep %s instead, install a torch it accepts with "
+                "torchvision and torchaudio paired, from torch's index." % (named, want, installed or have, pkg, pkg,
+                                                                             named),
         commands=[pip(facts, keep), pip(facts, "check")],
         notes=notes)

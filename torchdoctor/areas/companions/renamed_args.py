@@ -49,12 +49,17 @@ def find(caller: str, arg: str) -> Optional[Tuple[Renamed, bool]]:
     spelling (refused by a release older than the rename); None when no row knows the pair.
     A caller unknown to every row (a model class, or Python 3.9's bare `__init__`) falls to
     the row that names no caller, else to the first that knows the argument (transformers' before
-    trl's: trl's trainers are transformers' Trainer underneath)."""
-    caller = caller.split(".")[0]
+    trl's: trl's trainers are transformers' Trainer underneath); None for a caller a row knows that
+    refused an argument no row gives it. Callers compare without case (a retyped paste)."""
+    caller = caller.split(".")[0].lower()
     rows = [r for r in RENAMED if arg in r.old or (arg == r.new and r.new_since)]
     if not rows:
         return None
-    row = next((r for r in rows if caller in r.callers), None) or next((r for r in rows if not r.callers), rows[0])
+    row = (next((r for r in rows if caller in (c.lower() for c in r.callers)), None)
+           or next((r for r in rows if not r.callers), None))
+    if row is None and caller and any(caller in (c.lower() for c in r.callers) for r in RENAMED):
+        return None  # a caller some row knows, refusing an argument no row gives it (Accelerator's use_cpu)
+    row = row or rows[0]
     return row, arg not in row.old
 
 

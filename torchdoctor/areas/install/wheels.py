@@ -425,16 +425,22 @@ def nvidia_wheel_platform(match, facts: Facts) -> Optional[Tailored]:
 
 def _stub_remedy(pkg: str, wanted: str, os_: Optional[str], facts: Facts, notes: List[str]) -> Tailored:
     """NVIDIA's placeholder packages on PyPI (nvidia-stub) fetch the real wheel from
-    pypi.nvidia.com at install time; none there for this platform, or no way there, ends so."""
+    pypi.nvidia.com at install time; none there for this platform and Python, or no way there,
+    ends so. pip's nvidia-stub lines list the wheels it tested."""
+    cause = ("%s on PyPI is NVIDIA's placeholder, which downloads the real wheel from pypi.nvidia.com while pip "
+             "prepares it: none of the wheels there fits this platform and Python (pip's `INFO:nvidia-stub:Testing "
+             "wheel` lines list the ones it tried), or that index could not be reached." % wanted)
     if os_ in ("macos", "windows"):
-        return Tailored(cause="%s on PyPI is NVIDIA's placeholder, which downloads the real wheel from pypi.nvidia.com; "
-                              "NVIDIA publishes none for %s (DALI and cuCIM are Linux only)." % (wanted, F.os_name(facts)),
-                        summary="Drop %s from what this platform installs (the project's requirement may be marked for "
-                                "Linux: `; sys_platform == \"linux\"`), or run the project on Linux or WSL." % pkg,
-                        commands=[], notes=notes)
-    return Tailored(cause="%s on PyPI is NVIDIA's placeholder, which downloads the real wheel from pypi.nvidia.com at "
-                          "install time: that index was unreachable from here (a proxy or an offline mirror), or has no "
-                          "wheel for this Python or architecture." % wanted,
-                    summary="Install it from NVIDIA's index directly (a mirror needs pypi.nvidia.com too).",
+        return Tailored(cause=cause,
+                        summary="Where %s is Linux only (DALI, cuCIM and the RAPIDS libraries are), drop it from what "
+                                "this platform installs (a requirement marker `; sys_platform == \"linux\"`) or run "
+                                "under Linux or WSL; where NVIDIA builds it for %s (Isaac Sim), use the Python version "
+                                "its wheels are tagged for." % (pkg, F.os_name(facts)),
+                        commands=[on_interpreter("pip download --no-deps -d nvidia-check --extra-index-url "
+                                                 "https://pypi.nvidia.com %s" % pkg, facts)], notes=notes)
+    return Tailored(cause=cause,
+                    summary="Compare this Python and system with the tags of the wheels pip tested (a cp310 wheel needs "
+                            "Python 3.10, manylinux_2_34 a glibc of 2.34 or newer); if pypi.nvidia.com was unreachable "
+                            "(a proxy, an offline mirror), install from it directly.",
                     commands=[on_interpreter("pip install --extra-index-url https://pypi.nvidia.com %s" % pkg, facts)],
                     notes=notes)
