@@ -6,7 +6,9 @@ import re
 import shlex
 from typing import List, Optional
 
+from ..advice.commands import pip
 from ..model import derived as F
+from ..model import versions as V
 from ..model.facts import Facts
 from .registry import Tailored, hook, match_groups
 
@@ -30,21 +32,70 @@ PIP_NAMES = {
     "crypto": "pycryptodome", "jwt": "PyJWT", "serial": "pyserial", "opengl": "PyOpenGL", "gi": "PyGObject",
     "magic": "python-magic", "dotenv": "python-dotenv", "zmq": "pyzmq", "git": "GitPython", "faiss": "faiss-cpu",
     "llama_cpp": "llama-cpp-python", "mpl_toolkits": "matplotlib", "tensorboardx": "tensorboardX",
-    "apex": "git+https://github.com/NVIDIA/apex.git", "clip": "git+https://github.com/openai/CLIP.git",
 }
 
-# Import names no PyPI package of that name provides: a project's own folders, and namespaces that
-# several distributions share. `pip install` of the name would fetch nothing useful, or a stranger.
-NOT_A_DISTRIBUTION = frozenset((
+# What `No module named 'x'` means when pip install x would not help (read by the generic branch
+# of package_missing only; dist_name keeps PyPI names). PyPI's apex and clip are other projects:
+REPO_INSTALLS = {"apex": "--no-build-isolation git+https://github.com/NVIDIA/apex.git",  # setup.py imports torch
+                 "clip": "git+https://github.com/openai/CLIP.git"}
+# a project's own folders, which no PyPI package of that name provides
+PROJECT_FOLDERS = frozenset((
     "utils", "util", "models", "model", "modules", "module", "common", "config", "configs", "core", "data", "dataset",
-    "datasets_utils", "lib", "libs", "src", "tools", "networks", "network", "options", "nets", "layers", "ops",
-    "google", "nvidia", "azure",
+    "lib", "libs", "src", "tools", "networks", "network", "options", "nets", "layers", "ops",
 ))
+# namespaces several distributions share: the import line names the one missing
+NAMESPACES = frozenset(("google", "nvidia", "azure"))
+# standard-library modules a Python build may lack (their system library was missing when it was built)
+OPTIONAL_STDLIB = frozenset(("tkinter", "turtle", "idlelib", "lzma", "bz2", "sqlite3", "ctypes", "ssl", "readline",
+                             "curses", "zlib", "uuid", "dbm", "decimal", "hashlib"))
+POSIX_ONLY = frozenset(("fcntl", "termios", "resource", "pwd", "grp", "pty", "tty", "crypt", "spwd", "nis", "syslog",
+                        "posix", "readline", "curses"))
+WINDOWS_ONLY = frozenset(("msvcrt", "winreg", "winsound", "nt"))
+# standard-library modules newer than some Pythons: (first Python, the backport on PyPI)
+NEWER_STDLIB = {"tomllib": ((3, 11), "tomli"), "graphlib": ((3, 9), "graphlib_backport"),
+                "zoneinfo": ((3, 9), "backports.zoneinfo")}
 
 
-def _stdlib_names():
-    import sys
-    return getattr(sys, "stdlib_module_names", frozenset())  # Python 3.10+
+def _not_from_pypi(named: str, facts: Facts) -> Optional[Tailored]:
+    """The remedy where the missing module is not a PyPI package of its name; None otherwise."""
+    py = F.python_cmd(facts)
+    os_ = F.os_of(facts)
+    if named in POSIX_ONLY and os_ == "windows":
+        return Tailored(summary="`%s` exists only in Python on Linux and macOS: the code (or the package that imports it) "
+                                "does not run on Windows. Run it under WSL or Linux%s." % (
+                                    named, "; for readline, pyreadline3 stands in" if named == "readline" else ""),
+                        commands=[])
+    if named in WINDOWS_ONLY and os_ not in (None, "windows"):
+        return Tailored(summary="`%s` exists only in Python on Windows: the code was written for Windows." % named,
+                        commands=[])
+    newer = NEWER_STDLIB.get(named)
+    minor = V.minor_tuple(F.python_minor(facts))
+    if newer and minor is not None and minor < newer[0]:
+        return Tailored(summary="`%s` joined the standard library in Python %d.%d, and this Python is %d.%d: use a newer "
+                                "Python, or the backport %s where the code accepts it." % (
+                                    named, newer[0][0], newer[0][1], minor[0], minor[1], newer[1]),
+                        commands=[pip(facts, "install %s" % newer[1])])
+    if named in OPTIONAL_STDLIB:
+        return Tailored(summary="`%s` is part of Python's standard library: this Python was built without it (compiled "
+                                "from source without the system library it wraps, or a distribution that packages it "
+                                "apart, such as Debian's python3-tk). pip cannot add it: install the missing system "
+                                "package and rebuild that Python, or use a Python from python.org, conda or the "
+                                "distribution." % named, commands=["%s -c \"import %s\"" % (py, named)])
+    if named in NAMESPACES:
+        return Tailored(summary="`%s` is a namespace several packages share: install the one the failing import line "
+                                "names (`from %s.protobuf ...` is protobuf, `%s.dali` is NVIDIA DALI)." % (
+                                    named, named, named),
+                        commands=["%s -m pip list" % py])
+    if named.lower() in PROJECT_FOLDERS:
+        return Tailored(summary="`%s` is no PyPI package: it is a folder of the project. Run the program from the "
+                                "project's root folder, or install the project (`pip install -e .` beside its setup.py "
+                                "or pyproject.toml)." % named,
+                        commands=["%s -c \"import sys; print(sys.path)\"" % py])
+    if named in REPO_INSTALLS:
+        return Tailored(summary="`%s` is not installed in %s: install it from its repository (PyPI's `%s` is another "
+                                "project)." % (named, facts.value("python.executable"), named),
+                        commands=[pip(facts, "install %s" % REPO_INSTALLS[named])])
+    return None
 
 
 def dist_name(pkg: str) -> str:
@@ -83,22 +134,9 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
     if match_groups(match).get("generic") is not None:
         # Python's own words for any module: a PyPI package never installed here, or the project's
         # own module run from outside its folder; the name alone does not say which
-        if named in _stdlib_names():
-            return Tailored(summary="`%s` is part of Python's standard library: this Python was built without it (a "
-                                    "Python compiled from source without the system library it wraps, or a "
-                                    "distribution that packages it apart, such as Debian's python3-tk). pip cannot "
-                                    "add it: install the missing system package and rebuild that Python, or use a "
-                                    "Python from python.org, conda or the distribution." % named,
-                            commands=["%s -c \"import %s\"" % (F.python_cmd(facts), named)])
-        if named.lower() in NOT_A_DISTRIBUTION:
-            return Tailored(summary="`%s` is no PyPI package: it is a folder of the project (or a namespace several "
-                                    "packages share). Run the program from the project's root folder, or install the "
-                                    "project (`pip install -e .` beside its setup.py or pyproject.toml)." % named,
-                            commands=["%s -c \"import sys; print(sys.path)\"" % F.python_cmd(facts)])
-        if missing[0].startswith("git+"):
-            return Tailored(summary="`%s` is not installed in %s: install it from its repository (PyPI's `%s` is another "
-                                    "project)." % (named, exe, named),
-                            commands=["%s install %s" % (F.pip_cmd(facts), shlex.quote(missing[0]))])
+        other = _not_from_pypi(named, facts)
+        if other is not None:
+            return other
         return Tailored(summary="If `%s` comes from PyPI, install %s with the interpreter that ran the code (%s); if it "
                                 "is the project's own module, run from the project's root folder or install the project "
                                 "(`pip install -e .` beside its setup.py or pyproject.toml)." % (named, missing[0], exe),

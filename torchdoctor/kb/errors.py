@@ -139,12 +139,13 @@ def literal_anchor(pattern: str) -> str:
             run.append(chr(av))
             continue
         # A newline ends a run: anchors are searched within one line (the log scan, grep -F -f).
-        if op in (MAX_REPEAT, MIN_REPEAT) and av[0] >= 1 and len(av[2]) == 1 and av[2][0][0] is LITERAL:
+        if op in (MAX_REPEAT, MIN_REPEAT) and av[0] >= 1 and len(av[2]) == 1 and av[2][0][0] is LITERAL \
+                and av[2][0][1] != 10:
             # 'x+' or 'x{2,}': one x is certain, the rest is not.
             run.append(chr(av[2][0][1]))
         elif op is SUBPATTERN and len(av) >= 4:
             sub = list(av[-1])
-            if all(o is LITERAL for o, _ in sub):  # a plain capturing group of literals
+            if all(o is LITERAL and a != 10 for o, a in sub):  # a plain capturing group of literals
                 run.extend(chr(a) for _, a in sub)
                 continue
         best = _longer(run, best)

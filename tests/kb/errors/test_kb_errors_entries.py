@@ -207,7 +207,7 @@ def test_docs_state_no_stale_count_of_the_knowledge_base():
 
 
 def test_no_anchor_spans_a_line_break():
-    # the log scan and grep -F -f search anchors within one line: a pattern written across lines
-    # is found by its last line's literal
+    # the log scan and grep -F -f search anchors within one line (a pattern written across lines
+    # is read by match_text, whose passes join adjacent lines; the log scan reads single lines)
     from torchdoctor.match.matcher import Index
     assert [a for a in Index(load_entries()).anchors if "\n" in a] == []

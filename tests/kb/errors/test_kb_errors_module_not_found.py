@@ -52,10 +52,25 @@ def test_stdlib_extensions_and_submodules_are_not_read_as_a_missing_package(text
     ("tkinter", "standard library"),  # a Python built without it: pip cannot add it
     ("lzma", "standard library"),
     ("utils", "folder of the project"),  # no PyPI package by that name would fit
-    ("google", "folder of the project"),
     ("apex", "install it from its repository"),  # PyPI's apex is another project
 ])
 def test_names_pip_cannot_or_should_not_install_get_no_pip_install_of_the_name(module, want):
     _, t = tailored_as(ENTRY, "ModuleNotFoundError: No module named '%s'" % module, facts())
     assert want in t.summary
     assert not any(c.endswith("pip install %s" % module) for c in t.commands), t.commands
+
+
+@pytest.mark.parametrize("module, system, py, want", [
+    ("fcntl", "Windows", "3.11.7", "does not run on Windows"),
+    ("msvcrt", "Linux", "3.11.7", "only in Python on Windows"),
+    ("tomllib", "Linux", "3.10.12", "joined the standard library in Python 3.11"),
+    ("google", "Linux", "3.11.7", "namespace several packages share"),
+])
+def test_platform_and_version_bound_modules_are_told_apart(module, system, py, want):
+    _, t = tailored_as(ENTRY, "ModuleNotFoundError: No module named '%s'" % module, facts(system=system, py=py))
+    assert want in t.summary, t.summary
+
+
+def test_installed_apex_is_still_seen_as_installed():
+    _, t = tailored_as(ENTRY, "ModuleNotFoundError: No module named 'apex'", facts(packages={"apex": {"version": "0.1"}}))
+    assert "another interpreter" in t.summary

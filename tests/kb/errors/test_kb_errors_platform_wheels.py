@@ -165,7 +165,7 @@ def test_fbgemms_variants_are_read_and_its_namesakes_are_not():
 
 
 @pytest.mark.parametrize("system, want", [
-    ("Darwin", "drop it from what this platform installs"),
+    ("Darwin", "none for macOS: drop nvidia-dali-cuda120"),
     ("Windows", "use the Python version its wheels are tagged for"),
     ("Linux", "pip install --extra-index-url https://pypi.nvidia.com nvidia-dali-cuda120"),
 ])

@@ -70,6 +70,7 @@ def test_a_name_scipy_removed_is_version_skew_with_scipys_own_name():
 def test_a_model_type_transformers_does_not_know_means_upgrade(text):
     _, t = tailored_as("hf-library-version-mismatch", text, facts(packages={"transformers": {"version": "4.25.1"}}))
     assert t.commands[0].endswith("install --upgrade transformers") and "transformers 4.25.1" in t.summary
+    assert "registers itself" in t.summary
 
 
 def test_a_projects_own_version_check_names_the_bound():
@@ -86,3 +87,9 @@ def test_pkg_resources_conflict_of_a_console_script_names_the_pin():
                        facts(torch="1.8.1+cu111"))
     assert t.notes[0] == "nnutils-pytorch pins torch<1.7.0,>=1.6.0; pip saw torch 1.8.1+cu111"
     assert "nnutils-pytorch accepts torch<1.7.0,>=1.6.0" in t.summary
+
+
+def test_a_bound_the_installed_release_is_outside_of_means_another_environment():
+    _, t = tailored_as("hf-library-version-mismatch", "AssertionError: BLIP models are not compatible with "
+                       "transformers>=4.27.", facts(packages={"transformers": {"version": "4.26.1"}}))
+    assert "refuses transformers>=4.27," in t.summary and "imported another transformers" in t.summary

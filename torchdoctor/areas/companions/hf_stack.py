@@ -74,6 +74,12 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
                         commands=[pip(facts, 'install --upgrade "ray>=1.9"')], notes=notes)
     if g.get("bound"):
         # the project checks the version itself and names the releases it refuses
+        if have and not _in_bound(have, g["bound"]):
+            return Tailored(summary="The code refuses %s%s, and %s %s here is outside that range: the failing process "
+                                    "imported another %s (another environment or interpreter)." % (
+                                        dist, g["bound"], dist, have, dist),
+                            commands=["python -c \"import %s; print(%s.__version__, %s.__file__)\"" % ((g["pkg"],) * 3)],
+                            notes=notes)
         return Tailored(summary="The code refuses %s%s%s: install a release outside that range (the message names one), "
                                 "or a release of the project that supports this %s."
                                 % (dist, g["bound"], " (%s %s is installed here)" % (dist, have) if have else "", dist),
@@ -101,8 +107,19 @@ def _unknown_model_type(model_type, facts: Facts) -> Tailored:
     """A checkpoint's config names an architecture the installed transformers does not know."""
     have = F.package_version(facts, "transformers")
     what = "`%s`" % model_type if model_type else "the checkpoint's model type (the KeyError's name)"
-    return Tailored(summary="transformers%s does not know %s, added in a later release: upgrade transformers (the model "
-                            "card names the release it needs), or load the model with trust_remote_code=True where its "
-                            "repository ships its own code." % (" " + have if have else "", what),
+    return Tailored(summary="transformers%s does not know %s. A model type added in a later transformers release needs "
+                            "that release (the model card names it; a type newer than the latest release needs "
+                            "transformers from its repository); a type a project registers itself (LLaVA's "
+                            "llava_llama) needs that project's package installed and imported before the model loads."
+                            % (" " + have if have else "", what),
                     commands=[pip(facts, "install --upgrade transformers")],
                     notes=["installed transformers: %s" % have] if have else [])
+
+
+def _in_bound(have: str, bound: str) -> bool:
+    """Whether the version `have` is in the range `bound` (">=4.27"); True when either does not parse."""
+    m = re.match(r"(>=|<=|==|>|<)(.+)", bound)
+    a, b = F.parse_version(have), F.parse_version(m.group(2)) if m else None
+    if a is None or b is None:
+        return True
+    return {">=": a >= b, "<=": a <= b, "==": a == b, ">": a > b, "<": a < b}[m.group(1)]

@@ -430,14 +430,17 @@ def _stub_remedy(pkg: str, wanted: str, os_: Optional[str], facts: Facts, notes:
     cause = ("%s on PyPI is NVIDIA's placeholder, which downloads the real wheel from pypi.nvidia.com while pip "
              "prepares it: none of the wheels there fits this platform and Python (pip's `INFO:nvidia-stub:Testing "
              "wheel` lines list the ones it tried), or that index could not be reached." % wanted)
-    if os_ in ("macos", "windows"):
+    if os_ == "macos":
+        return Tailored(cause=cause,
+                        summary="NVIDIA builds its GPU packages for Linux (some for Windows), none for macOS: drop %s "
+                                "from what this Mac installs (a requirement marker `; sys_platform == \"linux\"`), or "
+                                "run the project on a Linux machine." % pkg, commands=[], notes=notes)
+    if os_ == "windows":
         return Tailored(cause=cause,
                         summary="Where %s is Linux only (DALI, cuCIM and the RAPIDS libraries are), drop it from what "
-                                "this platform installs (a requirement marker `; sys_platform == \"linux\"`) or run "
-                                "under Linux or WSL; where NVIDIA builds it for %s (Isaac Sim), use the Python version "
-                                "its wheels are tagged for." % (pkg, F.os_name(facts)),
-                        commands=[on_interpreter("pip download --no-deps -d nvidia-check --extra-index-url "
-                                                 "https://pypi.nvidia.com %s" % pkg, facts)], notes=notes)
+                                "Windows installs or run under WSL; where NVIDIA builds it for Windows (Isaac Sim), use "
+                                "the Python version its wheels are tagged for (pip's lines name it: cp310, cp311)."
+                                % pkg, commands=[], notes=notes)
     return Tailored(cause=cause,
                     summary="Compare this Python and system with the tags of the wheels pip tested (a cp310 wheel needs "
                             "Python 3.10, manylinux_2_34 a glibc of 2.34 or newer); if pypi.nvidia.com was unreachable "
