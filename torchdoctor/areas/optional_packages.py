@@ -83,8 +83,8 @@ def _not_from_pypi(named: str, facts: Facts) -> Optional[Tailored]:
                                 "distribution." % named, commands=["%s -c \"import %s\"" % (py, named)])
     if named in NAMESPACES:
         return Tailored(summary="`%s` is a namespace several packages share: install the one the failing import line "
-                                "names (`from %s.protobuf ...` is protobuf, `%s.dali` is NVIDIA DALI)." % (
-                                    named, named, named),
+                                "names (`google.protobuf` is protobuf, `nvidia.dali` is NVIDIA DALI, `azure.storage."
+                                "blob` is azure-storage-blob)." % named,
                         commands=["%s -m pip list" % py])
     if named.lower() in PROJECT_FOLDERS:
         return Tailored(summary="`%s` is no PyPI package: it is a folder of the project. Run the program from the "
