@@ -33,6 +33,19 @@ def system_install(facts: Facts, apt: str, dnf: Optional[str] = None, pacman: Op
     return _SYSTEM_INSTALL[family] % {"apt": apt, "dnf": dnf or apt, "pacman": pacman or apt}[family]
 
 
+def program_install(facts: Facts, name: str, windows: str) -> str:
+    """The install of a program a library runs from PATH (ffmpeg, swig): conda-forge's into a conda
+    environment, Homebrew's on macOS, `windows` on Windows, the distribution's package on Linux."""
+    if facts.value("python.conda") is True:
+        return "conda install -y -c conda-forge %s" % name
+    os_ = F.os_of(facts)
+    if os_ == "macos":
+        return "brew install %s" % name
+    if os_ == "windows":
+        return windows
+    return system_install(facts, name)
+
+
 def pip(facts: Facts, args: str) -> str:
     """`<target python> -m pip <args>`."""
     return "%s %s" % (F.pip_cmd(facts), args)

@@ -7,7 +7,7 @@ from its README's table (kb/data/compat.json, companions.torchcodec_torch).
 
 from typing import List, Optional
 
-from ..advice.commands import index_args, on_interpreter, pip, system_install, torch_index_tag
+from ..advice.commands import index_args, on_interpreter, pip, program_install, system_install, torch_index_tag
 from ..kb import compat
 from ..model import derived as F
 from ..model import versions as V
@@ -158,15 +158,16 @@ def tailor_ffmpeg_program(match, facts: Facts) -> Optional[Tailored]:
     searched = facts.state("programs.%s" % prog) == ABSENT
     notes = ["no %s on this PATH" % prog] if searched else []
     lead = "No %s on this PATH." % prog if searched else "The failing process found no %s." % prog
+    install = program_install(facts, "ffmpeg", windows="winget install -e --id Gyan.FFmpeg")
     if facts.value("python.conda") is True:
         return Tailored(summary="%s This is a conda environment: conda-forge's ffmpeg puts ffmpeg and ffprobe in its "
                                 "bin folder, found whenever it is activated." % lead,
-                        commands=["conda install -y -c conda-forge ffmpeg"], notes=notes)
+                        commands=[install], notes=notes)
     if os_ == "windows":
         return Tailored(summary="%s Install FFmpeg (winget's Gyan.FFmpeg adds its bin folder to PATH), then start the "
                                 "program from a new terminal: running ones keep their old PATH." % lead,
-                        commands=["winget install -e --id Gyan.FFmpeg"], notes=notes)
-    commands = ["brew install ffmpeg"] if os_ == "macos" else [system_install(facts, "ffmpeg")]
+                        commands=[install], notes=notes)
+    commands = [install]
     summary = "%s Install FFmpeg, the program (pip's `ffmpeg` and `ffmpeg-python` only call it)." % lead
     if prog == "ffmpeg" and facts.value("python.virtualenv") is True:
         py = F.python_cmd(facts)

@@ -8,8 +8,8 @@ from typing import List, Optional
 
 from ..advice.commands import pip
 from ..model import derived as F
-from ..model import versions as V
 from ..model.facts import Facts
+from .companions.common import python_minor
 from .registry import Tailored, hook, match_groups
 
 # Messages name the import or the product ("PIL", "TransformerEngine"); pip needs the
@@ -69,7 +69,7 @@ def _not_from_pypi(named: str, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="`%s` exists only in Python on Windows: the code was written for Windows." % named,
                         commands=[])
     newer = NEWER_STDLIB.get(named)
-    minor = V.minor_tuple(F.python_minor(facts))
+    minor = python_minor(facts)
     if newer and minor is not None and minor < newer[0]:
         return Tailored(summary="`%s` joined the standard library in Python %d.%d, and this Python is %d.%d: use a newer "
                                 "Python, or the backport %s where the code accepts it." % (

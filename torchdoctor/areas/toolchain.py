@@ -5,7 +5,7 @@ the ROCm toolchain, and the setuptools release torch's build helper still works 
 import shlex
 from typing import Optional
 
-from ..advice.commands import pip, system_install
+from ..advice.commands import pip, program_install
 from ..model import derived as F
 from ..model import versions as V
 from ..model.facts import ABSENT, Facts
@@ -129,15 +129,7 @@ def tailor_swig_not_found(match, facts: Facts) -> Optional[Tailored]:
                                 "notebook or an environment that was not activated). Run the install again from this "
                                 "shell." % here, commands=["%s -version" % F.shell_path(facts, here)],
                         notes=["swig on this PATH: %s" % here])
-    os_ = F.os_of(facts)
-    if facts.value("python.conda") is True:
-        system = "conda install -y -c conda-forge swig"
-    elif os_ == "macos":
-        system = "brew install swig"
-    elif os_ == "windows":
-        system = "choco install -y swig"
-    else:
-        system = system_install(facts, "swig")
+    system = program_install(facts, "swig", windows="choco install -y swig")
     lead = "No swig on this PATH." if facts.state("programs.swig") == ABSENT else "The build found no swig."
     if pkg == "box2d-py":
         return Tailored(summary="%s box2d-py has no wheel for this Python, so pip builds it, and its build runs swig. "

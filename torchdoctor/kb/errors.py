@@ -52,6 +52,11 @@ ANCHOR_CACHE = os.path.join(HERE, "data", "anchors.json")
 REQUIRED = ("id", "category", "title", "patterns", "cause", "fix", "sources", "examples")
 
 
+# The empty named group that marks a generic pattern (see the module's docstring).
+GENERIC_GROUP = "generic"
+_GENERIC_MARK = "(?P<%s>)" % GENERIC_GROUP
+
+
 @record
 class Pattern:
     source: str
@@ -69,7 +74,7 @@ class Pattern:
     def generic(self) -> bool:
         """A wording every failure of its kind prints (see the module's docstring): read as
         written only, never case-folded or despaced."""
-        return "(?P<generic>)" in self.source
+        return _GENERIC_MARK in self.source
 
     @property
     def regex_folded(self) -> "re.Pattern[str]":

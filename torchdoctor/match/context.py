@@ -3,13 +3,23 @@ output it is (whose.py), the frameworks whose traceback frames show, and its fai
 matcher.Collector feeds it a text at once (match_text) or chunk by chunk (logscan.py), and it
 filters and marks the matches at the end (`apply`)."""
 
-from typing import List, Optional
+from functools import lru_cache
+from typing import List, Optional, Tuple
 
 from .confidence import FAILURES_KEPT, POSSIBLE_BELOW, failure_lines, mark_notices
 from .whose import by_line, first, frames_in, neutral_layer, own_outside_namesakes
 
 
 DESPACED_MIN = 8  # see Context.feed_despaced
+
+
+@lru_cache(maxsize=16)
+def _despaced_literals(literals: Tuple[str, ...]) -> Tuple[Tuple[str, str], ...]:
+    """(literal, despaced) for the literals of DESPACED_MIN characters or more once despaced; once
+    per index (an index's literals are a tuple)."""
+    from .despaced import despace_text
+    pairs = ((lit, despace_text(lit)) for lit in literals)
+    return tuple((lit, d) for lit, d in pairs if len(d) >= DESPACED_MIN)
 
 
 class Context:
@@ -42,13 +52,10 @@ class Context:
         context literals hold as they would in the paste before it lost them. Only literals of
         DESPACED_MIN characters or more once despaced: a short one ("is not") turns up across
         word boundaries ("this nothing")."""
-        from .despaced import despace_text
         seen = self.seen
-        for lit in self.index.context_literals:
-            if lit not in seen:
-                d = despace_text(lit)
-                if len(d) >= DESPACED_MIN and d in flat:
-                    seen.add(lit)
+        for lit, d in _despaced_literals(self.index.context_literals):
+            if lit not in seen and d in flat:
+                seen.add(lit)
 
     def _failures(self, found) -> None:
         for f in found:

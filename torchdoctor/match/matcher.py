@@ -14,7 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..model.findings import HIGH, POSSIBLE
 from ..model.records import field, record
-from ..kb.errors import Entry, Pattern, entries_of, files_for, load_entries
+from ..kb.errors import GENERIC_GROUP, Entry, Pattern, entries_of, files_for, load_entries
 from . import prefilter as _pre
 from .normalize import normalize, unmarkup
 from .candidates import text_candidates
@@ -36,12 +36,6 @@ GENERIC_TRIGGERS = ("rror", "ERROR", "arning", "xception", "ailed", "FAIL", "not
                     "fault", "Killed", "bort", "OMP", "nstruction", "deprecated", "cannot",
                     "Cannot", "nable to", "nvalid", "out of memory", "has no attribute",
                     "mismatch")
-
-
-# A pattern that reads only what happened in words every failure of its kind prints (Python's
-# `No module named 'x'` for any module) marks itself with this empty named group: its entry's
-# cause is then one of several, so a match through it says "possibly".
-GENERIC_GROUP = "generic"
 
 
 @record
@@ -81,7 +75,7 @@ class Match:
         shows too little (a short or case-folded hit). A negative priority ranks a generic
         entry below a specific one; it does not make an exact hit less sure."""
         if (self.neutral is not None or self.entry.symptom or self.beside_failure or self.observed_beside_failure
-                or GENERIC_GROUP in self.groups):
+                or GENERIC_GROUP in self.groups):  # a generic pattern's hit: its entry is one cause of several
             return POSSIBLE
         return HIGH if max(self.score, self.evidence) >= POSSIBLE_BELOW else POSSIBLE
 
@@ -397,10 +391,11 @@ def later_passes(col: "Collector", lines: List[str], index: Index, folded: bool 
         # No diagnosis yet, or the paste was cut into lines of one width: it may have lost
         # its spaces or been wrapped at odd places.
         from .despaced import despace_text, despaced_pass
-        dindex = _despaced_index_for(lines)
+        flat = despace_text("".join(lines))
+        dindex = _despaced_index_for(flat)
         col.context.index = dindex.index  # the context literals of the entries it may add
         col.context.feed("\n".join(lines))
-        col.context.feed_despaced(despace_text("".join(lines)))
+        col.context.feed_despaced(flat)
         despaced_pass(lines, dindex, _keep_best, col.add, col.found)
 
 
@@ -413,11 +408,10 @@ def _hard_wrapped(lines: List[str]) -> bool:
     return any(len(a) == len(b) >= WRAP_WIDTH and a != b for a, b in zip(lines, lines[1:]))
 
 
-def _despaced_index_for(lines: List[str]):
-    """The despaced patterns of the KB files whose despaced anchors are in the despaced text."""
-    from .despaced import DespacedIndex, anchors_by_file, despace_text
+def _despaced_index_for(flat: str):
+    """The despaced patterns of the KB files whose despaced anchors are in `flat`, the text despaced."""
+    from .despaced import DespacedIndex, anchors_by_file
     by_file = anchors_by_file()
-    flat = despace_text("".join(lines))
     if by_file is None:
         index = default_index()
     else:

@@ -6,6 +6,7 @@ from typing import Optional
 
 from ...advice.commands import pip
 from ...model import derived as F
+from ...model import versions as V
 from ...model.facts import Facts
 from ..registry import Remedy, Tailored, hook, match_groups
 from ..optional_packages import dist_name, report_key
@@ -74,7 +75,7 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
                         commands=[pip(facts, 'install --upgrade "ray>=1.9"')], notes=notes)
     if g.get("bound"):
         # the project checks the version itself and names the releases it refuses
-        if have and not _in_bound(have, g["bound"]):
+        if have and V.admits(g["bound"], have) is False:
             return Tailored(summary="The code refuses %s%s, and %s %s here is outside that range: the failing process "
                                     "imported another %s (another environment or interpreter)." % (
                                         dist, g["bound"], dist, have, dist),
@@ -115,11 +116,3 @@ def _unknown_model_type(model_type, facts: Facts) -> Tailored:
                     commands=[pip(facts, "install --upgrade transformers")],
                     notes=["installed transformers: %s" % have] if have else [])
 
-
-def _in_bound(have: str, bound: str) -> bool:
-    """Whether the version `have` is in the range `bound` (">=4.27"); True when either does not parse."""
-    m = re.match(r"(>=|<=|==|>|<)(.+)", bound)
-    a, b = F.parse_version(have), F.parse_version(m.group(2)) if m else None
-    if a is None or b is None:
-        return True
-    return {">=": a >= b, "<=": a <= b, "==": a == b, ">": a > b, "<": a < b}[m.group(1)]

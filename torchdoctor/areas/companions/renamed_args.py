@@ -8,6 +8,7 @@ from ...advice.commands import pip
 from ...model import derived as F
 from ...model.facts import Facts
 from ...model.records import record
+from ..optional_packages import report_key
 from ..registry import Tailored, hook, match_groups
 
 
@@ -68,7 +69,7 @@ def remedy(facts: Facts, caller: str, arg: str) -> Optional[Tailored]:
     if found is None:
         return None
     row, is_new = found
-    dist = row.package.replace("_", "-")  # the key the probe files it under
+    dist = report_key(row.package)  # the key the probe files it under
     have = F.package_release(facts, dist)
     notes = ["installed %s: %s" % (dist, have or ("not installed" if not F.package_installed(facts, dist)
                                                    else "unknown"))]
