@@ -72,3 +72,14 @@ def test_sublibraries_from_ld_library_path():
     assert "LD_LIBRARY_PATH" in e.fix.summary and e.fix.commands[0].startswith("env -u LD_LIBRARY_PATH")
     e = explain(SUB, "cudnn-sublibrary-load-failed", facts(**{"nvidia-cudnn-cu12": "9.1.0.70"}))
     assert "--force-reinstall" in e.fix.commands[0] and "nvidia-cudnn-cu12==9.1.0.70" in e.fix.commands[0]
+
+
+def test_cudnn8_version_mismatch_with_a_second_cudnn_wheel_uninstalls_the_other():
+    text = "RuntimeError: cuDNN error: CUDNN_STATUS_VERSION_MISMATCH"
+    e = explain(text, "cudnn-sublibrary-load-failed",
+                facts(torch="2.1.0+cu121", **{"nvidia-cudnn-cu12": "8.9.2.26", "nvidia-cudnn-cu11": "8.5.0.96"}))
+    assert "Two cuDNN wheels are installed: nvidia-cudnn-cu12," in e.fix.summary
+    assert e.fix.commands == ["/opt/env/bin/python -m pip uninstall -y nvidia-cudnn-cu11"]
+    # one wheel: what the message said before, a reinstall of torch's own
+    e = explain(text, "cudnn-sublibrary-load-failed", facts(torch="2.1.0+cu121", **{"nvidia-cudnn-cu12": "8.9.2.26"}))
+    assert "--force-reinstall" in e.fix.commands[0]

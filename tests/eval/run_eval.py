@@ -413,6 +413,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           recognition and captioning/VQA, taken in the order met after blind67's fixes:
                           first run 7/23 = 30.4% (7/19 = 36.8% where an entry fitted, 0 wrong); 10/23
                           after (tests/eval/blind68_results.md)
+  blind69_crowd/_vpr/_registration/_style/_diarize.jsonl 21 GitHub issues of 2021-26 from crowd
+                          counting, visual place recognition, image registration, style transfer and
+                          speaker diarization, taken in the order met: first run 4/21 = 19.0% (4/13 =
+                          30.8% where an entry fitted, 0 wrong); 6/21 after (tests/eval/blind69_results.md)
+  blind70_deepfake/_eeg/_active/_watermark/_grounding.jsonl 26 GitHub issues of 2021-26 from deepfake
+                          detection, EEG/biosignals, active learning, watermarking and open-vocabulary
+                          grounding, taken in the order met: first run 6/26 = 23.1% (6/19 = 31.6% where
+                          an entry fitted, 0 wrong); 11/26 after (tests/eval/blind70_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

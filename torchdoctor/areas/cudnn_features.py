@@ -93,6 +93,16 @@ def cudnn_sublibrary(match, facts: Facts) -> Optional[Tailored]:
     name = _cudnn_wheel_name(facts)
     if not name or not F.package_version(facts, name):
         return None
+    installed = facts.value("packages.installed")
+    others = sorted(k for k in (installed if isinstance(installed, dict) else {})
+                    if k.startswith("nvidia-cudnn-cu") and k != name)
+    if others:  # a notebook's or another library's pin: its libcudnn_* can be loaded beside torch's
+        return Tailored(summary="Two cuDNN wheels are installed: %s, the one torch %s loads, and %s, which nothing in "
+                                "torch asks for and whose libraries can be loaded beside it. Uninstall %s."
+                                % (name, F.torch_version_str(facts) or "", ", ".join(others),
+                                   "it" if len(others) == 1 else "them"),
+                        commands=[pip(facts, "uninstall -y %s" % " ".join(others))],
+                        notes=["%s %s is installed" % (k, F.package_version(facts, k)) for k in [name] + others])
     return Tailored(summary="Nothing on LD_LIBRARY_PATH overrides cuDNN here, so the %s wheel itself is incomplete: "
                             "reinstall it." % name,
                     commands=[pip(facts, "install --force-reinstall --no-deps %s==%s" % (name, F.package_version(facts, name)))],

@@ -45,6 +45,13 @@ def _network():
     return network.listening_facts()
 
 
+def _scripts(data):
+    def load():
+        from . import scripts
+        return scripts.scripts_facts(data.get("python"))
+    return load
+
+
 def _torch_files(data):
     def load():
         from . import target
@@ -68,7 +75,7 @@ def light_facts(python=None, isolated_from=None) -> Facts:
             except Exception as e:  # noqa: BLE001
                 data[key] = failed("%s: %s" % (type(e).__name__, e))
     loaders = {"driver": _driver, "toolkit": _toolkit, "os": _os, "env": _env, "memory": _memory,
-               "network": _network, "programs": _programs}
+               "network": _network, "programs": _programs, "scripts": _scripts(data)}
     if not python or python == sys.executable:
         loaders["torch_files"] = _torch_files(data)  # this interpreter's torch, against its RECORD
     return Facts(data, loaders=loaders)

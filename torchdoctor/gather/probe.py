@@ -198,7 +198,10 @@ def gather(python: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
     if f_compile is not None:
         data["compile"] = _result(f_compile)
     from .network import listening_facts
-    return Facts(data, loaders={"network": listening_facts, "programs": system.program_facts})  # when a hook asks
+    from .scripts import scripts_facts
+    python = data.get("python")
+    return Facts(data, loaders={"network": listening_facts, "programs": system.program_facts,  # when a hook asks
+                                "scripts": lambda: scripts_facts(python)})
 
 
 def run_in_process(python: str, timeout: float) -> Dict[str, Any]:

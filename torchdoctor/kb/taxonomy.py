@@ -12,7 +12,7 @@ CATEGORIES = {
     "arch-unsupported": "the GPU's compute capability is not in torch's arch list",
     "gpu-hidden": "GPUs hidden by CUDA_VISIBLE_DEVICES or the container",
     "missing-shared-lib": "a shared library cannot be found or loaded",
-    "program-missing": "a program a library runs or builds with (ffmpeg, ffprobe, swig) is not installed or not on the PATH the process sees",
+    "program-missing": "a program a library runs or builds with (ffmpeg, ffprobe, swig), or a package's console script (torchrun, accelerate, hf), is not installed or not on the PATH the process sees",
     "foreign-library": "a library from LD_LIBRARY_PATH / LD_PRELOAD loaded in place of torch's own",
     "undefined-symbol-import": "undefined symbol when loading a native library",
     "windows-dll-load": "DLL load failures on Windows",

@@ -1,5 +1,6 @@
-"""transformers' Trainer beside accelerate: which of the two is out of step, from the installed
-accelerate's version (accelerate 1.0 stopped taking the DataLoader options in Accelerator())."""
+"""The Hugging Face stack's releases out of step: transformers' Trainer beside accelerate (accelerate
+1.0 stopped taking the DataLoader options in Accelerator()), a library that lacks a name, a model
+type transformers does not know, a diffusers too old to load the model's image processor."""
 
 import re
 from typing import Optional
@@ -116,3 +117,21 @@ def _unknown_model_type(model_type, facts: Facts) -> Tailored:
                     commands=[pip(facts, "install --upgrade transformers")],
                     notes=["installed transformers: %s" % have] if have else [])
 
+
+
+# diffusers 0.8.0's LOADABLE_CLASSES gained transformers' ImageProcessingMixin (read in the 0.7.2 and
+# 0.8.0 wheels): an older diffusers finds no loader for CLIPImageProcessor and getattr()s None.
+_DIFFUSERS_LOADS_IMAGE_PROCESSORS = "0.8.0"
+
+
+@hook("diffusers-too-old-for-component")
+def tailor_diffusers_too_old(match, facts: Facts) -> Optional[Tailored]:
+    have = F.package_release(facts, "diffusers")
+    if not have or not V.older(have, _DIFFUSERS_LOADS_IMAGE_PROCESSORS):
+        return None  # a diffusers that loads image processors: another cause, or another environment
+    tf = F.package_version(facts, "transformers")
+    return Tailored(summary="diffusers %s predates 0.8.0, the first release that loads transformers' image processors "
+                            "(CLIPImageProcessor)%s: upgrade diffusers to 0.8.0 or newer."
+                            % (have, ", which transformers %s and the model's files use" % tf if tf else ""),
+                    commands=[pip(facts, 'install --upgrade "diffusers>=%s"' % _DIFFUSERS_LOADS_IMAGE_PROCESSORS)],
+                    notes=["installed diffusers: %s" % have] + (["installed transformers: %s" % tf] if tf else []))

@@ -9,7 +9,7 @@ from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
 from ..registry import ERROR, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, match_groups, entry_id_of
-from ...advice.commands import WHL, build_kind, companion_reinstall, index_args, pip, plain_install, release_variant, torch_index_tag, torch_near_build
+from ...advice.commands import WHL, build_kind, companion_command, companion_reinstall, index_args, pip, plain_install, release_variant, torch_index_tag, torch_near_build
 from .common import torch_meta_version
 from ...model import versions as V
 
@@ -211,6 +211,46 @@ def _tailor_companion(kind: str, match: Any, facts: Facts) -> Optional[Tailored]
     return Tailored(summary="torch %s pairs with %s %s; %s %s is installed. Reinstall the paired release from %s."
                             % (torch_v, kind, want, kind, comp_v, where),
                     commands=[fix, check], notes=notes)
+
+
+@hook("torch-companion-not-installed")
+def tailor_companion_not_installed(match, facts: Facts) -> Optional[Tailored]:
+    kind = match_groups(match).get("pkg") or ""
+    installed = F.torch_version_str(facts)
+    if kind not in ("torchvision", "torchaudio") or not installed:
+        return None  # no torch read here: which release pairs is unknown
+    if F.package_version(facts, kind) is not None:
+        return _tailor_companion(kind, match, facts)  # installed here: another interpreter failed, or a mismatch
+    torch_v = torch_meta_version(facts)
+    want = companion_want(kind, torch_v) if torch_v else None
+    notes = installed_torch_note(facts) + ["installed %s: not installed" % kind]
+    tag, index_tag = V.local_tag(installed), torch_index_tag(facts)
+    parsed = F.parse_version(installed)
+    if (tag and not index_tag) or (parsed is not None and parsed.is_prerelease):
+        # NVIDIA's Jetson and container builds, source builds, nightlies: no index carries a
+        # companion built for this torch, and `torch==X` would swap it for PyPI's
+        return Tailored(summary="torch %s is not a release build from PyTorch's indexes (NVIDIA's Jetson or container "
+                                "build, a source build or a nightly): a %s wheel from pip is built against another torch "
+                                "and would replace this one or fail to load. Build %s%s from source against this torch "
+                                "(`pip install --no-build-isolation` of its repository at that tag), or install the build "
+                                "its vendor publishes beside this torch." % (installed, kind, kind,
+                                                                             " " + want if want else ""),
+                        commands=[], notes=notes)
+    cmds = companion_command(facts, (kind,)) if want else []
+    if not cmds:
+        return _tailor_companion(kind, match, facts)
+    pinned = ""
+    if index_tag and not want.endswith("*") and any("--index-url" in c for c in cmds):
+        # `==0.28.0` is met by any build of it: an extra index in the user's pip configuration can
+        # serve PyPI's CUDA build beside a +cpu torch, which installs and then fails to load its ops
+        cmds = [re.sub(r"(?<![\w.-])%s==%s(?![\w.+*])" % (re.escape(kind), re.escape(want)),
+                       "%s==%s+%s" % (kind, want, index_tag), c) for c in cmds]
+        pinned = " (the +%s pin refuses another build an extra index in pip's configuration offers)" % index_tag
+    # not a reinstall: its own requirements (pillow, numpy) come too, torch pinned so that pip keeps it
+    return Tailored(summary="%s is not installed in %s: install %s, the release paired with torch %s, with torch pinned "
+                            "to it so that pip keeps this build%s." % (
+                                kind, facts.value("python.executable") or "this environment", want, torch_v, pinned),
+                    commands=cmds, notes=notes)
 
 
 @hook("torchvision-mismatch")

@@ -1,0 +1,84 @@
+"""`No module named 'torchvision'`: the companion paired with the installed torch, with torch pinned
+and the build's tag on the companion. On this machine the printed command runs for real in a venv
+whose torch is 2.13.0+cpu: pip's configuration offers PyPI's CUDA torchvision 0.28.0 and no +cpu
+build, and an untagged pin installed it and left `torchvision.ops` broken; the tagged one heals
+where the +cpu build is reachable and fails loudly where it is not, never exiting 0 on a broken env."""
+
+import shlex
+import subprocess
+
+import pytest
+
+from hook_facts import facts, tailored_as, top
+from torchdoctor.match.matcher import HIGH
+
+ENTRY = "torch-companion-not-installed"
+TEXT = "ModuleNotFoundError: No module named 'torchvision'"
+
+
+@pytest.mark.parametrize("text, kind", [(TEXT, "torchvision"), ("No module named 'torchaudio'", "torchaudio")])
+def test_the_companions_own_name(text, kind):
+    m = top(text)
+    assert m is not None and m.id == ENTRY and m.confidence == HIGH and m.groups["pkg"] == kind
+
+
+@pytest.mark.parametrize("text", ["No module named 'torchvision.models.utils'", "No module named 'torchvisionx'",
+                                  "No module named 'torchaudio.sox_effects'"])
+def test_submodules_and_other_names_are_not_this_entry(text):
+    m = top(text)
+    assert m is None or m.id != ENTRY
+
+
+def test_a_cpu_torch_gets_the_paired_release_with_its_tag():
+    _, t = tailored_as(ENTRY, TEXT, facts(torch="2.13.0+cpu"))
+    assert t.commands == ["/home/u/venv/bin/python -m pip install torch==2.13.0 torchvision==0.28.0+cpu "
+                          "--index-url https://download.pytorch.org/whl/cpu"]
+    assert "the +cpu pin refuses another build" in t.summary
+
+
+def test_an_installed_pair_means_another_interpreter_failed():
+    _, t = tailored_as(ENTRY, TEXT, facts(torch="2.13.0+cpu", packages={"torchvision": {"version": "0.28.0+cpu"}}))
+    assert "probably ran another environment" in t.cause
+
+
+def test_no_torch_read_claims_nothing():
+    _, t = tailored_as(ENTRY, TEXT, facts())
+    assert t is None
+
+
+@pytest.mark.slow
+def test_the_printed_command_never_exits_0_on_a_broken_env(tmp_path):
+    from torchdoctor.gather.light import light_facts
+    from wheelkit import pip_venv
+
+    py = pip_venv(tmp_path / "venv")
+    done = subprocess.run([py, "-m", "pip", "install", "-q", "torch==2.13.0"], capture_output=True, text=True,
+                          timeout=900)
+    if done.returncode != 0:
+        pytest.skip("pip could not install torch 2.13.0 here: %s" % done.stderr.strip()[-300:])
+    failed = subprocess.run([py, "-c", "import torchvision"], capture_output=True, text=True, timeout=300)
+    assert failed.returncode != 0
+    m, t = tailored_as(ENTRY, failed.stderr, light_facts(py))
+    assert m.confidence == HIGH
+    (cmd,) = t.commands
+    assert "torchvision==" in cmd and "+cpu" in cmd, cmd
+    ran = subprocess.run(shlex.split(cmd), capture_output=True, text=True, timeout=900)
+    works = subprocess.run([py, "-c", "import torch, torchvision.ops as o; o.nms(torch.rand(3, 4), torch.rand(3), .5)"],
+                           capture_output=True, text=True, timeout=300)
+    assert ran.returncode != 0 or works.returncode == 0, (ran.stdout[-600:], works.stderr[-600:])
+    if ran.returncode != 0:  # this machine: no +cpu torchvision on any index pip reaches
+        assert "torchvision==0.28.0+cpu" in ran.stderr + ran.stdout
+
+
+@pytest.mark.parametrize("torch", ["2.1.0a0+41361538.nv23.06", "2.6.0.dev20241201+cpu", "2.4.0a0+gitabcdef"])
+def test_a_vendor_source_or_nightly_torch_gets_no_pip_command_that_would_swap_it(torch):
+    _, t = tailored_as(ENTRY, TEXT, facts(torch=torch, machine="aarch64"))
+    assert t.commands == [] and "is not a release build from PyTorch's indexes" in t.summary
+
+
+def test_pypis_default_build_gets_no_tag_pypi_does_not_carry():
+    _, t = tailored_as(ENTRY, TEXT, facts(torch="2.5.1+cu124"))
+    assert t.commands == ["/home/u/venv/bin/python -m pip install torch==2.5.1 torchvision==0.20.1"]
+    _, t = tailored_as(ENTRY, TEXT, facts(torch="2.5.1+cu121"))
+    assert t.commands == ["/home/u/venv/bin/python -m pip install torch==2.5.1 torchvision==0.20.1+cu121 "
+                          "--index-url https://download.pytorch.org/whl/cu121"]
