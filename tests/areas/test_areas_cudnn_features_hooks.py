@@ -79,7 +79,9 @@ def test_cudnn8_version_mismatch_with_a_second_cudnn_wheel_uninstalls_the_other(
     e = explain(text, "cudnn-sublibrary-load-failed",
                 facts(torch="2.1.0+cu121", **{"nvidia-cudnn-cu12": "8.9.2.26", "nvidia-cudnn-cu11": "8.5.0.96"}))
     assert "Two cuDNN wheels are installed: nvidia-cudnn-cu12," in e.fix.summary
-    assert e.fix.commands == ["/opt/env/bin/python -m pip uninstall -y nvidia-cudnn-cu11"]
+    # the two wheels share nvidia/cudnn/lib: torch's is put back after the other goes
+    assert e.fix.commands == ["/opt/env/bin/python -m pip uninstall -y nvidia-cudnn-cu11",
+                              "/opt/env/bin/python -m pip install --force-reinstall --no-deps nvidia-cudnn-cu12==8.9.2.26"]
     # one wheel: what the message said before, a reinstall of torch's own
     e = explain(text, "cudnn-sublibrary-load-failed", facts(torch="2.1.0+cu121", **{"nvidia-cudnn-cu12": "8.9.2.26"}))
     assert "--force-reinstall" in e.fix.commands[0]

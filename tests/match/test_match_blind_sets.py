@@ -70,7 +70,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind68_htr.jsonl", "blind68_codellm.jsonl", "blind68_sign.jsonl", "blind68_caption.jsonl",
         "blind69_crowd.jsonl", "blind69_vpr.jsonl", "blind69_registration.jsonl", "blind69_style.jsonl",
         "blind69_diarize.jsonl", "blind70_deepfake.jsonl", "blind70_eeg.jsonl", "blind70_active.jsonl",
-        "blind70_watermark.jsonl", "blind70_grounding.jsonl"]
+        "blind70_watermark.jsonl", "blind70_grounding.jsonl", "blind71_lipread.jsonl", "blind71_scenegraph.jsonl",
+        "blind71_event.jsonl", "blind71_hoi.jsonl", "blind71_agri.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -329,7 +330,6 @@ OPEN = {
     # ESMFold's missing keys.
     ("blind49_docai.jsonl", 6): None,
     ("blind49_multimodal.jsonl", 1): None,
-    ("blind49_geo.jsonl", 2): None,
     # `No module named 'openfold'` read as a possibility (the package is missing); the thread's cause is
     # why it is: OpenFold's CUDA kernels do not build on a Mac.
     ("blind49_protein.jsonl", 0): "python-package-missing",
@@ -435,7 +435,9 @@ OPEN = {
     ("blind54_ssl.jsonl", 0): None,
     ("blind54_ssl.jsonl", 2): None,
     ("blind54_ssl.jsonl", 3): None,
-    ("blind54_ssl.jsonl", 5): None,
+    # `No module named 'dinov2.hub'` (a torch.hub checkout older than its hubconf) read as a possibility
+    # that names version skew where the top package is installed; the label is version skew
+    ("blind54_ssl.jsonl", 5): "python-package-missing",
     # `No module named 'ngcbpc'` read as a possibility; the module left a newer ngcsdk (version skew).
     ("blind54_weather.jsonl", 1): "python-package-missing",
     ("blind54_weather.jsonl", 2): "python-package-missing",
@@ -512,7 +514,9 @@ OPEN = {
     # its error, a dgl.dll load on Windows whose cause the thread only guessed, flash-attn building
     # without an error.
     ("blind59_anomaly.jsonl", 0): None,
-    ("blind59_anomaly.jsonl", 1): None,
+    # `No module named 'anomalib.utils.callbacks'` (PyPI's release lacks the repository's module): the
+    # dotted reading, as above
+    ("blind59_anomaly.jsonl", 1): "python-package-missing",
     ("blind59_gen3d.jsonl", 0): None,
     ("blind59_gen3d.jsonl", 2): None,
     ("blind59_kge.jsonl", 0): None,
@@ -551,7 +555,9 @@ OPEN = {
     ("blind61_ja.jsonl", 0): None,
     ("blind61_ja.jsonl", 3): None,
     ("blind61_ja.jsonl", 4): None,
-    ("blind61_latex.jsonl", 0): None,
+    # the paste's second error, `No module named 'typing.io'` on Python 3.14, read as a module the
+    # standard library dropped; the label is its first, c10.dll
+    ("blind61_latex.jsonl", 0): "python-package-missing",
     ("blind61_latex.jsonl", 3): "multiprocessing-cannot-pickle-local-object",
     ("blind61_latex.jsonl", 5): None,
     ("blind61_metric.jsonl", 0): None,
@@ -683,6 +689,19 @@ OPEN = {
     ("blind70_eeg.jsonl", 3): None,
     ("blind70_eeg.jsonl", 4): None,
     ("blind70_watermark.jsonl", 0): None,
+    # blind71: the reporters' words (PlantSeg on CPU after a conda install, a napari backend, a README
+    # comment `# name 'tonic' is not defined`, RTX 3090 install notes twice, a conda conflict with no
+    # output), fairseq's ConfigKeyError for an AV-HuBERT config, mmdet's ConfigDict without `device`,
+    # and a legacy torch.load traceback cut before its error
+    ("blind71_lipread.jsonl", 3): None,
+    ("blind71_lipread.jsonl", 5): None,
+    ("blind71_scenegraph.jsonl", 1): None,
+    ("blind71_scenegraph.jsonl", 2): None,
+    ("blind71_scenegraph.jsonl", 3): None,
+    ("blind71_scenegraph.jsonl", 5): None,
+    ("blind71_event.jsonl", 2): None,
+    ("blind71_agri.jsonl", 0): None,
+    ("blind71_agri.jsonl", 1): None,
 }
 
 

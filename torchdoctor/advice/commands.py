@@ -241,7 +241,9 @@ def _py_str(text: str) -> str:
 def torch_index_tag(facts: Facts) -> Optional[str]:
     """The index the installed torch came from, by its local tag; None = plain PyPI."""
     tag = F.local_tag(facts)
-    if tag and (tag == "cpu" or tag.startswith(("cu", "rocm", "xpu"))):
+    # the tags of download.pytorch.org's indexes only: AMD's own ROCm wheels (+rocm6.3.4.git7cecbf6d)
+    # and vendor builds name no index there
+    if tag and re.fullmatch(r"cpu|xpu|cu\d{2,3}|rocm\d{1,2}\.\d{1,2}(?:\.\d{1,2})?", tag):
         return tag
     return None
 

@@ -97,11 +97,17 @@ def cudnn_sublibrary(match, facts: Facts) -> Optional[Tailored]:
     others = sorted(k for k in (installed if isinstance(installed, dict) else {})
                     if k.startswith("nvidia-cudnn-cu") and k != name)
     if others:  # a notebook's or another library's pin: its libcudnn_* can be loaded beside torch's
+        # the cu11 and cu12 wheels write the same nvidia/cudnn/lib files: removing the other one
+        # removes torch's libraries too, so torch's wheel is put back right after
         return Tailored(summary="Two cuDNN wheels are installed: %s, the one torch %s loads, and %s, which nothing in "
-                                "torch asks for and whose libraries can be loaded beside it. Uninstall %s."
+                                "torch asks for; they share nvidia/cudnn/lib, so each overwrote the other's libraries. "
+                                "Uninstall %s and reinstall torch's (a library that asked for the other one, such as "
+                                "TensorFlow, JAX or CTranslate2, then needs its own environment)."
                                 % (name, F.torch_version_str(facts) or "", ", ".join(others),
                                    "it" if len(others) == 1 else "them"),
-                        commands=[pip(facts, "uninstall -y %s" % " ".join(others))],
+                        commands=[pip(facts, "uninstall -y %s" % " ".join(others)),
+                                  pip(facts, "install --force-reinstall --no-deps %s==%s"
+                                      % (name, F.package_version(facts, name)))],
                         notes=["%s %s is installed" % (k, F.package_version(facts, k)) for k in [name] + others])
     return Tailored(summary="Nothing on LD_LIBRARY_PATH overrides cuDNN here, so the %s wheel itself is incomplete: "
                             "reinstall it." % name,

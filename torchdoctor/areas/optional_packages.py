@@ -3,6 +3,7 @@ one a message names installed in this interpreter, and the pip command for this 
 """
 
 import re
+import sys
 import shlex
 from typing import List, Optional
 
@@ -121,6 +122,9 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
     need = match_groups(match).get("need")  # a version floor the message names: ask pip for it, or it keeps the old one
     if need and len(dists) == 1 and not dists[0].startswith(("git+", "http")):
         dists = ["%s>=%s" % (dists[0], need)]
+    if (match_groups(match).get("generic") is not None and "." in named
+            and not PIP_NAMES.get(".".join(named.lower().split(".")[:2]))):
+        return _submodule_missing(named, facts)  # a's submodule b: a installed or not, pip's name is unknown
     here = [(d, F.package_version(facts, report_key(d))) for d in dists]
     installed = [(d, v) for d, v in here if v]
     exe = facts.value("python.executable")
@@ -143,6 +147,33 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
                         commands=["%s install %s" % (F.pip_cmd(facts), shlex.quote(missing[0]))])
     return Tailored(summary="Install %s with this interpreter's pip (%s)." % (", ".join(missing), exe),
                     commands=["%s install %s" % (F.pip_cmd(facts), " ".join(shlex.quote(d) for d in missing))])
+
+
+def _submodule_missing(named: str, facts: Facts) -> Optional[Tailored]:
+    """`No module named 'a.b'`: a's distribution without b (another release of it), or b a separate
+    distribution in the a namespace; the name alone does not say which."""
+    top = named.split(".")[0]
+    if top in getattr(sys, "stdlib_module_names", ()):
+        # typing.io and typing.re went in 3.13, asyncio.coroutines' decorator earlier: the code and
+        # this Python's standard library are of different versions
+        return Tailored(summary="`%s` is Python's standard library, and the Python that ran has no `%s`: the code was "
+                                "written for another Python version (a module removed, as typing.io in 3.13, or not yet "
+                                "added). Run it with the Python it supports, or update the code or the package that "
+                                "imports it." % (top, named), commands=[])
+    other = _not_from_pypi(top, facts)
+    if other is not None:
+        return other
+    have = F.package_version(facts, report_key(dist_name(top)))
+    exe = facts.value("python.executable")
+    if have:
+        return Tailored(summary="%s %s is installed in %s but has no `%s`: the code was written for another release of "
+                                "%s (its requirements name the one), or `%s` is a separate package in the `%s` "
+                                "namespace, installed on its own." % (top, have, exe, named, top, named, top),
+                        commands=[pip(facts, "show %s" % dist_name(top))], notes=["%s %s installed" % (top, have)])
+    return Tailored(summary="Nothing in %s provides `%s`: install the package the project names for it (modules under "
+                            "`%s.` come with their own distribution, or with one of several sharing that namespace, "
+                            "often from the project's repository rather than PyPI)." % (exe, named, top),
+                    commands=[], notes=["no %s installed in %s" % (top, exe)])
 
 
 @hook("bare-folder-package")

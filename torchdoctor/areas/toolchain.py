@@ -1,5 +1,6 @@
 """Building C++/CUDA/HIP extensions with torch.utils.cpp_extension: the host compiler, ninja,
-the ROCm toolchain, and the setuptools release torch's build helper still works with.
+the ROCm toolchain, a build lock a killed build left behind, and the setuptools release torch's
+build helper still works with.
 """
 
 import shlex
@@ -140,3 +141,31 @@ def tailor_swig_not_found(match, facts: Facts) -> Optional[Tailored]:
                             "wheel` into this environment, then the install with `--no-build-isolation` and this "
                             "environment's bin folder on PATH (pip's isolated build cannot import that swig)." % lead,
                     commands=[system])
+
+
+# torch/utils/cpp_extension.py's _get_build_directory: TORCH_EXTENSIONS_DIR as given, else the user
+# cache's torch_extensions (torch._appdirs) with a py<XY>_<accelerator> folder under it.
+_EXTENSIONS_ROOT = {"windows": "%LOCALAPPDATA%\\torch_extensions\\torch_extensions\\Cache",
+                    "macos": "$HOME/Library/Caches/torch_extensions",
+                    "linux": "${XDG_CACHE_HOME:-$HOME/.cache}/torch_extensions"}
+
+
+@hook("cpp-extension-stale-lock")
+def cpp_extension_stale_lock(match, facts: Facts) -> Optional[Tailored]:
+    lock = match_groups(match).get("lock")
+    windows = F.os_of(facts) == "windows" or bool(lock and "\\" in lock and "/" not in lock)
+    set_root = F.env(facts, "TORCH_EXTENSIONS_DIR")
+    root = set_root or _EXTENSIONS_ROOT.get("windows" if windows else (F.os_of(facts) or "linux"),
+                                            _EXTENSIONS_ROOT["linux"])
+    lead = ("Make sure no other process is building that extension (another rank, notebook or job), then delete the "
+            "leftover lock file: the build that made it was killed, and every later run waits for it forever.")
+    if lock:
+        cmd = 'del "%s"' % lock if windows else "rm -f %s" % shlex.quote(lock)
+        return Tailored(summary=lead, commands=[cmd], notes=["the lock the message names: %s" % lock])
+    notes = ["TORCH_EXTENSIONS_DIR=%s" % set_root] if set_root else []
+    if windows:
+        return Tailored(summary=lead + " They are the files named lock under %s." % root,
+                        commands=['dir /s /b "%s\\lock"' % root.rstrip("\\")], notes=notes)
+    where = shlex.quote(root) if set_root else '"%s"' % root
+    return Tailored(summary=lead + " They are the files named lock under %s: list them, then delete them." % root,
+                    commands=["find %s -name lock -print" % where, "find %s -name lock -delete" % where], notes=notes)

@@ -35,7 +35,8 @@ COMPANIONS = (
     "cuda-toolkit", "cuda-python", "cuda-bindings", "timm", "diffusers",
     "vllm", "jax", "tensorflow", "scipy", "pillow", "sympy", "networkx",
     "filelock", "fsspec", "jinja2", "typing-extensions", "setuptools", "pip",
-    "mypy", "intel-extension-for-pytorch", "torch-directml", "clip", "librosa",
+    "mypy", "intel-extension-for-pytorch", "torch-directml", "clip", "librosa", "tensorboard",
+    "onnxruntime-directml",
 )
 COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-", "tensorrt")
 # Substrings of the names `python -m torch.utils.collect_env` lists (its pip and

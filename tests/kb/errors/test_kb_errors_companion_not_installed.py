@@ -68,12 +68,27 @@ def test_the_printed_command_never_exits_0_on_a_broken_env(tmp_path):
     assert ran.returncode != 0 or works.returncode == 0, (ran.stdout[-600:], works.stderr[-600:])
     if ran.returncode != 0:  # this machine: no +cpu torchvision on any index pip reaches
         assert "torchvision==0.28.0+cpu" in ran.stderr + ran.stdout
+        # and the failed command left the environment as it was: no other build slipped in
+        still = subprocess.run([py, "-c", "import torchvision"], capture_output=True, text=True, timeout=300)
+        assert still.returncode != 0 and "No module named 'torchvision'" in still.stderr
 
 
-@pytest.mark.parametrize("torch", ["2.1.0a0+41361538.nv23.06", "2.6.0.dev20241201+cpu", "2.4.0a0+gitabcdef"])
-def test_a_vendor_source_or_nightly_torch_gets_no_pip_command_that_would_swap_it(torch):
+@pytest.mark.parametrize("torch", ["2.1.0a0+41361538.nv23.06", "2.4.0a0+gitabcdef", "2.4.0+rocm6.3.4.git7cecbf6d"])
+def test_a_vendor_or_source_torch_gets_no_pip_command_that_would_swap_it(torch):
     _, t = tailored_as(ENTRY, TEXT, facts(torch=torch, machine="aarch64"))
     assert t.commands == [] and "is not a release build from PyTorch's indexes" in t.summary
+
+
+def test_a_nightly_is_sent_to_the_nightly_index():
+    _, t = tailored_as(ENTRY, TEXT, facts(torch="2.6.0.dev20241201+cpu"))
+    assert t.commands == [] and "download.pytorch.org/whl/nightly/cpu" in t.summary
+
+
+def test_conda_forges_torch_gets_conda_forges_companion():
+    f = facts(torch="2.5.1", packages={"conda:pytorch": {"version": "2.5.1", "build": "cuda126_mkl_py311_h1234"}})
+    f.data["packages"]["installed"]["torch"]["installer"] = "conda"
+    _, t = tailored_as(ENTRY, TEXT, f)
+    assert t.commands == ["conda install -c conda-forge torchvision"]
 
 
 def test_pypis_default_build_gets_no_tag_pypi_does_not_carry():

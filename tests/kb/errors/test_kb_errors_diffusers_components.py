@@ -41,8 +41,25 @@ def test_an_old_diffusers_is_upgraded_past_080():
     assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "diffusers>=0.8.0"']
 
 
-@pytest.mark.parametrize("have", ["0.8.0", "0.20.0", None])
+@pytest.mark.parametrize("have", ["0.8.0", "0.20.0"])
 def test_a_diffusers_that_loads_image_processors_gets_no_upgrade(have):
-    pkgs = {"diffusers": {"version": have}} if have else {}
-    _, t = tailored_as(ENTRY, TRACE, facts(packages=pkgs))
+    _, t = tailored_as(ENTRY, TRACE, facts(packages={"diffusers": {"version": have}}))
+    assert "imported an older diffusers" in t.summary and not any("install" in c for c in t.commands)
+
+
+def test_no_diffusers_read_leaves_the_entrys_own_fix():
+    _, t = tailored_as(ENTRY, TRACE, facts())
     assert t is None
+
+
+@pytest.mark.parametrize("text", [
+    # Python 3.11+ words the same getattr(None) this way (diffusers 0.3/0.4)
+    "    load_method = getattr(class_obj, load_method_name)\nTypeError: attribute name must be string, not 'NoneType'",
+    # diffusers 0.5 to 0.7 check first
+    "ValueError: The component <class 'transformers.models.clip.image_processing_clip.CLIPImageProcessor'> of <class "
+    "'diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion.StableDiffusionPipeline'> cannot be loaded as it "
+    "does not seem to have any of the loading methods defined in {'ModelMixin': ['save_pretrained', 'from_pretrained']}.",
+])
+def test_the_other_wordings_of_the_same_cause(text):
+    m = top(text)
+    assert m is not None and m.id == ENTRY and m.confidence == HIGH

@@ -127,8 +127,14 @@ _DIFFUSERS_LOADS_IMAGE_PROCESSORS = "0.8.0"
 @hook("diffusers-too-old-for-component")
 def tailor_diffusers_too_old(match, facts: Facts) -> Optional[Tailored]:
     have = F.package_release(facts, "diffusers")
-    if not have or not V.older(have, _DIFFUSERS_LOADS_IMAGE_PROCESSORS):
-        return None  # a diffusers that loads image processors: another cause, or another environment
+    if not have:
+        return None
+    if not V.older(have, _DIFFUSERS_LOADS_IMAGE_PROCESSORS):
+        return Tailored(summary="diffusers %s here loads transformers' image processors, so the failing process imported "
+                                "an older diffusers (another environment or interpreter, or a copy the project "
+                                "bundles)." % have,
+                        commands=['python -c "import diffusers; print(diffusers.__version__, diffusers.__file__)"'],
+                        notes=["installed diffusers: %s" % have])
     tf = F.package_version(facts, "transformers")
     return Tailored(summary="diffusers %s predates 0.8.0, the first release that loads transformers' image processors "
                             "(CLIPImageProcessor)%s: upgrade diffusers to 0.8.0 or newer."

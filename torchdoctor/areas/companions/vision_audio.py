@@ -226,11 +226,23 @@ def tailor_companion_not_installed(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts) + ["installed %s: not installed" % kind]
     tag, index_tag = V.local_tag(installed), torch_index_tag(facts)
     parsed = F.parse_version(installed)
+    if F.installed_with_conda(facts):
+        build = facts.value("packages.installed.conda:pytorch.build")
+        if isinstance(build, str) and not build.startswith("py"):  # conda-forge's builds: cuda126_mkl_..., cpu_...
+            return Tailored(summary="%s is not installed in %s, whose torch is conda-forge's: install conda-forge's %s, "
+                                    "built for it (pip's wheels are built against PyPI's torch)." % (
+                                        kind, facts.value("python.executable") or "this environment", kind),
+                            commands=["conda install -c conda-forge %s" % kind], notes=notes)
+    if parsed is not None and parsed.is_prerelease and index_tag:
+        return Tailored(summary="torch %s is a nightly: a %s built for it comes from the same nightly index (`pip install "
+                                "--pre %s --index-url https://download.pytorch.org/whl/nightly/%s`), installed the same "
+                                "day as torch; a release from pip is built against another torch." % (
+                                    installed, kind, kind, index_tag), commands=[], notes=notes)
     if (tag and not index_tag) or (parsed is not None and parsed.is_prerelease):
         # NVIDIA's Jetson and container builds, source builds, nightlies: no index carries a
         # companion built for this torch, and `torch==X` would swap it for PyPI's
-        return Tailored(summary="torch %s is not a release build from PyTorch's indexes (NVIDIA's Jetson or container "
-                                "build, a source build or a nightly): a %s wheel from pip is built against another torch "
+        return Tailored(summary="torch %s is not a release build from PyTorch's indexes (a vendor's build, such as NVIDIA's "
+                                "Jetson and container wheels or AMD's ROCm wheels, or a source build): a %s wheel from pip is built against another torch "
                                 "and would replace this one or fail to load. Build %s%s from source against this torch "
                                 "(`pip install --no-build-isolation` of its repository at that tag), or install the build "
                                 "its vendor publishes beside this torch." % (installed, kind, kind,
@@ -247,9 +259,11 @@ def tailor_companion_not_installed(match, facts: Facts) -> Optional[Tailored]:
                        "%s==%s+%s" % (kind, want, index_tag), c) for c in cmds]
         pinned = " (the +%s pin refuses another build an extra index in pip's configuration offers)" % index_tag
     # not a reinstall: its own requirements (pillow, numpy) come too, torch pinned so that pip keeps it
+    tool = "conda" if any(c.startswith("conda ") for c in cmds) else "pip"
     return Tailored(summary="%s is not installed in %s: install %s, the release paired with torch %s, with torch pinned "
-                            "to it so that pip keeps this build%s." % (
-                                kind, facts.value("python.executable") or "this environment", want, torch_v, pinned),
+                            "to it so that %s keeps this build%s." % (
+                                kind, facts.value("python.executable") or "this environment", want, torch_v, tool,
+                                pinned),
                     commands=cmds, notes=notes)
 
 

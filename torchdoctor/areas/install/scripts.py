@@ -5,6 +5,7 @@ in a folder this shell's PATH holds; and the `python -m` form, which needs no PA
 
 from typing import NamedTuple, Optional
 
+from ...advice import shells as S
 from ...advice.commands import pip
 from ...model import derived as F
 from ...model import versions as V
@@ -17,24 +18,27 @@ class Script(NamedTuple):
     module: str  # what `python -m` runs in its place (its entry point's module, with a __main__ guard)
     added: Optional[str] = None  # the first release with the script
     removed: Optional[str] = None  # the first release without it
-    instead: str = ""  # what replaces it from `removed` (or what to run before `added`)
+    other: str = ""  # the module of the script that stands in before `added` or after `removed`
+    pin: str = ""  # the requirement that brings the script back where the newest release lacks it
 
 
-# Read from the wheels' entry_points.txt (torch's from setup.py: torchrun since 1.10, PR 64049).
+# Read from the wheels' entry_points.txt (torch's from setup.py: torchrun since 1.10, PR 64049;
+# torch.distributed.run itself since 1.9, launch --use_env before it).
 SCRIPTS = {
-    "torchrun": Script("torch", "torch.distributed.run", added="1.10.0",
-                       instead="python -m torch.distributed.launch --use_env"),
+    "torchrun": Script("torch", "torch.distributed.run", added="1.10.0", other="torch.distributed.run"),
     "accelerate": Script("accelerate", "accelerate.commands.accelerate_cli"),
     "deepspeed": Script("deepspeed", "deepspeed.launcher.runner"),
     "huggingface-cli": Script("huggingface-hub", "huggingface_hub.commands.huggingface_cli", removed="1.0.0",
-                              instead="hf"),
-    "hf": Script("huggingface-hub", "huggingface_hub.cli.hf", added="0.34.0", instead="huggingface-cli"),
+                              other="huggingface_hub.cli.hf", pin="huggingface-hub<1.0"),
+    "hf": Script("huggingface-hub", "huggingface_hub.cli.hf", added="0.34.0",
+                 other="huggingface_hub.commands.huggingface_cli"),
     "tensorboard": Script("tensorboard", "tensorboard.main"),
 }
 
 
-def _python_m(facts: Facts, script: Script) -> str:
-    return "%s -m %s" % (F.python_cmd(facts), script.module)
+def _python_m(facts: Facts, module: str, shell: str) -> str:
+    exe = facts.value("python.executable")
+    return "%s -m %s --help" % (S.program(facts, exe, shell) if isinstance(exe, str) else "python", module)
 
 
 @hook("console-script-not-found")
@@ -44,6 +48,7 @@ def console_script_not_found(match, facts: Facts) -> Optional[Tailored]:
     script = SCRIPTS.get(name)
     if script is None:
         return None
+    shell = S.shell_of(getattr(match, "text", "") or "", facts)
     pip_dir = groups.get("dir")
     if pip_dir:  # pip's own warning: the paste says where the script went
         dirs = facts.value("scripts.dirs")
@@ -51,60 +56,74 @@ def console_script_not_found(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="pip installed %s into %s, a folder not on PATH: add it to PATH (in the shell's "
                                 "start-up file to keep it), or run `python -m %s` with that interpreter."
                                 % (name, pip_dir, script.module),
-                        commands=[_path_cmd(facts, pip_dir), _python_m(facts, script) if ours else
-                                  "python -m %s" % script.module],
+                        commands=[S.prepend_path(pip_dir, shell), _python_m(facts, script.module, shell) if ours
+                                  else "python -m %s --help" % script.module],
                         notes=["pip's warning names %s" % pip_dir])
     exe = facts.value("python.executable") or "this Python"
     if not F.package_installed(facts, script.package):
         if facts.state("packages") != "present":
             return None  # nothing was read about this interpreter's packages: claim nothing
+        spec = script.pin or script.package
         return Tailored(summary="%s is not installed in %s, so it has no %s: the command ran where the environment "
                                 "that has it was not activated, or it was never installed. Activate that environment "
-                                "(or run its python with -m), or install %s here."
-                                % (script.package, exe, name, script.package),
-                        commands=([] if script.package == "torch" else [pip(facts, "install %s" % script.package)]),
+                                "(or run its python with -m), or install %s here%s."
+                                % (script.package, exe, name, script.package,
+                                   " (below 1.0: from 1.0 its command is `hf`)" if script.pin else ""),
+                        commands=([] if script.package == "torch" else [pip(facts, 'install "%s"' % spec)]),
                         notes=["%s is not installed in %s" % (script.package, exe)])
     version = F.package_release(facts, script.package)
     notes = ["%s %s is installed in %s" % (script.package, version or "(version unread)", exe)]
     if version and script.added and V.older(version, script.added):
+        other = script.other
+        if script.package == "torch" and V.older(version, "1.9.0"):
+            other = "torch.distributed.launch --use_env"  # torch.distributed.run came in 1.9
         upgrade = [] if script.package == "torch" else [pip(facts, 'install "%s>=%s"' % (script.package, script.added))]
-        return Tailored(summary="%s %s predates %s (added in %s): run `%s` with it, or upgrade %s."
-                                % (script.package, version, name, script.added, script.instead, script.package),
-                        commands=[_instead_cmd(facts, script)] + upgrade, notes=notes)
+        return Tailored(summary="%s %s predates %s (added in %s): run `python -m %s` with it, or upgrade %s."
+                                % (script.package, version, name, script.added, other, script.package),
+                        commands=[_python_m(facts, other, shell)] + upgrade, notes=notes)
     if version and script.removed and not V.older(version, script.removed):
-        return Tailored(summary="%s %s no longer has %s (gone in %s): its command is `%s` (`%s download ...`, "
-                                "`%s login`)." % (script.package, version, name, script.removed, script.instead,
-                                                  script.instead, script.instead),
-                        commands=["%s --help" % script.instead], notes=notes)
+        return Tailored(summary="%s %s no longer has %s (gone in %s): its command is `hf` (`hf download ...`, "
+                                "`hf auth login`), also `python -m %s`." % (script.package, version, name,
+                                                                          script.removed, script.other),
+                        commands=[_python_m(facts, script.other, shell)], notes=notes)
     found = facts.value("scripts.found.%s" % name)
     on_path = facts.value("scripts.on_path")
+    named_path = groups.get("path")
+    interp = facts.value("scripts.interpreters.%s" % name)
+    if isinstance(found, str) and isinstance(interp, dict) and interp.get("exists") is False:
+        return Tailored(summary="%s's launcher (%s) starts with #!%s, which no longer exists: the environment was "
+                                "moved, renamed or copied after pip wrote it, and the shell reports the launcher itself "
+                                "as not found. Run `python -m %s` with %s, or reinstall %s's launchers there."
+                                % (name, found, interp.get("path"), script.module, exe, script.package),
+                        commands=[_python_m(facts, script.module, shell)],
+                        notes=notes + ["#!%s does not exist" % interp.get("path")])
+    if named_path:
+        # a full path: PATH played no part; the file is missing there
+        return Tailored(summary="The command named a full path (%s%s), so PATH played no part: there is no %s in that "
+                                "folder, the environment it names lacks %s. Run `python -m %s` with an interpreter that "
+                                "has %s (%s does)." % (named_path, name, name, script.package, script.module,
+                                                       script.package, exe),
+                        commands=[_python_m(facts, script.module, shell)], notes=notes)
     if isinstance(found, str) and isinstance(on_path, list):
         folder = found[:max(found.rfind("/"), found.rfind("\\"))]
         if folder not in on_path:
-            return Tailored(summary="%s is installed at %s, in a folder this shell's PATH does not hold (pip's `--user` "
-                                    "folder, or an environment that is not activated): add the folder to PATH, or run "
-                                    "`python -m %s` with %s." % (name, found, script.module, exe),
-                            commands=[_path_cmd(facts, folder), _python_m(facts, script)],
+            act = S.activate(facts, shell)
+            own = folder in (facts.value("scripts.dirs") or [])[:1]  # the environment's own folder, not --user's
+            return Tailored(summary="%s is installed at %s, in a folder this shell's PATH does not hold (%s): %s, or "
+                                    "run `python -m %s` with %s." % (
+                                        name, found, "an environment that is not activated" if own else
+                                        "pip's `--user` folder", "activate the environment" if own and act else
+                                        "add the folder to PATH", script.module, exe),
+                            commands=[act if own and act else S.prepend_path(folder, shell),
+                                      _python_m(facts, script.module, shell)],
                             notes=notes + ["%s is not on PATH" % folder])
         return Tailored(summary="This shell finds %s (%s), so the failing command ran with another PATH: an environment "
                                 "not activated in that shell or job script, sudo (which resets PATH), a remote node's "
-                                "non-interactive shell. Run it there through the interpreter: `%s`."
-                                % (name, found, _python_m(facts, script)),
-                        commands=[_python_m(facts, script) + " --help"], notes=notes)
+                                "non-interactive shell. Run it there through the interpreter: `python -m %s`."
+                                % (name, found, script.module),
+                        commands=[_python_m(facts, script.module, shell)], notes=notes)
     if facts.state("scripts.found.%s" % name) == ABSENT:
         notes.append("no %s in %s's scripts folders" % (name, exe))
     return Tailored(summary="%s is installed in %s: run its launcher through that interpreter, which needs no PATH: "
-                            "`%s`." % (script.package, exe, _python_m(facts, script)),
-                    commands=[_python_m(facts, script) + " --help"], notes=notes)
-
-
-def _instead_cmd(facts: Facts, script: Script) -> str:
-    if script.instead.startswith("python "):
-        return "%s %s" % (F.python_cmd(facts), script.instead[len("python "):])
-    return script.instead + " --help"
-
-
-def _path_cmd(facts: Facts, folder: str) -> str:
-    if F.os_name(facts) == "windows":  # this cmd session; setx would truncate a long PATH
-        return F.set_env_cmd(facts, "PATH", "%s;%%PATH%%" % folder)
-    return F.prepend_path_cmd("PATH", F.shell_path(facts, folder))
+                            "`python -m %s`." % (script.package, exe, script.module),
+                    commands=[_python_m(facts, script.module, shell)], notes=notes)

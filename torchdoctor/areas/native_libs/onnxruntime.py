@@ -1,5 +1,6 @@
 """onnxruntime-gpu's CUDA execution provider against the CUDA and cuDNN this environment has
-(torch's nvidia-* wheels): which majors the installed build wants, which torch brings."""
+(torch's nvidia-* wheels): which majors the installed build wants, which torch brings; and the
+releases that refused a session without providers."""
 
 import re
 from typing import Optional, Tuple
@@ -134,3 +135,37 @@ def onnxruntime_gpu_cuda(match, facts: Facts) -> Optional[Tailored]:
                                 "in torch's nvidia-* wheels where onnxruntime does not look: import torch before "
                                 "onnxruntime%s." % (ort, torch_cuda, torch_cudnn, how), commands=[_CHECK], notes=notes)
     return None
+
+
+# onnxruntime_inference_collection.py, read in the wheels: 1.9.0 warns, 1.10.0 to 1.16.0 raise when
+# a session gets no providers and the build has several, 1.16.1 dropped the check (CPU and GPU).
+_PROVIDERS_OPTIONAL_FROM = "1.16.1"
+
+
+@hook("onnxruntime-providers-required")
+def onnxruntime_providers_required(match, facts: Facts) -> Optional[Tailored]:
+    eps = [e.strip(" '\"") for e in (match_groups(match).get("eps") or "").split(",") if e.strip()]
+    gpu = any(e in ("CUDAExecutionProvider", "TensorrtExecutionProvider", "ROCMExecutionProvider",
+                    "MIGraphXExecutionProvider", "DmlExecutionProvider") for e in eps)
+    name = next((n for n in ("onnxruntime-gpu", "onnxruntime-directml", "onnxruntime")
+                 if F.package_installed(facts, n)), None)
+    have = F.package_release(facts, name) if name else None
+    if not name or not have:
+        return None
+    notes = ["installed %s: %s" % (name, have)]
+    if not V.older(have, _PROVIDERS_OPTIONAL_FROM):
+        return Tailored(summary="%s %s no longer asks for providers, so the failing process imported an older "
+                                "onnxruntime (another environment or interpreter)." % (name, have),
+                        commands=[_CHECK], notes=notes)
+    keep = "['CUDAExecutionProvider', 'CPUExecutionProvider']" if gpu else "['CPUExecutionProvider']"
+    if gpu or name != "onnxruntime":
+        # a GPU build's newer releases want another CUDA and cuDNN: name the providers instead
+        return Tailored(summary="%s %s refuses a session without providers on a build with several: pass them, "
+                                "`onnxruntime.InferenceSession(path, providers=%s)` (upgrading to 1.16.1 or newer "
+                                "also drops the check, but a newer onnxruntime-gpu can want another CUDA)."
+                                % (name, have, keep), commands=[], notes=notes)
+    why = " because its CPU build also has AzureExecutionProvider" if "AzureExecutionProvider" in eps else ""
+    return Tailored(summary="onnxruntime %s refuses a session without providers%s: upgrade to 1.16.1 or newer, which "
+                            "no longer asks, or pass providers=%s." % (have, why, keep),
+                    commands=[on_interpreter('pip install --upgrade "onnxruntime>=%s"' % _PROVIDERS_OPTIONAL_FROM,
+                                             facts)], notes=notes)
