@@ -426,6 +426,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           vision, taken in the order met after blind69/70's fixes: first run 4/19 = 21.1%
                           (4/15 = 26.7% where an entry fitted, 0 wrong); 6/19 after
                           (tests/eval/blind71_results.md)
+  blind72_radreport/_moment/_matching/_colorize/_audiotag.jsonl 23 GitHub issues of 2021-26 from
+                          radiology report generation, moment retrieval, feature matching, colorization
+                          and audio tagging, taken in the order met after blind71's fixes: first run
+                          10/23 = 43.5% (10/16 = 62.5% where an entry fitted, 0 wrong); 11/23 after
+                          (tests/eval/blind72_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

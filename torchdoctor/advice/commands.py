@@ -240,9 +240,12 @@ def _py_str(text: str) -> str:
 
 def torch_index_tag(facts: Facts) -> Optional[str]:
     """The index the installed torch came from, by its local tag; None = plain PyPI."""
-    tag = F.local_tag(facts)
-    # the tags of download.pytorch.org's indexes only: AMD's own ROCm wheels (+rocm6.3.4.git7cecbf6d)
-    # and vendor builds name no index there
+    return index_tag_of(F.local_tag(facts))
+
+
+def index_tag_of(tag: Optional[str]) -> Optional[str]:
+    """A local tag that names one of download.pytorch.org's indexes, else None: AMD's own ROCm
+    wheels (+rocm6.3.4.git7cecbf6d), vendor and source builds name no index there."""
     if tag and re.fullmatch(r"cpu|xpu|cu\d{2,3}|rocm\d{1,2}\.\d{1,2}(?:\.\d{1,2})?", tag):
         return tag
     return None

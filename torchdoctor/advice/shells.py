@@ -22,7 +22,10 @@ def shell_of(text: str, facts: Facts) -> str:
         return CSH
     if "fish: Unknown command" in text:
         return FISH
-    return MSYS if F.os_of(facts) == "windows" else POSIX
+    if F.os_of(facts) != "windows":
+        return POSIX
+    # on Windows only bash's own words mean Git Bash; pip's warning and the rest come from cmd as often
+    return MSYS if re.search(r"(?:^|\n)[^\n]{0,80}\b(?:ba)?sh(?:\.exe)?: ", text) else CMD
 
 
 def msys_path(path: str) -> str:
@@ -76,4 +79,4 @@ def activate(facts: Facts, shell: str) -> Optional[str]:
         return "source %s" % shlex.quote(prefix + "/bin/activate.csh")
     if shell == FISH:
         return "source %s" % shlex.quote(prefix + "/bin/activate.fish")
-    return "source %s" % shlex.quote(prefix + "/bin/activate")
+    return ". %s" % shlex.quote(prefix + "/bin/activate")  # dash (sh) has no `source`

@@ -100,7 +100,7 @@ def cudnn_sublibrary(match, facts: Facts) -> Optional[Tailored]:
         # the cu11 and cu12 wheels write the same nvidia/cudnn/lib files: removing the other one
         # removes torch's libraries too, so torch's wheel is put back right after
         return Tailored(summary="Two cuDNN wheels are installed: %s, the one torch %s loads, and %s, which nothing in "
-                                "torch asks for; they share nvidia/cudnn/lib, so each overwrote the other's libraries. "
+                                "torch asks for; both install into nvidia/cudnn/lib, so one can replace or shadow the other's files. "
                                 "Uninstall %s and reinstall torch's (a library that asked for the other one, such as "
                                 "TensorFlow, JAX or CTranslate2, then needs its own environment)."
                                 % (name, F.torch_version_str(facts) or "", ", ".join(others),

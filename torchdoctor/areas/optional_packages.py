@@ -3,7 +3,6 @@ one a message names installed in this interpreter, and the pip command for this 
 """
 
 import re
-import sys
 import shlex
 from typing import List, Optional
 
@@ -149,27 +148,47 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
                     commands=["%s install %s" % (F.pip_cmd(facts), " ".join(shlex.quote(d) for d in missing))])
 
 
+# Standard-library submodules that Python removed: (the release without it, what replaces it).
+STDLIB_REMOVED = {"typing.io": ("3.13", "typing's own IO, TextIO and BinaryIO"),
+                  "typing.re": ("3.13", "typing's own Pattern and Match"),
+                  "xml.etree.cElementTree": ("3.9", "xml.etree.ElementTree")}
+
+
 def _submodule_missing(named: str, facts: Facts) -> Optional[Tailored]:
-    """`No module named 'a.b'`: a's distribution without b (another release of it), or b a separate
-    distribution in the a namespace; the name alone does not say which."""
-    top = named.split(".")[0]
-    if top in getattr(sys, "stdlib_module_names", ()):
-        # typing.io and typing.re went in 3.13, asyncio.coroutines' decorator earlier: the code and
-        # this Python's standard library are of different versions
-        return Tailored(summary="`%s` is Python's standard library, and the Python that ran has no `%s`: the code was "
-                                "written for another Python version (a module removed, as typing.io in 3.13, or not yet "
-                                "added). Run it with the Python it supports, or update the code or the package that "
-                                "imports it." % (top, named), commands=[])
+    """`No module named 'a.b'`: a's distribution without b (another release of it, or a compiled
+    part never built), or b a separate distribution in the a namespace; the name alone does not
+    say which."""
+    top, leaf = named.split(".")[0], named.rsplit(".", 1)[-1]
+    gone = STDLIB_REMOVED.get(named)
+    if gone:
+        return Tailored(summary="`%s` left Python's standard library in %s (use %s): the code was written for an older "
+                                "Python. Run it with the Python it supports, or update it (or the package that imports "
+                                "it)." % (named, gone[0], gone[1]), commands=[])
     other = _not_from_pypi(top, facts)
     if other is not None:
         return other
-    have = F.package_version(facts, report_key(dist_name(top)))
+    dist = dist_name(top)
+    key = top if dist.startswith(("git+", "http")) else report_key(dist)
+    have = F.package_version(facts, key)
     exe = facts.value("python.executable")
+    if leaf.startswith("_"):
+        # _C, _ext, _imaging, _scatter_cpu: a compiled part, missing when the package was never
+        # built here (a source checkout) or was built for another Python or torch
+        return Tailored(summary="`%s` is %s's compiled part: %s was not built for this interpreter (a source checkout "
+                                "never built with `pip install -e .`, a build that failed, or a wheel for another Python "
+                                "or torch). Build or reinstall %s here." % (
+                                    named, top, "the installed %s %s" % (top, have) if have else top, top),
+                        commands=[pip(facts, "show %s" % key)] if have else [],
+                        notes=["%s %s installed" % (key, have)] if have else [])
     if have:
         return Tailored(summary="%s %s is installed in %s but has no `%s`: the code was written for another release of "
-                                "%s (its requirements name the one), or `%s` is a separate package in the `%s` "
-                                "namespace, installed on its own." % (top, have, exe, named, top, named, top),
-                        commands=[pip(facts, "show %s" % dist_name(top))], notes=["%s %s installed" % (top, have)])
+                                "it (its requirements name the one), or `%s` is a separate package in the `%s` "
+                                "namespace, installed on its own." % (key, have, exe, named, named, top),
+                        commands=[pip(facts, "show %s" % key)], notes=["%s %s installed" % (key, have)])
+    if dist != top.lower() and not dist.startswith(("git+", "http")):
+        # PyPI's name is known (flash_attn is flash-attn, Crypto is pycryptodome)
+        return Tailored(summary="%s is not installed in %s: install %s." % (top, exe, dist),
+                        commands=["%s install %s" % (F.pip_cmd(facts), shlex.quote(dist))])
     return Tailored(summary="Nothing in %s provides `%s`: install the package the project names for it (modules under "
                             "`%s.` come with their own distribution, or with one of several sharing that namespace, "
                             "often from the project's repository rather than PyPI)." % (exe, named, top),

@@ -168,4 +168,5 @@ def cpp_extension_stale_lock(match, facts: Facts) -> Optional[Tailored]:
                         commands=['dir /s /b "%s\\lock"' % root.rstrip("\\")], notes=notes)
     where = shlex.quote(root) if set_root else '"%s"' % root
     return Tailored(summary=lead + " They are the files named lock under %s: list them, then delete them." % root,
-                    commands=["find %s -name lock -print" % where, "find %s -name lock -delete" % where], notes=notes)
+                    commands=["find %s -mindepth 2 -maxdepth 3 -type f -name lock -print" % where,
+                              "find %s -mindepth 2 -maxdepth 3 -type f -name lock -delete" % where], notes=notes)

@@ -44,3 +44,21 @@ def test_read_where_the_api_shows(text, want):
 def test_not_read_without_it(text):
     m = top(text)
     assert m is None or m.id not in ("torchvision-save-image-positional-format", "kornia-ssim-moved")
+
+
+def test_timms_unknown_model_is_a_possibility_with_the_deit_rename_named():
+    from hook_facts import facts, tailored_as
+    from torchdoctor.match.matcher import POSSIBLE
+
+    m, t = tailored_as("timm-unknown-model", "Unknown model (vit_deit_base_distilled_patch16_384)",
+                       facts(packages={"timm": {"version": "0.9.2"}}))
+    assert m.confidence == POSSIBLE  # a project's own unregistered model reads the same
+    assert t.summary.startswith("timm 0.4.10 renamed vit_deit_base_distilled_patch16_384 to "
+                                "deit_base_distilled_patch16_384")
+    assert t.commands == ['/home/u/venv/bin/python -m pip install "timm<0.4.10"']
+    _, t = tailored_as("timm-unknown-model", "Unknown model (vit_deit_base_distilled_patch16_384)",
+                       facts(packages={"timm": {"version": "0.4.5"}}))
+    assert t is None  # that timm has the name: not the rename
+    _, t = tailored_as("timm-unknown-model", "RuntimeError: Unknown model (efficientformer_l1)",
+                       facts(packages={"timm": {"version": "0.6.7"}}))
+    assert "import the project's module that registers it" in t.summary

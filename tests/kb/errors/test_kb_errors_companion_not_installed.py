@@ -84,11 +84,28 @@ def test_a_nightly_is_sent_to_the_nightly_index():
     assert t.commands == [] and "download.pytorch.org/whl/nightly/cpu" in t.summary
 
 
-def test_conda_forges_torch_gets_conda_forges_companion():
-    f = facts(torch="2.5.1", packages={"conda:pytorch": {"version": "2.5.1", "build": "cuda126_mkl_py311_h1234"}})
+@pytest.mark.parametrize("build", ["cuda126_mkl_py311_h1234", "cpu_py310h5e1f01c_0"])
+def test_a_conda_torch_not_from_the_pytorch_channel_gets_its_own_channels_companion(build):
+    # conda-forge's and Anaconda's defaults' builds look alike: the channel is read, not guessed
+    f = facts(torch="2.5.1", packages={"conda:pytorch": {"version": "2.5.1", "build": build}})
     f.data["packages"]["installed"]["torch"]["installer"] = "conda"
     _, t = tailored_as(ENTRY, TEXT, f)
-    assert t.commands == ["conda install -c conda-forge torchvision"]
+    assert t.commands == ["conda list ^pytorch$"] and "pytorch==2.5.1" in t.summary
+
+
+def test_an_untagged_nightly_is_sent_to_the_cpu_nightly_index():
+    _, t = tailored_as(ENTRY, TEXT, facts(torch="2.6.0.dev20241112", system="Darwin", machine="arm64"))
+    assert t.commands == [] and "download.pytorch.org/whl/nightly/cpu" in t.summary
+
+
+def test_a_mismatched_companion_beside_a_vendor_torch_gets_no_made_up_index():
+    text = "RuntimeError: operator torchvision::nms does not exist"
+    f = facts(torch="2.4.0+rocm6.3.4.git7cecbf6d", packages={"torchvision": {"version": "0.19.0+rocm6.2"}})
+    m = top(text)
+    if m is None or m.entry.tailor != "torchvision-mismatch":
+        pytest.skip("the nms wording goes to another entry")
+    _, t = tailored_as(m.id, text, f)
+    assert not any("rocm6.3.4.git" in c for c in t.commands)
 
 
 def test_pypis_default_build_gets_no_tag_pypi_does_not_carry():

@@ -176,7 +176,7 @@ def test_an_environment_not_activated_is_activated():
     f = _facts({"torchrun": BIN + "/torchrun"})
     f.data["python"].update({"virtualenv": True})
     _, t = tailored_as(ENTRY, "bash: torchrun: command not found", f)
-    assert t.commands[0] == "source /home/u/venv/bin/activate"
+    assert t.commands[0] == ". /home/u/venv/bin/activate"  # dash has no `source`
     f.data["python"].update({"virtualenv": False, "conda": True})
     _, t = tailored_as(ENTRY, "bash: torchrun: command not found", f)
     assert t.commands[0] == "conda activate /home/u/venv"
@@ -270,3 +270,29 @@ def test_scripts_facts_reads_a_launchers_interpreter(tmp_path):
     (tmp_path / "link").symlink_to(tmp_path / "bin")
     out = scripts_facts(py, {"HOME": str(tmp_path), "PATH": "~/link:/usr/bin"})
     assert out["on_path"] == [str(tmp_path / "bin")]
+
+
+def test_pips_warning_on_windows_gets_cmds_path_line():
+    text = ("WARNING: The scripts convert-caffe2-to-onnx.exe and torchrun.exe are installed in "
+            "'C:\\Users\\u\\AppData\\Roaming\\Python\\Python311\\Scripts' which is not on PATH.")
+    _, t = tailored_as(ENTRY, text, facts(torch="2.5.1", **WIN))
+    assert t.commands[0] == "set PATH=C:\\Users\\u\\AppData\\Roaming\\Python\\Python311\\Scripts;%PATH%"
+
+
+def test_a_full_path_to_a_launcher_that_exists_here_is_one_that_cannot_start():
+    _, t = tailored_as(ENTRY, "sh: 1: /home/u/venv/bin/torchrun: not found",
+                       _facts({"torchrun": BIN + "/torchrun"}, on_path=[BIN]))
+    assert t.summary.startswith("torchrun exists in that folder here (%s/torchrun): the shell could not start it" % BIN)
+
+
+def test_bashs_command_not_found_is_paths_even_with_a_stale_launcher():
+    # bash says "bad interpreter" for a launcher it found; "command not found" means it found none
+    f = _facts({"torchrun": BIN + "/torchrun"})
+    f.data["scripts"]["interpreters"] = {"torchrun": {"path": "/old/venv/bin/python", "exists": False}}
+    _, t = tailored_as(ENTRY, "bash: torchrun: command not found", f)
+    assert "in a folder this shell's PATH does not hold" in t.summary
+
+
+def test_csh_with_the_launcher_on_path_needs_a_rehash():
+    _, t = tailored_as(ENTRY, "torchrun: Command not found.", _facts({"torchrun": BIN + "/torchrun"}, on_path=[BIN]))
+    assert t.commands == ["rehash"]

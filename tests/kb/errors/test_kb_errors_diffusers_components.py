@@ -63,3 +63,10 @@ def test_no_diffusers_read_leaves_the_entrys_own_fix():
 def test_the_other_wordings_of_the_same_cause(text):
     m = top(text)
     assert m is not None and m.id == ENTRY and m.confidence == HIGH
+
+
+def test_python_311s_getattr_words_alone_are_any_programs():
+    text = ('from diffusers import StableDiffusionPipeline\n  File "train.py", line 9, in <module>\n'
+            '    dtype = getattr(torch, cfg.get("dtype"))\nTypeError: attribute name must be string, not \'NoneType\'')
+    m = top(text)
+    assert m is None or m.id != ENTRY

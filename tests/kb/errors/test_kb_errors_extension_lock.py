@@ -35,9 +35,12 @@ def test_a_windows_lock_is_deleted_with_del():
 def test_without_a_path_the_root_torch_builds_in_is_searched():
     text = "wait (torch/utils/file_baton.py:42)\n_jit_compile (torch/utils/cpp_extension.py:1522)"
     _, t = tailored_as(ENTRY, text, facts(env={"TORCH_EXTENSIONS_DIR": "/scratch/ext"}))
-    assert t.commands == ["find /scratch/ext -name lock -print", "find /scratch/ext -name lock -delete"]
+    # bounded: <root>/<py_cu>/<name>/lock or <root>/<name>/lock, files only
+    assert t.commands == ["find /scratch/ext -mindepth 2 -maxdepth 3 -type f -name lock -print",
+                          "find /scratch/ext -mindepth 2 -maxdepth 3 -type f -name lock -delete"]
     _, t = tailored_as(ENTRY, text, facts(env={}))
-    assert t.commands[0] == 'find "${XDG_CACHE_HOME:-$HOME/.cache}/torch_extensions" -name lock -print'
+    assert t.commands[0] == ('find "${XDG_CACHE_HOME:-$HOME/.cache}/torch_extensions" -mindepth 2 -maxdepth 3 -type f '
+                             '-name lock -print')
 
 
 @pytest.mark.slow
@@ -57,7 +60,8 @@ def test_a_real_hang_on_a_leftover_lock_is_healed_by_the_printed_commands(tmp_pa
     _, err = hung.communicate(timeout=60)
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(root))
     _, t = tailored_as(ENTRY, err, light_facts())
-    assert t.commands == ["find %s -name lock -print" % root, "find %s -name lock -delete" % root], t.commands
+    assert t.commands == ["find %s -mindepth 2 -maxdepth 3 -type f -name lock -print" % root,
+                          "find %s -mindepth 2 -maxdepth 3 -type f -name lock -delete" % root], t.commands
     for cmd in t.commands:
         subprocess.run(["bash", "-c", cmd], check=True, timeout=60)
     healed = subprocess.run([TORCH_PYTHON, "-c", BUILD], env=env, capture_output=True, text=True, timeout=900)

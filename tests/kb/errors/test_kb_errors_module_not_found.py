@@ -74,3 +74,21 @@ def test_platform_and_version_bound_modules_are_told_apart(module, system, py, w
 def test_installed_apex_is_still_seen_as_installed():
     _, t = tailored_as(ENTRY, "ModuleNotFoundError: No module named 'apex'", facts(packages={"apex": {"version": "0.1"}}))
     assert "another interpreter" in t.summary
+
+
+@pytest.mark.parametrize("text, says", [
+    ("ModuleNotFoundError: No module named 'typing.io'; 'typing' is not a package", "left Python's standard library in 3.13"),
+    ("ModuleNotFoundError: No module named 'groundingdino._C'", "is groundingdino's compiled part"),
+    ("ModuleNotFoundError: No module named 'ibug.face_alignment'", "Nothing in /home/u/venv/bin/python provides"),
+    ("ModuleNotFoundError: No module named 'flash_attn.flash_attn_interface'", "install flash-attn"),
+])
+def test_a_dotted_missing_module_is_read_by_what_its_name_tells(text, says):
+    m, t = tailored_as("python-package-missing", text, facts())
+    assert m.confidence == POSSIBLE and says in t.summary, t.summary
+
+
+def test_a_dotted_missing_module_of_an_installed_package_names_its_release():
+    _, t = tailored_as("python-package-missing", "No module named 'scipy.signal.windows.gaussian'",
+                       facts(packages={"scipy": {"version": "1.13.0"}}))
+    assert t.summary.startswith("scipy 1.13.0 is installed") and t.commands == [
+        "/home/u/venv/bin/python -m pip show scipy"]

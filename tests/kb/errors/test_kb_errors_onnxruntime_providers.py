@@ -38,9 +38,12 @@ def test_a_release_without_the_check_means_another_onnxruntime_failed():
     assert "imported an older onnxruntime" in t.summary
 
 
-def test_no_onnxruntime_read_claims_nothing():
+def test_no_onnxruntime_read_goes_by_the_providers_listed():
+    # a GPU build must not be told to install the CPU package over it
+    _, t = tailored_as(ENTRY, GPU, facts())
+    assert t.commands == [] and "providers=['CUDAExecutionProvider', 'CPUExecutionProvider']" in t.summary
     _, t = tailored_as(ENTRY, AZURE, facts())
-    assert t is None
+    assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "onnxruntime>=1.16.1"']
 
 
 @pytest.mark.slow

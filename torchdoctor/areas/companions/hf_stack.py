@@ -141,3 +141,28 @@ def tailor_diffusers_too_old(match, facts: Facts) -> Optional[Tailored]:
                             % (have, ", which transformers %s and the model's files use" % tf if tf else ""),
                     commands=[pip(facts, 'install --upgrade "diffusers>=%s"' % _DIFFUSERS_LOADS_IMAGE_PROCESSORS)],
                     notes=["installed diffusers: %s" % have] + (["installed transformers: %s" % tf] if tf else []))
+
+
+# Read in the timm wheels: 0.4.10 renamed the DeiT models vit_deit_* to deit_* (0.4.9 still has them).
+_TIMM_DEIT_RENAMED = "0.4.10"
+
+
+@hook("timm-unknown-model")
+def tailor_timm_unknown_model(match, facts: Facts) -> Optional[Tailored]:
+    model = match_groups(match).get("model") or ""
+    have = F.package_release(facts, "timm")
+    notes = ["installed timm: %s" % have] if have else []
+    if model.startswith("vit_deit_"):
+        if have and V.older(have, _TIMM_DEIT_RENAMED):
+            return None  # a timm that still has the name: another timm failed, or another cause
+        return Tailored(summary="timm 0.4.10 renamed %s to %s: install the timm the project pins (below 0.4.10, such as "
+                                "0.4.5), or call the new name%s." % (model, model[len("vit_"):],
+                                                                     " (timm %s is installed)" % have if have else ""),
+                        commands=[pip(facts, 'install "timm<%s"' % _TIMM_DEIT_RENAMED)], notes=notes)
+    if not have:
+        return None
+    return Tailored(summary="timm %s has no model named %s: if the project pins a timm release, install that one; if the "
+                            "model is newer than timm %s, upgrade timm; if it is the project's own model, import the "
+                            "project's module that registers it before create_model." % (have, model, have),
+                    commands=["python -c \"import timm; print(timm.list_models('%s*'))\"" % model.split(".")[0][:30]],
+                    notes=notes)

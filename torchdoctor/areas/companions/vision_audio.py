@@ -9,7 +9,7 @@ from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
 from ..registry import ERROR, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, match_groups, entry_id_of
-from ...advice.commands import WHL, build_kind, companion_command, companion_reinstall, index_args, pip, plain_install, release_variant, torch_index_tag, torch_near_build
+from ...advice.commands import WHL, build_kind, companion_command, companion_reinstall, index_args, index_tag_of, pip, plain_install, release_variant, torch_index_tag, torch_near_build
 from .common import torch_meta_version
 from ...model import versions as V
 
@@ -167,11 +167,15 @@ def _tailor_companion(kind: str, match: Any, facts: Facts) -> Optional[Tailored]
             summary="No %s release is recorded as the match for torch %s yet; install the newest %s "
                     "that declares support for it, from the same index as torch, or move torch to a "
                     "release with a known pairing." % (kind, torch_v, kind),
-            commands=[pip(facts, "install --no-deps --upgrade %s%s" % (kind, index_args(V.local_tag(torch_v)))), check],
+            commands=[pip(facts, "install --no-deps --upgrade %s%s" % (kind, index_args(index_tag_of(V.local_tag(torch_v))))),
+                      check],
             notes=notes)
     tag = V.local_tag(torch_v)
-    fix = companion_reinstall(facts, kind, want, tag)[0]
-    where = ("the %s index (%s/%s)" % (tag, WHL, tag)) if tag else (
+    itag = index_tag_of(tag)
+    if tag and not itag:
+        return _vendor_build(torch_v, kind, want, notes)  # no index has a companion built for it
+    fix = companion_reinstall(facts, kind, want, itag)[0]
+    where = ("the %s index (%s/%s)" % (itag, WHL, itag)) if itag else (
         "PyPI (the CUDA build on Linux, CPU on Windows)" if F.os_name(facts) != "macos" else "PyPI")
     if comp_v is None:
         return Tailored(summary="%s is not installed in this environment; install %s, the release paired with "
@@ -213,6 +217,17 @@ def _tailor_companion(kind: str, match: Any, facts: Facts) -> Optional[Tailored]
                     commands=[fix, check], notes=notes)
 
 
+def _vendor_build(torch_v: str, kind: str, want: Optional[str], notes) -> Tailored:
+    """NVIDIA's Jetson and container builds, AMD's own ROCm wheels, source builds: no index carries
+    a companion built for this torch, and `torch==X` from pip would swap it for PyPI's."""
+    return Tailored(summary="torch %s is not a release build from PyTorch's indexes (a vendor's build, such as NVIDIA's "
+                            "Jetson and container wheels or AMD's ROCm wheels, or a source build): a %s wheel from pip "
+                            "is built against another torch and would replace this one or fail to load. Build %s%s "
+                            "from source against this torch (`pip install --no-build-isolation` of its repository at "
+                            "that tag), or install the build its vendor publishes beside this torch."
+                            % (torch_v, kind, kind, " " + want if want else ""), commands=[], notes=notes)
+
+
 @hook("torch-companion-not-installed")
 def tailor_companion_not_installed(match, facts: Facts) -> Optional[Tailored]:
     kind = match_groups(match).get("pkg") or ""
@@ -228,26 +243,25 @@ def tailor_companion_not_installed(match, facts: Facts) -> Optional[Tailored]:
     parsed = F.parse_version(installed)
     if F.installed_with_conda(facts):
         build = facts.value("packages.installed.conda:pytorch.build")
-        if isinstance(build, str) and not build.startswith("py"):  # conda-forge's builds: cuda126_mkl_..., cpu_...
-            return Tailored(summary="%s is not installed in %s, whose torch is conda-forge's: install conda-forge's %s, "
-                                    "built for it (pip's wheels are built against PyPI's torch)." % (
-                                        kind, facts.value("python.executable") or "this environment", kind),
-                            commands=["conda install -c conda-forge %s" % kind], notes=notes)
-    if parsed is not None and parsed.is_prerelease and index_tag:
+        if isinstance(build, str) and not build.startswith("py"):
+            # not the pytorch channel's build (py3.11_cuda12.4_...): conda-forge's (cuda126_mkl_...) or
+            # Anaconda's defaults (cpu_py310h...); the channel decides which companion fits
+            pinned = "pytorch==%s" % (F.torch_base_version(facts) or installed)
+            return Tailored(summary="%s is not installed in %s, whose pytorch came from conda but not from the pytorch "
+                                    "channel: install %s from the channel `conda list` names for pytorch (`conda install "
+                                    "-c <that channel> %s %s`, pytorch pinned so that the solver keeps it)." % (
+                                        kind, facts.value("python.executable") or "this environment", kind, kind,
+                                        pinned),
+                            commands=["conda list ^pytorch$"], notes=notes)
+    nightly = parsed is not None and parsed.is_devrelease
+    if nightly and (index_tag or not tag):  # macOS and aarch64 nightlies carry no tag: the CPU index
+        index_tag = index_tag or "cpu"
         return Tailored(summary="torch %s is a nightly: a %s built for it comes from the same nightly index (`pip install "
                                 "--pre %s --index-url https://download.pytorch.org/whl/nightly/%s`), installed the same "
                                 "day as torch; a release from pip is built against another torch." % (
                                     installed, kind, kind, index_tag), commands=[], notes=notes)
     if (tag and not index_tag) or (parsed is not None and parsed.is_prerelease):
-        # NVIDIA's Jetson and container builds, source builds, nightlies: no index carries a
-        # companion built for this torch, and `torch==X` would swap it for PyPI's
-        return Tailored(summary="torch %s is not a release build from PyTorch's indexes (a vendor's build, such as NVIDIA's "
-                                "Jetson and container wheels or AMD's ROCm wheels, or a source build): a %s wheel from pip is built against another torch "
-                                "and would replace this one or fail to load. Build %s%s from source against this torch "
-                                "(`pip install --no-build-isolation` of its repository at that tag), or install the build "
-                                "its vendor publishes beside this torch." % (installed, kind, kind,
-                                                                             " " + want if want else ""),
-                        commands=[], notes=notes)
+        return _vendor_build(installed, kind, want, notes)
     cmds = companion_command(facts, (kind,)) if want else []
     if not cmds:
         return _tailor_companion(kind, match, facts)

@@ -90,7 +90,19 @@ def console_script_not_found(match, facts: Facts) -> Optional[Tailored]:
     on_path = facts.value("scripts.on_path")
     named_path = groups.get("path")
     interp = facts.value("scripts.interpreters.%s" % name)
-    if isinstance(found, str) and isinstance(interp, dict) and interp.get("exists") is False:
+    line = getattr(match, "text", "") or ""
+    # dash, execve, nohup and Python report a launcher whose #! interpreter is gone as not found;
+    # bash says "bad interpreter" instead, so its "command not found" is PATH's
+    execs_it = any(w in line for w in (": not found", "execve", "failed to run command", "FileNotFoundError"))
+    here = found[:max(found.rfind("/"), found.rfind("\\"))] if isinstance(found, str) else None
+    if named_path and here and named_path.rstrip("/") == here:
+        return Tailored(summary="%s exists in that folder here (%s): the shell could not start it, so its #! line names "
+                                "an interpreter that is gone%s, or the file has Windows line endings. Run `python -m %s` "
+                                "with %s, or reinstall %s's launchers." % (
+                                    name, found, " (%s)" % interp.get("path") if isinstance(interp, dict) and
+                                    interp.get("exists") is False else "", script.module, exe, script.package),
+                        commands=[_python_m(facts, script.module, shell)], notes=notes)
+    if execs_it and isinstance(found, str) and isinstance(interp, dict) and interp.get("exists") is False:
         return Tailored(summary="%s's launcher (%s) starts with #!%s, which no longer exists: the environment was "
                                 "moved, renamed or copied after pip wrote it, and the shell reports the launcher itself "
                                 "as not found. Run `python -m %s` with %s, or reinstall %s's launchers there."
@@ -99,8 +111,8 @@ def console_script_not_found(match, facts: Facts) -> Optional[Tailored]:
                         notes=notes + ["#!%s does not exist" % interp.get("path")])
     if named_path:
         # a full path: PATH played no part; the file is missing there
-        return Tailored(summary="The command named a full path (%s%s), so PATH played no part: there is no %s in that "
-                                "folder, the environment it names lacks %s. Run `python -m %s` with an interpreter that "
+        return Tailored(summary="The command named a full path (%s%s), so PATH played no part: that environment has no "
+                                "%s, or one that cannot start (moved after the install); it lacks %s. Run `python -m %s` with an interpreter that "
                                 "has %s (%s does)." % (named_path, name, name, script.package, script.module,
                                                        script.package, exe),
                         commands=[_python_m(facts, script.module, shell)], notes=notes)
@@ -117,6 +129,10 @@ def console_script_not_found(match, facts: Facts) -> Optional[Tailored]:
                             commands=[act if own and act else S.prepend_path(folder, shell),
                                       _python_m(facts, script.module, shell)],
                             notes=notes + ["%s is not on PATH" % folder])
+        if shell == S.CSH:  # csh looks commands up in a table it built before the install
+            return Tailored(summary="%s is on this PATH (%s): csh and tcsh keep a table of the commands they found when "
+                                    "they started, so a launcher installed since is not found until `rehash`." % (
+                                        name, found), commands=["rehash"], notes=notes)
         return Tailored(summary="This shell finds %s (%s), so the failing command ran with another PATH: an environment "
                                 "not activated in that shell or job script, sudo (which resets PATH), a remote node's "
                                 "non-interactive shell. Run it there through the interpreter: `python -m %s`."

@@ -150,14 +150,22 @@ def onnxruntime_providers_required(match, facts: Facts) -> Optional[Tailored]:
     name = next((n for n in ("onnxruntime-gpu", "onnxruntime-directml", "onnxruntime")
                  if F.package_installed(facts, n)), None)
     have = F.package_release(facts, name) if name else None
+    keep = "['CUDAExecutionProvider', 'CPUExecutionProvider']" if gpu else "['CPUExecutionProvider']"
     if not name or not have:
-        return None
+        # not read here: the providers the message lists say which build failed
+        if gpu or not eps:
+            return Tailored(summary="Pass the providers to the session, `onnxruntime.InferenceSession(path, "
+                                    "providers=%s)`: an onnxruntime from 1.10.0 to 1.16.0 refuses a session without "
+                                    "them on a build with several." % keep, commands=[])
+        return Tailored(summary="The CPU onnxruntime 1.16.0 had %s: upgrade it to 1.16.1 or newer, which no longer asks, "
+                                "or pass providers=%s." % (", ".join(eps), keep),
+                        commands=[on_interpreter('pip install --upgrade "onnxruntime>=%s"' % _PROVIDERS_OPTIONAL_FROM,
+                                                 facts)])
     notes = ["installed %s: %s" % (name, have)]
     if not V.older(have, _PROVIDERS_OPTIONAL_FROM):
         return Tailored(summary="%s %s no longer asks for providers, so the failing process imported an older "
                                 "onnxruntime (another environment or interpreter)." % (name, have),
                         commands=[_CHECK], notes=notes)
-    keep = "['CUDAExecutionProvider', 'CPUExecutionProvider']" if gpu else "['CPUExecutionProvider']"
     if gpu or name != "onnxruntime":
         # a GPU build's newer releases want another CUDA and cuDNN: name the providers instead
         return Tailored(summary="%s %s refuses a session without providers on a build with several: pass them, "
