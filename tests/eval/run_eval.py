@@ -431,6 +431,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           and audio tagging, taken in the order met after blind71's fixes: first run
                           10/23 = 43.5% (10/16 = 62.5% where an entry fitted, 0 wrong); 11/23 after
                           (tests/eval/blind72_results.md)
+  blind73_font/_dance/_sketch/_ser/_hyperspectral.jsonl 20 GitHub issues of 2021-26 from font
+                          generation, music-to-dance, sketches, speech emotion recognition and
+                          hyperspectral imaging, taken in the order met after blind72's fixes: first run
+                          4/20 = 20.0% (4/14 = 28.6% where an entry fitted, 2 wrong); not fixed
+                          afterwards (tests/eval/blind73_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -72,7 +72,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind69_diarize.jsonl", "blind70_deepfake.jsonl", "blind70_eeg.jsonl", "blind70_active.jsonl",
         "blind70_watermark.jsonl", "blind70_grounding.jsonl", "blind71_lipread.jsonl", "blind71_scenegraph.jsonl",
         "blind71_event.jsonl", "blind71_hoi.jsonl", "blind71_agri.jsonl", "blind72_radreport.jsonl",
-        "blind72_moment.jsonl", "blind72_matching.jsonl", "blind72_colorize.jsonl", "blind72_audiotag.jsonl"]
+        "blind72_moment.jsonl", "blind72_matching.jsonl", "blind72_colorize.jsonl", "blind72_audiotag.jsonl",
+        "blind73_font.jsonl", "blind73_dance.jsonl", "blind73_sketch.jsonl", "blind73_ser.jsonl",
+        "blind73_hyperspectral.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -711,6 +713,22 @@ OPEN = {
     ("blind72_matching.jsonl", 3): None,
     ("blind72_matching.jsonl", 5): None,
     ("blind72_audiotag.jsonl", 1): None,
+    # blind73: the reporters' words (a DCN build in Chinese three times, once with its errors as
+    # screenshots, "Diffvg not compiled with GPU" as a title, a Colab note, a torch version question),
+    # a WinError 2 traceback cut before its error, a GANSketching build log cut before nvcc's error,
+    # FunASR's KeyError 'config', and two wrong culprits: a generic extension build failure where the
+    # cause is the torch release the DCN source predates, and pip's conflict listing whose torchaudio
+    # line agrees with the user's torch (speechbrain's does not)
+    ("blind73_font.jsonl", 0): "cpp-extension-build-failed",
+    ("blind73_font.jsonl", 1): None,
+    ("blind73_font.jsonl", 2): None,
+    ("blind73_dance.jsonl", 2): None,
+    ("blind73_sketch.jsonl", 0): None,
+    ("blind73_sketch.jsonl", 1): None,
+    ("blind73_sketch.jsonl", 4): None,
+    ("blind73_ser.jsonl", 1): None,
+    ("blind73_ser.jsonl", 5): "torchaudio-requires-other-torch",
+    ("blind73_hyperspectral.jsonl", 0): None,
 }
 
 

@@ -24,8 +24,16 @@ def shell_of(text: str, facts: Facts) -> str:
         return FISH
     if F.os_of(facts) != "windows":
         return POSIX
-    # on Windows only bash's own words mean Git Bash; pip's warning and the rest come from cmd as often
-    return MSYS if re.search(r"(?:^|\n)[^\n]{0,80}\b(?:ba)?sh(?:\.exe)?: ", text) else CMD
+    # on Windows only a bash-like shell (Git Bash, MSYS, Cygwin) prints "command not found" or a
+    # `bash:` prefix; pip's warning carries no shell's words (see windows_unknown)
+    if re.search(r"[Cc]ommand not found|: not found|(?:^|\n)[^\n]{0,80}\b(?:ba)?sh(?:\.exe)?: ", text):
+        return MSYS
+    return CMD
+
+
+def windows_unknown(text: str, facts: Facts) -> bool:
+    """A Windows text that shows no shell's own words: cmd and PowerShell are equally likely."""
+    return F.os_of(facts) == "windows" and shell_of(text, facts) == CMD and "is not recognized" not in text
 
 
 def msys_path(path: str) -> str:

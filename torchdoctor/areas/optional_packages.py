@@ -4,6 +4,7 @@ one a message names installed in this interpreter, and the pip command for this 
 
 import re
 import shlex
+import sys
 from typing import List, Optional
 
 from ..advice.commands import pip
@@ -151,7 +152,18 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
 # Standard-library submodules that Python removed: (the release without it, what replaces it).
 STDLIB_REMOVED = {"typing.io": ("3.13", "typing's own IO, TextIO and BinaryIO"),
                   "typing.re": ("3.13", "typing's own Pattern and Match"),
-                  "xml.etree.cElementTree": ("3.9", "xml.etree.ElementTree")}
+                  "xml.etree.cElementTree": ("3.9", "xml.etree.ElementTree"),
+                  "os.errno": ("3.7", "import errno")}
+# ... and that it added: (the first release with it, its backport on PyPI or "").
+STDLIB_ADDED = {"importlib.metadata": ("3.8", "importlib-metadata"), "importlib.resources.abc": ("3.11", ""),
+                "asyncio.timeouts": ("3.11", "")}
+# Top-level standard-library names (for Pythons before 3.10, which have no sys.stdlib_module_names).
+_STDLIB_TOPS = frozenset(getattr(sys, "stdlib_module_names", ())) or frozenset((
+    "abc", "asyncio", "collections", "concurrent", "ctypes", "email", "encodings", "html", "http", "importlib",
+    "json", "logging", "multiprocessing", "os", "sqlite3", "typing", "unittest", "urllib", "xml", "xmlrpc",
+    "code", "io", "re", "string", "types", "test", "tkinter", "distutils"))
+# A compiled extension's module name: _C, _ext, _cuda, _scatter_cpu, _ops...
+_EXTENSION_LEAF = re.compile(r"_(?:C|ext|cuda|cpp|ops|[a-z0-9]+_(?:cuda|cpu|ext|cpp|C))")
 
 
 def _submodule_missing(named: str, facts: Facts) -> Optional[Tailored]:
@@ -159,19 +171,30 @@ def _submodule_missing(named: str, facts: Facts) -> Optional[Tailored]:
     part never built), or b a separate distribution in the a namespace; the name alone does not
     say which."""
     top, leaf = named.split(".")[0], named.rsplit(".", 1)[-1]
-    gone = STDLIB_REMOVED.get(named)
+    gone, added = STDLIB_REMOVED.get(named), STDLIB_ADDED.get(named)
     if gone:
         return Tailored(summary="`%s` left Python's standard library in %s (use %s): the code was written for an older "
                                 "Python. Run it with the Python it supports, or update it (or the package that imports "
                                 "it)." % (named, gone[0], gone[1]), commands=[])
+    if added:
+        return Tailored(summary="`%s` joined Python's standard library in %s: this Python is older. Use a newer Python%s."
+                                % (named, added[0], ", or the backport %s where the code accepts it" % added[1]
+                                   if added[1] else ""),
+                        commands=[pip(facts, "install %s" % added[1])] if added[1] else [])
     other = _not_from_pypi(top, facts)
     if other is not None:
         return other
+    if top in _STDLIB_TOPS:
+        # `'code' is not a package`: the standard library's module answered for the project's folder
+        return Tailored(summary="`%s` is the name of a standard-library module, and it has no `%s`: the code was written "
+                                "for another Python version, or it means a folder of the project named `%s` that the "
+                                "standard library's module shadows (run from the project's root, or rename the folder)."
+                                % (top, named, top), commands=[])
     dist = dist_name(top)
     key = top if dist.startswith(("git+", "http")) else report_key(dist)
     have = F.package_version(facts, key)
     exe = facts.value("python.executable")
-    if leaf.startswith("_"):
+    if _EXTENSION_LEAF.fullmatch(leaf):
         # _C, _ext, _imaging, _scatter_cpu: a compiled part, missing when the package was never
         # built here (a source checkout) or was built for another Python or torch
         return Tailored(summary="`%s` is %s's compiled part: %s was not built for this interpreter (a source checkout "
@@ -185,10 +208,6 @@ def _submodule_missing(named: str, facts: Facts) -> Optional[Tailored]:
                                 "it (its requirements name the one), or `%s` is a separate package in the `%s` "
                                 "namespace, installed on its own." % (key, have, exe, named, named, top),
                         commands=[pip(facts, "show %s" % key)], notes=["%s %s installed" % (key, have)])
-    if dist != top.lower() and not dist.startswith(("git+", "http")):
-        # PyPI's name is known (flash_attn is flash-attn, Crypto is pycryptodome)
-        return Tailored(summary="%s is not installed in %s: install %s." % (top, exe, dist),
-                        commands=["%s install %s" % (F.pip_cmd(facts), shlex.quote(dist))])
     return Tailored(summary="Nothing in %s provides `%s`: install the package the project names for it (modules under "
                             "`%s.` come with their own distribution, or with one of several sharing that namespace, "
                             "often from the project's repository rather than PyPI)." % (exe, named, top),

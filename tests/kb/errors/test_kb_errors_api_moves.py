@@ -53,9 +53,9 @@ def test_timms_unknown_model_is_a_possibility_with_the_deit_rename_named():
     m, t = tailored_as("timm-unknown-model", "Unknown model (vit_deit_base_distilled_patch16_384)",
                        facts(packages={"timm": {"version": "0.9.2"}}))
     assert m.confidence == POSSIBLE  # a project's own unregistered model reads the same
-    assert t.summary.startswith("timm 0.4.10 renamed vit_deit_base_distilled_patch16_384 to "
+    assert t.summary.startswith("timm 0.4.12 renamed vit_deit_base_distilled_patch16_384 to "
                                 "deit_base_distilled_patch16_384")
-    assert t.commands == ['/home/u/venv/bin/python -m pip install "timm<0.4.10"']
+    assert t.commands == ['/home/u/venv/bin/python -m pip install "timm<0.4.12"']
     _, t = tailored_as("timm-unknown-model", "Unknown model (vit_deit_base_distilled_patch16_384)",
                        facts(packages={"timm": {"version": "0.4.5"}}))
     assert t is None  # that timm has the name: not the rename

@@ -114,3 +114,15 @@ def test_pypis_default_build_gets_no_tag_pypi_does_not_carry():
     _, t = tailored_as(ENTRY, TEXT, facts(torch="2.5.1+cu121"))
     assert t.commands == ["/home/u/venv/bin/python -m pip install torch==2.5.1 torchvision==0.20.1+cu121 "
                           "--index-url https://download.pytorch.org/whl/cu121"]
+
+
+@pytest.mark.parametrize("torch, comp, says", [
+    # a release compat does not know yet, from a vendor: still no pip install from PyPI
+    ("2.99.0+rocm7.0.0.gitabc", "0.99.0", "is not a release build from PyTorch's indexes"),
+    ("2.6.0.dev20241001+cu124", "0.20.0.dev20241001+cu124", "download.pytorch.org/whl/nightly/cu124"),
+])
+def test_a_mismatch_beside_a_vendor_or_nightly_torch_gets_no_release_from_pip(torch, comp, says):
+    from torchdoctor.areas.companions.vision_audio import _tailor_companion
+    m = top(TEXT)
+    t = _tailor_companion("torchvision", m, facts(torch=torch, packages={"torchvision": {"version": comp}}))
+    assert says in t.summary and not any("pip install" in c for c in t.commands)

@@ -272,17 +272,32 @@ def test_scripts_facts_reads_a_launchers_interpreter(tmp_path):
     assert out["on_path"] == [str(tmp_path / "bin")]
 
 
-def test_pips_warning_on_windows_gets_cmds_path_line():
+def test_pips_warning_on_windows_gets_cmds_and_powershells_path_lines():
     text = ("WARNING: The scripts convert-caffe2-to-onnx.exe and torchrun.exe are installed in "
             "'C:\\Users\\u\\AppData\\Roaming\\Python\\Python311\\Scripts' which is not on PATH.")
     _, t = tailored_as(ENTRY, text, facts(torch="2.5.1", **WIN))
-    assert t.commands[0] == "set PATH=C:\\Users\\u\\AppData\\Roaming\\Python\\Python311\\Scripts;%PATH%"
+    assert t.commands[:2] == ["set PATH=C:\\Users\\u\\AppData\\Roaming\\Python\\Python311\\Scripts;%PATH%",
+                              "$env:Path = 'C:\\Users\\u\\AppData\\Roaming\\Python\\Python311\\Scripts;' + $env:Path"]
+
+
+def test_a_bare_command_not_found_on_windows_is_git_bash():
+    f = facts(torch="2.5.1", scripts={"dirs": ["C:\\venv\\Scripts"], "on_path": [],
+                                      "found": {"torchrun": "C:\\venv\\Scripts\\torchrun.exe"}}, **WIN)
+    _, t = tailored_as(ENTRY, "./run.sh: line 3: torchrun: command not found", f)
+    assert t.commands[0] == 'export PATH="/c/venv/Scripts:$PATH"'
 
 
 def test_a_full_path_to_a_launcher_that_exists_here_is_one_that_cannot_start():
     _, t = tailored_as(ENTRY, "sh: 1: /home/u/venv/bin/torchrun: not found",
                        _facts({"torchrun": BIN + "/torchrun"}, on_path=[BIN]))
-    assert t.summary.startswith("torchrun exists in that folder here (%s/torchrun): the shell could not start it" % BIN)
+    assert t.summary.startswith("torchrun exists in that folder now (%s/torchrun)" % BIN)
+    f = _facts({"torchrun": BIN + "/torchrun"}, on_path=[BIN])
+    f.data["scripts"]["interpreters"] = {"torchrun": {"path": "/old/venv/bin/python", "exists": False}}
+    _, t = tailored_as(ENTRY, "sh: 1: /home/u/venv/bin/torchrun: not found", f)
+    assert "its #! line names /old/venv/bin/python, which is gone" in t.summary
+    # another environment's full path: this venv's stale launcher is not the one that failed
+    _, t = tailored_as(ENTRY, "sh: 1: /home/gyn/envs/ct/bin/torchrun: not found", f)
+    assert t.summary.startswith("The command named a full path (/home/gyn/envs/ct/bin/torchrun)")
 
 
 def test_bashs_command_not_found_is_paths_even_with_a_stale_launcher():

@@ -70,3 +70,10 @@ def test_python_311s_getattr_words_alone_are_any_programs():
             '    dtype = getattr(torch, cfg.get("dtype"))\nTypeError: attribute name must be string, not \'NoneType\'')
     m = top(text)
     assert m is None or m.id != ENTRY
+
+
+def test_the_save_paths_311_wording_is_read():
+    save = ("    save_method = getattr(sub_model, save_method_name)\n"
+            "TypeError: attribute name must be string, not 'NoneType'")
+    m = top(save)
+    assert m is not None and m.id == ENTRY

@@ -80,7 +80,10 @@ def test_installed_apex_is_still_seen_as_installed():
     ("ModuleNotFoundError: No module named 'typing.io'; 'typing' is not a package", "left Python's standard library in 3.13"),
     ("ModuleNotFoundError: No module named 'groundingdino._C'", "is groundingdino's compiled part"),
     ("ModuleNotFoundError: No module named 'ibug.face_alignment'", "Nothing in /home/u/venv/bin/python provides"),
-    ("ModuleNotFoundError: No module named 'flash_attn.flash_attn_interface'", "install flash-attn"),
+    ("ModuleNotFoundError: No module named 'importlib.metadata'", "joined Python's standard library in 3.8"),
+    ("ModuleNotFoundError: No module named 'code.utils'; 'code' is not a package", "standard library's module shadows"),
+    # a private module in pure Python: not a compiled part
+    ("ModuleNotFoundError: No module named 'sklearn.neighbors._base'", "Nothing in /home/u/venv/bin/python provides"),
 ])
 def test_a_dotted_missing_module_is_read_by_what_its_name_tells(text, says):
     m, t = tailored_as("python-package-missing", text, facts())

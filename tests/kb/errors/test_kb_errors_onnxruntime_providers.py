@@ -66,3 +66,14 @@ def test_onnxruntime_1160_fails_for_real_and_the_printed_upgrade_heals_it(tmp_pa
     subprocess.run(shlex.split(cmd), check=True, capture_output=True, timeout=900)
     healed = subprocess.run([py, "-c", session, model], capture_output=True, text=True, timeout=300)
     assert healed.returncode == 0, healed.stderr[-600:]
+
+
+@pytest.mark.parametrize("eps, keep", [
+    ("'ROCMExecutionProvider', 'CPUExecutionProvider'", "['ROCMExecutionProvider', 'CPUExecutionProvider']"),
+    ("'DmlExecutionProvider', 'CPUExecutionProvider'", "['DmlExecutionProvider', 'CPUExecutionProvider']"),
+    ("'OpenVINOExecutionProvider', 'CPUExecutionProvider'", "['OpenVINOExecutionProvider', 'CPUExecutionProvider']"),
+])
+def test_other_builds_are_told_their_own_providers_and_no_cpu_package(eps, keep):
+    text = AZURE.replace("'AzureExecutionProvider', 'CPUExecutionProvider'", eps)
+    _, t = tailored_as(ENTRY, text, facts())
+    assert t.commands == [] and keep in t.summary and "1.16.0" not in t.summary.split(":")[0]

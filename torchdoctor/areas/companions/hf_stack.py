@@ -129,6 +129,8 @@ def tailor_diffusers_too_old(match, facts: Facts) -> Optional[Tailored]:
     have = F.package_release(facts, "diffusers")
     if not have:
         return None
+    if "pipeline_flax_utils" in (getattr(match, "text", "") or ""):
+        return None  # the Flax loader kept the unchecked getattr past 0.8.0: not an old diffusers
     if not V.older(have, _DIFFUSERS_LOADS_IMAGE_PROCESSORS):
         return Tailored(summary="diffusers %s here loads transformers' image processors, so the failing process imported "
                                 "an older diffusers (another environment or interpreter, or a copy the project "
@@ -143,8 +145,9 @@ def tailor_diffusers_too_old(match, facts: Facts) -> Optional[Tailored]:
                     notes=["installed diffusers: %s" % have] + (["installed transformers: %s" % tf] if tf else []))
 
 
-# Read in the timm wheels: 0.4.10 renamed the DeiT models vit_deit_* to deit_* (0.4.9 still has them).
-_TIMM_DEIT_RENAMED = "0.4.10"
+# Read in the timm wheels: 0.4.9 has the DeiT models as vit_deit_*, 0.4.12 (the next release on PyPI)
+# as deit_*.
+_TIMM_DEIT_RENAMED = "0.4.12"
 
 
 @hook("timm-unknown-model")
@@ -155,7 +158,7 @@ def tailor_timm_unknown_model(match, facts: Facts) -> Optional[Tailored]:
     if model.startswith("vit_deit_"):
         if have and V.older(have, _TIMM_DEIT_RENAMED):
             return None  # a timm that still has the name: another timm failed, or another cause
-        return Tailored(summary="timm 0.4.10 renamed %s to %s: install the timm the project pins (below 0.4.10, such as "
+        return Tailored(summary="timm 0.4.12 renamed %s to %s: install the timm the project pins (0.4.9 or older, such as "
                                 "0.4.5), or call the new name%s." % (model, model[len("vit_"):],
                                                                      " (timm %s is installed)" % have if have else ""),
                         commands=[pip(facts, 'install "timm<%s"' % _TIMM_DEIT_RENAMED)], notes=notes)

@@ -162,18 +162,18 @@ def _tailor_companion(kind: str, match: Any, facts: Facts) -> Optional[Tailored]
         ok = compat.torchaudio_compatible(torch_v, comp_v) if comp_v else None
     check = '%s -c "import torch, %s; print(torch.__version__, %s.__version__)"' % (
         F.python_cmd(facts), kind, kind)
+    tag = V.local_tag(torch_v)
+    itag = index_tag_of(tag)
+    special = _special_build(facts, torch_v, kind, want, notes)  # conda's other channels, nightlies, vendors
+    if special is not None:
+        return special
     if not want:
         return Tailored(
             summary="No %s release is recorded as the match for torch %s yet; install the newest %s "
                     "that declares support for it, from the same index as torch, or move torch to a "
                     "release with a known pairing." % (kind, torch_v, kind),
-            commands=[pip(facts, "install --no-deps --upgrade %s%s" % (kind, index_args(index_tag_of(V.local_tag(torch_v))))),
-                      check],
+            commands=[pip(facts, "install --no-deps --upgrade %s%s" % (kind, index_args(itag))), check],
             notes=notes)
-    tag = V.local_tag(torch_v)
-    itag = index_tag_of(tag)
-    if tag and not itag:
-        return _vendor_build(torch_v, kind, want, notes)  # no index has a companion built for it
     fix = companion_reinstall(facts, kind, want, itag)[0]
     where = ("the %s index (%s/%s)" % (itag, WHL, itag)) if itag else (
         "PyPI (the CUDA build on Linux, CPU on Windows)" if F.os_name(facts) != "macos" else "PyPI")
@@ -217,6 +217,33 @@ def _tailor_companion(kind: str, match: Any, facts: Facts) -> Optional[Tailored]
                     commands=[fix, check], notes=notes)
 
 
+def _special_build(facts: Facts, torch_v: str, kind: str, want: Optional[str], notes) -> Optional[Tailored]:
+    """A torch for which no pip command of a released companion fits: conda's pytorch from another
+    channel than pytorch's, a nightly, a vendor's or a source build. None for the others."""
+    if F.installed_with_conda(facts):
+        build = facts.value("packages.installed.conda:pytorch.build")
+        if isinstance(build, str) and not build.startswith("py"):
+            # not the pytorch channel's build (py3.11_cuda12.4_...): conda-forge's (cuda126_mkl_...) or
+            # Anaconda's defaults (cpu_py310h...); the channel decides which companion fits
+            pinned = "pytorch==%s" % (F.torch_base_version(facts) or torch_v)
+            return Tailored(summary="This pytorch came from conda but not from the pytorch channel: install %s from the "
+                                    "channel `conda list` names for pytorch (`conda install -c <that channel> %s %s`, "
+                                    "pytorch pinned so that the solver keeps it)." % (kind, kind, pinned),
+                            commands=["conda list ^pytorch$"], notes=notes)
+    tag = V.local_tag(torch_v)
+    itag = index_tag_of(tag)
+    parsed = F.parse_version(torch_v)
+    if parsed is not None and parsed.is_devrelease and (itag or not tag):
+        # a nightly's companion comes from the same nightly index; macOS and aarch64 nightlies carry no tag
+        return Tailored(summary="torch %s is a nightly: a %s built for it comes from the same nightly index (`pip install "
+                                "--pre %s --index-url https://download.pytorch.org/whl/nightly/%s`), installed the same "
+                                "day as torch; a release from pip is built against another torch." % (
+                                    torch_v, kind, kind, itag or "cpu"), commands=[], notes=notes)
+    if (tag and not itag) or (parsed is not None and parsed.is_prerelease):
+        return _vendor_build(torch_v, kind, want, notes)
+    return None
+
+
 def _vendor_build(torch_v: str, kind: str, want: Optional[str], notes) -> Tailored:
     """NVIDIA's Jetson and container builds, AMD's own ROCm wheels, source builds: no index carries
     a companion built for this torch, and `torch==X` from pip would swap it for PyPI's."""
@@ -239,29 +266,10 @@ def tailor_companion_not_installed(match, facts: Facts) -> Optional[Tailored]:
     torch_v = torch_meta_version(facts)
     want = companion_want(kind, torch_v) if torch_v else None
     notes = installed_torch_note(facts) + ["installed %s: not installed" % kind]
-    tag, index_tag = V.local_tag(installed), torch_index_tag(facts)
-    parsed = F.parse_version(installed)
-    if F.installed_with_conda(facts):
-        build = facts.value("packages.installed.conda:pytorch.build")
-        if isinstance(build, str) and not build.startswith("py"):
-            # not the pytorch channel's build (py3.11_cuda12.4_...): conda-forge's (cuda126_mkl_...) or
-            # Anaconda's defaults (cpu_py310h...); the channel decides which companion fits
-            pinned = "pytorch==%s" % (F.torch_base_version(facts) or installed)
-            return Tailored(summary="%s is not installed in %s, whose pytorch came from conda but not from the pytorch "
-                                    "channel: install %s from the channel `conda list` names for pytorch (`conda install "
-                                    "-c <that channel> %s %s`, pytorch pinned so that the solver keeps it)." % (
-                                        kind, facts.value("python.executable") or "this environment", kind, kind,
-                                        pinned),
-                            commands=["conda list ^pytorch$"], notes=notes)
-    nightly = parsed is not None and parsed.is_devrelease
-    if nightly and (index_tag or not tag):  # macOS and aarch64 nightlies carry no tag: the CPU index
-        index_tag = index_tag or "cpu"
-        return Tailored(summary="torch %s is a nightly: a %s built for it comes from the same nightly index (`pip install "
-                                "--pre %s --index-url https://download.pytorch.org/whl/nightly/%s`), installed the same "
-                                "day as torch; a release from pip is built against another torch." % (
-                                    installed, kind, kind, index_tag), commands=[], notes=notes)
-    if (tag and not index_tag) or (parsed is not None and parsed.is_prerelease):
-        return _vendor_build(installed, kind, want, notes)
+    index_tag = torch_index_tag(facts)
+    special = _special_build(facts, installed, kind, want, notes)
+    if special is not None:
+        return special
     cmds = companion_command(facts, (kind,)) if want else []
     if not cmds:
         return _tailor_companion(kind, match, facts)

@@ -48,7 +48,8 @@ def console_script_not_found(match, facts: Facts) -> Optional[Tailored]:
     script = SCRIPTS.get(name)
     if script is None:
         return None
-    shell = S.shell_of(getattr(match, "text", "") or "", facts)
+    line = getattr(match, "text", "") or ""
+    shell = S.shell_of(line, facts)
     pip_dir = groups.get("dir")
     if pip_dir:  # pip's own warning: the paste says where the script went
         dirs = facts.value("scripts.dirs")
@@ -56,8 +57,9 @@ def console_script_not_found(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="pip installed %s into %s, a folder not on PATH: add it to PATH (in the shell's "
                                 "start-up file to keep it), or run `python -m %s` with that interpreter."
                                 % (name, pip_dir, script.module),
-                        commands=[S.prepend_path(pip_dir, shell), _python_m(facts, script.module, shell) if ours
-                                  else "python -m %s --help" % script.module],
+                        commands=[S.prepend_path(pip_dir, shell)]
+                        + ([S.prepend_path(pip_dir, S.POWERSHELL)] if S.windows_unknown(line, facts) else [])
+                        + [_python_m(facts, script.module, shell) if ours else "python -m %s --help" % script.module],
                         notes=["pip's warning names %s" % pip_dir])
     exe = facts.value("python.executable") or "this Python"
     if not F.package_installed(facts, script.package):
@@ -90,19 +92,23 @@ def console_script_not_found(match, facts: Facts) -> Optional[Tailored]:
     on_path = facts.value("scripts.on_path")
     named_path = groups.get("path")
     interp = facts.value("scripts.interpreters.%s" % name)
-    line = getattr(match, "text", "") or ""
     # dash, execve, nohup and Python report a launcher whose #! interpreter is gone as not found;
     # bash says "bad interpreter" instead, so its "command not found" is PATH's
     execs_it = any(w in line for w in (": not found", "execve", "failed to run command", "FileNotFoundError"))
     here = found[:max(found.rfind("/"), found.rfind("\\"))] if isinstance(found, str) else None
     if named_path and here and named_path.rstrip("/") == here:
-        return Tailored(summary="%s exists in that folder here (%s): the shell could not start it, so its #! line names "
-                                "an interpreter that is gone%s, or the file has Windows line endings. Run `python -m %s` "
-                                "with %s, or reinstall %s's launchers." % (
-                                    name, found, " (%s)" % interp.get("path") if isinstance(interp, dict) and
-                                    interp.get("exists") is False else "", script.module, exe, script.package),
+        gone = isinstance(interp, dict) and interp.get("exists") is False
+        return Tailored(summary=("%s exists in that folder here (%s) and its #! line names %s, which is gone: the "
+                                 "environment was moved or renamed after the install. " % (name, found, interp.get("path"))
+                                 if gone else
+                                 "%s exists in that folder now (%s): it was installed after the failure, the failure "
+                                 "ran on another machine, or the file cannot start (Windows line endings). " % (
+                                     name, found))
+                                + "Run `python -m %s` with %s, or reinstall %s's launchers." % (
+                                    script.module, exe, script.package),
                         commands=[_python_m(facts, script.module, shell)], notes=notes)
-    if execs_it and isinstance(found, str) and isinstance(interp, dict) and interp.get("exists") is False:
+    if (execs_it and not named_path and isinstance(found, str) and isinstance(interp, dict)
+            and interp.get("exists") is False):
         return Tailored(summary="%s's launcher (%s) starts with #!%s, which no longer exists: the environment was "
                                 "moved, renamed or copied after pip wrote it, and the shell reports the launcher itself "
                                 "as not found. Run `python -m %s` with %s, or reinstall %s's launchers there."

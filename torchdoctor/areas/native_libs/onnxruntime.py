@@ -145,15 +145,19 @@ _PROVIDERS_OPTIONAL_FROM = "1.16.1"
 @hook("onnxruntime-providers-required")
 def onnxruntime_providers_required(match, facts: Facts) -> Optional[Tailored]:
     eps = [e.strip(" '\"") for e in (match_groups(match).get("eps") or "").split(",") if e.strip()]
-    gpu = any(e in ("CUDAExecutionProvider", "TensorrtExecutionProvider", "ROCMExecutionProvider",
-                    "MIGraphXExecutionProvider", "DmlExecutionProvider") for e in eps)
-    name = next((n for n in ("onnxruntime-gpu", "onnxruntime-directml", "onnxruntime")
+    accel = [e for e in eps if e not in ("CPUExecutionProvider", "AzureExecutionProvider")]
+    gpu = bool(accel)
+    # the build's own accelerator first (TensorRT falls back to CUDA where both are there), then the CPU
+    first = next((e for e in accel if not (e == "TensorrtExecutionProvider" and "CUDAExecutionProvider" in accel)),
+                 None)
+    keep = "[%s]" % ", ".join("'%s'" % e for e in ([first] if first else []) + ["CPUExecutionProvider"])
+    name = next((n for n in ("onnxruntime-gpu", "onnxruntime-directml", "onnxruntime-openvino", "onnxruntime")
                  if F.package_installed(facts, n)), None)
     have = F.package_release(facts, name) if name else None
-    keep = "['CUDAExecutionProvider', 'CPUExecutionProvider']" if gpu else "['CPUExecutionProvider']"
+    azure_cpu = set(eps) == {"AzureExecutionProvider", "CPUExecutionProvider"}  # the CPU package 1.16.0
     if not name or not have:
         # not read here: the providers the message lists say which build failed
-        if gpu or not eps:
+        if not azure_cpu:
             return Tailored(summary="Pass the providers to the session, `onnxruntime.InferenceSession(path, "
                                     "providers=%s)`: an onnxruntime from 1.10.0 to 1.16.0 refuses a session without "
                                     "them on a build with several." % keep, commands=[])
