@@ -117,10 +117,10 @@ def console_script_not_found(match, facts: Facts) -> Optional[Tailored]:
                         notes=notes + ["#!%s does not exist" % interp.get("path")])
     if named_path:
         # a full path: PATH played no part; the file is missing there
-        return Tailored(summary="The command named a full path (%s%s), so PATH played no part: that environment has no "
-                                "%s, or one that cannot start (moved after the install); it lacks %s. Run `python -m %s` with an interpreter that "
-                                "has %s (%s does)." % (named_path, name, name, script.package, script.module,
-                                                       script.package, exe),
+        return Tailored(summary="The command named a full path (%s%s), so PATH played no part: there is no %s there (that "
+                                "environment lacks %s), or it cannot start (its environment was moved after the "
+                                "install). Run `python -m %s` with an interpreter that has %s (%s does)." % (
+                                    named_path, name, name, script.package, script.module, script.package, exe),
                         commands=[_python_m(facts, script.module, shell)], notes=notes)
     if isinstance(found, str) and isinstance(on_path, list):
         folder = found[:max(found.rfind("/"), found.rfind("\\"))]
