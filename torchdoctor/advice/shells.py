@@ -31,9 +31,10 @@ def shell_of(text: str, facts: Facts) -> str:
     return CMD
 
 
-def windows_unknown(text: str, facts: Facts) -> bool:
-    """A Windows text that shows no shell's own words: cmd and PowerShell are equally likely."""
-    return F.os_of(facts) == "windows" and shell_of(text, facts) == CMD and "is not recognized" not in text
+def windows_unknown(shell: str, text: str, facts: Facts) -> bool:
+    """A Windows text (read by shell_of as `shell`) that shows no shell's own words: cmd and
+    PowerShell are equally likely."""
+    return F.os_of(facts) == "windows" and shell == CMD and "is not recognized" not in text
 
 
 def msys_path(path: str) -> str:

@@ -70,8 +70,7 @@ def _cudnn_wheel(facts) -> Tuple[Optional[str], Optional[str]]:
     names = []
     if cuda:
         names.append("nvidia-cudnn-cu%s" % cuda.split(".")[0])
-    installed = facts.value("packages.installed") or {}
-    names += sorted(k for k in installed if isinstance(k, str) and k.startswith("nvidia-cudnn-cu") and k not in names)
+    names += [k for k in F.installed_starting(facts, "nvidia-cudnn-cu") if k not in names]
     for name in names:
         v = F.package_version(facts, name)
         if v:

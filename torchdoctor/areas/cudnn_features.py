@@ -93,9 +93,7 @@ def cudnn_sublibrary(match, facts: Facts) -> Optional[Tailored]:
     name = _cudnn_wheel_name(facts)
     if not name or not F.package_version(facts, name):
         return None
-    installed = facts.value("packages.installed")
-    others = sorted(k for k in (installed if isinstance(installed, dict) else {})
-                    if k.startswith("nvidia-cudnn-cu") and k != name)
+    others = [k for k in F.installed_starting(facts, "nvidia-cudnn-cu") if k != name]
     if others:  # a notebook's or another library's pin: its libcudnn_* can be loaded beside torch's
         # the cu11 and cu12 wheels write the same nvidia/cudnn/lib files: removing the other one
         # removes torch's libraries too, so torch's wheel is put back right after

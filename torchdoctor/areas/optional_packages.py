@@ -52,9 +52,10 @@ OPTIONAL_STDLIB = frozenset(("tkinter", "turtle", "idlelib", "lzma", "bz2", "sql
 POSIX_ONLY = frozenset(("fcntl", "termios", "resource", "pwd", "grp", "pty", "tty", "crypt", "spwd", "nis", "syslog",
                         "posix", "readline", "curses"))
 WINDOWS_ONLY = frozenset(("msvcrt", "winreg", "winsound", "nt"))
-# standard-library modules newer than some Pythons: (first Python, the backport on PyPI)
+# standard-library modules newer than some Pythons: (first Python, the backport on PyPI or "")
 NEWER_STDLIB = {"tomllib": ((3, 11), "tomli"), "graphlib": ((3, 9), "graphlib_backport"),
-                "zoneinfo": ((3, 9), "backports.zoneinfo")}
+                "zoneinfo": ((3, 9), "backports.zoneinfo"), "importlib.metadata": ((3, 8), "importlib-metadata"),
+                "importlib.resources.abc": ((3, 11), ""), "asyncio.timeouts": ((3, 11), "")}
 
 
 def _not_from_pypi(named: str, facts: Facts) -> Optional[Tailored]:
@@ -154,9 +155,6 @@ STDLIB_REMOVED = {"typing.io": ("3.13", "typing's own IO, TextIO and BinaryIO"),
                   "typing.re": ("3.13", "typing's own Pattern and Match"),
                   "xml.etree.cElementTree": ("3.9", "xml.etree.ElementTree"),
                   "os.errno": ("3.7", "import errno")}
-# ... and that it added: (the first release with it, its backport on PyPI or "").
-STDLIB_ADDED = {"importlib.metadata": ("3.8", "importlib-metadata"), "importlib.resources.abc": ("3.11", ""),
-                "asyncio.timeouts": ("3.11", "")}
 # Top-level standard-library names (for Pythons before 3.10, which have no sys.stdlib_module_names).
 _STDLIB_TOPS = frozenset(getattr(sys, "stdlib_module_names", ())) or frozenset((
     "abc", "asyncio", "collections", "concurrent", "ctypes", "email", "encodings", "html", "http", "importlib",
@@ -171,15 +169,17 @@ def _submodule_missing(named: str, facts: Facts) -> Optional[Tailored]:
     part never built), or b a separate distribution in the a namespace; the name alone does not
     say which."""
     top, leaf = named.split(".")[0], named.rsplit(".", 1)[-1]
-    gone, added = STDLIB_REMOVED.get(named), STDLIB_ADDED.get(named)
+    gone, added = STDLIB_REMOVED.get(named), NEWER_STDLIB.get(named)
     if gone:
         return Tailored(summary="`%s` left Python's standard library in %s (use %s): the code was written for an older "
                                 "Python. Run it with the Python it supports, or update it (or the package that imports "
                                 "it)." % (named, gone[0], gone[1]), commands=[])
     if added:
-        return Tailored(summary="`%s` joined Python's standard library in %s: this Python is older. Use a newer Python%s."
-                                % (named, added[0], ", or the backport %s where the code accepts it" % added[1]
-                                   if added[1] else ""),
+        # a submodule of the standard library exists on every later Python: the one that ran is older
+        return Tailored(summary="`%s` joined Python's standard library in %d.%d: this Python is older. Use a newer "
+                                "Python%s." % (named, added[0][0], added[0][1],
+                                               ", or the backport %s where the code accepts it" % added[1]
+                                               if added[1] else ""),
                         commands=[pip(facts, "install %s" % added[1])] if added[1] else [])
     other = _not_from_pypi(top, facts)
     if other is not None:

@@ -203,6 +203,12 @@ def package_release(facts: Facts, name: str) -> Optional[str]:
     return None if v == "unknown" else v
 
 
+def installed_starting(facts: Facts, prefix: str) -> List[str]:
+    """The installed distributions whose name starts with `prefix` (nvidia-cudnn-cu), sorted."""
+    inst = facts.value("packages.installed")
+    return sorted(k for k in (inst if isinstance(inst, dict) else {}) if isinstance(k, str) and k.startswith(prefix))
+
+
 def installed_with_conda(facts: Facts) -> bool:
     """torch came from a conda package rather than a pip wheel."""
     if facts.has("packages.installed.conda:pytorch"):

@@ -58,7 +58,7 @@ def console_script_not_found(match, facts: Facts) -> Optional[Tailored]:
                                 "start-up file to keep it), or run `python -m %s` with that interpreter."
                                 % (name, pip_dir, script.module),
                         commands=[S.prepend_path(pip_dir, shell)]
-                        + ([S.prepend_path(pip_dir, S.POWERSHELL)] if S.windows_unknown(line, facts) else [])
+                        + ([S.prepend_path(pip_dir, S.POWERSHELL)] if S.windows_unknown(shell, line, facts) else [])
                         + [_python_m(facts, script.module, shell) if ours else "python -m %s --help" % script.module],
                         notes=["pip's warning names %s" % pip_dir])
     exe = facts.value("python.executable") or "this Python"
@@ -122,19 +122,18 @@ def console_script_not_found(match, facts: Facts) -> Optional[Tailored]:
                                 "install). Run `python -m %s` with an interpreter that has %s (%s does)." % (
                                     named_path, name, name, script.package, script.module, script.package, exe),
                         commands=[_python_m(facts, script.module, shell)], notes=notes)
-    if isinstance(found, str) and isinstance(on_path, list):
-        folder = found[:max(found.rfind("/"), found.rfind("\\"))]
-        if folder not in on_path:
+    if here is not None and isinstance(on_path, list):
+        if here not in on_path:
             act = S.activate(facts, shell)
-            own = folder in (facts.value("scripts.dirs") or [])[:1]  # the environment's own folder, not --user's
+            own = here in (facts.value("scripts.dirs") or [])[:1]  # the environment's own folder, not --user's
             return Tailored(summary="%s is installed at %s, in a folder this shell's PATH does not hold (%s): %s, or "
                                     "run `python -m %s` with %s." % (
                                         name, found, "an environment that is not activated" if own else
                                         "pip's `--user` folder", "activate the environment" if own and act else
                                         "add the folder to PATH", script.module, exe),
-                            commands=[act if own and act else S.prepend_path(folder, shell),
+                            commands=[act if own and act else S.prepend_path(here, shell),
                                       _python_m(facts, script.module, shell)],
-                            notes=notes + ["%s is not on PATH" % folder])
+                            notes=notes + ["%s is not on PATH" % here])
         if shell == S.CSH:  # csh looks commands up in a table it built before the install
             return Tailored(summary="%s is on this PATH (%s): csh and tcsh keep a table of the commands they found when "
                                     "they started, so a launcher installed since is not found until `rehash`." % (

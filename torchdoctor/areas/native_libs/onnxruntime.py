@@ -155,6 +155,7 @@ def onnxruntime_providers_required(match, facts: Facts) -> Optional[Tailored]:
                  if F.package_installed(facts, n)), None)
     have = F.package_release(facts, name) if name else None
     azure_cpu = set(eps) == {"AzureExecutionProvider", "CPUExecutionProvider"}  # the CPU package 1.16.0
+    upgrade = on_interpreter('pip install --upgrade "onnxruntime>=%s"' % _PROVIDERS_OPTIONAL_FROM, facts)
     if not name or not have:
         # not read here: the providers the message lists say which build failed
         if not azure_cpu:
@@ -163,8 +164,7 @@ def onnxruntime_providers_required(match, facts: Facts) -> Optional[Tailored]:
                                     "them on a build with several." % keep, commands=[])
         return Tailored(summary="The CPU onnxruntime 1.16.0 had %s: upgrade it to 1.16.1 or newer, which no longer asks, "
                                 "or pass providers=%s." % (", ".join(eps), keep),
-                        commands=[on_interpreter('pip install --upgrade "onnxruntime>=%s"' % _PROVIDERS_OPTIONAL_FROM,
-                                                 facts)])
+                        commands=[upgrade])
     notes = ["installed %s: %s" % (name, have)]
     if not V.older(have, _PROVIDERS_OPTIONAL_FROM):
         return Tailored(summary="%s %s no longer asks for providers, so the failing process imported an older "
@@ -179,5 +179,4 @@ def onnxruntime_providers_required(match, facts: Facts) -> Optional[Tailored]:
     why = " because its CPU build also has AzureExecutionProvider" if "AzureExecutionProvider" in eps else ""
     return Tailored(summary="onnxruntime %s refuses a session without providers%s: upgrade to 1.16.1 or newer, which "
                             "no longer asks, or pass providers=%s." % (have, why, keep),
-                    commands=[on_interpreter('pip install --upgrade "onnxruntime>=%s"' % _PROVIDERS_OPTIONAL_FROM,
-                                             facts)], notes=notes)
+                    commands=[upgrade], notes=notes)
