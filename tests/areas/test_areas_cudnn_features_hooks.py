@@ -85,3 +85,8 @@ def test_cudnn8_version_mismatch_with_a_second_cudnn_wheel_uninstalls_the_other(
     # one wheel: what the message said before, a reinstall of torch's own
     e = explain(text, "cudnn-sublibrary-load-failed", facts(torch="2.1.0+cu121", **{"nvidia-cudnn-cu12": "8.9.2.26"}))
     assert "--force-reinstall" in e.fix.commands[0]
+
+
+def test_other_cudnn_statuses_are_not_read_as_a_version_mismatch():
+    found = match_text("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED")
+    assert not found or found[0].id != "cudnn-sublibrary-load-failed"

@@ -62,3 +62,9 @@ def test_timms_unknown_model_is_a_possibility_with_the_deit_rename_named():
     _, t = tailored_as("timm-unknown-model", "RuntimeError: Unknown model (efficientformer_l1)",
                        facts(packages={"timm": {"version": "0.6.7"}}))
     assert "import the project's module that registers it" in t.summary
+
+
+@pytest.mark.parametrize("text", ["Unknown model", "ValueError: Unknown model type", "unknown model (gpt)"])
+def test_timms_wording_only(text):
+    m = top(text)
+    assert m is None or m.id != "timm-unknown-model"

@@ -66,3 +66,14 @@ def test_a_real_hang_on_a_leftover_lock_is_healed_by_the_printed_commands(tmp_pa
         subprocess.run(["bash", "-c", cmd], check=True, timeout=60)
     healed = subprocess.run([TORCH_PYTHON, "-c", BUILD], env=env, capture_output=True, text=True, timeout=900)
     assert healed.returncode == 0 and healed.stdout.strip().endswith("42"), healed.stderr[-800:]
+
+
+@pytest.mark.parametrize("text", [
+    "Lock file exists: /var/lib/dpkg/lock-frontend",  # apt's lock: no build directory
+    "wait (threading.py:320)",
+    "Waited on lock file for 5 seconds",
+])
+def test_other_locks_and_waits_are_not_this_entry(text):
+    from hook_facts import top
+    m = top(text)
+    assert m is None or m.id != ENTRY

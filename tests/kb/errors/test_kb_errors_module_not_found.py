@@ -95,3 +95,13 @@ def test_a_dotted_missing_module_of_an_installed_package_names_its_release():
                        facts(packages={"scipy": {"version": "1.13.0"}}))
     assert t.summary.startswith("scipy 1.13.0 is installed") and t.commands == [
         "/home/u/venv/bin/python -m pip show scipy"]
+
+
+@pytest.mark.parametrize("text", [
+    "ModuleNotFoundError: No module named 'torch.nonexistent'",  # torch's own: not the generic reading
+    "ModuleNotFoundError: No module named 'triton.language.extra'",
+    "Error: Cannot find module 'lodash/fp'",  # Node's words
+])
+def test_the_dotted_reading_leaves_torch_and_other_stacks_alone(text):
+    m = top(text)
+    assert m is None or m.id != "python-package-missing" or "generic" not in m.groups

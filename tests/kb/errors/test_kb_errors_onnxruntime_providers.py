@@ -77,3 +77,14 @@ def test_other_builds_are_told_their_own_providers_and_no_cpu_package(eps, keep)
     text = AZURE.replace("'AzureExecutionProvider', 'CPUExecutionProvider'", eps)
     _, t = tailored_as(ENTRY, text, facts())
     assert t.commands == [] and keep in t.summary and "1.16.0" not in t.summary.split(":")[0]
+
+
+@pytest.mark.parametrize("text", [
+    "This ORT build has ['CPUExecutionProvider'] enabled.",  # no providers sentence: a log line
+    "you are required to explicitly set the providers parameter",
+    "ValueError: providers must be a list",
+])
+def test_other_onnxruntime_lines_are_not_this_entry(text):
+    from hook_facts import top
+    m = top(text)
+    assert m is None or m.id != ENTRY
