@@ -716,9 +716,8 @@ OPEN = {
     # blind73: the reporters' words (a DCN build in Chinese three times, once with its errors as
     # screenshots, "Diffvg not compiled with GPU" as a title, a Colab note, a torch version question),
     # a WinError 2 traceback cut before its error, a GANSketching build log cut before nvcc's error,
-    # FunASR's KeyError 'config', and two wrong culprits: a generic extension build failure where the
-    # cause is the torch release the DCN source predates, and pip's conflict listing whose torchaudio
-    # line agrees with the user's torch (speechbrain's does not)
+    # FunASR's KeyError 'config', and a wrong culprit: a generic extension build failure where the
+    # cause is the torch release the DCN source predates (the paste does not show which torch)
     ("blind73_font.jsonl", 0): "cpp-extension-build-failed",
     ("blind73_font.jsonl", 1): None,
     ("blind73_font.jsonl", 2): None,
@@ -727,7 +726,6 @@ OPEN = {
     ("blind73_sketch.jsonl", 1): None,
     ("blind73_sketch.jsonl", 4): None,
     ("blind73_ser.jsonl", 1): None,
-    ("blind73_ser.jsonl", 5): "torchaudio-requires-other-torch",
     ("blind73_hyperspectral.jsonl", 0): None,
 }
 

@@ -3,6 +3,7 @@ output it is (whose.py), the frameworks whose traceback frames show, and its fai
 matcher.Collector feeds it a text at once (match_text) or chunk by chunk (logscan.py), and it
 filters and marks the matches at the end (`apply`)."""
 
+import re
 from functools import lru_cache
 from typing import List, Optional, Tuple
 
@@ -11,6 +12,19 @@ from .whose import by_line, first, frames_in, neutral_layer, own_outside_namesak
 
 
 DESPACED_MIN = 8  # see Context.feed_despaced
+
+# pip's conflict listing names every requirement on torch, the ones that agree too: beside `The
+# user requested torch==1.12.0`, a line `torchaudio 0.12.0 depends on torch==1.12.0` is not the
+# conflict (another line of the listing is), whatever order pip printed them in.
+_REQUESTED = re.compile(r"The user requested (?:\(constraint\) )?torch==([\w.+]{1,40})")
+_REQUESTED_BYTES = re.compile(_REQUESTED.pattern.encode())
+_LISTED_PIN = re.compile(r"\bdepends on torch==([\w.+]{1,40})\s*$")
+
+
+def agrees_with_request(match, requested: set) -> bool:
+    """A match read on a listing line whose exact torch pin is the one the user requested."""
+    pin = _LISTED_PIN.search(match.anchor_line or "")
+    return pin is not None and pin.group(1) in requested
 
 
 @lru_cache(maxsize=16)
@@ -33,6 +47,7 @@ class Context:
         self.own = False  # torch's own marker found
         self.other: Optional[str] = None  # while not own: the other framework whose output it is
         self.framed: set = set()  # frameworks whose own traceback frames were seen (whose.frames_in)
+        self.requested: set = set()  # torch versions pip's conflict listing says the user requested
 
     @property
     def foreign(self) -> bool:
@@ -65,6 +80,8 @@ class Context:
 
     def feed_text(self, text: str) -> None:
         self.feed(text)
+        if "The user requested" in text:
+            self.requested.update(_REQUESTED.findall(text))
         self._failures(failure_lines(text))
         self.framed |= frames_in(text)
         ix = self.index
@@ -78,6 +95,8 @@ class Context:
         """A chunk of a log: looks for the framework markers until torch is named."""
         if len(self.failures) < FAILURES_KEPT:
             self._failures(failure_lines(chunk))
+        if b"The user requested" in chunk:
+            self.requested.update(v.decode() for v in _REQUESTED_BYTES.findall(chunk))
         if self.own:
             return
         self.framed |= frames_in(chunk)
@@ -100,6 +119,8 @@ class Context:
             # shows that framework's own frames, not only its name (a pip line installing it)
             matches = [m for m in matches if self.other in m.entry.frameworks and self.other in self.framed]
         kept = [m for m in matches if not m.entry.context or any(c in self.seen for c in m.entry.context)]
+        if self.requested:
+            kept = [m for m in kept if not agrees_with_request(m, self.requested)]
         hidden = {r for m in kept for r in m.entry.refines}
         kept = [m for m in kept if m.entry.id not in hidden]
         # Set on every call: a log scan asks again as more of it is read. A known message

@@ -440,6 +440,28 @@ def test_pips_conflict_line_naming_torch_is_only_possibly_a_pin():
     assert match_text(audio)[0].id == "torchaudio-requires-other-torch"
 
 
+@pytest.mark.parametrize("requested,found", [
+    # torchaudio's line agrees with the request: speechbrain's bound is the conflict, whatever the order
+    ("The user requested torch==1.12.0", ["pip-package-pins-other-torch"]),
+    ("The user requested (constraint) torch==1.12.0", ["pip-package-pins-other-torch"]),
+    # torchaudio wants another torch than the one requested: its line is the conflict
+    ("The user requested torch==1.13.1", ["torchaudio-requires-other-torch", "pip-package-pins-other-torch"]),
+])
+def test_a_companion_line_agreeing_with_the_requested_torch_is_not_the_conflict(requested, found):
+    lines = ["    torchaudio 0.12.0 depends on torch==1.12.0", "    speechbrain 0.5.11 depends on torch<=1.11 and >=1.7"]
+    for listing in (["    " + requested] + lines, lines + ["    " + requested]):
+        assert [m.id for m in match_text("The conflict is caused by:\n" + "\n".join(listing))] == found
+
+
+def test_a_log_scan_reads_the_requested_torch_of_a_conflict_listing(tmp_path):
+    import io
+    from torchdoctor.match.logscan import scan_stream
+    log = (b"Collecting x\n" * 5000 + b"The conflict is caused by:\n    The user requested torch==1.12.0\n"
+           b"    torchaudio 0.12.0 depends on torch==1.12.0\n"
+           b"    speechbrain 0.5.11 depends on torch<=1.11 and >=1.7\n")
+    assert [m.id for m in scan_stream(io.BytesIO(log), chunk_size=4096)] == ["pip-package-pins-other-torch"]
+
+
 @pytest.mark.parametrize("symbol", [
     "?decref_pyobject@TensorImpl@c10@@UEBAXXZ",
     "?warning_handler@c10@@YAPEAVWarningHandler@1@XZ",
