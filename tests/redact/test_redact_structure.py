@@ -90,6 +90,8 @@ def test_redis_password_without_user_keeps_the_host_and_is_no_email():
     "print_info: EOG token = 248065 '<|file_sep|>'",
     "store based barrier on rank: 7, for key: store_based_barrier_key:32 (world_size=8)",
     "CRITICAL: Unknown key: regularization_coef",
+    "KeyError: 'Non-existent config key: MODEL:BACKBONE.OUT_CHANELS'",
+    "KeyError: 'Non-existent config key: MODEL.ROI_HEADS.NUM_CLASSES'",
 ])
 def test_pairs_that_are_no_secret_stay(text):
     assert red(text) == (text, {})
@@ -100,6 +102,10 @@ def test_pairs_that_are_no_secret_stay(text):
     ("password=123456", "password=<secret>"),  # digits, but under a password key
     ("DB_PASS=hunter2 ./run.sh", "DB_PASS=<secret> ./run.sh"),
     ("password: my_pass_word:12", "password: <secret>"),  # a counted name, under a password key
+    ("password: MODEL:BACKBONE.OUT", "password: <secret>"),  # a config path, under a password key
+    ("api_key: ab12Cd:Ef34.gh56", "api_key: <secret>"),  # colon and dot, but parts no config path has
+    ("auth: admin:hunter2", "auth: <secret>"),  # a user and a password
+    ("auth: ADMIN:HUNTER2", "auth: <secret>"),  # upper case, but no dotted path
     ("password: correct_horse_battery", "password: <secret>"),  # a snake_case name, under a password key
 ])
 def test_what_looks_like_code_is_still_a_password_under_a_password_key(text, expected):

@@ -86,20 +86,24 @@ NOT_SECRET_VALUE_RE = re.compile(r"(?i)(?:true|false|none|null|nil|yes|no|on|off
                                  r"token|digest|negotiate|required|optional|auto|default|env|lambda|[$%].*|[<\[].*)")
 
 
-# Unquoted values that are code, not secrets: a dotted name (tokenizer.eos_token), gdb's
+# Unquoted values that are code, not secrets: a dotted name (tokenizer.eos_token, MODEL.RPN.NMS), gdb's
 # "sig=sig@entry=6", a counted snake_case name (c10d's "for key: store_based_barrier_key:32"), a
 # snake_case name of lower-case words (PyTorch-BigGraph's "Unknown key: regularization_coef"):
 # generated keys and tokens mix cases and digits.
 GDB_ENTRY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,100}@entry=")
 COUNTED_NAME_RE = re.compile(r"[a-z]{1,30}(?:_[a-z]{1,30}){2,10}:[0-9]{1,10}")
 SNAKE_NAME_RE = re.compile(r"[a-z]{2,30}(?:_[a-z]{2,30}){1,10}")
+# yacs' and detectron2's upper-case config paths, which a hand-typed one may join with a colon too
+# ("Non-existent config key: MODEL:BACKBONE.OUT_CHANNELS"); a key mixes cases, a password after a
+# user name ("auth: admin:hunter2") is no dotted upper-case path.
+CONFIG_PATH_RE = re.compile(r"[A-Z][A-Z0-9_]{0,40}(?:[.:][A-Z][A-Z0-9_]{0,40}){0,10}\.[A-Z][A-Z0-9_]{0,40}")
 
 
 def is_code_value(value: str) -> bool:
     """Whether an unquoted value is code (a dotted name, gdb's sig@entry=, a counted or a snake_case
     name), not a secret."""
     parts = value.split(".")
-    return ((len(parts) > 1 and all(p.isidentifier() for p in parts)) or bool(GDB_ENTRY_RE.match(value))
+    return ((len(parts) > 1 and all(p.isidentifier() for p in parts)) or bool(CONFIG_PATH_RE.fullmatch(value)) or bool(GDB_ENTRY_RE.match(value))
             or bool(COUNTED_NAME_RE.fullmatch(value)) or bool(SNAKE_NAME_RE.fullmatch(value)))
 
 
