@@ -55,7 +55,7 @@ def tailored_as(want, text, f=None):
 
 
 def failing_in_venv(tmp_path, requirement, code, want):
-    """A venv with `requirement` from this machine's pip, where `code` fails; (its python, what
+    """A venv with `requirement` (one, or a list) from this machine's pip, where `code` fails; (its python, what
     `want`'s hook says about the failure on that venv's own facts). Skips where pip cannot install."""
     import subprocess
 
@@ -65,11 +65,12 @@ def failing_in_venv(tmp_path, requirement, code, want):
     from torchdoctor.match.matcher import HIGH
     from wheelkit import pip_venv
 
+    wanted = [requirement] if isinstance(requirement, str) else list(requirement)
     py = pip_venv(tmp_path / "venv")
-    done = subprocess.run([py, "-m", "pip", "install", "-q", requirement], capture_output=True, text=True,
+    done = subprocess.run([py, "-m", "pip", "install", "-q"] + wanted, capture_output=True, text=True,
                           timeout=900)
     if done.returncode != 0:
-        pytest.skip("pip could not install %s here: %s" % (requirement, done.stderr.strip()[-300:]))
+        pytest.skip("pip could not install %s here: %s" % (" ".join(wanted), done.stderr.strip()[-300:]))
     failed = subprocess.run([py, "-c", code], capture_output=True, text=True, timeout=300)
     assert failed.returncode != 0
     m, t = tailored_as(want, failed.stderr, light_facts(py))

@@ -434,8 +434,17 @@ score of each, before its misses drove any KB change (the honest estimate):
   blind73_font/_dance/_sketch/_ser/_hyperspectral.jsonl 20 GitHub issues of 2021-26 from font
                           generation, music-to-dance, sketches, speech emotion recognition and
                           hyperspectral imaging, taken in the order met after blind72's fixes: first run
-                          4/20 = 20.0% (4/14 = 28.6% where an entry fitted, 2 wrong); not fixed
-                          afterwards (tests/eval/blind73_results.md)
+                          4/20 = 20.0% (4/14 = 28.6% where an entry fitted, 2 wrong); 5/20 after the
+                          next session's pip-listing fix (tests/eval/blind73_results.md)
+  blind74_gaze/_vqa/_lowlight/_lane/_handpose.jsonl 30 GitHub issues of 2021-26 (gaze, VQA, low-light
+                          and deraining, lanes, hand pose): first run 9/30 = 30.0% (9/14 where an entry
+                          fitted, 0 wrong); 13/30 after (tests/eval/blind74_results.md)
+  blind75_musicsep/_iqa/_salient/_kt/_text2sql.jsonl 29 issues (music separation, image quality,
+                          salient objects, knowledge tracing, text-to-SQL): first run 14/29 = 48.3%
+                          (14/18 where an entry fitted, 0 wrong); 15/29 after (tests/eval/blind75_results.md)
+  blind76_changedet/_forgery/_shadow/_summarize/_uav.jsonl 30 issues (change detection, forgery,
+                          shadows, summarization, UAV vision): first run 6/30 = 20.0% (6/16 where an entry
+                          fitted, 1 wrong); 10/30 after (tests/eval/blind76_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -74,7 +74,10 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind71_event.jsonl", "blind71_hoi.jsonl", "blind71_agri.jsonl", "blind72_radreport.jsonl",
         "blind72_moment.jsonl", "blind72_matching.jsonl", "blind72_colorize.jsonl", "blind72_audiotag.jsonl",
         "blind73_font.jsonl", "blind73_dance.jsonl", "blind73_sketch.jsonl", "blind73_ser.jsonl",
-        "blind73_hyperspectral.jsonl"]
+        "blind73_hyperspectral.jsonl", "blind74_gaze.jsonl", "blind74_vqa.jsonl", "blind74_lowlight.jsonl",
+        "blind74_lane.jsonl", "blind74_handpose.jsonl", "blind75_musicsep.jsonl", "blind75_iqa.jsonl",
+        "blind75_salient.jsonl", "blind75_kt.jsonl", "blind75_text2sql.jsonl", "blind76_changedet.jsonl",
+        "blind76_forgery.jsonl", "blind76_shadow.jsonl", "blind76_summarize.jsonl", "blind76_uav.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -727,6 +730,25 @@ OPEN = {
     ("blind73_sketch.jsonl", 4): None,
     ("blind73_ser.jsonl", 1): None,
     ("blind73_hyperspectral.jsonl", 0): None,
+    # blind74-76: the reporters' words ("no module named bootstrap" in a sentence, an OOM told in words, a
+    # Docker image that "cannot find libcudart.so.11", rembg failing "when it tries to import onnxruntime",
+    # a Jetson install story in Chinese), a traceback cut at "No module n", an extension whose name says
+    # nothing of being one (`module 'my_interp' has no attribute 'run'`), an old detectron2 fork's build
+    # log showing only deprecation warnings, Python 3.6's `cannot import name 'X'` without the package
+    # it was imported from, pandas' "Cannot convert numpy.ndarray to numpy.ndarray" (its NumPy cause is
+    # the labeller's reading, not the thread's), and a wrong culprit: `No module named 'hshadow'` read as a
+    # missing package where it is the project's own CUDA extension, never built
+    ("blind74_lane.jsonl", 4): None,
+    ("blind74_vqa.jsonl", 4): None,
+    ("blind75_kt.jsonl", 4): None,
+    ("blind75_musicsep.jsonl", 4): None,
+    ("blind75_salient.jsonl", 2): None,
+    ("blind76_shadow.jsonl", 0): "python-package-missing",
+    ("blind76_shadow.jsonl", 1): None,
+    ("blind76_summarize.jsonl", 1): None,
+    ("blind76_uav.jsonl", 2): None,
+    ("blind76_uav.jsonl", 4): None,
+    ("blind76_uav.jsonl", 5): None,
 }
 
 

@@ -36,7 +36,7 @@ COMPANIONS = (
     "vllm", "jax", "tensorflow", "scipy", "pillow", "sympy", "networkx",
     "filelock", "fsspec", "jinja2", "typing-extensions", "setuptools", "pip",
     "mypy", "intel-extension-for-pytorch", "torch-directml", "clip", "librosa", "tensorboard",
-    "onnxruntime-directml",
+    "onnxruntime-directml", "spacy",
 )
 COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-", "tensorrt")
 # Substrings of the names `python -m torch.utils.collect_env` lists (its pip and

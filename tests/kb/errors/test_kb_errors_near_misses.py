@@ -499,3 +499,74 @@ def test_new_wordings_stay_quiet_on_their_neighbours(text):
 ])
 def test_the_capability_wordings_do_not_claim_other_libraries_messages(text):
     assert all(m.id != "gpu-capability-not-compatible" for m in match_text(text))
+
+
+FORK_FRAME = ('  File "/usr/lib/python3.8/multiprocessing/popen_fork.py", line 70, in _launch\n'
+              '    self.pid = os.fork()\n')
+
+
+def test_errno_12_at_a_dataloader_fork_is_the_fork_and_alone_only_possibly_host_ram():
+    at_fork = [m.id for m in match_text(FORK_FRAME + "OSError: [Errno 12] Cannot allocate memory")]
+    assert at_fork == ["dataloader-worker-fork-enomem"]  # the fork's reading hides the bare one
+    alone = match_text("OSError: [Errno 12] Cannot allocate memory")
+    assert [(m.id, m.confidence) for m in alone] == [("host-ram-exhausted", "possible")]
+    # another errno at the same fork, or Python's MemoryError, is not this reading
+    for other in ("OSError: [Errno 24] Too many open files", "MemoryError"):
+        assert "dataloader-worker-fork-enomem" not in [m.id for m in match_text(FORK_FRAME + other)]
+
+
+@pytest.mark.parametrize("text,expected", [
+    # a Python 2 pickle, read by pickle, NumPy or a body-model loader
+    ("    data = pickle.load(f)\nUnicodeDecodeError: 'ascii' codec can't decode byte 0x81 in position 1224: "
+     "ordinal not in range(128)", "pickle-from-python2"),
+    ("Failed to interpret file 'data/smplx/SMPLX_NEUTRAL.pkl' as a pickle", "pickle-from-python2"),
+    # a protocol-2 pickle opened in text mode: its first byte, in the file's decoder
+    ('  File "/env/lib/python3.8/codecs.py", line 322, in decode\n    (result, consumed) = self._buffer_decode(data, '
+     "self.errors, final)\nUnicodeDecodeError: 'utf-8' codec can't decode byte 0x80 in position 0: invalid start byte",
+     "pickle-from-python2"),
+    # the same decoder errors about anything but a pickle say nothing of one
+    ("  File \"setup.py\", line 8, in <module>\n    long_description = f.read()\nUnicodeDecodeError: 'ascii' codec "
+     "can't decode byte 0xe2 in position 5712: ordinal not in range(128)", None),
+    ("UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte", None),
+])
+def test_a_python_2_pickle_is_read_from_the_decoder_error_only_beside_a_pickle(text, expected):
+    found = [m.id for m in match_text(text)]
+    if expected is None:
+        assert "pickle-from-python2" not in found
+    else:
+        assert found[:1] == [expected]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("ImportError: cannot import name 'deform_conv_cuda'", "cuda-extension-package-not-built"),
+    ("ImportError: cannot import name 'nms_ext' from 'mmdet.ops.nms' (/u/site-packages/mmdet/ops/nms/__init__.py)",
+     "cuda-extension-package-not-built"),
+    # a Python name the library moved is still the version mismatch
+    ("ImportError: cannot import name 'build_detector' from 'mmdet.models'", "hf-library-version-mismatch"),
+    ("ImportError: cannot import name 'cuda' from 'numba'", None),
+])
+def test_a_compiled_ops_name_is_an_unbuilt_extension_not_a_moved_name(text, expected):
+    found = [m.id for m in match_text(text)]
+    if expected is None:
+        assert "cuda-extension-package-not-built" not in found
+    else:
+        assert found[:1] == [expected]
+
+
+@pytest.mark.parametrize("text", [
+    "AttributeError: 'Trainer' object has no attribute '_detect_anomaly'",
+    "TypeError: _write_metrics() missing 1 required positional argument: 'data_time'",
+    "TypeError: from_config() takes 2 positional arguments but 3 were given",
+    "TypeError: ROIHeads.from_config() takes 2 positional arguments but 3 were given",
+])
+def test_detectron2_changes_under_an_older_project_are_a_library_version_mismatch(text):
+    assert [m.id for m in match_text(text)][:1] == ["hf-library-version-mismatch"]
+
+
+@pytest.mark.parametrize("text", [
+    "TypeError: from_config() takes 2 positional arguments but 4 were given",
+    "AttributeError: 'Model' object has no attribute '_detect_anomaly_hook'",
+    "TypeError: _write_metrics() missing 1 required positional argument: 'prefix'",
+])
+def test_other_signatures_and_names_are_not_detectrons_changes(text):
+    assert "hf-library-version-mismatch" not in [m.id for m in match_text(text)]
