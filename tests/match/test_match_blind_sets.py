@@ -77,7 +77,10 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind73_hyperspectral.jsonl", "blind74_gaze.jsonl", "blind74_vqa.jsonl", "blind74_lowlight.jsonl",
         "blind74_lane.jsonl", "blind74_handpose.jsonl", "blind75_musicsep.jsonl", "blind75_iqa.jsonl",
         "blind75_salient.jsonl", "blind75_kt.jsonl", "blind75_text2sql.jsonl", "blind76_changedet.jsonl",
-        "blind76_forgery.jsonl", "blind76_shadow.jsonl", "blind76_summarize.jsonl", "blind76_uav.jsonl"]
+        "blind76_forgery.jsonl", "blind76_shadow.jsonl", "blind76_summarize.jsonl", "blind76_uav.jsonl",
+        "blind77_retrieval.jsonl", "blind77_nmt.jsonl", "blind77_face3d.jsonl", "blind77_pedestrian.jsonl",
+        "blind77_absa.jsonl", "blind78_domainadapt.jsonl", "blind78_neuralode.jsonl", "blind78_audiocap.jsonl",
+        "blind78_actionrec.jsonl", "blind78_fewshotseg.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -738,6 +741,10 @@ OPEN = {
     # it was imported from, pandas' "Cannot convert numpy.ndarray to numpy.ndarray" (its NumPy cause is
     # the labeller's reading, not the thread's), and a wrong culprit: `No module named 'hshadow'` read as a
     # missing package where it is the project's own CUDA extension, never built
+    # `module 'wandb' has no attribute 'apis'`: the thread blamed the wandb release, but the usual cause of
+    # that wording is wandb's own ./wandb run folder imported as a namespace package where wandb is not
+    # installed; no reading is claimed for it
+    ("blind75_kt.jsonl", 0): None,
     ("blind74_lane.jsonl", 4): None,
     ("blind74_vqa.jsonl", 4): None,
     ("blind75_kt.jsonl", 4): None,
@@ -749,6 +756,22 @@ OPEN = {
     ("blind76_uav.jsonl", 2): None,
     ("blind76_uav.jsonl", 4): None,
     ("blind76_uav.jsonl", 5): None,
+    # blind77-78: tracebacks cut before their last line (transformers 5's tokenizer, OpenNMT on torch 1.13,
+    # Pedestron's mmcv, open_clip, ISAT's torch.load), the reporters' words (a freeze, "CUDA报错", "变成cpu了"),
+    # CTranslate2's own libcublas message (another framework's error, left to it by design), mmaction2's
+    # `FastRCNN is not registered` (mmdet missing), and a wrong culprit: `No module named 'pyabsa.tasks'`
+    # read as a missing package where the thread's cause is a checkpoint pickled by an older PyABSA
+    ("blind77_absa.jsonl", 0): "python-package-missing",
+    ("blind77_absa.jsonl", 2): None,
+    ("blind77_nmt.jsonl", 0): None,
+    ("blind77_nmt.jsonl", 4): None,
+    ("blind77_pedestrian.jsonl", 0): None,
+    ("blind77_retrieval.jsonl", 3): None,
+    ("blind78_actionrec.jsonl", 2): None,
+    ("blind78_actionrec.jsonl", 3): None,
+    ("blind78_fewshotseg.jsonl", 1): None,
+    ("blind78_fewshotseg.jsonl", 2): None,
+    ("blind78_fewshotseg.jsonl", 3): None,
 }
 
 

@@ -92,6 +92,7 @@ def test_redis_password_without_user_keeps_the_host_and_is_no_email():
     "CRITICAL: Unknown key: regularization_coef",
     "KeyError: 'Non-existent config key: MODEL:BACKBONE.OUT_CHANELS'",
     "KeyError: 'Non-existent config key: MODEL.ROI_HEADS.NUM_CLASSES'",
+    "KeyError: 'Non-existent config key: MODEL:RESNETS.RES2_OUT_CHANNELS'",
 ])
 def test_pairs_that_are_no_secret_stay(text):
     assert red(text) == (text, {})
@@ -106,6 +107,10 @@ def test_pairs_that_are_no_secret_stay(text):
     ("api_key: ab12Cd:Ef34.gh56", "api_key: <secret>"),  # colon and dot, but parts no config path has
     ("auth: admin:hunter2", "auth: <secret>"),  # a user and a password
     ("auth: ADMIN:HUNTER2", "auth: <secret>"),  # upper case, but no dotted path
+    ("auth: ROOT:S3CR3T.PW", "auth: <secret>"),  # a dotted upper-case path, but not after "key"
+    ("api_key: K7Q2:ZX9P.M4N8", "api_key: <secret>"),
+    ("token=ZK3F9Q:X7P2W8.R4T6Y1", "token=<secret>"),
+    ("key: AB12:CD34.EF56", "key: <secret>"),  # digits: a credential, not a config path
     ("password: correct_horse_battery", "password: <secret>"),  # a snake_case name, under a password key
 ])
 def test_what_looks_like_code_is_still_a_password_under_a_password_key(text, expected):

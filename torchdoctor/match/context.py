@@ -22,9 +22,18 @@ _LISTED_PIN = re.compile(r"\bdepends on torch==([\w.+]{1,40})\s*$")
 
 
 def agrees_with_request(match, requested: set) -> bool:
-    """A match read on a listing line whose exact torch pin is the one the user requested."""
+    """A match read on a listing line whose exact torch pin is the one every request and constraint
+    names (pip's `==1.12.0` accepts `1.12.0+cu113`, so local tags are left out); a request or a
+    constraint that disagrees keeps the line a conflict."""
     pin = _LISTED_PIN.search(match.anchor_line or "")
-    return pin is not None and pin.group(1) in requested
+    return pin is not None and all(_same_release(v, pin.group(1)) for v in requested)
+
+
+def _same_release(a: str, b: str) -> bool:
+    """1.12.0 and 1.12.0+cu113 name the same release; 1.12.0+cpu and 1.12.0+cu113 do not."""
+    base_a, _, local_a = a.partition("+")
+    base_b, _, local_b = b.partition("+")
+    return base_a == base_b and (not local_a or not local_b or local_a == local_b)
 
 
 @lru_cache(maxsize=16)

@@ -297,9 +297,15 @@ class Collector:
             if score > m.score:
                 m.score, m.anchor, m.anchor_line = score, anchor, text[:2000]
             # A multi-line message may name its details on a later line
-            # (the GLOBAL in a weights-only failure): keep what we learn.
+            # (the GLOBAL in a weights-only failure): keep what we learn. A generic pattern's
+            # mark stays only while no specific pattern of the entry has hit: the specific hit
+            # (DefaultCPUAllocator's message) is the diagnosis, the generic one (a bare Errno 12
+            # beside it) adds nothing to doubt it.
             for k, v in groups.items():
-                m.groups.setdefault(k, v)
+                if k != GENERIC_GROUP:
+                    m.groups.setdefault(k, v)
+            if GENERIC_GROUP not in groups:
+                m.groups.pop(GENERIC_GROUP, None)
 
     def results(self) -> List[Match]:
         # Below the floor a match is no diagnosis; dropped before the refines

@@ -93,17 +93,24 @@ NOT_SECRET_VALUE_RE = re.compile(r"(?i)(?:true|false|none|null|nil|yes|no|on|off
 GDB_ENTRY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,100}@entry=")
 COUNTED_NAME_RE = re.compile(r"[a-z]{1,30}(?:_[a-z]{1,30}){2,10}:[0-9]{1,10}")
 SNAKE_NAME_RE = re.compile(r"[a-z]{2,30}(?:_[a-z]{2,30}){1,10}")
-# yacs' and detectron2's upper-case config paths, which a hand-typed one may join with a colon too
-# ("Non-existent config key: MODEL:BACKBONE.OUT_CHANNELS"); a key mixes cases, a password after a
-# user name ("auth: admin:hunter2") is no dotted upper-case path.
-CONFIG_PATH_RE = re.compile(r"[A-Z][A-Z0-9_]{0,40}(?:[.:][A-Z][A-Z0-9_]{0,40}){0,10}\.[A-Z][A-Z0-9_]{0,40}")
+# yacs' and detectron2's upper-case config paths after the bare word "key" ("Non-existent config key:
+# MODEL:RESNETS.RES2_OUT_CHANNELS", a hand-typed one joined with a colon too): each part letters, or
+# letters and digits joined by an underscore, which a credential (AB12:CD34.EF56) is not; a user and
+# password under another key ("auth: ROOT:S3CR3T.PW") is never read this way.
+_CONFIG_PART = r"(?:[A-Z]{1,40}|[A-Z][A-Z0-9]{0,20}_[A-Z0-9_]{1,40})"
+CONFIG_PATH_RE = re.compile(r"%s(?:[.:]%s){0,10}\.%s" % (_CONFIG_PART, _CONFIG_PART, _CONFIG_PART))
+
+
+def is_config_path(name: str, value: str) -> bool:
+    """A config path named by the bare key word (yacs' "config key: MODEL.RPN.NMS_THRESH")."""
+    return name.lower() == "key" and bool(CONFIG_PATH_RE.fullmatch(value))
 
 
 def is_code_value(value: str) -> bool:
     """Whether an unquoted value is code (a dotted name, gdb's sig@entry=, a counted or a snake_case
     name), not a secret."""
     parts = value.split(".")
-    return ((len(parts) > 1 and all(p.isidentifier() for p in parts)) or bool(CONFIG_PATH_RE.fullmatch(value)) or bool(GDB_ENTRY_RE.match(value))
+    return ((len(parts) > 1 and all(p.isidentifier() for p in parts)) or bool(GDB_ENTRY_RE.match(value))
             or bool(COUNTED_NAME_RE.fullmatch(value)) or bool(SNAKE_NAME_RE.fullmatch(value)))
 
 

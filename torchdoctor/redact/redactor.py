@@ -11,7 +11,8 @@ from .identifiers import (COMMON_WORDS, EMAIL_RE, GPU_UUID_RE, HOME_PATH_RES, HO
 from .keyblocks import block_end
 from .pairs import (BEARER_RE, DASH_P_CONTEXT, DASH_P_RE, EQ_PAIR_RE, NOT_DASH_P, NOT_SECRET_NAME, OPTION_RE, PAIR_RE,
                     PATH_PAIR_RE, PORT_FIRST_RE, SECRET_HINTS, SECRET_NAME, SERIAL_NAME, SPACE_PAIR_RE, URL_CRED_RE,
-                    URL_RAW_CRED_RE, UUID_NAME, is_code_value, is_password_key, is_secret_value, secret_key_name)
+                    URL_RAW_CRED_RE, UUID_NAME, is_code_value, is_config_path, is_password_key, is_secret_value,
+                    secret_key_name)
 from .placeholders import EMAIL, GPU_UUID, HOST, IP, MAC, SECRET, SERIAL, USER, UUID
 from .tokens import TOKEN_RE, token_rule
 
@@ -169,7 +170,8 @@ class Redactor:
         if not is_secret_value(value, password):
             return m.group(0)
         if value[0] not in "\"'" and (m.string[m.end():m.end() + 1] in ("(", "[") or (
-                (is_code_value(value) or value.isdigit() and len(value) <= 10) and not password)):
+                (is_code_value(value) or is_config_path(name, value) or value.isdigit() and len(value) <= 10)
+                and not password)):
             return m.group(0)  # code (pad_token = tokenizer.eos_token, key = wandb.login(...)), gdb, a token id
         sep = m.group("sep")
         if ":" in sep and not m.groupdict().get("q") and value[0] not in "\"'" and \

@@ -446,6 +446,14 @@ def test_pips_conflict_line_naming_torch_is_only_possibly_a_pin():
     ("The user requested (constraint) torch==1.12.0", ["pip-package-pins-other-torch"]),
     # torchaudio wants another torch than the one requested: its line is the conflict
     ("The user requested torch==1.13.1", ["torchaudio-requires-other-torch", "pip-package-pins-other-torch"]),
+    # a local tag on the request still agrees (pip's ==1.12.0 accepts 1.12.0+cu113)
+    ("The user requested torch==1.12.0+cu113", ["pip-package-pins-other-torch"]),
+    # ... but another build of the same release does not (+cpu is no +cu113)
+    ("The user requested torch==1.12.0+cpu\n    torchaudio 0.12.0+cu113 depends on torch==1.12.0+cu113",
+     ["torchaudio-requires-other-torch", "pip-package-pins-other-torch"]),
+    # a constraint that disagrees keeps torchaudio's line a conflict, whatever the request says
+    ("The user requested torch==1.12.0\n    The user requested (constraint) torch==1.11.0",
+     ["torchaudio-requires-other-torch", "pip-package-pins-other-torch"]),
 ])
 def test_a_companion_line_agreeing_with_the_requested_torch_is_not_the_conflict(requested, found):
     lines = ["    torchaudio 0.12.0 depends on torch==1.12.0", "    speechbrain 0.5.11 depends on torch<=1.11 and >=1.7"]
@@ -503,31 +511,63 @@ def test_the_capability_wordings_do_not_claim_other_libraries_messages(text):
 
 FORK_FRAME = ('  File "/usr/lib/python3.8/multiprocessing/popen_fork.py", line 70, in _launch\n'
               '    self.pid = os.fork()\n')
+LOADER_FRAME = ('  File "/env/lib/python3.8/site-packages/torch/utils/data/dataloader.py", line 441, in _get_iterator\n'
+                '    return _MultiProcessingDataLoaderIter(self)\n'
+                '  File "/env/lib/python3.8/site-packages/torch/utils/data/dataloader.py", line 1042, in __init__\n'
+                '    w.start()\n')
 
 
 def test_errno_12_at_a_dataloader_fork_is_the_fork_and_alone_only_possibly_host_ram():
-    at_fork = [m.id for m in match_text(FORK_FRAME + "OSError: [Errno 12] Cannot allocate memory")]
+    at_fork = [m.id for m in match_text(LOADER_FRAME + FORK_FRAME + "OSError: [Errno 12] Cannot allocate memory")]
     assert at_fork == ["dataloader-worker-fork-enomem"]  # the fork's reading hides the bare one
     alone = match_text("OSError: [Errno 12] Cannot allocate memory")
     assert [(m.id, m.confidence) for m in alone] == [("host-ram-exhausted", "possible")]
+    # any other fork (gunicorn, a multiprocessing pool) is no DataLoader's: host RAM, as a possibility
+    other = match_text(FORK_FRAME + "OSError: [Errno 12] Cannot allocate memory")
+    assert [(m.id, m.confidence) for m in other] == [("host-ram-exhausted", "possible")]
+    # an Errno 12 inside a worker (an mmap the worker made), or a subprocess beside a printed num_workers
+    worker = ("RuntimeError: Caught OSError in DataLoader worker process 3.\n  File \"/env/lib/python3.8/site-packages/"
+              "torch/utils/data/dataloader.py\", line 1, in _next_data\nOSError: [Errno 12] Cannot allocate memory")
+    assert [m.id for m in match_text(worker)] == ["host-ram-exhausted"]
     # another errno at the same fork, or Python's MemoryError, is not this reading
-    for other in ("OSError: [Errno 24] Too many open files", "MemoryError"):
-        assert "dataloader-worker-fork-enomem" not in [m.id for m in match_text(FORK_FRAME + other)]
+    for text in ("OSError: [Errno 24] Too many open files", "MemoryError"):
+        assert "dataloader-worker-fork-enomem" not in [m.id for m in match_text(LOADER_FRAME + FORK_FRAME + text)]
+
+
+def test_a_bare_errno_12_beside_torchs_own_allocator_message_keeps_it_a_diagnosis():
+    text = ("RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you "
+            "tried to allocate 1073741824 bytes.\nOSError: [Errno 12] Cannot allocate memory")
+    for t in (text, "\n".join(reversed(text.splitlines()))):
+        assert [(m.id, m.confidence) for m in match_text(t)] == [("host-ram-exhausted", "high")]
 
 
 @pytest.mark.parametrize("text,expected", [
     # a Python 2 pickle, read by pickle, NumPy or a body-model loader
     ("    data = pickle.load(f)\nUnicodeDecodeError: 'ascii' codec can't decode byte 0x81 in position 1224: "
      "ordinal not in range(128)", "pickle-from-python2"),
-    ("Failed to interpret file 'data/smplx/SMPLX_NEUTRAL.pkl' as a pickle", "pickle-from-python2"),
+    ("  File \"/env/lib/python3.7/site-packages/numpy/lib/npyio.py\", line 460, in load\n    return pickle.load(fid, "
+     "**pickle_kwargs)\nUnicodeDecodeError: 'ascii' codec can't decode byte 0xc8 in position 0: ordinal not in "
+     "range(128)", "pickle-from-python2"),
     # a protocol-2 pickle opened in text mode: its first byte, in the file's decoder
-    ('  File "/env/lib/python3.8/codecs.py", line 322, in decode\n    (result, consumed) = self._buffer_decode(data, '
+    ('    data = pickle.load(fo)\n  File "/env/lib/python3.8/codecs.py", line 322, in decode\n    (result, consumed) = self._buffer_decode(data, '
      "self.errors, final)\nUnicodeDecodeError: 'utf-8' codec can't decode byte 0x80 in position 0: invalid start byte",
      "pickle-from-python2"),
     # the same decoder errors about anything but a pickle say nothing of one
     ("  File \"setup.py\", line 8, in <module>\n    long_description = f.read()\nUnicodeDecodeError: 'ascii' codec "
      "can't decode byte 0xe2 in position 5712: ordinal not in range(128)", None),
     ("UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte", None),
+    # a C locale reading a README in a pip log that names cloudpickle; a weights file opened as a JSON config
+    ("Collecting cloudpickle>=1.2.0\n  File \"/usr/lib/python3.6/encodings/ascii.py\", line 26, in decode\n"
+     "UnicodeDecodeError: 'ascii' codec can't decode byte 0xe2 in position 2087: ordinal not in range(128)", None),
+    ('  File "/usr/lib/python3.8/codecs.py", line 322, in decode\nUnicodeDecodeError: \'utf-8\' codec can\'t decode '
+     "byte 0x80 in position 0: invalid start byte\nOSError: It looks like the config file at "
+     "'checkpoints/pytorch_model.bin' is not a valid JSON file.", None),
+    # a project's own to_pickle helper is no pickle being read
+    ('  File "x.py", line 3\n    df.to_pickle(out)\n    text = open(fn).read()\nUnicodeDecodeError: \'ascii\' codec '
+     "can't decode byte 0xc3 in position 88: ordinal not in range(128)", None),
+    # NumPy's wrapper around other pickle failures keeps their own readings
+    ("ModuleNotFoundError: No module named 'numpy._core'\nOSError: Failed to interpret file 'data/smpl_mean.pkl' as "
+     "a pickle", None),
 ])
 def test_a_python_2_pickle_is_read_from_the_decoder_error_only_beside_a_pickle(text, expected):
     found = [m.id for m in match_text(text)]
@@ -544,6 +584,18 @@ def test_a_python_2_pickle_is_read_from_the_decoder_error_only_beside_a_pickle(t
     # a Python name the library moved is still the version mismatch
     ("ImportError: cannot import name 'build_detector' from 'mmdet.models'", "hf-library-version-mismatch"),
     ("ImportError: cannot import name 'cuda' from 'numba'", None),
+    # Python names that end like an extension's are not one
+    ("ImportError: cannot import name 'build_ext' from 'setuptools.command.build_ext' "
+     "(/env/lib/python3.10/site-packages/setuptools/command/build_ext.py)", "hf-library-version-mismatch"),
+    ("ImportError: cannot import name 'move_to_cuda' from 'fairseq.utils' (/e/site-packages/fairseq/utils.py)",
+     "hf-library-version-mismatch"),
+    ("cannot import name 'use_cuda' from 'utils' (/home/u/proj/utils/__init__.py)", None),
+    # any extension-named module whose package folder holds no built file at all
+    ("ImportError: cannot import name 'sparse_conv_ext' from 'mmdet3d.ops.spconv' (unknown location)",
+     "cuda-extension-package-not-built"),
+    ("ImportError: cannot import name 'resample2d_cuda' from 'networks.resample2d_package' (unknown location)",
+     "cuda-extension-package-not-built"),
+    ("cannot import name 'load_ext' from 'IPython.core'", None),
 ])
 def test_a_compiled_ops_name_is_an_unbuilt_extension_not_a_moved_name(text, expected):
     found = [m.id for m in match_text(text)]
@@ -570,3 +622,46 @@ def test_detectron2_changes_under_an_older_project_are_a_library_version_mismatc
 ])
 def test_other_signatures_and_names_are_not_detectrons_changes(text):
     assert "hf-library-version-mismatch" not in [m.id for m in match_text(text)]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("ModuleNotFoundError: No module named 'nms.cpu_nms'", "cuda-extension-package-not-built"),
+    ("ModuleNotFoundError: No module named 'FaceBoxes.utils.nms.cpu_nms'", "cuda-extension-package-not-built"),
+    ("ModuleNotFoundError: No module named 'my_cpu_nms'", "python-package-missing"),
+    # PyABSA's words after the one unexpected key; other keys beside it are another cause
+    ('Unexpected key(s) in state_dict: "bert4global.embeddings.position_ids". Fail to load the model from x!',
+     "transformers-position-ids-state-dict-key"),
+    ('Unexpected key(s) in state_dict: "bert.embeddings.position_ids", "bert.pooler.dense.weight". Fail to load the '
+     "model", None),
+    # transformers up to 4.33 refusing a tokenizer a newer one saved
+    ("ValueError: Non-consecutive added token '<unk>' found. Should have index 32000 but has index 0 in saved "
+     "vocabulary.", "hf-library-version-mismatch"),
+])
+def test_compiled_nms_ops_position_ids_and_added_tokens(text, expected):
+    found = [m.id for m in match_text(text)]
+    assert found[:1] == ([expected] if expected else []), found
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Looking in indexes: https://test.pypi.org/simple/\nERROR: Could not find a version that satisfies the requirement "
+     "webcolors (from tllib) (from versions: none)", "testpypi-lacks-dependencies"),
+    ("Looking in indexes: https://test.pypi.org/simple/\nERROR: Could not find a version that satisfies the "
+     "requirement nibabel==3.2.1 (from bpreg)", "testpypi-lacks-dependencies"),
+    # TestPyPI beside PyPI, pip's version list, a requirements file, a verbose 404 it skips: not this
+    ("Looking in indexes: https://pypi.org/simple, https://test.pypi.org/simple/\nERROR: Could not find a version "
+     "that satisfies the requirement torch==1.4.0 (from versions: 1.11.0, 1.12.0, 1.13.0)", None),
+    ("pip install -i https://test.pypi.org/simple/ mypkg==0.1.3\nERROR: Could not find a version that satisfies the "
+     "requirement mypkg==0.1.3 (from versions: 0.1.0, 0.1.1)", None),
+    ("pip install -i https://test.pypi.org/simple/ -r requirements.txt\nERROR: Could not find a version that "
+     "satisfies the requirement numpy==1.26.4 (from -r requirements.txt (line 3))", None),
+    ("Could not fetch URL https://test.pypi.org/simple/numpy/: 404 Client Error: Not Found - skipping", None),
+    # the same refusal from PyPI or a mirror is not TestPyPI's
+    ("Looking in indexes: https://pypi.tuna.tsinghua.edu.cn/simple\nERROR: Could not find a version that satisfies the "
+     "requirement webcolors (from tllib) (from versions: none)", None),
+])
+def test_testpypi_as_the_only_index_lacks_the_dependencies(text, expected):
+    found = [m.id for m in match_text(text)]
+    if expected is None:
+        assert "testpypi-lacks-dependencies" not in found
+    else:
+        assert found[:1] == [expected]

@@ -172,22 +172,26 @@ def tailor_timm_unknown_model(match, facts: Facts) -> Optional[Tailored]:
 
 
 # transformers' generate() refused BLIP's image features from 4.22.0 (its kwargs check) until 4.25.0
-# accepted a catch-all named model_kwargs; 4.25.0 was yanked, so 4.25.1 is the first to install.
-BLIP_CHECK_FROM, BLIP_CHECK_FIXED = "4.22.0", "4.25.1"
+# accepted a catch-all named model_kwargs; 4.25.0 was yanked, so 4.25.1 is the first to install. From
+# 4.56.0 modeling_utils no longer re-exports the helpers BLIP's med.py imports from it: the ceiling.
+BLIP_CHECK_FROM, BLIP_CHECK_FIXED_IN, BLIP_INSTALL_FROM, BLIP_IMPORTS_UNTIL = "4.22.0", "4.25.0", "4.25.1", "4.56"
 
 
 @hook("blip-model-kwargs")
 def tailor_blip_model_kwargs(match, facts: Facts) -> Optional[Tailored]:
     tf = F.package_release(facts, "transformers")
-    if not tf:
+    if not tf or V.parse(tf) is None:
         return None
     notes = ["installed transformers: %s" % tf]
-    if V.older(tf, BLIP_CHECK_FROM) or not V.older(tf, BLIP_CHECK_FIXED):
+    if V.older(tf, BLIP_CHECK_FROM) or not V.older(tf, BLIP_CHECK_FIXED_IN):
         return Tailored(summary="transformers %s here does not refuse BLIP's arguments (only 4.22.0 to 4.24.0 do): the "
                                 "failing run used another environment or another transformers. Print which one it "
                                 "imports there." % tf,
                         commands=['%s -c "import transformers; print(transformers.__version__, transformers.__file__)"'
                                   % F.python_cmd(facts)], notes=notes)
     return Tailored(summary="transformers %s is one of the releases (4.22.0 to 4.24.0) whose generate() refuses BLIP's "
-                            "arguments: upgrade it to %s or later." % (tf, BLIP_CHECK_FIXED),
-                    commands=[pip(facts, 'install "transformers>=%s"' % BLIP_CHECK_FIXED)], notes=notes)
+                            "arguments: install one from %s up to (not including) %s, where BLIP's med.py can still "
+                            "import the helpers it takes from transformers.modeling_utils."
+                            % (tf, BLIP_INSTALL_FROM, BLIP_IMPORTS_UNTIL),
+                    commands=[pip(facts, 'install "transformers>=%s,<%s"' % (BLIP_INSTALL_FROM, BLIP_IMPORTS_UNTIL))],
+                    notes=notes)

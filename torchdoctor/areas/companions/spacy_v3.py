@@ -34,7 +34,7 @@ def tailor_spacy_major(match, facts: Facts) -> Optional[Tailored]:
              "Python %s" % ("%d.%d" % py if py else "?")]
     major = (V.release(installed) or (None,))[0]
     if major is not None and major < 3:
-        return Tailored(summary="spaCy %s here is a 2.x release, which has this API: the failing code ran in another "
+        return Tailored(summary="spaCy %s here is older than 3.0 and has this API: the failing code ran in another "
                                 "environment, or imported another spaCy. Print which one it imports." % installed,
                         commands=['%s -c "import spacy; print(spacy.__version__, spacy.__file__)"' % F.python_cmd(facts)],
                         notes=notes)
@@ -49,8 +49,12 @@ def tailor_spacy_major(match, facts: Facts) -> Optional[Tailored]:
     # spaCy 3 brings they stop at import with "numpy.dtype size changed", so the pin carries numpy's too
     cmds = [pip(facts, 'install "spacy<3" "numpy<2"')]
     if full:
-        cmds.append("%s -m spacy download %s" % (F.python_cmd(facts), full))
+        # spaCy 2's download links the shortcut name only when given it: `download de` makes
+        # spacy.load("de") work again, `download de_core_news_sm` does not
+        cmds.append("%s -m spacy download %s" % (F.python_cmd(facts), model))
     return Tailored(summary="spaCy%s is 3.x and the code was written for spaCy 2. Keep spaCy 2 for it (2.3.9 has "
-                            "wheels up to Python 3.11 and needs NumPy 1; download a 2.3 model with it), or port the code: %s."
+                            "wheels up to Python 3.11 and needs NumPy 1, so a package that needs NumPy 2 beside it, "
+                            "such as opencv-python 4.12, needs an older release too; a 3.x model does not load in "
+                            "spaCy 2, so download its 2.3 model after the pin), or port the code: %s."
                             % (" " + installed if installed else "", port),
                     commands=cmds, notes=notes)
