@@ -93,6 +93,10 @@ def test_redis_password_without_user_keeps_the_host_and_is_no_email():
     "KeyError: 'Non-existent config key: MODEL:BACKBONE.OUT_CHANELS'",
     "KeyError: 'Non-existent config key: MODEL.ROI_HEADS.NUM_CLASSES'",
     "KeyError: 'Non-existent config key: MODEL:RESNETS.RES2_OUT_CHANNELS'",
+    # a README's placeholders pasted back unchanged
+    "{'segmentation': 'pyannote/segmentation@Interspeech2021', 'token': 'HF_TOKEN_HERE', 'cache_dir': None}",
+    "use_auth_token=YOUR_HF_TOKEN",
+    "api_key: my-api-key",
 ])
 def test_pairs_that_are_no_secret_stay(text):
     assert red(text) == (text, {})
@@ -111,6 +115,7 @@ def test_pairs_that_are_no_secret_stay(text):
     ("api_key: K7Q2:ZX9P.M4N8", "api_key: <secret>"),
     ("token=ZK3F9Q:X7P2W8.R4T6Y1", "token=<secret>"),
     ("key: AB12:CD34.EF56", "key: <secret>"),  # digits: a credential, not a config path
+    ("token: hf_YourRealTokenHere123", "token: <secret>"),  # a real-shaped token that mentions "here"
     ("password: correct_horse_battery", "password: <secret>"),  # a snake_case name, under a password key
 ])
 def test_what_looks_like_code_is_still_a_password_under_a_password_key(text, expected):
