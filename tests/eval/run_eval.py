@@ -452,6 +452,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           neural ODEs, audio captioning, action recognition, interactive segmentation):
                           first run 8/30 = 26.7% (8/14 where an entry fitted, 1 wrong); 9/30 after
                           (tests/eval/blind78_results.md)
+  blind79_lidar3d/_superres/_tabularfm/_speechsep/_molgen.jsonl 30 issues (LiDAR 3D detection,
+                          super-resolution, tabular deep learning, speech separation, molecule generation),
+                          after every fix of that session: first run 7/30 = 23.3% (7/21 where an entry
+                          fitted, 4 wrong); not fixed afterwards (tests/eval/blind79_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -80,7 +80,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind76_forgery.jsonl", "blind76_shadow.jsonl", "blind76_summarize.jsonl", "blind76_uav.jsonl",
         "blind77_retrieval.jsonl", "blind77_nmt.jsonl", "blind77_face3d.jsonl", "blind77_pedestrian.jsonl",
         "blind77_absa.jsonl", "blind78_domainadapt.jsonl", "blind78_neuralode.jsonl", "blind78_audiocap.jsonl",
-        "blind78_actionrec.jsonl", "blind78_fewshotseg.jsonl"]
+        "blind78_actionrec.jsonl", "blind78_fewshotseg.jsonl", "blind79_lidar3d.jsonl", "blind79_superres.jsonl",
+        "blind79_tabularfm.jsonl", "blind79_speechsep.jsonl", "blind79_molgen.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -772,6 +773,23 @@ OPEN = {
     ("blind78_fewshotseg.jsonl", 1): None,
     ("blind78_fewshotseg.jsonl", 2): None,
     ("blind78_fewshotseg.jsonl", 3): None,
+    # blind79, measured at the end of the session and not fixed (tests/eval/blind79_results.md): spconv 2's
+    # moved API, asteroid's moved filterbanks, pickled PyG models, pyannote's and TabPFN's own errors, a
+    # TabPFN checkpoint read as no checkpoint, a torch build never made, reporters' words
+    ("blind79_lidar3d.jsonl", 1): None,
+    ("blind79_lidar3d.jsonl", 2): None,
+    ("blind79_lidar3d.jsonl", 3): "python-package-missing",
+    ("blind79_molgen.jsonl", 2): None,
+    ("blind79_speechsep.jsonl", 0): "python-package-missing",
+    ("blind79_speechsep.jsonl", 1): None,
+    ("blind79_speechsep.jsonl", 2): None,
+    ("blind79_speechsep.jsonl", 5): None,
+    ("blind79_superres.jsonl", 1): None,
+    ("blind79_superres.jsonl", 3): None,
+    ("blind79_superres.jsonl", 4): None,
+    ("blind79_tabularfm.jsonl", 2): "checkpoint-not-a-torch-file",
+    ("blind79_tabularfm.jsonl", 4): "pip-no-matching-distribution-torch",
+    ("blind79_tabularfm.jsonl", 5): None,
 }
 
 
