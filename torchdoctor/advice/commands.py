@@ -51,6 +51,11 @@ def pip(facts: Facts, args: str) -> str:
     return "%s %s" % (F.pip_cmd(facts), args)
 
 
+def which_import(facts: Facts, module: str) -> str:
+    """The target interpreter printing which `module` it imports: its version and its file."""
+    return '%s -c "import %s; print(%s.__version__, %s.__file__)"' % (F.python_cmd(facts), module, module, module)
+
+
 def plain_install(facts: Facts, version: str, variant: Optional[str], os: Optional[str] = None,
                   companions=None, installer: str = "pip") -> List[str]:
     """The install command(s) of torch `version` in `variant` (None: PyPI's), for the target

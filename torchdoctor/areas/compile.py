@@ -9,7 +9,7 @@ from ..model import derived as F
 from ..kb import compat
 from .registry import WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from .companions.common import python_minor, torch_meta_version
-from ..advice.commands import pip, system_install, torch_near_build
+from ..advice.commands import pip, system_install, torch_near_build, which_import
 from ..model import versions as V
 
 
@@ -185,7 +185,7 @@ def triton(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="triton %s matches torch %s here; reinstall it in case the install is broken, and check "
                             "that the failing process uses this interpreter." % (tv, torch_v),
                     commands=[pip(facts, 'install --force-reinstall --no-deps "triton%s"' % spec),
-                              '%s -c "import triton; print(triton.__version__, triton.__file__)"' % F.python_cmd(facts)],
+                              which_import(facts, "triton")],
                     notes=notes)
 
 

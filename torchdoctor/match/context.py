@@ -17,7 +17,6 @@ DESPACED_MIN = 8  # see Context.feed_despaced
 # user requested torch==1.12.0`, a line `torchaudio 0.12.0 depends on torch==1.12.0` is not the
 # conflict (another line of the listing is), whatever order pip printed them in.
 _REQUESTED = re.compile(r"The user requested (?:\(constraint\) )?torch==([\w.+]{1,40})")
-_REQUESTED_BYTES = re.compile(_REQUESTED.pattern.encode())
 _LISTED_PIN = re.compile(r"\bdepends on torch==([\w.+]{1,40})\s*$")
 
 
@@ -63,7 +62,10 @@ class Context:
         return self.other is not None
 
     def feed(self, text: str) -> None:
-        """A whole text, or (log scan) one anchor line of it."""
+        """A whole text, or (log scan) one anchor line of it. pip's "The user requested " is an
+        anchor, so a log scan hands its request lines here one by one: no pass of its own."""
+        if "The user requested" in text:
+            self.requested.update(_REQUESTED.findall(text))
         seen = self.seen
         for ch, lits in self.index.context_buckets:
             if ch in text:
@@ -89,8 +91,6 @@ class Context:
 
     def feed_text(self, text: str) -> None:
         self.feed(text)
-        if "The user requested" in text:
-            self.requested.update(_REQUESTED.findall(text))
         self._failures(failure_lines(text))
         self.framed |= frames_in(text)
         ix = self.index
@@ -104,8 +104,6 @@ class Context:
         """A chunk of a log: looks for the framework markers until torch is named."""
         if len(self.failures) < FAILURES_KEPT:
             self._failures(failure_lines(chunk))
-        if b"The user requested" in chunk:
-            self.requested.update(v.decode() for v in _REQUESTED_BYTES.findall(chunk))
         if self.own:
             return
         self.framed |= frames_in(chunk)

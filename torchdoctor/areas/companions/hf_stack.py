@@ -5,7 +5,7 @@ type transformers does not know, a diffusers too old to load the model's image p
 import re
 from typing import Optional
 
-from ...advice.commands import pip
+from ...advice.commands import pip, which_import
 from ...model import derived as F
 from ...model import versions as V
 from ...model.facts import Facts
@@ -187,8 +187,7 @@ def tailor_blip_model_kwargs(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="transformers %s here does not refuse BLIP's arguments (only 4.22.0 to 4.24.0 do): the "
                                 "failing run used another environment or another transformers. Print which one it "
                                 "imports there." % tf,
-                        commands=['%s -c "import transformers; print(transformers.__version__, transformers.__file__)"'
-                                  % F.python_cmd(facts)], notes=notes)
+                        commands=[which_import(facts, "transformers")], notes=notes)
     return Tailored(summary="transformers %s is one of the releases (4.22.0 to 4.24.0) whose generate() refuses BLIP's "
                             "arguments: install one from %s up to (not including) %s, where BLIP's med.py can still "
                             "import the helpers it takes from transformers.modeling_utils."

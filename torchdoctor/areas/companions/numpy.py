@@ -10,7 +10,7 @@ from ...kb import compat
 from ..registry import Remedy, ERROR, INFO, WARNING, Tailored, rule, finding, hook, installed_torch_note, known_error_finding, entry_id_of
 from .common import torch_meta_version
 from ...advice import install_advice
-from ...advice.commands import release_variant, pip, torch_near_build
+from ...advice.commands import release_variant, pip, torch_near_build, which_import
 from ...model import versions as V
 
 
@@ -156,7 +156,7 @@ def tailor_numpy_abi(match, facts: Facts) -> Optional[Tailored]:
     eid = entry_id_of(match)
     below2 = pip(facts, 'install "numpy<2"')
     upgrade_np = pip(facts, 'install --upgrade "numpy<2"' if sup is False else "install --upgrade numpy")
-    where_np = '%s -c "import numpy; print(numpy.__version__, numpy.__file__)"' % F.python_cmd(facts)
+    where_np = which_import(facts, "numpy")
     if np_v is None:
         return Tailored(summary="NumPy is not installed in this environment%s." % (
                             "; torch %s predates NumPy 2, so install a 1.x release" % torch_v if sup is False else ""),

@@ -3,7 +3,7 @@ Python, else port the code; read against the installed spaCy and Python."""
 
 from typing import Optional
 
-from ...advice.commands import pip
+from ...advice.commands import pip, which_import
 from ...model import derived as F
 from ...model import versions as V
 from ...model.facts import Facts
@@ -36,7 +36,7 @@ def tailor_spacy_major(match, facts: Facts) -> Optional[Tailored]:
     if major is not None and major < 3:
         return Tailored(summary="spaCy %s here is older than 3.0 and has this API: the failing code ran in another "
                                 "environment, or imported another spaCy. Print which one it imports." % installed,
-                        commands=['%s -c "import spacy; print(spacy.__version__, spacy.__file__)"' % F.python_cmd(facts)],
+                        commands=[which_import(facts, "spacy")],
                         notes=notes)
     port = ("spacy.load(\"%s\") after `python -m spacy download %s`" % (full, full) if full
             else "nlp.add_pipe(\"sentencizer\") and span.text for .string")
