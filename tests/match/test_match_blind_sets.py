@@ -773,11 +773,9 @@ OPEN = {
     ("blind78_fewshotseg.jsonl", 1): None,
     ("blind78_fewshotseg.jsonl", 2): None,
     ("blind78_fewshotseg.jsonl", 3): None,
-    # blind79, measured at the end of the session and not fixed (tests/eval/blind79_results.md): spconv 2's
-    # moved API, asteroid's moved filterbanks, pickled PyG models, pyannote's and TabPFN's own errors, a
-    # TabPFN checkpoint read as no checkpoint, a torch build never made, reporters' words
-    ("blind79_lidar3d.jsonl", 1): None,
-    ("blind79_lidar3d.jsonl", 2): None,
+    # blind79, measured at the end of a session (tests/eval/blind79_results.md); spconv 2's moved API and the
+    # torch build never made were fixed the session after: asteroid's moved filterbanks, pickled PyG models,
+    # pyannote's and TabPFN's own errors, a TabPFN checkpoint read as no checkpoint, reporters' words
     ("blind79_lidar3d.jsonl", 3): "python-package-missing",
     ("blind79_molgen.jsonl", 2): None,
     ("blind79_speechsep.jsonl", 0): "python-package-missing",
@@ -788,7 +786,6 @@ OPEN = {
     ("blind79_superres.jsonl", 3): None,
     ("blind79_superres.jsonl", 4): None,
     ("blind79_tabularfm.jsonl", 2): "checkpoint-not-a-torch-file",
-    ("blind79_tabularfm.jsonl", 4): "pip-no-matching-distribution-torch",
     ("blind79_tabularfm.jsonl", 5): None,
 }
 

@@ -38,7 +38,7 @@ COMPANIONS = (
     "mypy", "intel-extension-for-pytorch", "torch-directml", "clip", "librosa", "tensorboard",
     "onnxruntime-directml", "spacy",
 )
-COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-", "tensorrt")
+COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-", "tensorrt", "spconv")
 # Substrings of the names `python -m torch.utils.collect_env` lists (its pip and
 # conda patterns), so a report carries every package collect_env would show.
 COLLECT_ENV_PATTERNS = ("torch", "numpy", "triton", "optree", "mypy", "flake8", "onnx",

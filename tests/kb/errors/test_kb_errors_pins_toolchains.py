@@ -95,3 +95,23 @@ def test_darknet_and_deeplearning4j_output_is_not_torchs(text):
     assert match_text(tail), "the message alone is torch's too"
     assert match_text(text) == []
     assert match_text(text + '\n  File "train.py", line 1, in <module>\n    import torch')
+
+
+@pytest.mark.parametrize("spec,cause,release,keep", [
+    # 1.11.1 never existed; cu111 ended with 1.10 (a README's typo for 1.10.1+cu111)
+    ("1.11.1+cu111", "torch 1.11.1 was never released (1.11's releases: 1.11.0)", "1.11.0", "1.10.2+cu111"),
+    ("2.0.1+cu121", "torch 2.0.1 was never built for cu121; its CUDA variants are cu117, cu118", "2.0.1", "2.5.1"),
+    ("1.12.1+cu111", "torch 1.12.1 was never built for cu111; its CUDA variants are cu102, cu113, cu116", "1.12.1",
+     "1.10.2+cu111"),
+])
+def test_a_pair_never_built_keeps_the_release_or_the_variant(spec, cause, release, keep):
+    m = match_text(PIN % spec)[0]
+    assert m.id == "pip-torch-variant-never-built"
+    t = hooks()[m.entry.tailor](m, facts(py="3.8.10"))
+    assert cause in t.cause and t.summary.startswith("Install torch %s as one of its variants" % release)
+    assert "torch==%s" % keep in t.commands[0]
+
+
+@pytest.mark.parametrize("spec", ["1.10.1+cu111", "1.8.1+cu101", "1.7.1+cu110", "1.12.1+cu102", "2.13.0+cu132"])
+def test_pairs_that_were_built_are_not_never_built(spec):
+    assert top(PIN % spec) != "pip-torch-variant-never-built"

@@ -171,11 +171,7 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
             return None
         if variant.startswith("rocm"):
             return _rocm_index_lacks(facts, base, variant, groups.get("versions") or "", notes)
-        return Tailored(cause="torch %s was never built for %s; its CUDA variants are %s."
-                              % (base, variant, ", ".join(compat.cuda_variants(base)) or "unknown"),
-                        summary="Install torch %s as one of those variants (one your driver supports), or a "
-                                "release that was built for %s." % (base, variant),
-                        notes=notes)
+        return _never_built(facts, base, variant, notes)
     if version and compat.release(version):
         ok = compat.python_supported(version, py)
         if ok is False:
@@ -215,6 +211,36 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
                         summary="Create an environment with a supported Python and install torch there.",
                         commands=new_env_commands(facts, latest) or None, notes=notes)
     return None
+
+
+def _newest_for_variant(variant: str) -> Optional[str]:
+    """The newest patch of the newest release built for that CUDA variant; None when none is known."""
+    for minor in reversed(compat.known_releases()):
+        if variant in compat.cuda_variants(minor):
+            return compat.latest_patch(minor) or minor
+    return None
+
+
+def _never_built(facts: Facts, base: str, variant: str, notes) -> Tailored:
+    """torch `base` asked as `variant`, a pair never made: keep the release (its own variants) or keep
+    the variant (the newest release built for it, with its command); a patch that was never released
+    at all (1.11.1) is said first, since no variant brings it."""
+    row = compat.release(base) or {}
+    patches = row.get("patches") or []
+    variants = compat.cuda_variants(base)
+    missing_patch = base.count(".") == 2 and patches and base not in patches
+    keep = V.minor(base) or base
+    cause = ("torch %s was never released (%s's releases: %s), and no variant brings it. " % (
+        base, keep, ", ".join(patches)) if missing_patch else "") + \
+        "torch %s was never built for %s; its CUDA variants are %s." % (keep if missing_patch else base, variant,
+                                                                       ", ".join(variants) or "unknown")
+    newest = _newest_for_variant(variant)
+    cmds = torch_command(facts, version=newest, variant=variant, companions=False) if newest else []
+    release = patches[-1] if missing_patch else base
+    summary = "Install torch %s as one of its variants (one your driver supports)" % release
+    if newest:
+        summary += ", or keep %s with torch %s, the newest release built for it" % (variant, newest)
+    return Tailored(cause=cause, summary=summary + ".", commands=cmds or None, notes=notes)
 
 
 def _rocm_index_lacks(facts: Facts, base: str, variant: str, versions: str, notes) -> Tailored:
