@@ -87,3 +87,15 @@ def test_torchaudio_29_removed_the_backend_api(attr):
     assert "removed the audio-backend API" in e.fix.summary
     e = explain(text, "torchaudio-backend-api-removed", facts(torchaudio="2.8.0", torch="2.8.0"))
     assert "another torchaudio" in e.fix.summary
+
+
+@pytest.mark.parametrize("text", ["torchaudio.set_audio_backend deprecated\ntorchaudio.info removed",
+                                  "torchaudio.info() was removed in torchaudio 2.9"])
+def test_a_reporters_list_of_torchaudios_removed_calls(text):
+    m = match_text(text)[0]
+    assert m.id == "torchaudio-backend-api-removed"
+
+
+def test_other_torchaudio_words_are_not_the_removal():
+    found = match_text("torchaudio.load is slow, the info removed from the output")
+    assert not found or found[0].id != "torchaudio-backend-api-removed"

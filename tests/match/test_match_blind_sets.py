@@ -81,7 +81,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind77_retrieval.jsonl", "blind77_nmt.jsonl", "blind77_face3d.jsonl", "blind77_pedestrian.jsonl",
         "blind77_absa.jsonl", "blind78_domainadapt.jsonl", "blind78_neuralode.jsonl", "blind78_audiocap.jsonl",
         "blind78_actionrec.jsonl", "blind78_fewshotseg.jsonl", "blind79_lidar3d.jsonl", "blind79_superres.jsonl",
-        "blind79_tabularfm.jsonl", "blind79_speechsep.jsonl", "blind79_molgen.jsonl"]
+        "blind79_tabularfm.jsonl", "blind79_speechsep.jsonl", "blind79_molgen.jsonl", "blind80_dialogue.jsonl",
+        "blind80_distill.jsonl", "blind80_kws.jsonl", "blind80_ner.jsonl", "blind80_openvocab.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -783,10 +784,14 @@ OPEN = {
     ("blind79_speechsep.jsonl", 2): None,
     ("blind79_speechsep.jsonl", 5): None,
     ("blind79_superres.jsonl", 1): None,
-    ("blind79_superres.jsonl", 3): None,
     ("blind79_superres.jsonl", 4): None,
     ("blind79_tabularfm.jsonl", 2): "checkpoint-not-a-torch-file",
     ("blind79_tabularfm.jsonl", 5): None,
+    # blind80 (tests/eval/blind80_results.md): openWakeWord's pin told in words, silero_vad in curly quotes,
+    # a git dependency's build without torch read as torch missing (the text names no build)
+    ("blind80_kws.jsonl", 1): None,
+    ("blind80_kws.jsonl", 5): None,
+    ("blind80_openvocab.jsonl", 3): "torch-module-not-found",
 }
 
 

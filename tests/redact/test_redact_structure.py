@@ -93,6 +93,7 @@ def test_redis_password_without_user_keeps_the_host_and_is_no_email():
     "KeyError: 'Non-existent config key: MODEL:BACKBONE.OUT_CHANELS'",
     "KeyError: 'Non-existent config key: MODEL.ROI_HEADS.NUM_CLASSES'",
     "KeyError: 'Non-existent config key: MODEL:RESNETS.RES2_OUT_CHANNELS'",
+    "The model I trained has keys module.student.conv1.weights ... and the missing ones are conv1.weights",
     # a README's placeholders pasted back unchanged
     "{'segmentation': 'pyannote/segmentation@Interspeech2021', 'token': 'HF_TOKEN_HERE', 'cache_dir': None}",
     "use_auth_token=YOUR_HF_TOKEN",
@@ -104,6 +105,7 @@ def test_pairs_that_are_no_secret_stay(text):
 
 @pytest.mark.parametrize("text,expected", [
     ("password: db.example.net", "password: <secret>"),  # dotted, but under a password key
+    ("the keys abcDEF123ghiJKL456.mnoPQR789stu", "the keys <secret>"),  # dotted, but no state_dict key
     ("password=123456", "password=<secret>"),  # digits, but under a password key
     ("DB_PASS=hunter2 ./run.sh", "DB_PASS=<secret> ./run.sh"),
     ("password: my_pass_word:12", "password: <secret>"),  # a counted name, under a password key

@@ -12,6 +12,7 @@ from ..advice import install_advice, newest_installable
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
+from ..kb import torch_modules
 from .companions.common import python_minor
 from .registry import Tailored, hook, installed_torch_note, match_groups
 
@@ -135,6 +136,53 @@ def newer_api(match, facts: Facts) -> Optional[Tailored]:
     if not has_at_least(v, need):
         return too_old(facts, name, need, notes)
     return present(facts, name, notes)
+
+
+@hook("torch-module-history")
+def torch_module_history(match, facts: Facts) -> Optional[Tailored]:
+    """`No module named 'torch.X'` for a module the wheels date: too old (upgrade), removed since
+    (the code wants an older torch), or shipped by the installed torch (another torch failed)."""
+    mod = match_groups(match).get("mod")
+    got = torch_modules.span(mod) if mod else None
+    if got is None:
+        return _not_a_torch_module(mod) if mod else None
+    first, last = got
+    v, notes = version_or_none(facts)
+    notes = notes + ["%s ships with torch %s%s (the wheels' file lists)"
+                     % (mod, first, " to %s" % last if last else " and later")]
+    if v is None:
+        # no torch here to compare with: the span is the answer
+        return Tailored(summary=("%s shipped with torch %s to %s only: run the code with a torch of that range, or "
+                                 "update the code (or the library that imports it) for the newer torch." % (mod, first, last))
+                        if last else ("%s came with torch %s: the torch that ran is older (or not the one installed "
+                                      "here). Upgrade that environment's torch to %s or newer, with its torchvision/"
+                                      "torchaudio." % (mod, first, first)), commands=[], notes=notes)
+    if not has_at_least(v, first):
+        return too_old(facts, mod, first, notes)
+    if last and _minor(v) != last and has_at_least(v, last):
+        # the installed torch is newer than the last release with the module
+        return Tailored(summary="torch %s no longer has %s (its last release with it is %s): the code was written for "
+                                "an older torch. Update the code or the library that imports it (a release made for "
+                                "this torch), or run it with torch %s or older." % (
+                                    F.torch_version_str(facts), mod, last, last),
+                        commands=[], notes=notes)
+    return present(facts, mod, notes)
+
+
+def _not_a_torch_module(mod: str) -> Optional[Tailored]:
+    """A dotted name no torch release ships as a module, under one that is: `import a.b.f` of a
+    function or class (Python imports modules only that way), or a misspelt name."""
+    parts = mod.split(".")
+    parent = next((".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)
+                   if torch_modules.span(".".join(parts[:i]))), None)
+    if parent is None or parent == "torch" and len(parts) > 2:
+        return None
+    rel = torch_modules.releases()
+    return Tailored(summary="No torch release from %s to %s has a module `%s`, while `%s` is one: if `%s` is a function "
+                            "or class, import it with `from %s import %s` (`import a.b.c` takes modules only); else "
+                            "check the name." % (rel[0], rel[-1], mod, parent, parts[len(parent.split("."))],
+                                                 parent, parts[len(parent.split("."))]),
+                    commands=[], notes=[])
 
 
 @hook("torch-compile-missing")

@@ -103,6 +103,11 @@ _CONFIG_PART = r"(?:[A-Z]{1,40}|[A-Z][A-Z0-9]{0,20}_[A-Z0-9_]{1,40})"
 CONFIG_PATH_RE = re.compile(r"%s(?:[.:]%s){0,10}\.%s" % (_CONFIG_PART, _CONFIG_PART, _CONFIG_PART))
 
 
+# A state_dict key after the prose word "keys" ("has keys module.student.conv1.weights"): lower-case
+# dotted parts, numbers for a layer's index; generated keys mix cases.
+STATE_DICT_KEY_RE = re.compile(r"[a-z_][a-z0-9_]{0,60}(?:\.(?:[a-z_][a-z0-9_]{0,60}|[0-9]{1,6})){1,20}")
+
+
 def is_config_path(name: str, value: str) -> bool:
     """A config path named by the bare key word (yacs' "config key: MODEL.RPN.NMS_THRESH")."""
     return name.lower() == "key" and bool(CONFIG_PATH_RE.fullmatch(value))

@@ -10,9 +10,9 @@ from .identifiers import (COMMON_WORDS, EMAIL_RE, GPU_UUID_RE, HOME_PATH_RES, HO
                           IPV6_CAND_RE, KEEP_IPS, MAC_RE, NOT_USER, UUID_RE, VERSION_KEY, VERSION_MAP_KEY)
 from .keyblocks import block_end
 from .pairs import (BEARER_RE, DASH_P_CONTEXT, DASH_P_RE, EQ_PAIR_RE, NOT_DASH_P, NOT_SECRET_NAME, OPTION_RE, PAIR_RE,
-                    PATH_PAIR_RE, PORT_FIRST_RE, SECRET_HINTS, SECRET_NAME, SERIAL_NAME, SPACE_PAIR_RE, URL_CRED_RE,
-                    URL_RAW_CRED_RE, UUID_NAME, is_code_value, is_config_path, is_password_key, is_secret_value,
-                    secret_key_name)
+                    PATH_PAIR_RE, PORT_FIRST_RE, SECRET_HINTS, SECRET_NAME, SERIAL_NAME, SPACE_PAIR_RE,
+                    STATE_DICT_KEY_RE, URL_CRED_RE, URL_RAW_CRED_RE, UUID_NAME, is_code_value, is_config_path,
+                    is_password_key, is_secret_value, secret_key_name)
 from .placeholders import EMAIL, GPU_UUID, HOST, IP, MAC, SECRET, SERIAL, USER, UUID
 from .tokens import TOKEN_RE, token_rule
 
@@ -196,8 +196,8 @@ class Redactor:
                 continue
             # "key" in prose is mostly a word ("dispatch key PrivateUse1", "primary key id42"): a key
             # written after it is as long as keys are
-            if not dash and name.lower() in ("key", "keys") and len(value) < 16:
-                continue
+            if not dash and name.lower() in ("key", "keys") and (len(value) < 16 or STATE_DICT_KEY_RE.fullmatch(value)):
+                continue  # ... or a state_dict key ("has keys module.student.conv1.weights")
             out.append(s[last:start])
             out.append(SECRET)
             last = m.end("value")

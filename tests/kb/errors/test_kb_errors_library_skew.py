@@ -349,3 +349,35 @@ def test_a_kernel_built_for_another_torch_keeps_its_undefined_symbol_reading():
 def test_the_words_in_a_sentence_are_not_the_log_line():
     m = top("The CUDA extension not installed. warning appears but the model works")
     assert m is None or m.id not in ("package-c-extension-not-built", "autogptq-cuda-extension-not-loaded")
+
+
+@pytest.mark.parametrize("obj", ["SpanMarkerConfig", "LatentAttentionConfig", "ConfigDict"])
+def test_a_config_class_older_than_transformers(obj):
+    m = top("AttributeError: '%s' object has no attribute '_attn_implementation_internal'" % obj)
+    assert m.id == "hf-library-version-mismatch"
+    t = tailored("AttributeError: '%s' object has no attribute '_attn_implementation_internal'" % obj,
+                 facts(packages={"transformers": {"version": "4.57.1"}}))
+    assert t.summary.startswith("`%s` was written for an older transformers than the installed 4.57.1" % obj)
+
+
+def test_pythons_before_3_8_name_no_module_but_the_import_line_does():
+    text = ("  File \"convert.py\", line 9, in <module>\n    from transformers.utils import ModelOutput\n"
+            "ImportError: cannot import name 'ModelOutput'\n")
+    m = top(text)
+    assert m.id == "hf-library-version-mismatch"
+    t = hooks()[m.entry.tailor](m, facts(packages={"transformers": {"version": "4.5.1"}}))
+    assert t.summary.startswith("The installed transformers has no `ModelOutput`") and t.notes == [
+        "installed transformers: 4.5.1"]
+
+
+@pytest.mark.parametrize("text", [
+    # transformers' own failure on a dict sub-config, and an attribute that is no config's
+    "AttributeError: 'dict' object has no attribute '_attn_implementation_internal'",
+    "AttributeError: 'BertModel' object has no attribute 'attn_implementation'",
+    # the import line must name the library and the name: another name, and the user's own module
+    "    from transformers.utils import ModelOutput\nImportError: cannot import name 'cached_path'\n",
+    "    from mymodels.utils import ModelOutput\nImportError: cannot import name 'ModelOutput'\n",
+])
+def test_lookalikes_of_the_new_library_readings(text):
+    m = top(text)
+    assert m is None or m.id != "hf-library-version-mismatch"

@@ -61,6 +61,8 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
     g = match_groups(match)
     if g.get("model_type") is not None or g.get("pkg") is None and "CONFIG_MAPPING" in getattr(match, "text", ""):
         return _unknown_model_type(g.get("model_type"), facts)
+    if (g.get("name") or "").startswith("_attn_implementation") and g.get("obj"):
+        return _config_older_than_transformers(g["obj"], facts)
     if not g.get("pkg"):
         return None
     dist = re.split(r"[\[<>=~!]", dist_name(g["pkg"]), maxsplit=1)[0]  # the name only: PIP_NAMES may carry a pin
@@ -103,6 +105,18 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
                             "(`pip check` names the requirement it breaks); where two libraries are released "
                             "together (albumentations and albucore), upgrade both." % (dist, name, dist),
                     commands=[pip(facts, "show %s" % dist), pip(facts, "check")], notes=notes)
+
+
+def _config_older_than_transformers(obj: str, facts: Facts) -> Tailored:
+    """A config class that never ran PretrainedConfig's newer __init__ (remote code, a library's own
+    config): the code that defines it is older than the installed transformers."""
+    have = F.package_release(facts, "transformers")
+    return Tailored(summary="`%s` was written for an older transformers than %s: upgrade the library (or, for "
+                            "trust_remote_code, the model's code on the Hub) to a release made for this transformers, "
+                            "or install the transformers version its requirements or model card name."
+                            % (obj, "the installed " + have if have else "the one installed"),
+                    commands=[pip(facts, "show transformers"), pip(facts, "check")],
+                    notes=["installed transformers: %s" % have] if have else [])
 
 
 def _unknown_model_type(model_type, facts: Facts) -> Tailored:

@@ -1,0 +1,127 @@
+"""When each torch module came and went (kb/data/torch_modules.json, from the wheels' file lists):
+the maintainer tool read against a real zip served over HTTP range requests, the data against what
+other places of the knowledge base state, and the hook that dates `No module named 'torch.X'`."""
+
+import functools
+import http.server
+import os
+import sys
+import threading
+import zipfile
+
+import pytest
+
+from hook_facts import facts, tailored_as, top
+from torchdoctor.areas.api import NEWER_APIS
+from torchdoctor.kb import torch_modules
+
+TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools")
+if TOOLS not in sys.path:
+    sys.path.insert(0, TOOLS)
+
+import torch_modules as tool  # noqa: E402
+
+WANT = "torch-module-newer-than-installed"
+JOIN = "ModuleNotFoundError: No module named 'torch.distributed.algorithms.join'"
+FFI = "ModuleNotFoundError: No module named 'torch.utils.ffi'"
+
+
+class _RangeHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves byte ranges as PyPI's file host does (the stdlib server ignores Range)."""
+
+    def do_GET(self):
+        path = self.translate_path(self.path)
+        with open(path, "rb") as fh:
+            data = fh.read()
+        start, _, end = self.headers["Range"].split("=", 1)[1].partition("-")
+        chunk = data[int(start):int(end) + 1 if end else None]
+        self.send_response(206)
+        self.send_header("Content-Length", str(len(chunk)))
+        self.end_headers()
+        self.wfile.write(chunk)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_the_tool_reads_a_wheels_file_list_through_range_requests(tmp_path):
+    names = ["torch/__init__.py", "torch/_C.cpython-311-x86_64-linux-gnu.so", "torch/utils/__init__.py",
+             "torch/utils/ffi/__init__.py", "torch/distributed/algorithms/join.py", "torch/lib/libc10.so",
+             "torch/_dl.pyd", "torch/lib/torch_python.dll",
+             "torch/include/ATen/ATen.h", "torch-2.0.0.dist-info/METADATA", "torch/testing/_internal/data/x-y.py"]
+    wheel = tmp_path / "torch-2.0.0-cp311-cp311-manylinux1_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        for n in names:
+            z.writestr(n, b"x" * 70000 if n.endswith(".so") else b"")  # a tail longer than one read
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_RangeHandler, directory=str(tmp_path)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        got = tool.wheel_names("http://127.0.0.1:%d/%s" % (server.server_port, wheel.name), wheel.stat().st_size)
+    finally:
+        server.shutdown()
+    assert sorted(got) == sorted(names)
+    assert tool.modules(got) == ["torch", "torch._C", "torch._dl", "torch.distributed.algorithms.join", "torch.utils",
+                                 "torch.utils.ffi"]
+
+
+def test_history_keeps_first_and_last_sightings():
+    got = tool.history({"1.9": ["torch", "torch.old"], "1.10": ["torch", "torch.old", "torch.new"],
+                        "2.0": ["torch", "torch.new"]})
+    assert got == {"torch": ["1.9", None], "torch.old": ["1.9", "1.10"], "torch.new": ["1.10", None]}
+
+
+def test_the_data_agrees_with_what_the_knowledge_base_states_elsewhere():
+    # NEWER_APIS dates some modules from release notes and PRs: the wheels must say the same
+    # (torch.ao is dated by its quantization move in 1.10; the package itself, ao.nn.sparse, is in 1.9's wheel)
+    dated = {k: v[0] for k, v in NEWER_APIS.items() if torch_modules.span(k) and k != "torch.ao"}
+    assert {"torch.nn.attention", "torch.ao.quantization"} <= set(dated)
+    for mod, need in dated.items():
+        assert torch_modules.span(mod)[0] == need, mod
+    assert torch_modules.span("torch._six") == ("1.0", "1.13")  # removed in 2.0 (torch-six-removed)
+    # the package (tensor.parallel) is 2.0's; DTensor became public in it in 2.5, a name, not a module
+    assert torch_modules.span("torch.distributed.tensor")[0] == "2.0"
+    assert torch_modules.releases()[0] == "1.0" and len(torch_modules.releases()) >= 29
+
+
+@pytest.mark.parametrize("torch,says", [
+    ("1.9.1", "The installed torch 1.9.1 predates torch.distributed.algorithms.join (first in torch 1.10)"),
+    ("2.13.0", "No upgrade needed here"),  # this torch has it: another torch failed
+])
+def test_a_module_newer_than_the_installed_torch(torch, says):
+    m, t = tailored_as(WANT, JOIN, facts(torch=torch))
+    assert m.confidence == "possible" and t.summary.startswith(says)
+    assert "torch.distributed.algorithms.join ships with torch 1.10 and later (the wheels' file lists)" in t.notes
+
+
+def test_a_module_torch_removed():
+    _, t = tailored_as(WANT, FFI, facts(torch="2.5.1"))
+    assert t.summary.startswith("torch 2.5.1 no longer has torch.utils.ffi (its last release with it is 1.11)")
+    _, t = tailored_as(WANT, FFI, facts(torch="1.10.2"))
+    assert t.summary.startswith("No upgrade needed here")
+
+
+def test_without_torch_the_span_is_the_answer():
+    _, t = tailored_as(WANT, JOIN, facts())
+    assert t.summary.startswith("torch.distributed.algorithms.join came with torch 1.10")
+
+
+def test_a_function_imported_as_a_module_is_said():
+    # FastSurfer's `import torch.cuda.device_count as d`: a function, which `import` cannot take
+    _, t = tailored_as(WANT, "ModuleNotFoundError: No module named 'torch.cuda.device_count'", facts(torch="2.13.0"))
+    assert t.summary.startswith("No torch release from 1.0 to ")
+    assert "`from torch.cuda import device_count`" in t.summary
+
+
+def test_a_name_under_no_torch_module_keeps_the_entrys_own_fix():
+    _, t = tailored_as(WANT, "No module named 'torch.foo.bar'", facts(torch="2.13.0"))
+    assert t is None
+
+
+@pytest.mark.parametrize("text,other", [
+    ("No module named 'torch._six'", "torch-six-removed"),
+    ("No module named 'torch.distributed._shard.checkpoint'", "torch-private-module-missing"),
+    ("No module named 'torchvision.transforms.functional_tensor'", "torchvision-functional-tensor-removed"),
+    ("No module named 'torch'", "torch-module-not-found"),
+])
+def test_other_torch_modules_keep_their_own_readings(text, other):
+    assert top(text).id == other
