@@ -460,6 +460,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           distillation, keyword spotting, NER and relation extraction, open-vocabulary
                           detection): first run 12/30 = 40.0% (12/19 where an entry fitted, 1 wrong);
                           16/30 after (tests/eval/blind80_results.md)
+  blind81_ssm/_mesh/_nnunet/_qiita/_zhblog.jsonl 28 issues (state-space models, 3D meshes,
+                          medical segmentation, Japanese and Chinese reporters), after blind80's fixes:
+                          first run 8/28 = 28.6% (8/12 where an entry fitted, 0 wrong); 12/28 after
+                          (tests/eval/blind81_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -82,7 +82,8 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind77_absa.jsonl", "blind78_domainadapt.jsonl", "blind78_neuralode.jsonl", "blind78_audiocap.jsonl",
         "blind78_actionrec.jsonl", "blind78_fewshotseg.jsonl", "blind79_lidar3d.jsonl", "blind79_superres.jsonl",
         "blind79_tabularfm.jsonl", "blind79_speechsep.jsonl", "blind79_molgen.jsonl", "blind80_dialogue.jsonl",
-        "blind80_distill.jsonl", "blind80_kws.jsonl", "blind80_ner.jsonl", "blind80_openvocab.jsonl"]
+        "blind80_distill.jsonl", "blind80_kws.jsonl", "blind80_ner.jsonl", "blind80_openvocab.jsonl",
+        "blind81_mesh.jsonl", "blind81_nnunet.jsonl", "blind81_qiita.jsonl", "blind81_ssm.jsonl", "blind81_zhblog.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -792,6 +793,9 @@ OPEN = {
     ("blind80_kws.jsonl", 1): None,
     ("blind80_kws.jsonl", 5): None,
     ("blind80_openvocab.jsonl", 3): "torch-module-not-found",
+    # blind81 (tests/eval/blind81_results.md): GPU memory running out told in Chinese words (显存爆掉); an
+    # anchor outside ASCII grows the native scanner's automaton (test_match_anchor_rarity), so it waits
+    ("blind81_zhblog.jsonl", 5): None,
 }
 
 

@@ -170,3 +170,34 @@ def cpp_extension_stale_lock(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary=lead + " They are the files named lock under %s: list them, then delete them." % root,
                     commands=["find %s -mindepth 2 -maxdepth 3 -type f -name lock -print" % where,
                               "find %s -mindepth 2 -maxdepth 3 -type f -name lock -delete" % where], notes=notes)
+
+
+# Which Debian/Ubuntu development package holds each OpenGL/EGL/X11 header or link library (file
+# lists of Debian 12's libegl-dev, libgl-dev, libgles-dev, libx11-dev), and the -mesa- name that
+# installs it on every release: Debian 12's libegl1-mesa-dev depends on libegl-dev (and so on),
+# while releases before the libglvnd split (Ubuntu 18.04) have only the -mesa- package.
+_GL_DEV = (("EGL/", "EGL", "libegl-dev", "libegl1-mesa-dev"), ("GLES", "GLESv", "libgles-dev", "libgles2-mesa-dev"),
+           ("GL/", "GL", "libgl-dev", "libgl1-mesa-dev"), ("KHR/", None, "libgl-dev", "libgl1-mesa-dev"),
+           ("X11/", "X11", "libx11-dev", "libx11-dev"))
+
+
+@hook("gl-dev-files")
+def gl_dev_files(match, facts: Facts) -> Optional[Tailored]:
+    """The one package that holds the missing header or library, for the system that builds."""
+    g = match_groups(match)
+    header, lib = g.get("header") or "", g.get("lib") or ""
+    row = next((r for r in _GL_DEV if header.startswith(r[0]) or lib and r[1] and
+                (lib == r[1] or r[1].endswith("v") and lib.startswith(r[1]))), None)
+    if row is None:
+        return None
+    what = header or "lib%s.so" % lib
+    os_ = F.os_of(facts)
+    if os_ not in (None, "linux"):
+        return Tailored(summary="%s is a Linux system file that the extension's OpenGL part needs; on %s, use the "
+                                "extension's CUDA path (nvdiffrast: RasterizeCudaContext) or build it under Linux or WSL."
+                                % (what, os_), commands=[])
+    also = "" if row[2] == row[3] else " (%s, which the command installs, brings it on newer releases and is the " \
+                                      "package itself on older ones)" % row[3]
+    return Tailored(summary="%s is in Debian's and Ubuntu's %s package%s: install it, then run again so the extension "
+                            "builds." % (what, row[2], also),
+                    commands=["sudo apt-get install -y %s" % row[3]])
