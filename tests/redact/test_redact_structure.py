@@ -106,6 +106,9 @@ def test_pairs_that_are_no_secret_stay(text):
 @pytest.mark.parametrize("text,expected", [
     ("password: db.example.net", "password: <secret>"),  # dotted, but under a password key
     ("the keys abcDEF123ghiJKL456.mnoPQR789stu", "the keys <secret>"),  # dotted, but no state_dict key
+    ("my api key a1b2c3d4e5f6a7b8c9d0.e1f2a3b4c5d6e7f8", "my api key <secret>"),
+    ("the vault key s.abcdefgh12345678ijklmnop", "the vault key <secret>"),
+    ("license keys abcd1234efgh5678.ijkl9012mnop.qrst", "license keys <secret>"),
     ("password=123456", "password=<secret>"),  # digits, but under a password key
     ("DB_PASS=hunter2 ./run.sh", "DB_PASS=<secret> ./run.sh"),
     ("password: my_pass_word:12", "password: <secret>"),  # a counted name, under a password key

@@ -52,8 +52,10 @@ def pip(facts: Facts, args: str) -> str:
 
 
 def which_import(facts: Facts, module: str) -> str:
-    """The target interpreter printing which `module` it imports: its version and its file."""
-    return '%s -c "import %s; print(%s.__version__, %s.__file__)"' % (F.python_cmd(facts), module, module, module)
+    """The target interpreter printing which `module` it imports: its version (some releases, as
+    spconv 1.x, define none) and its file."""
+    return ('%s -c "import %s as m; print(getattr(m, \'__version__\', \'no __version__\'), m.__file__)"'
+            % (F.python_cmd(facts), module))
 
 
 def plain_install(facts: Facts, version: str, variant: Optional[str], os: Optional[str] = None,

@@ -142,46 +142,66 @@ def newer_api(match, facts: Facts) -> Optional[Tailored]:
 def torch_module_history(match, facts: Facts) -> Optional[Tailored]:
     """`No module named 'torch.X'` for a module the wheels date: too old (upgrade), removed since
     (the code wants an older torch), or shipped by the installed torch (another torch failed)."""
-    mod = match_groups(match).get("mod")
-    got = torch_modules.span(mod) if mod else None
-    if got is None:
-        return _not_a_torch_module(mod) if mod else None
-    first, last = got
+    g = match_groups(match)
+    mod = g.get("mod")
+    if not mod or "" in mod.split("."):
+        return None
+    runs, pre = torch_modules.runs(mod), torch_modules.removed_in_1_0(mod)
+    if not runs and not pre:
+        return _not_a_torch_module(mod) if "generic" in g else None
     v, notes = version_or_none(facts)
-    notes = notes + ["%s ships with torch %s%s (the wheels' file lists)"
-                     % (mod, first, " to %s" % last if last else " and later")]
+    shipped = ", ".join("%s%s" % ("%s or earlier" % a if a == torch_modules.releases()[0] else a,
+                                  " to %s" % b if b and b != a else "" if b else " and later") for a, b in runs)
+    notes = notes + ["%s ships with torch %s (the wheels' file lists)" % (mod, shipped) if runs else
+                     "%s was removed in torch 1.0" % mod]
+    if pre:
+        # what the code means is torch 0.4's module; a later module of that name is another one
+        said = torch_modules.stub(mod)
+        return Tailored(summary="%s was removed in torch 1.0%s, so the code was written for torch 0.4 or older: port it "
+                                "to a current API, or run it with torch 0.4%s." % (
+                                    mod, " (later releases kept a stub that only raises: %s)" % said if said else "",
+                                    "; torch %s's module of that name is another one" % runs[0][0] if runs else ""),
+                        commands=[], notes=notes)
     if v is None:
-        # no torch here to compare with: the span is the answer
-        return Tailored(summary=("%s shipped with torch %s to %s only: run the code with a torch of that range, or "
-                                 "update the code (or the library that imports it) for the newer torch." % (mod, first, last))
-                        if last else ("%s came with torch %s: the torch that ran is older (or not the one installed "
-                                      "here). Upgrade that environment's torch to %s or newer, with its torchvision/"
-                                      "torchaudio." % (mod, first, first)), commands=[], notes=notes)
-    if not has_at_least(v, first):
-        return too_old(facts, mod, first, notes)
-    if last and _minor(v) != last and has_at_least(v, last):
-        # the installed torch is newer than the last release with the module
+        return Tailored(summary="%s ships with torch %s: run the code with a torch of that range (this machine's torch is "
+                                "not the one that failed, or none is installed)." % (mod, shipped), commands=[],
+                        notes=notes)
+    have = _minor(v)
+    if any(has_at_least(v, a) and (b is None or not has_at_least(v, _next_minor(b))) for a, b in runs):
+        return present(facts, mod, notes)
+    if not has_at_least(v, runs[0][0]):
+        return too_old(facts, mod, runs[0][0], notes)
+    last = runs[-1][1]
+    if last is not None and has_at_least(v, _next_minor(last)):
         return Tailored(summary="torch %s no longer has %s (its last release with it is %s): the code was written for "
                                 "an older torch. Update the code or the library that imports it (a release made for "
                                 "this torch), or run it with torch %s or older." % (
-                                    F.torch_version_str(facts), mod, last, last),
-                        commands=[], notes=notes)
-    return present(facts, mod, notes)
+                                    F.torch_version_str(facts), mod, last, last), commands=[], notes=notes)
+    return Tailored(summary="torch %s is one of the releases without %s (it ships with torch %s): install a release "
+                            "that has it, or update the code." % (have, mod, shipped), commands=[], notes=notes)
+
+
+def _next_minor(minor: str) -> str:
+    major, _, m = minor.partition(".")
+    return "%s.%d" % (major, int(m) + 1)
 
 
 def _not_a_torch_module(mod: str) -> Optional[Tailored]:
-    """A dotted name no torch release ships as a module, under one that is: `import a.b.f` of a
-    function or class (Python imports modules only that way), or a misspelt name."""
+    """A dotted name no torch release ships as a module, under a submodule that is one: `import
+    a.b.f` of a function or class (Python imports modules only that way), or a misspelt name. A name
+    right under torch (torch.npu) may be a backend a plugin package adds: left to the entry."""
     parts = mod.split(".")
-    parent = next((".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)
-                   if torch_modules.span(".".join(parts[:i]))), None)
-    if parent is None or parent == "torch" and len(parts) > 2:
+    if len(parts) < 3:
         return None
+    parent = next((".".join(parts[:i]) for i in range(len(parts) - 1, 1, -1)
+                   if torch_modules.runs(".".join(parts[:i]))), None)
+    if parent is None:
+        return None
+    leaf = parts[len(parent.split("."))]
     rel = torch_modules.releases()
     return Tailored(summary="No torch release from %s to %s has a module `%s`, while `%s` is one: if `%s` is a function "
                             "or class, import it with `from %s import %s` (`import a.b.c` takes modules only); else "
-                            "check the name." % (rel[0], rel[-1], mod, parent, parts[len(parent.split("."))],
-                                                 parent, parts[len(parent.split("."))]),
+                            "check the name." % (rel[0], rel[-1], mod, parent, leaf, parent, leaf),
                     commands=[], notes=[])
 
 

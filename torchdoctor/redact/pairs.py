@@ -103,9 +103,10 @@ _CONFIG_PART = r"(?:[A-Z]{1,40}|[A-Z][A-Z0-9]{0,20}_[A-Z0-9_]{1,40})"
 CONFIG_PATH_RE = re.compile(r"%s(?:[.:]%s){0,10}\.%s" % (_CONFIG_PART, _CONFIG_PART, _CONFIG_PART))
 
 
-# A state_dict key after the prose word "keys" ("has keys module.student.conv1.weights"): lower-case
-# dotted parts, numbers for a layer's index; generated keys mix cases.
-STATE_DICT_KEY_RE = re.compile(r"[a-z_][a-z0-9_]{0,60}(?:\.(?:[a-z_][a-z0-9_]{0,60}|[0-9]{1,6})){1,20}")
+# A state_dict key after the prose word "keys" ("has keys module.student.conv1.weights"): three or
+# more lower-case parts, each letters with at most a short number after them (conv1, layer4) or a
+# layer's index; generated keys mix cases, or digits and letters (a1b2c3.d4e5).
+STATE_DICT_KEY_RE = re.compile(r"[a-z_]{1,40}[0-9]{0,3}(?:\.(?:[a-z_]{1,40}[0-9]{0,3}|[0-9]{1,6})){2,20}")
 
 
 def is_config_path(name: str, value: str) -> bool:

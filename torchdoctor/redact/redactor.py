@@ -196,8 +196,9 @@ class Redactor:
                 continue
             # "key" in prose is mostly a word ("dispatch key PrivateUse1", "primary key id42"): a key
             # written after it is as long as keys are
-            if not dash and name.lower() in ("key", "keys") and (len(value) < 16 or STATE_DICT_KEY_RE.fullmatch(value)):
-                continue  # ... or a state_dict key ("has keys module.student.conv1.weights")
+            if not dash and name.lower() in ("key", "keys") and (
+                    len(value) < 16 or name.lower() == "keys" and STATE_DICT_KEY_RE.fullmatch(value)):
+                continue  # ... or state_dict keys ("has keys module.student.conv1.weights")
             out.append(s[last:start])
             out.append(SECRET)
             last = m.end("value")

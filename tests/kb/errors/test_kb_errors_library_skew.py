@@ -374,10 +374,33 @@ def test_pythons_before_3_8_name_no_module_but_the_import_line_does():
     # transformers' own failure on a dict sub-config, and an attribute that is no config's
     "AttributeError: 'dict' object has no attribute '_attn_implementation_internal'",
     "AttributeError: 'BertModel' object has no attribute 'attn_implementation'",
-    # the import line must name the library and the name: another name, and the user's own module
-    "    from transformers.utils import ModelOutput\nImportError: cannot import name 'cached_path'\n",
+    # the import line must name the library: the user's own module
     "    from mymodels.utils import ModelOutput\nImportError: cannot import name 'ModelOutput'\n",
+    # Python 3.8's circular import names its module: not the older Python's bare form
+    "    from transformers import AutoTokenizer\nImportError: cannot import name 'AutoTokenizer' from partially "
+    "initialized module 'transformers' (most likely due to a circular import)\n",
 ])
 def test_lookalikes_of_the_new_library_readings(text):
     m = top(text)
     assert m is None or m.id != "hf-library-version-mismatch"
+
+
+@pytest.mark.parametrize("name,have,since", [("_attn_implementation", "4.35.2", "4.36.0"),
+                                             ("_attn_implementation_autoset", "4.45.0", "4.46.0")])
+def test_a_transformers_older_than_the_attention_attribute_is_upgraded(name, have, since):
+    t = tailored("AttributeError: 'LlamaConfig' object has no attribute '%s'" % name,
+                 facts(packages={"transformers": {"version": have}}))
+    assert t.summary.startswith("transformers %s predates `%s`" % (have, name))
+    assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "transformers>=%s"' % since]
+
+
+def test_without_transformers_facts_both_directions_are_said():
+    t = tailored("AttributeError: 'LlamaConfig' object has no attribute '_attn_implementation_internal'", facts())
+    assert t.summary.startswith("Either transformers is older than 4.36.0")
+
+
+def test_a_name_the_import_line_does_not_hold_keeps_the_entrys_own_fix():
+    # the failing import is deeper than the paste shows: which library lacks the name is not said
+    t = tailored("    from transformers.utils import ModelOutput\nImportError: cannot import name 'cached_path'\n",
+                 facts(packages={"transformers": {"version": "4.5.1"}}))
+    assert t is None

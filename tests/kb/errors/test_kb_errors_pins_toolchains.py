@@ -100,7 +100,8 @@ def test_darknet_and_deeplearning4j_output_is_not_torchs(text):
 @pytest.mark.parametrize("spec,cause,release,keep", [
     # 1.11.1 never existed; cu111 ended with 1.10 (a README's typo for 1.10.1+cu111)
     ("1.11.1+cu111", "torch 1.11.1 was never released (1.11's releases: 1.11.0)", "1.11.0", "1.10.2+cu111"),
-    ("2.0.1+cu121", "torch 2.0.1 was never built for cu121; its CUDA variants are cu117, cu118", "2.0.1", "2.5.1"),
+    # on Python 3.8: 2.5 left 3.8 behind, so cu121's newest for it is 2.4.1
+    ("2.0.1+cu121", "torch 2.0.1 was never built for cu121; its CUDA variants are cu117, cu118", "2.0.1", "2.4.1"),
     ("1.12.1+cu111", "torch 1.12.1 was never built for cu111; its CUDA variants are cu102, cu113, cu116", "1.12.1",
      "1.10.2+cu111"),
 ])
@@ -115,3 +116,10 @@ def test_a_pair_never_built_keeps_the_release_or_the_variant(spec, cause, releas
 @pytest.mark.parametrize("spec", ["1.10.1+cu111", "1.8.1+cu101", "1.7.1+cu110", "1.12.1+cu102", "2.13.0+cu132"])
 def test_pairs_that_were_built_are_not_never_built(spec):
     assert top(PIN % spec) != "pip-torch-variant-never-built"
+
+
+def test_neither_pair_is_offered_where_this_python_has_no_wheel_of_it():
+    m = match_text(PIN % "1.11.1+cu111")[0]
+    t = hooks()[m.entry.tailor](m, facts(py="3.11.7"))
+    assert t.summary.startswith("torch 1.11.0 has no wheel for Python 3.11 either (it has 3.7, 3.8, 3.9, 3.10)")
+    assert "no release built for cu111 has wheels for Python 3.11" in t.summary and not t.commands

@@ -68,7 +68,7 @@ def test_no_spacy_2_pin_where_it_has_no_wheel():
 @pytest.mark.parametrize("version", ["2.3.9", "1.9.0"])
 def test_an_older_spacy_here_means_another_environment_failed(version):
     _, t = tailored_as(SPACY, E966, facts(packages={"spacy": {"version": version}}))
-    assert "spaCy %s here is older than 3.0" % version in t.summary and "spacy.__file__" in t.commands[0]
+    assert "spaCy %s here is older than 3.0" % version in t.summary and "import spacy as m" in t.commands[0]
 
 
 def test_doc_string_is_spacy_1_code_no_pin_revives():
@@ -97,7 +97,7 @@ def test_blip_is_upgraded_only_where_transformers_refuses_it(version, upgrade):
         # a ceiling too: from 4.56 BLIP's med.py cannot import its helpers from modeling_utils
         assert t.commands == ['/home/u/venv/bin/python -m pip install "transformers>=4.25.1,<4.56"']
     else:
-        assert "another environment" in t.summary and "transformers.__file__" in t.commands[0]
+        assert "another environment" in t.summary and "import transformers as m" in t.commands[0]
 
 
 def test_an_unreadable_transformers_version_leaves_the_entrys_own_fix():

@@ -62,9 +62,11 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
     if g.get("model_type") is not None or g.get("pkg") is None and "CONFIG_MAPPING" in getattr(match, "text", ""):
         return _unknown_model_type(g.get("model_type"), facts)
     if (g.get("name") or "").startswith("_attn_implementation") and g.get("obj"):
-        return _config_older_than_transformers(g["obj"], facts)
+        return _config_attention_attribute(g["obj"], g["name"], facts)
     if not g.get("pkg"):
         return None
+    if g.get("names") is not None and g.get("name") not in re.findall(r"\w+", g["names"]):
+        return None  # the import line above does not name it: the failing import is deeper, unseen
     dist = re.split(r"[\[<>=~!]", dist_name(g["pkg"]), maxsplit=1)[0]  # the name only: PIP_NAMES may carry a pin
     have = F.package_version(facts, report_key(dist))
     name = g.get("name") or g.get("mod") or "that name"
@@ -107,16 +109,36 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
                     commands=[pip(facts, "show %s" % dist), pip(facts, "check")], notes=notes)
 
 
-def _config_older_than_transformers(obj: str, facts: Facts) -> Tailored:
-    """A config class that never ran PretrainedConfig's newer __init__ (remote code, a library's own
-    config): the code that defines it is older than the installed transformers."""
+# The release of transformers whose PretrainedConfig first sets each attribute (read in the wheels'
+# configuration_utils.py: 4.35.2 has none of them, 4.36.0 the first two, 4.46.0 the third).
+_ATTN_ATTRIBUTE_SINCE = {"_attn_implementation_internal": "4.36.0", "_attn_implementation": "4.36.0",
+                         "_attn_implementation_autoset": "4.46.0"}
+
+
+def _config_attention_attribute(obj: str, name: str, facts: Facts) -> Tailored:
+    """A config without an attribute PretrainedConfig sets: a transformers older than the code that
+    reads it (upgrade), or a config class that never ran the newer __init__ (remote code, a
+    library's own config: older than the installed transformers)."""
     have = F.package_release(facts, "transformers")
-    return Tailored(summary="`%s` was written for an older transformers than %s: upgrade the library (or, for "
-                            "trust_remote_code, the model's code on the Hub) to a release made for this transformers, "
-                            "or install the transformers version its requirements or model card name."
-                            % (obj, "the installed " + have if have else "the one installed"),
-                    commands=[pip(facts, "show transformers"), pip(facts, "check")],
-                    notes=["installed transformers: %s" % have] if have else [])
+    since = _ATTN_ATTRIBUTE_SINCE.get(name, "4.36.0")
+    notes = (["installed transformers: %s" % have] if have else []) + ["%s is set by transformers %s and later" % (
+        name, since)]
+    older_code = ("`%s` was written for an older transformers than %s: upgrade the library (or, for trust_remote_code, "
+                  "the model's code on the Hub) to a release made for this transformers, or install the transformers "
+                  "version its requirements or model card name." % (obj, "the installed " + have if have else
+                                                                     "the one installed"))
+    if have and V.older(have, since):
+        return Tailored(summary="transformers %s predates `%s` (set from %s on), which the code reading `%s` expects: "
+                                "upgrade transformers to %s or newer, or use the release of the code made for %s."
+                                % (have, name, since, obj, since, have),
+                        commands=[pip(facts, 'install --upgrade "transformers>=%s"' % since)], notes=notes)
+    if have:
+        return Tailored(summary=older_code, commands=[pip(facts, "show transformers"), pip(facts, "check")],
+                        notes=notes)
+    return Tailored(summary="Either transformers is older than %s, which first sets `%s` (then upgrade it), or `%s` "
+                            "was written for an older transformers than the one installed (then upgrade the library or "
+                            "the model's code, or pin transformers to what it names)." % (since, name, obj),
+                    commands=[pip(facts, "show transformers"), pip(facts, "check")], notes=notes)
 
 
 def _unknown_model_type(model_type, facts: Facts) -> Tailored:

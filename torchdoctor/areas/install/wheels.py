@@ -213,10 +213,11 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
     return None
 
 
-def _newest_for_variant(variant: str) -> Optional[str]:
-    """The newest patch of the newest release built for that CUDA variant; None when none is known."""
+def _newest_for_variant(variant: str, py: Optional[str] = None) -> Optional[str]:
+    """The newest patch of the newest release built for that CUDA variant with wheels for Python
+    `py` (any Python when None); None when none is known."""
     for minor in reversed(compat.known_releases()):
-        if variant in compat.cuda_variants(minor):
+        if variant in compat.cuda_variants(minor) and (py is None or compat.python_supported(minor, py) is not False):
             return compat.latest_patch(minor) or minor
     return None
 
@@ -234,12 +235,19 @@ def _never_built(facts: Facts, base: str, variant: str, notes) -> Tailored:
         base, keep, ", ".join(patches)) if missing_patch else "") + \
         "torch %s was never built for %s; its CUDA variants are %s." % (keep if missing_patch else base, variant,
                                                                        ", ".join(variants) or "unknown")
-    newest = _newest_for_variant(variant)
+    py = F.python_minor(facts)
+    newest = _newest_for_variant(variant, py)
     cmds = torch_command(facts, version=newest, variant=variant, companions=False) if newest else []
     release = patches[-1] if missing_patch else base
     summary = "Install torch %s as one of its variants (one your driver supports)" % release
+    if py and compat.python_supported(release, py) is False:
+        summary = "torch %s has no wheel for Python %s either (it has %s): use one of those Pythons with one of its " \
+                  "variants" % (release, py, ", ".join(compat.supported_pythons(release) or []))
     if newest:
-        summary += ", or keep %s with torch %s, the newest release built for it" % (variant, newest)
+        summary += ", or keep %s with torch %s, the newest release built for it%s" % (
+            variant, newest, " with wheels for Python %s" % py if py else "")
+    elif py and _newest_for_variant(variant):
+        summary += "; no release built for %s has wheels for Python %s" % (variant, py)
     return Tailored(cause=cause, summary=summary + ".", commands=cmds or None, notes=notes)
 
 
