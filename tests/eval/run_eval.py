@@ -464,6 +464,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           medical segmentation, Japanese and Chinese reporters), after blind80's fixes:
                           first run 8/28 = 28.6% (8/12 where an entry fitted, 0 wrong); 12/28 after
                           (tests/eval/blind81_results.md)
+  blind82_ocrdoc/_robotsim/_pointtrack/_imgretouch/_eduml.jsonl 30 issues (OCR apps, robot policy
+                          learning, point tracking, image editing apps, course code), after blind80-81's
+                          fixes: first run 8/30 = 26.7% (8/15 where an entry fitted, 1 wrong); 10/30 after
+                          (tests/eval/blind82_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

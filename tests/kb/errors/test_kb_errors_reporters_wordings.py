@@ -26,3 +26,16 @@ def test_a_keops_formula_built_without_cuda():
 ])
 def test_s4s_kernel_left_unbuilt(text):
     assert top(text).id == "cuda-extension-package-not-built"
+
+
+def test_no_kernel_image_retyped_with_typos_is_possibly_the_arch():
+    m = top("an error occured:\nCUDA error: no kernal image is available for excution on the device")
+    assert m.id == "cuda-no-kernel-image" and m.confidence != HIGH  # a generic CUDA message, retyped
+
+
+@pytest.mark.parametrize("text", [
+    "AttributeError: module 'd2l.torch' has no attribute 'load_data_time_machine'",
+    "module 'd2l.torch' has no attribute 'load_data_time_machine\n\nJust checked torch.py.",  # a title, quote lost
+])
+def test_the_books_library_out_of_step_with_the_book(text):
+    assert top(text).id == "hf-library-version-mismatch"
