@@ -462,7 +462,7 @@ score of each, before its misses drove any KB change (the honest estimate):
                           16/30 after (tests/eval/blind80_results.md)
   blind81_ssm/_mesh/_nnunet/_qiita/_zhblog.jsonl 28 issues (state-space models, 3D meshes,
                           medical segmentation, Japanese and Chinese reporters), after blind80's fixes:
-                          first run 8/28 = 28.6% (8/12 where an entry fitted, 0 wrong); 12/28 after
+                          first run 8/28 = 28.6% (8/12 where an entry fitted, 0 wrong); 11/28 after
                           (tests/eval/blind81_results.md)
   blind82_ocrdoc/_robotsim/_pointtrack/_imgretouch/_eduml.jsonl 30 issues (OCR apps, robot policy
                           learning, point tracking, image editing apps, course code), after blind80-81's

@@ -175,3 +175,22 @@ def test_broken_or_plugin_names_keep_the_entrys_own_fix(text):
 def test_a_script_named_torch_is_no_torch_release():
     m = top("ModuleNotFoundError: No module named 'torch.nn'; 'torch' is not a package")
     assert m is None or m.id != WANT
+
+
+def test_torch_2_7s_own_serialization_module_missing_is_another_torch_failing():
+    # torch 2.7+ imports its own torch.utils.serialization: missing there is not load_lua's 0.4 code
+    _, t = tailored_as(WANT, "  File \"torch/serialization.py\", line 1470, in load\n    from torch.utils.serialization "
+                             "import config\nModuleNotFoundError: No module named 'torch.utils.serialization'",
+                       facts(torch="2.8.0"))
+    assert t.summary.startswith("No upgrade needed here")
+
+
+def test_the_stubs_own_message_is_read():
+    _, t = tailored_as(WANT, "ImportError: torch.utils.ffi is deprecated. Please use cpp extensions instead.",
+                       facts(torch="1.4.0"))
+    assert t.summary.startswith("torch.utils.ffi was removed in torch 1.0")
+
+
+def test_a_torch_older_than_any_wheel_read_keeps_the_entrys_own_fix():
+    _, t = tailored_as(WANT, "No module named 'torch.utils.data'", facts(torch="0.4.1"))
+    assert t is None

@@ -150,11 +150,15 @@ def torch_module_history(match, facts: Facts) -> Optional[Tailored]:
     if not runs and not pre:
         return _not_a_torch_module(mod) if "generic" in g else None
     v, notes = version_or_none(facts)
-    shipped = ", ".join("%s%s" % ("%s or earlier" % a if a == torch_modules.releases()[0] else a,
-                                  " to %s" % b if b and b != a else "" if b else " and later") for a, b in runs)
+    first_read = torch_modules.releases()[0]
+    if v is not None and not has_at_least(v, first_read):
+        return None  # a torch older than any wheel read (0.4): the data cannot say
+    shipped = ", ".join("every release" if (a, b) == (first_read, None) else "%s%s" % (
+        "%s or earlier" % a if a == first_read else a, " to %s" % b if b and b != a else "" if b else " and later")
+        for a, b in runs)
     notes = notes + ["%s ships with torch %s (the wheels' file lists)" % (mod, shipped) if runs else
                      "%s was removed in torch 1.0" % mod]
-    if pre:
+    if pre and (not runs or v is None or not has_at_least(v, runs[0][0])):
         # what the code means is torch 0.4's module; a later module of that name is another one
         said = torch_modules.stub(mod)
         return Tailored(summary="%s was removed in torch 1.0%s, so the code was written for torch 0.4 or older: port it "

@@ -6,7 +6,7 @@ build helper still works with.
 import shlex
 from typing import Optional
 
-from ..advice.commands import pip, program_install
+from ..advice.commands import pip, program_install, system_install
 from ..model import derived as F
 from ..model import versions as V
 from ..model.facts import ABSENT, Facts
@@ -176,9 +176,12 @@ def cpp_extension_stale_lock(match, facts: Facts) -> Optional[Tailored]:
 # lists of Debian 12's libegl-dev, libgl-dev, libgles-dev, libx11-dev), and the -mesa- name that
 # installs it on every release: Debian 12's libegl1-mesa-dev depends on libegl-dev (and so on),
 # while releases before the libglvnd split (Ubuntu 18.04) have only the -mesa- package.
-_GL_DEV = (("EGL/", "EGL", "libegl-dev", "libegl1-mesa-dev"), ("GLES", "GLESv", "libgles-dev", "libgles2-mesa-dev"),
-           ("GL/", "GL", "libgl-dev", "libgl1-mesa-dev"), ("KHR/", None, "libgl-dev", "libgl1-mesa-dev"),
-           ("X11/", "X11", "libx11-dev", "libx11-dev"))
+# Fedora/RHEL's names: mesa-libEGL-devel, mesa-libGL-devel, mesa-libGLES-devel, libX11-devel.
+_GL_DEV = (("EGL/", "EGL", "libegl-dev", "libegl1-mesa-dev", "mesa-libEGL-devel"),
+           ("GLES", "GLESv", "libgles-dev", "libgles2-mesa-dev", "mesa-libGLES-devel"),
+           ("GL/", "GL", "libgl-dev", "libgl1-mesa-dev", "mesa-libGL-devel"),
+           ("KHR/", None, "libgl-dev", "libgl1-mesa-dev", "mesa-libGL-devel"),
+           ("X11/", "X11", "libx11-dev", "libx11-dev", "libX11-devel"))
 
 
 @hook("gl-dev-files")
@@ -198,6 +201,6 @@ def gl_dev_files(match, facts: Facts) -> Optional[Tailored]:
                                 % (what, os_), commands=[])
     also = "" if row[2] == row[3] else " (%s, which the command installs, brings it on newer releases and is the " \
                                       "package itself on older ones)" % row[3]
-    return Tailored(summary="%s is in Debian's and Ubuntu's %s package%s: install it, then run again so the extension "
-                            "builds." % (what, row[2], also),
-                    commands=["sudo apt-get install -y %s" % row[3]])
+    return Tailored(summary="%s is in Debian's and Ubuntu's %s package%s (Fedora/RHEL: %s): install it, then run "
+                            "again so the build goes through." % (what, row[2], also, row[4]),
+                    commands=[system_install(facts, row[3], dnf=row[4])])

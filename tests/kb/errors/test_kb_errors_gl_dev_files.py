@@ -64,3 +64,14 @@ def test_gccs_own_wording_is_read(tmp_path):
     assert done.returncode != 0
     _, t = tailored_as(GL, done.stderr)
     assert t.commands == ["sudo apt-get install -y libegl1-mesa-dev"]
+
+
+def test_fedora_gets_its_own_package_name():
+    _, t = tailored_as(GL, "/usr/bin/ld: cannot find -lGL", facts(os={"system": "Linux", "machine": "x86_64",
+                                                                      "distro": "Rocky Linux 8.9"}))
+    assert "mesa-libGL-devel" in t.commands[0] and t.commands[0].startswith("sudo dnf install")
+
+
+def test_a_neighbouring_library_is_not_the_x11_one():
+    m = top("/usr/bin/ld: cannot find -lX11-xcb")
+    assert m is None or m.id != GL

@@ -385,18 +385,21 @@ def test_lookalikes_of_the_new_library_readings(text):
     assert m is None or m.id != "hf-library-version-mismatch"
 
 
-@pytest.mark.parametrize("name,have,since", [("_attn_implementation", "4.35.2", "4.36.0"),
-                                             ("_attn_implementation_autoset", "4.45.0", "4.46.0")])
-def test_a_transformers_older_than_the_attention_attribute_is_upgraded(name, have, since):
+@pytest.mark.parametrize("name,have,spec", [("_attn_implementation", "4.35.2", '"transformers>=4.36.0"'),
+                                            ("_attn_implementation_autoset", "4.45.0", '"transformers>=4.46.0,<4.54.0"'),
+                                            # 4.54 dropped _autoset again: an upgrade would not bring it
+                                            ("_attn_implementation_autoset", "4.57.1", '"transformers>=4.46.0,<4.54.0"')])
+def test_a_transformers_outside_the_attention_attributes_releases_is_moved_into_them(name, have, spec):
     t = tailored("AttributeError: 'LlamaConfig' object has no attribute '%s'" % name,
                  facts(packages={"transformers": {"version": have}}))
-    assert t.summary.startswith("transformers %s predates `%s`" % (have, name))
-    assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "transformers>=%s"' % since]
+    assert t.summary.startswith("transformers %s is outside the releases that set `%s`" % (have, name))
+    assert t.commands == ["/home/u/venv/bin/python -m pip install %s" % spec]
 
 
 def test_without_transformers_facts_both_directions_are_said():
     t = tailored("AttributeError: 'LlamaConfig' object has no attribute '_attn_implementation_internal'", facts())
-    assert t.summary.startswith("Either transformers is older than 4.36.0")
+    assert t.summary.startswith("Either the transformers that ran is outside the releases that set "
+                                "`_attn_implementation_internal` (transformers 4.36.0 and later")
 
 
 def test_a_name_the_import_line_does_not_hold_keeps_the_entrys_own_fix():
@@ -404,3 +407,9 @@ def test_a_name_the_import_line_does_not_hold_keeps_the_entrys_own_fix():
     t = tailored("    from transformers.utils import ModelOutput\nImportError: cannot import name 'cached_path'\n",
                  facts(packages={"transformers": {"version": "4.5.1"}}))
     assert t is None
+
+
+def test_an_import_line_with_a_trailing_comment_is_read_too():
+    m = top("    from transformers import AdamW, get_linear_schedule_with_warmup  # optim\n"
+            "ImportError: cannot import name 'get_linear_schedule_with_warmup'\n")
+    assert m.id == "hf-library-version-mismatch"

@@ -109,35 +109,37 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
                     commands=[pip(facts, "show %s" % dist), pip(facts, "check")], notes=notes)
 
 
-# The release of transformers whose PretrainedConfig first sets each attribute (read in the wheels'
-# configuration_utils.py: 4.35.2 has none of them, 4.36.0 the first two, 4.46.0 the third).
-_ATTN_ATTRIBUTE_SINCE = {"_attn_implementation_internal": "4.36.0", "_attn_implementation": "4.36.0",
-                         "_attn_implementation_autoset": "4.46.0"}
+# The releases of transformers whose PretrainedConfig sets each attribute, [since, until) (read in the
+# wheels' configuration_utils.py: 4.35.2 has none of them, 4.36.0 the first two, 4.46.0 the third,
+# which 4.54.0 dropped again).
+_ATTN_ATTRIBUTE_RELEASES = {"_attn_implementation_internal": ("4.36.0", None),
+                            "_attn_implementation": ("4.36.0", None),
+                            "_attn_implementation_autoset": ("4.46.0", "4.54.0")}
 
 
 def _config_attention_attribute(obj: str, name: str, facts: Facts) -> Tailored:
-    """A config without an attribute PretrainedConfig sets: a transformers older than the code that
-    reads it (upgrade), or a config class that never ran the newer __init__ (remote code, a
-    library's own config: older than the installed transformers)."""
+    """A config without an attribute PretrainedConfig sets: a transformers outside the releases
+    that set it (install one of them), or a config class that never ran the newer __init__ (remote
+    code, a library's own config: older than the installed transformers)."""
     have = F.package_release(facts, "transformers")
-    since = _ATTN_ATTRIBUTE_SINCE.get(name, "4.36.0")
-    notes = (["installed transformers: %s" % have] if have else []) + ["%s is set by transformers %s and later" % (
-        name, since)]
-    older_code = ("`%s` was written for an older transformers than %s: upgrade the library (or, for trust_remote_code, "
-                  "the model's code on the Hub) to a release made for this transformers, or install the transformers "
-                  "version its requirements or model card name." % (obj, "the installed " + have if have else
-                                                                     "the one installed"))
-    if have and V.older(have, since):
-        return Tailored(summary="transformers %s predates `%s` (set from %s on), which the code reading `%s` expects: "
-                                "upgrade transformers to %s or newer, or use the release of the code made for %s."
-                                % (have, name, since, obj, since, have),
-                        commands=[pip(facts, 'install --upgrade "transformers>=%s"' % since)], notes=notes)
+    since, until = _ATTN_ATTRIBUTE_RELEASES.get(name, ("4.36.0", None))
+    span = "transformers %s%s" % (since, " to below %s" % until if until else " and later")
+    spec = '"transformers>=%s%s"' % (since, ",<%s" % until if until else "")
+    notes = (["installed transformers: %s" % have] if have else []) + ["%s is set by %s" % (name, span)]
+    if have and (V.older(have, since) or until and not V.older(have, until)):
+        return Tailored(summary="transformers %s is outside the releases that set `%s` (%s), which the code reading "
+                                "`%s` expects: install one of them, or the release of the code made for %s."
+                                % (have, name, span, obj, have),
+                        commands=[pip(facts, "install %s" % spec)], notes=notes)
     if have:
-        return Tailored(summary=older_code, commands=[pip(facts, "show transformers"), pip(facts, "check")],
+        return Tailored(summary="`%s` was written for an older transformers than the installed %s: upgrade the library "
+                                "(or, for trust_remote_code, the model's code on the Hub) to a release made for this "
+                                "transformers, or install the transformers version its requirements or model card name."
+                                % (obj, have), commands=[pip(facts, "show transformers"), pip(facts, "check")],
                         notes=notes)
-    return Tailored(summary="Either transformers is older than %s, which first sets `%s` (then upgrade it), or `%s` "
-                            "was written for an older transformers than the one installed (then upgrade the library or "
-                            "the model's code, or pin transformers to what it names)." % (since, name, obj),
+    return Tailored(summary="Either the transformers that ran is outside the releases that set `%s` (%s: install one), "
+                            "or `%s` was written for an older transformers than the one installed (then upgrade the "
+                            "library or the model's code, or pin transformers to what it names)." % (name, span, obj),
                     commands=[pip(facts, "show transformers"), pip(facts, "check")], notes=notes)
 
 

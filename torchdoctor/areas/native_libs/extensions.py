@@ -201,3 +201,16 @@ def tailor_torchao_release(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="torchao %s is built for torch %s: install it (or upgrade torch to 2.11 or newer, which "
                             "takes any torchao from 0.17)." % (ao, triple),
                     commands=['python -m pip install "%s"' % spec], notes=["torch %s" % triple])
+
+
+@hook("extension-without-cuda")
+def extension_without_cuda(match, facts: Facts) -> Optional[Tailored]:
+    """pykeops builds no package: it compiles each formula on first use into its cache, so a formula
+    compiled where CUDA was not found stays CPU-only until the cache is cleared."""
+    if not match_groups(match).get("keops"):
+        return None
+    py = F.python_cmd(facts)
+    return Tailored(summary="pykeops compiled this formula where it found no CUDA (nvcc and the CUDA headers, CUDA_HOME or "
+                            "CUDA_PATH): make CUDA visible to the process, empty pykeops' cache so the formula is "
+                            "compiled again, and check the GPU bindings; or compute on the CPU (tagHostDevice=0).",
+                    commands=['%s -c "import pykeops; pykeops.clean_pykeops(); pykeops.test_torch_bindings()"' % py])
