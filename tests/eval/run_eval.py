@@ -466,7 +466,7 @@ score of each, before its misses drove any KB change (the honest estimate):
                           (tests/eval/blind81_results.md)
   blind82_ocrdoc/_robotsim/_pointtrack/_imgretouch/_eduml.jsonl 30 issues (OCR apps, robot policy
                           learning, point tracking, image editing apps, course code), after blind80-81's
-                          fixes: first run 8/30 = 26.7% (8/15 where an entry fitted, 1 wrong); 10/30 after
+                          fixes: first run 8/30 = 26.7% (8/15 where an entry fitted, 1 wrong); 11/30 after
                           (tests/eval/blind82_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a

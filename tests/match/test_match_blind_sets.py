@@ -802,11 +802,8 @@ OPEN = {
     # every mmdetection config print, Linux's too
     ("blind81_zhblog.jsonl", 0): None,
     # blind82, measured after blind80-81's fixes (tests/eval/blind82_results.md): onnxruntime's TensorRT provider
-    # DLL (its CUDA provider's reading does not cover it), CroCo's RoPE2D notice (a harmless fallback, which a
-    # diagnosis entry would claim beside any later failure), robomimic's moved names and robosuite 1.5's
-    # controllers
+    # DLL (its CUDA provider's reading does not cover it), robomimic's moved names and robosuite 1.5's controllers
     ("blind82_imgretouch.jsonl", 2): None,
-    ("blind82_pointtrack.jsonl", 3): "cuda-not-available",
     ("blind82_robotsim.jsonl", 3): None,
     ("blind82_robotsim.jsonl", 4): None,
     ("blind82_robotsim.jsonl", 5): None,

@@ -1,6 +1,6 @@
-"""Known causes in the words and messages their reporters met: pykeops built without CUDA, S4's
-Cauchy kernel left unbuilt, CUDA's no-kernel-image retyped with typos, d2l out of step with the
-book. Lines are built for the test in each program's format."""
+"""Known causes in the words and messages their reporters met: pykeops built without CUDA, optional
+kernels left unbuilt (S4's, CroCo's RoPE2D: notices), CUDA's no-kernel-image retyped with typos, d2l
+out of step with the book. Lines are built for the test in each program's format."""
 
 import pytest
 
@@ -28,10 +28,17 @@ def test_a_keops_formula_built_without_cuda_is_compiled_again():
     "CUDA extension for structured kernels (Cauchy and Vandermonde multiplication) not found. Install by going to "
     "extensions/kernels/ and running `python setup.py install`",
 ])
-def test_s4s_kernel_left_unbuilt_is_possibly_the_cause(text):
+def test_s4s_kernel_left_unbuilt_is_a_fallback_notice(text):
     # S4 warns and falls back to a slower kernel on every run: a notice, not the failure beside it
-    m = top(text)
-    assert m.id == "cuda-extension-package-not-built" and m.confidence != HIGH
+    assert top(text).id == "optional-kernel-fallback-notice"
+
+
+def test_croco_rope2d_fallback_is_a_notice_that_never_outranks_a_failure():
+    warn = "Warning, cannot find cuda-compiled version of RoPE2D, using a slow pytorch version instead"
+    assert top(warn).id == "optional-kernel-fallback-notice"
+    m = top(warn + "\nTraceback (most recent call last):\n  File \"demo.py\", line 3, in <module>\n"
+                   "RuntimeError: CUDA error: out of memory")
+    assert m.id == "cuda-out-of-memory"
 
 
 def test_no_kernel_image_retyped_with_typos_is_possibly_the_arch():
