@@ -307,6 +307,15 @@ def test_phonemizer_on_fedora_and_on_a_mac_of_either_homebrew():
      "mpi4py-msmpi-missing"),
     ("ImportError: DLL load failed while importing _mpi_helpers: The specified module could not be found.",
      "mpi4py-msmpi-missing"),
+    # transformers' own failure on a dict sub-config, and an attribute that is no config's
+    ("AttributeError: 'dict' object has no attribute '_attn_implementation_internal'", "hf-library-version-mismatch"),
+    ("AttributeError: 'BertModel' object has no attribute 'attn_implementation'", "hf-library-version-mismatch"),
+    # the import line must name the library: the user's own module
+    ("    from mymodels.utils import ModelOutput\nImportError: cannot import name 'ModelOutput'\n",
+     "hf-library-version-mismatch"),
+    # Python 3.8's circular import names its module: not the older Python's bare form
+    ("    from transformers import AutoTokenizer\nImportError: cannot import name 'AutoTokenizer' from partially "
+     "initialized module 'transformers' (most likely due to a circular import)\n", "hf-library-version-mismatch"),
 ])
 def test_lookalikes_are_not_read_as_the_entry(text, entry):
     m = top(text)
@@ -368,21 +377,6 @@ def test_pythons_before_3_8_name_no_module_but_the_import_line_does():
     t = hooks()[m.entry.tailor](m, facts(packages={"transformers": {"version": "4.5.1"}}))
     assert t.summary.startswith("The installed transformers has no `ModelOutput`") and t.notes == [
         "installed transformers: 4.5.1"]
-
-
-@pytest.mark.parametrize("text", [
-    # transformers' own failure on a dict sub-config, and an attribute that is no config's
-    "AttributeError: 'dict' object has no attribute '_attn_implementation_internal'",
-    "AttributeError: 'BertModel' object has no attribute 'attn_implementation'",
-    # the import line must name the library: the user's own module
-    "    from mymodels.utils import ModelOutput\nImportError: cannot import name 'ModelOutput'\n",
-    # Python 3.8's circular import names its module: not the older Python's bare form
-    "    from transformers import AutoTokenizer\nImportError: cannot import name 'AutoTokenizer' from partially "
-    "initialized module 'transformers' (most likely due to a circular import)\n",
-])
-def test_lookalikes_of_the_new_library_readings(text):
-    m = top(text)
-    assert m is None or m.id != "hf-library-version-mismatch"
 
 
 @pytest.mark.parametrize("name,have,spec", [("_attn_implementation", "4.35.2", '"transformers>=4.36.0"'),
