@@ -51,9 +51,12 @@ def pip(facts: Facts, args: str) -> str:
     return "%s %s" % (F.pip_cmd(facts), args)
 
 
-def which_import(facts: Facts, module: str) -> str:
-    """The target interpreter printing which `module` it imports: its version (some releases, as
-    spconv 1.x, define none) and its file."""
+def which_import(facts: Facts, module: str, has_version: bool = True) -> str:
+    """The target interpreter printing which `module` it imports: its version and its file. Some
+    packages define no `__version__` in some releases (spconv 1.x, OpenAI's clip): the caller
+    says so and the command prints a placeholder rather than failing."""
+    if has_version:
+        return '%s -c "import %s; print(%s.__version__, %s.__file__)"' % (F.python_cmd(facts), module, module, module)
     return ('%s -c "import %s as m; print(getattr(m, \'__version__\', \'no __version__\'), m.__file__)"'
             % (F.python_cmd(facts), module))
 

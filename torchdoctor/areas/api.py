@@ -9,17 +9,13 @@ another torch), or *deprecated* (show the replacement).
 from typing import Dict, List, Optional, Tuple
 
 from ..advice import install_advice, newest_installable
+from ..advice.commands import which_import
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
 from ..kb import torch_modules
 from .companions.common import python_minor
 from .registry import Tailored, hook, installed_torch_note, match_groups
-
-
-# Which process imported which torch: the first thing to run when the installed
-# torch should have the API but the error says it does not.
-WHICH_TORCH = "python -c \"import torch; print(torch.__version__, torch.__file__)\""
 
 
 # API -> (first release that has it, where that fact comes from). Only names
@@ -103,7 +99,7 @@ def present(facts: Facts, what: str, notes: List[str], extra: str = "") -> Tailo
         cause="The torch installed in %s (%s) does have %s, so the process that failed imported a different, "
               "older torch: another virtual environment, a stale copy earlier on sys.path, or a vendored/frozen "
               "torch.%s" % (facts.value("python.executable", "this Python"), F.torch_version_str(facts), what, extra),
-        commands=[WHICH_TORCH, "%s show torch" % F.pip_cmd(facts)], notes=notes)
+        commands=[which_import(facts, "torch"), "%s show torch" % F.pip_cmd(facts)], notes=notes)
 
 
 def version_or_none(facts: Facts):
@@ -287,7 +283,7 @@ def tensorrt_api_removed(match, facts: Facts) -> Optional[Tailored]:
         if v is not None and v.release and v.release[0] < removed:
             return Tailored(summary="This interpreter's TensorRT %s still has %s (removed in %d.0): the failing process "
                                     "imported a newer TensorRT, from another environment." % (installed, name, removed),
-                            commands=["python -c \"import tensorrt; print(tensorrt.__version__, tensorrt.__file__)\""],
+                            commands=[which_import(facts, "tensorrt")],
                             notes=notes)
     if removed == 8:
         return Tailored(summary="%s is gone from TensorRT 8.0 on, and PyPI offers no TensorRT 7: port the call (the "
@@ -316,7 +312,7 @@ def numpy2_attribute_removed(match, facts: Facts) -> Optional[Tailored]:
     if parsed is not None and parsed.release[0] < 2:
         return Tailored(summary="numpy %s here still has `np.%s`: the failing process imported a NumPy 2 from another "
                                 "environment (compare the numpy path in its traceback with this one)." % (have, name),
-                        commands=["python -c \"import numpy; print(numpy.__version__, numpy.__file__)\""], notes=notes)
+                        commands=[which_import(facts, "numpy")], notes=notes)
     removed = "NumPy 2.0 removed `np.%s`%s" % (name, " (numpy %s is installed)" % have if have else "")
     py = python_minor(facts)
     if py is not None and py >= (3, 13):

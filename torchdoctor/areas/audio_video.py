@@ -7,7 +7,7 @@ from its README's table (kb/data/compat.json, companions.torchcodec_torch).
 
 from typing import List, Optional
 
-from ..advice.commands import index_args, on_interpreter, pip, program_install, system_install, torch_index_tag
+from ..advice.commands import index_args, on_interpreter, pip, program_install, system_install, torch_index_tag, which_import
 from ..kb import compat
 from ..model import derived as F
 from ..model import versions as V
@@ -199,7 +199,7 @@ def tailor_librosa_keyword_only(match, facts: Facts) -> Optional[Tailored]:
     if not strict:
         return Tailored(summary="librosa %s here still takes positional arguments (0.9.1 and 0.9.2 only warn): the "
                                 "failing process imported another librosa." % lv,
-                        commands=["python -c \"import librosa; print(librosa.__version__, librosa.__file__)\""],
+                        commands=[which_import(facts, "librosa")],
                         notes=notes)
     py = python_minor(facts)
     summary = "librosa %s takes %s()'s arguments by name only: pass them as keywords where the traceback calls it" % (

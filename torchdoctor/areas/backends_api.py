@@ -9,9 +9,10 @@ from ..advice import reinstall_same_build
 from ..model.facts import ABSENT, Facts
 from ..model import derived as F
 from ..kb import compat
+from ..advice.commands import which_import
 from .registry import WARNING, Tailored, rule, finding, hook, match_groups
 import difflib
-from .api import WHICH_TORCH, code_block, has_at_least, present, too_old, upgrade, version_or_none
+from .api import code_block, has_at_least, present, too_old, upgrade, version_or_none
 from .mps import MPS_URL, on_macos
 
 
@@ -216,7 +217,7 @@ def sdp_kernel(match, facts: Facts) -> Optional[Tailored]:
         summary="torch %s still has torch.backends.cuda.sdp_kernel, but it is deprecated since %s, so the process "
                 "that failed imported another torch. When you fix that, move to the replacement:\n%s"
                 % (F.torch_version_str(facts), deprecated, code_block(SDPA_CODE)),
-        commands=[WHICH_TORCH], notes=notes)
+        commands=[which_import(facts, "torch")], notes=notes)
 
 
 @hook("sdp-kernel-kwarg")
@@ -245,7 +246,7 @@ def sdp_kernel_deprecated(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(
             cause="This warning is only raised by torch 2.3 and newer, but the torch installed here is %s: the "
                   "warning came from another environment." % F.torch_version_str(facts),
-            commands=[WHICH_TORCH], notes=notes)
+            commands=[which_import(facts, "torch")], notes=notes)
     return Tailored(
         summary="torch %s: replace the deprecated context manager with torch.nn.attention.sdpa_kernel. Each "
                 "enable_X=True flag becomes an SDPBackend in the list (enable_flash -> FLASH_ATTENTION, "
@@ -283,7 +284,7 @@ def tf32_mixed_api(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(
             cause="The fp32_precision API that this check guards arrived in torch 2.9; the torch installed here is "
                   "%s, so the message came from another environment." % F.torch_version_str(facts),
-            commands=[WHICH_TORCH], notes=notes)
+            commands=[which_import(facts, "torch")], notes=notes)
     return Tailored(
         summary="torch %s: set TF32 only through the fp32_precision API and stop reading or writing "
                 "allow_tf32 (in your code and in libraries you call), e.g.\n%s"
@@ -361,4 +362,4 @@ def torch_files_broken(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(
         summary="Remove torch %s and install the same build again, so no file of another copy is left behind; "
                 "the last command then shows that the new files load." % F.torch_version_str(facts),
-        commands=adv.commands + [WHICH_TORCH], notes=notes)
+        commands=adv.commands + [which_import(facts, "torch")], notes=notes)

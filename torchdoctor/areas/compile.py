@@ -300,7 +300,7 @@ def compile_windows(match, facts: Facts) -> Optional[Tailored]:
     if not V.older(torch_v, compat.windows_inductor_min()):
         return Tailored(cause="torch %s has TorchInductor for Windows, so this message came from an older torch in "
                               "another environment." % torch_v,
-                        commands=['%s -c "import torch; print(torch.__version__, torch.__file__)"' % F.python_cmd(facts)],
+                        commands=[which_import(facts, "torch")],
                         notes=notes)
     target = compat.latest_patch(compat.windows_inductor_min()) or compat.windows_inductor_min()
     return Tailored(summary="torch %s refuses torch.compile's default backend on Windows; torch %s or newer compiles "

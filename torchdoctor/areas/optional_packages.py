@@ -7,7 +7,7 @@ import shlex
 import sys
 from typing import List, Optional
 
-from ..advice.commands import pip
+from ..advice.commands import pip, which_import
 from ..model import derived as F
 from ..model.facts import Facts
 from .companions.common import python_minor
@@ -249,7 +249,7 @@ def pypi_clip_namesake(match, facts: Facts) -> Optional[Tailored]:
                                 "CLIP from its repository." % v, commands=heal, notes=["clip %s installed" % v])
     return Tailored(summary="This interpreter has clip %s, OpenAI's own version number: the failing process imported "
                             "another `clip` (a clip/ folder or clip.py beside the script, or another environment)."
-                            % v, commands=["python -c \"import clip; print(clip.__file__)\""],
+                            % v, commands=[which_import(facts, "clip", has_version=False)],
                     notes=["clip %s installed" % v])
 
 
@@ -263,7 +263,7 @@ def torchreid_layout(match, facts: Facts) -> Optional[Tailored]:
         # deep-person-reid's own releases (0.9, 1.x) carry this layout: the import found another torchreid
         return Tailored(summary="torchreid %s (deep-person-reid's own release) is installed, and it has %s: the failing "
                                 "process imported another torchreid, an empty submodule folder or a copy beside the "
-                                "script." % (v, mod), commands=["python -c \"import torchreid; print(torchreid.__file__)\""],
+                                "script." % (v, mod), commands=[which_import(facts, "torchreid", has_version=False)],
                         notes=["torchreid %s installed" % v])
     if v is None and F.package_installed(facts, "torchreid"):
         return None  # installed, version unreadable: PyPI's or deep-person-reid's own release stays open

@@ -6,8 +6,9 @@ from typing import Optional
 
 from ..model.facts import Facts
 from ..model import derived as F
+from ..advice.commands import which_import
 from .registry import Tailored, hook, match_groups
-from .api import NEWER_APIS, WHICH_TORCH, code_block, has_at_least, present, too_old, version_or_none
+from .api import NEWER_APIS, code_block, has_at_least, present, too_old, version_or_none
 
 
 
@@ -105,7 +106,7 @@ def weights_only_warning(match, facts: Facts) -> Optional[Tailored]:
                   "already is weights_only=True, so the warning came from another environment (and code that "
                   "relied on the old default will fail there with 'Weights only load failed')."
                   % F.torch_version_str(facts),
-            commands=[WHICH_TORCH], notes=notes)
+            commands=[which_import(facts, "torch")], notes=notes)
     if has_at_least(v, "2.4"):
         return Tailored(
             cause="torch %s warns because the default will flip to weights_only=True in 2.6; code that loads "
@@ -113,7 +114,7 @@ def weights_only_warning(match, facts: Facts) -> Optional[Tailored]:
                   "classes with torch.serialization.add_safe_globals." % F.torch_version_str(facts),
             notes=notes)
     return Tailored(cause="torch %s never prints this warning (it was added in 2.4): it came from another environment."
-                    % F.torch_version_str(facts), commands=[WHICH_TORCH], notes=notes)
+                    % F.torch_version_str(facts), commands=[which_import(facts, "torch")], notes=notes)
 
 
 @hook("weights-only-kwarg")

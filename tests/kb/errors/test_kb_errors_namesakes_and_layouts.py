@@ -53,7 +53,8 @@ def test_pypis_clip_is_named_and_its_removal_runs_for_real(venv):
 def test_openais_version_installed_points_at_another_clip():
     _, t = tailored_as("pypi-clip-namesake", "AttributeError: module 'clip' has no attribute 'load'",
                        facts(packages={"clip": {"version": "1.0"}}))
-    assert "another `clip`" in t.summary and t.commands == ["python -c \"import clip; print(clip.__file__)\""]
+    assert "another `clip`" in t.summary and len(t.commands) == 1 \
+        and "import clip as m;" in t.commands[0] and "m.__file__" in t.commands[0]
 
 
 def test_pips_refusal_of_clip_1_0_is_the_namesake_not_a_missing_release():

@@ -84,7 +84,7 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
             return Tailored(summary="The code refuses %s%s, and %s %s here is outside that range: the failing process "
                                     "imported another %s (another environment or interpreter)." % (
                                         dist, g["bound"], dist, have, dist),
-                            commands=["python -c \"import %s; print(%s.__version__, %s.__file__)\"" % ((g["pkg"],) * 3)],
+                            commands=[which_import(facts, g["pkg"])],
                             notes=notes)
         return Tailored(summary="The code refuses %s%s%s: install a release outside that range (the message names one), "
                                 "or a release of the project that supports this %s."
@@ -173,7 +173,7 @@ def tailor_diffusers_too_old(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="diffusers %s here loads transformers' image processors, so the failing process imported "
                                 "an older diffusers (another environment or interpreter, or a copy the project "
                                 "bundles)." % have,
-                        commands=['python -c "import diffusers; print(diffusers.__version__, diffusers.__file__)"'],
+                        commands=[which_import(facts, "diffusers")],
                         notes=["installed diffusers: %s" % have])
     tf = F.package_version(facts, "transformers")
     return Tailored(summary="diffusers %s predates 0.8.0, the first release that loads transformers' image processors "

@@ -36,7 +36,7 @@ def tailor_spacy_major(match, facts: Facts) -> Optional[Tailored]:
     if major is not None and major < 3:
         return Tailored(summary="spaCy %s here is older than 3.0 and has this API: the failing code ran in another "
                                 "environment, or imported another spaCy. Print which one it imports." % installed,
-                        commands=[which_import(facts, "spacy")],
+                        commands=[which_import(facts, "spacy", has_version=False)],
                         notes=notes)
     port = ("spacy.load(\"%s\") after `python -m spacy download %s`" % (full, full) if full
             else "nlp.add_pipe(\"sentencizer\") and span.text for .string")

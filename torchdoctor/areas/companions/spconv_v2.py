@@ -34,15 +34,15 @@ def tailor_spconv_major(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="spconv %s is installed here, the major the code expects, so the failing process "
                                 "imported another spconv: a `spconv/` folder (the source checkout, or the project's "
                                 "copy) in the working directory shadows it. Print which one it imports." % have[0][1],
-                        commands=[which_import(facts, "spconv")], notes=notes)
+                        commands=[which_import(facts, "spconv", has_version=False)], notes=notes)
     if wants_v2:
         return Tailored(summary="The code imports spconv.pytorch (spconv 2.x) and the spconv it found has none: a 1.x "
                                 "build, or a `spconv/` folder in the working directory. Uninstall a 1.x spconv and "
                                 "install the spconv-cuXXX wheel for torch's CUDA.",
-                        commands=[which_import(facts, "spconv")], notes=notes)
+                        commands=[which_import(facts, "spconv", has_version=False)], notes=notes)
     return Tailored(summary="The code uses spconv 1.x's API%s, which 2.0 moved to `spconv.pytorch` (and whose voxel "
                             "generator it replaced): change `import spconv` to `import spconv.pytorch as spconv` "
                             "(VoxelGenerator: spconv.utils.Point2VoxelCPU3d or spconv.pytorch.utils.PointToVoxel), or "
                             "build the spconv 1.2.1 the project pins from its source; no 1.x wheel is on PyPI."
                             % (" (%s)" % g["name"] if g.get("name") else ""),
-                    commands=[which_import(facts, "spconv")], notes=notes)
+                    commands=[which_import(facts, "spconv", has_version=False)], notes=notes)

@@ -200,10 +200,7 @@ def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
                                       "wheel of torch %s already is the %s build." % (tag, version, tag),
                                 summary="Ask for torch==%s without the +%s tag." % (version, tag),
                                 commands=cmds, notes=notes)
-            variants = compat.cuda_variants(version)
-            return Tailored(cause="torch %s was never built as %s; its CUDA variants are %s."
-                                  % (version, tag, ", ".join(variants) or "unknown"),
-                            summary="Pick one of the published variants (one your driver supports).", notes=notes)
+            return _never_built(facts, version, tag, notes)
     if compat.newest_torch_for_python(py) is None:
         latest = compat.latest_release()
         return Tailored(cause="No torch release publishes wheels for Python %s (torch %s supports %s)."
