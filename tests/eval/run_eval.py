@@ -468,6 +468,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           learning, point tracking, image editing apps, course code), after blind80-81's
                           fixes: first run 8/30 = 26.7% (8/15 where an entry fitted, 1 wrong); 11/30 after
                           (tests/eval/blind82_results.md)
+  blind83_adversarial/_clinicalnlp/_topicmodel/_mrirecon/_textclf.jsonl 30 issues (adversarial
+                          robustness, clinical NLP, topic modelling, MRI/CT reconstruction, text
+                          classification), after blind80-82's fixes: first run 8/30 = 26.7% (8/17
+                          where an entry fitted, 2 wrong); 11/30 after (tests/eval/blind83_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

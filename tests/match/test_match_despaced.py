@@ -16,6 +16,16 @@ from torchdoctor.match.normalize import normalize, unmarkup
 EXAMPLES = [(e.id, x["text"]) for e in load_entries() if not e.exact for x in e.examples]
 
 
+def _read_only_by_a_generic_pattern(eid, text):
+    found = M.match_text(text)
+    return bool(found) and found[0].id == eid and M.GENERIC_GROUP in found[0].groups
+
+
+# Generic patterns (one cause of several: a bare `Killed`, pip's conflict line) stay out of the
+# despaced pass by design, so the examples only they read are not asked to survive lost spaces.
+DESPACED_EXAMPLES = [(eid, text) for eid, text in EXAMPLES if not _read_only_by_a_generic_pattern(eid, text)]
+
+
 def no_spaces(text):
     return "\n".join(ln.replace(" ", "").replace("\t", "") for ln in text.splitlines())
 
@@ -54,12 +64,13 @@ def markdown(text):
                          ids=["no-spaces", "wrapped-37", "wrapped-61", "html-escaped", "html-escaped-no-spaces",
                               "markdown"])
 def test_mangled_real_examples_still_land_on_their_entry(mangle, least):
+    examples = DESPACED_EXAMPLES if mangle(" ") == "" else EXAMPLES  # the mangles that lose spaces
     misses = []
-    for eid, text in EXAMPLES:
+    for eid, text in examples:
         found = M.match_text(mangle(text))
         if not found or found[0].id != eid:
             misses.append(eid)
-    assert 1 - len(misses) / len(EXAMPLES) >= least, misses
+    assert 1 - len(misses) / len(examples) >= least, misses
 
 
 UNRELATED = [

@@ -278,8 +278,11 @@ def host_memory_remedy(facts: Facts, tried: Optional[float]) -> Tuple[Optional[s
 @hook("host-oom")
 def host_oom(match, facts: Facts) -> Optional[Tailored]:
     text = getattr(match, "text", "") or ""
-    b = match_groups(match).get("bytes") or (re.search(r"allocate (\d{1,20}) bytes", text) or [None, None])[1]
-    summary, notes = host_memory_remedy(facts, float(b) if b else None)
+    groups = match_groups(match)
+    b = groups.get("bytes") or (re.search(r"allocate (\d{1,20}) bytes", text) or [None, None])[1]
+    # torch 1.x's TH allocator said gigabytes, rounded down
+    size = float(b) if b else (float(groups["gb"]) * 2 ** 30 if groups.get("gb") else None)
+    summary, notes = host_memory_remedy(facts, size)
     if match.entry.id == "pinned-memory-alloc-failed" and facts.value("os.wsl") is True:
         notes.append("running under WSL2")
         summary = ("WSL2 limits page-locked (pinned) memory to a part of the RAM it gives the VM: set pin_memory=False, "

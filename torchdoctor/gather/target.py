@@ -36,7 +36,7 @@ COMPANIONS = (
     "vllm", "jax", "tensorflow", "scipy", "pillow", "sympy", "networkx",
     "filelock", "fsspec", "jinja2", "typing-extensions", "setuptools", "pip",
     "mypy", "intel-extension-for-pytorch", "torch-directml", "clip", "librosa", "tensorboard",
-    "onnxruntime-directml", "spacy",
+    "onnxruntime-directml", "spacy", "numba",
 )
 COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-", "tensorrt", "spconv")
 # Substrings of the names `python -m torch.utils.collect_env` lists (its pip and

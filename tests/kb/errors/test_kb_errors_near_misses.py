@@ -240,6 +240,12 @@ NOT_THEIRS = [
     ("Could not locate zlibwapi.dll. Please make sure it is in your library path!", 'cpp-extension-compiler-not-found'),
     ('/usr/include/bits/mathcalls.h(62): error: exception specification is incompatible with that of previous '
      'function "sinh"', 'nvcc-glibc-c23-math-noexcept'),
+    # pip's and numba's other dependency messages: a requirement missing, the resolver refusing before it
+    # installs, numba's lower bound
+    ("numba 0.57.1 requires numpy, which is not installed.", "pip-package-pins-other-dependency"),
+    ("ERROR: Cannot install numba==0.57.1 and numpy==1.25.2 because these package versions have conflicting "
+     "dependencies.", "pip-package-pins-other-dependency"),
+    ("Numba needs NumPy 1.18 or greater", "pip-package-pins-other-dependency"),
 ]
 
 
@@ -665,3 +671,24 @@ def test_compiled_nms_ops_position_ids_and_added_tokens(text, expected):
 ])
 def test_testpypi_as_the_only_index_lacks_the_dependencies(text, expected):
     first_or_quiet(text, expected, "testpypi-lacks-dependencies")
+
+
+def test_glibc_is_torch_s_only_for_torch_s_own_files():
+    # A package whose name starts with "torch" (torch_radon's module) is an extension, not torch;
+    # any other compiled package in site-packages is too, never at high confidence (a TensorFlow
+    # module is another stack's); torch's own folder and libraries stay torch's.
+    found = match_text("ImportError: /usr/lib64/libm.so.6: version `GLIBC_2.27' not found (required by "
+                       "/usr/local/lib64/python3.6/site-packages/torch_radon_cuda.cpython-36m-x86_64-linux-gnu.so)")
+    assert found[0].id == "glibc-too-old-for-extension", [m.id for m in found]
+    found = match_text("ImportError: /lib/x86_64-linux-gnu/libm.so.6: version `GLIBC_2.29' not found (required by "
+                       "/home/u/py38/lib/python3.8/site-packages/chaine/crf.cpython-38-x86_64-linux-gnu.so)")
+    assert found[0].id == "glibc-too-old-for-extension" and found[0].confidence != "high"
+    found = match_text("ImportError: /lib/x86_64-linux-gnu/libm.so.6: version `GLIBC_2.29' not found (required by "
+                       "/home/u/py38/lib/python3.8/site-packages/tensorflow/python/_pywrap_tensorflow_internal.so)")
+    assert all(m.confidence != "high" for m in found)
+    for path in ("/env/lib/python3.10/site-packages/torch/lib/libtorch_cpu.so",
+                 "/env/lib/python3.10/site-packages/torch/_C.cpython-310-x86_64-linux-gnu.so",
+                 "/opt/libtorch/lib/libc10.so"):
+        found = match_text("OSError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.28' not found (required by "
+                           "%s)" % path)
+        assert found[0].id == "glibc-too-old-for-torch", (path, [m.id for m in found])

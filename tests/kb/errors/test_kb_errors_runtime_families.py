@@ -159,3 +159,37 @@ def test_a_segfault_without_torch_in_view_is_not_claimed(text):
 ])
 def test_segfaults_that_are_not_the_torch_programs_own(text):
     assert "torch-process-segfault" not in [m.id for m in match_text(text)]
+
+
+@pytest.mark.parametrize("text", [
+    "config loaded.\nKilled",
+    " 31%|#####     | 331/1063 [01:06<03:59,  3.06it/s]Killed",
+    "[1]+  Killed                  python train.py --gpu 0",
+    "./train.sh: line 12: 48213 Killed                  python train.py",
+    "When I try to run the train code , I get a error : killed by OOM killer",
+    "my code was killed due to being out of memory",
+    "[Sun Mar 30 08:24:00 2025] Out of memory: Killed process 7899 (python) total-vm:26184840kB, anon-rss:15370088kB",
+])
+def test_a_kill_by_the_kernel_and_its_reports_are_possibly_host_ram(text):
+    # SIGKILL's report carries no cause of its own: the out-of-memory killer is the likely one, not a certainty
+    found = match_text(text)
+    assert found and found[0].id == "host-ram-exhausted" and found[0].confidence == "possible", \
+        [(m.id, m.confidence) for m in found]
+
+
+@pytest.mark.parametrize("text", [
+    "The job was killed by the admin after 48 hours",
+    "Killed: 9",
+    "Worker killed by signal 15",
+    "RuntimeError: DataLoader worker (pid 8544) is killed by signal: Killed.",
+])
+def test_other_kills_are_not_host_ram(text):
+    assert "host-ram-exhausted" not in [m.id for m in match_text(text)][:1]
+
+
+def test_torch_1s_own_allocator_message_is_host_ram_with_its_size():
+    from hook_facts import facts, tailored_as
+    m, t = tailored_as("host-ram-exhausted", "RuntimeError: $ Torch: not enough memory: you tried to allocate 72GB. "
+                       "Buy new RAM! at /pytorch/aten/src/TH/THGeneral.cpp:204",
+                       facts(memory={"total_bytes": 64 * 2 ** 30, "available_bytes": 60 * 2 ** 30}))
+    assert m.confidence == "high" and "larger than all of this machine's RAM" in t.summary, t

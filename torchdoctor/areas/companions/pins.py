@@ -1,11 +1,14 @@
-"""A package pinned to another torch than the one installed (pip's `X requires torch==A, but you
-have torch B`): the command that keeps the installed torch and lets pip pick a release of X that
-accepts it, spelled for the target interpreter from the names pip printed."""
+"""A package pinned to another release than the one installed (pip's `X requires torch==A, but
+you have torch B`, the same for any dependency, numba's own NumPy check): the command that keeps the
+installed release and lets pip pick a release of X that accepts it, spelled for the target
+interpreter from the names pip printed."""
 
 from typing import Optional
 
 from ...advice.commands import pip
+from ...advice.pipdry import normalize
 from ...model import derived as F
+from ...model import versions as V
 from ...model.facts import Facts
 from ..registry import Tailored, hook, match_groups
 
@@ -40,3 +43,55 @@ def tailor_package_pins(match, facts: Facts) -> Optional[Tailored]:
                                                                              named),
         commands=[pip(facts, keep), pip(facts, "check")],
         notes=notes)
+
+
+# torch pins its own builds' libraries exactly (triton, the nvidia-* wheels): the pinned release is
+# the fix, never another torch
+_TORCH_BUILD = ("torch", "torchvision", "torchaudio")
+
+
+@hook("package-pins-other-dependency")
+def tailor_dependency_pins(match, facts: Facts) -> Optional[Tailored]:
+    g = match_groups(match)
+    if g.get("numba_max"):
+        pkg, ver, dep, want, have = "numba", None, "numpy", "<=%s.*" % g["numba_max"], g.get("numba_have")
+        have = F.package_release(facts, "numpy") or have
+    else:
+        pkg, ver, dep, want, have = g.get("pkg"), g.get("ver"), g.get("dep"), g.get("want"), g.get("have")
+    if not (pkg and dep and want):
+        return None
+    named = ("%s %s" % (pkg, ver or "")).strip()
+    notes = ["%s needs %s%s; pip saw %s %s" % (named, dep, want, dep, have or "?")]
+    pkg_here, dep_here = F.package_release(facts, normalize(pkg)), F.package_release(facts, normalize(dep))
+    # the probe lists torch's companions only: a package it does not list is unknown, not missing
+    if facts.state("packages.installed.%s" % normalize(pkg)) == "absent":
+        notes.append("this interpreter has no %s" % pkg)
+        where = "The failing process imported numba from" if g.get("numba_max") else "The conflict was printed by"
+        return Tailored(summary="%s another environment: this interpreter has no %s. Run `pip check` there."
+                                % (where, pkg), commands=[pip(facts, "check")], notes=notes)
+    if pkg_here and dep_here:
+        notes.append("this interpreter: %s %s, %s %s" % (pkg, pkg_here, dep, dep_here))
+        if ver and pkg_here != ver:
+            return Tailored(summary="%s here is %s, not %s: the conflict was printed by another environment, or "
+                                    "has been resolved since. `pip check` says whether any is left here."
+                                    % (pkg, pkg_here, ver), commands=[pip(facts, "check")], notes=notes)
+        if V.admits(want, dep_here) is True:
+            return Tailored(summary="%s %s here is inside %s's range (%s%s): this conflict is gone; `pip check` "
+                                    "says whether another is left." % (dep, dep_here, pkg, dep, want),
+                            commands=[pip(facts, "check")], notes=notes)
+    keep = dep_here or have
+    back = pip(facts, 'install "%s%s"' % (dep, want))
+    if normalize(pkg) in _TORCH_BUILD:
+        return Tailored(summary="%s pins %s%s for its own build: install that release of %s (moving torch instead "
+                                "would change the build)." % (named, dep, want, dep),
+                        commands=[back, pip(facts, "check")], notes=notes)
+    if not keep:
+        return Tailored(summary="Put %s back inside %s's range, or let pip choose releases of both in one command."
+                                % (dep, pkg), commands=[back, pip(facts, "check")], notes=notes)
+    move = pip(facts, 'install --upgrade "%s" "%s==%s"' % (pkg, dep, keep))
+    return Tailored(
+        summary="%s %s is outside %s's range (%s%s). To keep %s %s, let pip move %s to a release that accepts it "
+                "(both named in one command; pip says ResolutionImpossible and changes nothing if no release "
+                "does); to keep %s as it is, put %s back in its range, which may break what asked for %s %s."
+                % (dep, keep, named, dep, want, dep, keep, pkg, pkg, dep, dep, keep),
+        commands=[move, back, pip(facts, "check")], notes=notes)

@@ -1,0 +1,103 @@
+"""An install that moved a dependency another package pins (pip's `X requires D<spec>, but you have
+D W which is incompatible`, numba's own `Numba needs NumPy X or less`): read against the installed
+releases, with the one command that lets pip's resolver move X, proven on a real environment."""
+
+import subprocess
+
+import pytest
+
+from hook_facts import facts, tailored_as, top
+from torchdoctor.match.matcher import HIGH, POSSIBLE
+from torchdoctor.model.facts import absent
+
+PINS = "pip-package-pins-other-dependency"
+NUMBA_LINE = "numba 0.57.1 requires numpy<1.25,>=1.21, but you have numpy 1.25.2 which is incompatible."
+
+
+@pytest.mark.parametrize("text", [
+    NUMBA_LINE,
+    "river 0.19.0 requires **numpy>=1.25.2**, but you have numpy 1.24.4 which is incompatible.",
+    "numba 0.55.1 has requirement numpy<1.22,>=1.18, but you'll have numpy 1.22.3 which is incompatible.",
+    "pandas 2.2.2 has requirement numpy>=1.26.0, but you have numpy 1.24.4.",
+    'ray 2.9.0 requires pydantic[email]<2,>=1.10; python_version >= "3.8", but you have pydantic 2.5.0 which is '
+    'incompatible.',
+])
+def test_pips_conflict_lines_are_possibly_a_moved_dependency(text):
+    m = top(text)
+    assert m is not None and m.id == PINS and m.confidence == POSSIBLE, m
+
+
+def test_torch_pins_stay_with_their_own_entries():
+    assert top("torchvision 0.14.1 requires torch==1.13.1, but you have torch 2.0.1+cu118 which is "
+               "incompatible").id == "torchvision-requires-other-torch"
+    assert top("xformers 0.0.17 requires torch==2.0.0, but you have torch 1.13.1 which is "
+               "incompatible.").id == "pip-package-pins-other-torch"
+
+
+def test_the_installed_releases_decide_the_command():
+    f = facts(packages={"numba": {"version": "0.57.1"}, "numpy": {"version": "1.25.2"}})
+    m, t = tailored_as(PINS, NUMBA_LINE, f)
+    assert t.commands[0] == '/home/u/venv/bin/python -m pip install --upgrade "numba" "numpy==1.25.2"'
+    assert t.commands[1] == '/home/u/venv/bin/python -m pip install "numpy<1.25,>=1.21"'
+    # numpy put back in numba's range since: nothing to move
+    _, t = tailored_as(PINS, NUMBA_LINE, facts(packages={"numba": {"version": "0.57.1"},
+                                                         "numpy": {"version": "1.24.4"}}))
+    assert "conflict is gone" in t.summary and t.commands == ["/home/u/venv/bin/python -m pip check"]
+    # another numba here, or none: another environment printed it
+    _, t = tailored_as(PINS, NUMBA_LINE, facts(packages={"numba": {"version": "0.60.0"},
+                                                         "numpy": {"version": "1.25.2"}}))
+    assert "not 0.57.1" in t.summary
+    _, t = tailored_as(PINS, NUMBA_LINE, facts(packages={"numba": absent("not installed"),
+                                                         "numpy": {"version": "1.25.2"}}))
+    assert "another environment" in t.summary and "has no numba" in t.summary
+    # a package the probe does not list is unknown here, not missing: the commands stand
+    _, t = tailored_as(PINS, "river 0.19.0 requires numpy>=1.25.2, but you have numpy 1.24.4 which is incompatible.",
+                       facts(packages={"numpy": {"version": "1.24.4"}}))
+    assert t.commands[0] == '/home/u/venv/bin/python -m pip install --upgrade "river" "numpy==1.24.4"'
+
+
+def test_a_pin_of_torchs_own_build_is_restored_never_torch_moved():
+    text = ('torch 2.9.1+cu130 requires nvidia-cudnn-cu13==9.13.0.50; platform_system == "Linux", but you have '
+            'nvidia-cudnn-cu13 9.15.1.9 which is incompatible.')
+    _, t = tailored_as(PINS, text, facts(torch="2.9.1+cu130", packages={
+        "nvidia-cudnn-cu13": {"version": "9.15.1.9"}}))
+    assert t.commands[0] == '/home/u/venv/bin/python -m pip install "nvidia-cudnn-cu13==9.13.0.50"'
+    assert not any("--upgrade" in c and "torch" in c for c in t.commands)
+
+
+def test_numbas_own_check_is_high_and_reads_the_installed_numpy():
+    m, t = tailored_as(PINS, "ImportError: Numba needs NumPy 1.24 or less",
+                       facts(packages={"numba": {"version": "0.57.1"}, "numpy": {"version": "1.25.2"}}))
+    assert m.confidence == HIGH
+    assert t.commands[0] == '/home/u/venv/bin/python -m pip install --upgrade "numba" "numpy==1.25.2"'
+    _, t = tailored_as(PINS, "Numba needs NumPy 2.1 or less. Got NumPy 2.2.",
+                       facts(packages={"numba": absent("not installed")}))
+    assert t.summary.startswith("The failing process imported numba from another environment")
+
+
+@pytest.mark.slow
+def test_a_real_moved_numpy_breaks_numba_and_the_printed_command_heals_it(tmp_path):
+    from torchdoctor.gather.light import light_facts
+    from wheelkit import pip_venv
+
+    py = pip_venv(tmp_path / "venv")
+
+    def pip(*args):
+        return subprocess.run([py, "-m", "pip", "install", "-q"] + list(args), capture_output=True, text=True,
+                              timeout=900)
+
+    if pip("numba==0.57.1", "numpy==1.24.4").returncode != 0:
+        pytest.skip("pip could not install numba 0.57.1 here")
+    moved = pip("numpy==1.25.2")
+    assert moved.returncode == 0, moved.stderr[-600:]
+    broken = subprocess.run([py, "-c", "import numba"], capture_output=True, text=True, timeout=300)
+    assert broken.returncode != 0 and "Numba needs NumPy 1.24 or less" in broken.stderr
+    m, t = tailored_as(PINS, moved.stderr, light_facts(py))
+    assert t.commands[0].endswith('-m pip install --upgrade "numba" "numpy==1.25.2"'), t.commands
+    healed = subprocess.run(t.commands[0], shell=True, capture_output=True, text=True, timeout=900)
+    assert healed.returncode == 0, healed.stderr[-600:]
+    check = subprocess.run([py, "-m", "pip", "check"], capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stdout
+    done = subprocess.run([py, "-c", "import numba, numpy; print(numpy.__version__)"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "1.25.2", done.stderr[-600:]
