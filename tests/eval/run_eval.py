@@ -472,6 +472,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           robustness, clinical NLP, topic modelling, MRI/CT reconstruction, text
                           classification), after blind80-82's fixes: first run 8/30 = 26.7% (8/17
                           where an entry fitted, 2 wrong); 11/30 after (tests/eval/blind83_results.md)
+  blind84_ecg/_causal/_gec/_worldmodel/_har.jsonl 24 issues (ECG and biosignals, causal
+                          inference, grammar correction, world models, activity recognition), after
+                          blind80-83's fixes: first run 2/24 = 8.3% (2/14 where an entry fitted, 2
+                          wrong); 4/24 after (tests/eval/blind84_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -185,6 +185,18 @@ def env(facts: Facts, name: str) -> Optional[str]:
     return v if isinstance(v, str) else None
 
 
+def package_absent(facts: Facts, name: str) -> bool:
+    """The probe looked for `name` and found none: recorded absent, or one of the names the probe
+    reports whenever installed, missing from the listing it made. Any other name is unknown."""
+    if facts.state("packages.installed.%s" % name) == ABSENT:
+        return True
+    listing = facts.value("packages.installed")
+    if not isinstance(listing, dict) or name in listing:
+        return False
+    from ..gather.target import COLLECT_ENV_PATTERNS, COMPANION_PREFIXES, COMPANIONS
+    return name in COMPANIONS or name.startswith(COMPANION_PREFIXES) or any(p in name for p in COLLECT_ENV_PATTERNS)
+
+
 def package_installed(facts: Facts, name: str) -> bool:
     """A distribution of that name is installed, whether or not its version could be read."""
     return isinstance(facts.value("packages.installed.%s.version" % name), str)

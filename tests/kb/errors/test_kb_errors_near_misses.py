@@ -246,6 +246,15 @@ NOT_THEIRS = [
     ("ERROR: Cannot install numba==0.57.1 and numpy==1.25.2 because these package versions have conflicting "
      "dependencies.", "pip-package-pins-other-dependency"),
     ("Numba needs NumPy 1.18 or greater", "pip-package-pins-other-dependency"),
+    # a CPU build installed on purpose, a CUDA build's version, collect_env's report of a CPU machine (no question
+    # in it: tests/match/test_match_printed.py)
+    ("pip install torch==2.1.0+cpu --index-url https://download.pytorch.org/whl/cpu", "torch-not-compiled-with-cuda"),
+    ("PyTorch version: 2.3.1+cpu\nIs debug build: False\nCUDA used to build PyTorch: None", "torch-not-compiled-with-cuda"),
+    ("PyTorch version: 2.3.1+cu121", "torch-not-compiled-with-cuda"),
+    # another GL call on None (the project's own object), libGL missing for OpenCV
+    ("AttributeError: 'NoneType' object has no attribute 'glBindTexture'", "pyopengl-gl-library-not-loadable"),
+    ("ImportError: libGL.so.1: cannot open shared object file: No such file or directory",
+     "pyopengl-gl-library-not-loadable"),
 ]
 
 
@@ -264,6 +273,10 @@ THEIRS = [
      "windows-long-path-torch-install"),
     ("ERROR: Could not find a version that satisfies the requirement TorchCodec==0.2.1 (from versions: 0.0.0.dev0)",
      "companion-placeholder-release-installed"),
+    # a torch version with a CPU tag told in a sentence or a report
+    ("the cuda availability check turns out to be 'False' as the torch version for this environment is '1.10.0cpu'",
+     "torch-not-compiled-with-cuda"),
+    ("I checked and the installed torch version is 2.1.0+cpu", "torch-not-compiled-with-cuda"),
     # Other compilers' wording of Tensor.type() refused by AT_DISPATCH (MSVC, clang).
     ("error C2440: 'initializing': cannot convert from 'const at::DeprecatedTypeProperties' to 'c10::ScalarType'",
      "extension-source-uses-removed-torch-api"),
@@ -686,8 +699,15 @@ def test_glibc_is_torch_s_only_for_torch_s_own_files():
     found = match_text("ImportError: /lib/x86_64-linux-gnu/libm.so.6: version `GLIBC_2.29' not found (required by "
                        "/home/u/py38/lib/python3.8/site-packages/tensorflow/python/_pywrap_tensorflow_internal.so)")
     assert all(m.confidence != "high" for m in found)
+    # torchaudio's own library, and any package of a conda environment that happens to be named torch
+    for path in ("/env/lib/python3.10/site-packages/torchaudio/lib/libtorchaudio.so",
+                 "/envs/torch/lib/python3.9/site-packages/scipy/linalg/_fblas.cpython-39-x86_64-linux-gnu.so"):
+        found = match_text("OSError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by %s)" % path)
+        assert found[0].id == "glibc-too-old-for-extension", (path, [m.id for m in found])
     for path in ("/env/lib/python3.10/site-packages/torch/lib/libtorch_cpu.so",
                  "/env/lib/python3.10/site-packages/torch/_C.cpython-310-x86_64-linux-gnu.so",
+                 "/env/lib/python3.10/site-packages/torch.libs/libgomp-a34b3233.so.1",
+                 "/opt/conda/lib/libtorch_cuda.so",
                  "/opt/libtorch/lib/libc10.so"):
         found = match_text("OSError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.28' not found (required by "
                            "%s)" % path)

@@ -169,6 +169,9 @@ def test_segfaults_that_are_not_the_torch_programs_own(text):
     "When I try to run the train code , I get a error : killed by OOM killer",
     "my code was killed due to being out of memory",
     "[Sun Mar 30 08:24:00 2025] Out of memory: Killed process 7899 (python) total-vm:26184840kB, anon-rss:15370088kB",
+    "Memory cgroup out of memory: Killed process 7899 (python) total-vm:26184840kB",
+    "Out of memory: Kill process 7899 (python) score 912 or sacrifice child",
+    "  5/100 [01:02<12:30, 12.30s/it]Killed",
 ])
 def test_a_kill_by_the_kernel_and_its_reports_are_possibly_host_ram(text):
     # SIGKILL's report carries no cause of its own: the out-of-memory killer is the likely one, not a certainty
@@ -182,6 +185,11 @@ def test_a_kill_by_the_kernel_and_its_reports_are_possibly_host_ram(text):
     "Killed: 9",
     "Worker killed by signal 15",
     "RuntimeError: DataLoader worker (pid 8544) is killed by signal: Killed.",
+    "My job got killed due to out of memory on GPU",
+    "The training got killed due to OOM on the GPU (CUDA)",
+    # pip killed while it downloads torch: its own entry (--no-cache-dir)
+    "Collecting torch\n  Downloading torch-2.1.0-cp310-cp310-manylinux1_x86_64.whl (670.2 MB)\n"
+    "     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 670.2/670.2 MB 3.1 MB/s eta 0:00:01\nKilled",
 ])
 def test_other_kills_are_not_host_ram(text):
     assert "host-ram-exhausted" not in [m.id for m in match_text(text)][:1]

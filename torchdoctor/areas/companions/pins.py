@@ -5,7 +5,7 @@ interpreter from the names pip printed."""
 
 from typing import Optional
 
-from ...advice.commands import pip
+from ...advice.commands import pip, which_import
 from ...advice.pipdry import normalize
 from ...model import derived as F
 from ...model import versions as V
@@ -50,48 +50,77 @@ def tailor_package_pins(match, facts: Facts) -> Optional[Tailored]:
 _TORCH_BUILD = ("torch", "torchvision", "torchaudio")
 
 
+def _torch_owns(dep: str) -> bool:
+    """A library torch's own wheel pins exactly: moving it breaks torch."""
+    return dep == "triton" or dep.startswith(("nvidia-", "pytorch-triton"))
+
+
+def _numba_range(top: str) -> str:
+    """numba's own `Numba needs NumPy 1.24 or less` as a specifier pip accepts: <1.25."""
+    major, minor = top.split(".")
+    return "<%s.%d" % (major, int(minor) + 1)
+
+
 @hook("package-pins-other-dependency")
 def tailor_dependency_pins(match, facts: Facts) -> Optional[Tailored]:
     g = match_groups(match)
-    if g.get("numba_max"):
-        pkg, ver, dep, want, have = "numba", None, "numpy", "<=%s.*" % g["numba_max"], g.get("numba_have")
-        have = F.package_release(facts, "numpy") or have
+    numba = bool(g.get("numba_max"))
+    if numba:
+        # numba's import-time check: the NumPy it imported is known here only if this is that interpreter
+        pkg, ver, dep, want, have = "numba", None, "numpy", _numba_range(g["numba_max"]), None
+        seen = "it imported NumPy %s" % g["numba_have"] if g.get("numba_have") else "it imported a newer NumPy"
     else:
         pkg, ver, dep, want, have = g.get("pkg"), g.get("ver"), g.get("dep"), g.get("want"), g.get("have")
+        seen = "pip saw %s %s" % (dep, have)
     if not (pkg and dep and want):
         return None
+    pkg_n, dep_n = normalize(pkg), normalize(dep)
     named = ("%s %s" % (pkg, ver or "")).strip()
-    notes = ["%s needs %s%s; pip saw %s %s" % (named, dep, want, dep, have or "?")]
-    pkg_here, dep_here = F.package_release(facts, normalize(pkg)), F.package_release(facts, normalize(dep))
-    # the probe lists torch's companions only: a package it does not list is unknown, not missing
-    if facts.state("packages.installed.%s" % normalize(pkg)) == "absent":
+    notes = ["%s needs %s%s; %s" % (named, dep, want, seen)]
+    pkg_here, dep_here = F.package_release(facts, pkg_n), F.package_release(facts, dep_n)
+    if F.package_absent(facts, pkg_n):
         notes.append("this interpreter has no %s" % pkg)
-        where = "The failing process imported numba from" if g.get("numba_max") else "The conflict was printed by"
+        where = "The failing process imported numba from" if numba else "The conflict was printed by"
         return Tailored(summary="%s another environment: this interpreter has no %s. Run `pip check` there."
                                 % (where, pkg), commands=[pip(facts, "check")], notes=notes)
-    if pkg_here and dep_here:
-        notes.append("this interpreter: %s %s, %s %s" % (pkg, pkg_here, dep, dep_here))
-        if ver and pkg_here != ver:
-            return Tailored(summary="%s here is %s, not %s: the conflict was printed by another environment, or "
-                                    "has been resolved since. `pip check` says whether any is left here."
-                                    % (pkg, pkg_here, ver), commands=[pip(facts, "check")], notes=notes)
-        if V.admits(want, dep_here) is True:
-            return Tailored(summary="%s %s here is inside %s's range (%s%s): this conflict is gone; `pip check` "
-                                    "says whether another is left." % (dep, dep_here, pkg, dep, want),
-                            commands=[pip(facts, "check")], notes=notes)
-    keep = dep_here or have
-    back = pip(facts, 'install "%s%s"' % (dep, want))
-    if normalize(pkg) in _TORCH_BUILD:
+    here = [x for x in ("%s %s" % (pkg, pkg_here) if pkg_here else "", "%s %s" % (dep, dep_here) if dep_here else "")
+            if x]
+    if here:
+        notes.append("this interpreter: %s" % ", ".join(here))
+    if ver and pkg_here and pkg_here != ver:
+        return Tailored(summary="%s here is %s, not %s: the conflict was printed by another environment, or has "
+                                "been resolved since. `pip check` says whether any is left here."
+                                % (pkg, pkg_here, ver), commands=[pip(facts, "check")], notes=notes)
+    if dep_here and V.admits(want, dep_here) is True:
+        if numba:
+            return Tailored(summary="numpy %s here is inside numba's range (%s): the failing process imported another "
+                                    "NumPy (another environment, or a numpy folder beside the script)."
+                                    % (dep_here, want), commands=[which_import(facts, "numpy")], notes=notes)
+        return Tailored(summary="%s %s here is inside %s's range (%s%s): this conflict is gone; `pip check` says "
+                                "whether another is left." % (dep, dep_here, pkg, dep, want),
+                        commands=[pip(facts, "check")], notes=notes)
+    torch = F.package_release(facts, "torch") if pkg_n not in _TORCH_BUILD else None
+    # torch held where it is: pip moves only what the command names, or says ResolutionImpossible
+    held = ' "torch==%s"' % torch if torch else ""
+    back = pip(facts, 'install "%s%s"%s' % (dep, want, held))
+    if pkg_n in _TORCH_BUILD:
         return Tailored(summary="%s pins %s%s for its own build: install that release of %s (moving torch instead "
                                 "would change the build)." % (named, dep, want, dep),
                         commands=[back, pip(facts, "check")], notes=notes)
+    keep = dep_here or have
     if not keep:
         return Tailored(summary="Put %s back inside %s's range, or let pip choose releases of both in one command."
                                 % (dep, pkg), commands=[back, pip(facts, "check")], notes=notes)
-    move = pip(facts, 'install --upgrade "%s" "%s==%s"' % (pkg, dep, keep))
+    move = pip(facts, 'install --upgrade "%s" "%s==%s"%s' % (pkg, dep, keep, held))
+    if torch and _torch_owns(dep_n):
+        return Tailored(summary="torch %s pins %s %s for its own build, and %s wants %s%s: keep torch's and let pip "
+                                "move %s to a release that accepts it (torch held in the same command; pip says "
+                                "ResolutionImpossible if none does), or give %s an environment of its own."
+                                % (torch, dep, keep, named, dep, want, pkg, pkg),
+                        commands=[move, pip(facts, "check")], notes=notes)
     return Tailored(
         summary="%s %s is outside %s's range (%s%s). To keep %s %s, let pip move %s to a release that accepts it "
-                "(both named in one command; pip says ResolutionImpossible and changes nothing if no release "
+                "(both named in one command%s; pip says ResolutionImpossible and changes nothing if no release "
                 "does); to keep %s as it is, put %s back in its range, which may break what asked for %s %s."
-                % (dep, keep, named, dep, want, dep, keep, pkg, pkg, dep, dep, keep),
+                % (dep, keep, named, dep, want, dep, keep, pkg, ", torch held" if torch else "", pkg, dep, dep, keep),
         commands=[move, back, pip(facts, "check")], notes=notes)

@@ -228,11 +228,19 @@ def _never_built(facts: Facts, base: str, variant: str, notes) -> Tailored:
     variants = compat.cuda_variants(base)
     missing_patch = base.count(".") == 2 and patches and base not in patches
     keep = V.minor(base) or base
+    py = F.python_minor(facts)
+    if missing_patch and variant in variants:
+        # the release has that variant: only the patch is wrong
+        last = patches[-1]
+        return Tailored(cause="torch %s was never released (%s's releases: %s); %s was built for %s."
+                              % (base, keep, ", ".join(patches), last, variant),
+                        summary="Ask for torch %s, the last patch of %s." % (last, keep),
+                        commands=torch_command(facts, version=last, variant=variant, companions=False) or None,
+                        notes=notes)
     cause = ("torch %s was never released (%s's releases: %s), and no variant brings it. " % (
         base, keep, ", ".join(patches)) if missing_patch else "") + \
         "torch %s was never built for %s; its CUDA variants are %s." % (keep if missing_patch else base, variant,
                                                                        ", ".join(variants) or "unknown")
-    py = F.python_minor(facts)
     newest = _newest_for_variant(variant, py)
     cmds = torch_command(facts, version=newest, variant=variant, companions=False) if newest else []
     release = patches[-1] if missing_patch else base
