@@ -3,6 +3,7 @@ otherwise), as explain's cheap facts would read them; keyword sections add or re
 Shared by the hook tests of tests/areas/ and the known-error tests of tests/kb/errors/."""
 
 from torchdoctor.areas.registry import all_hooks
+from torchdoctor.gather.target import REPORTED_RULES
 from torchdoctor.diagnose import explain_match
 from torchdoctor.match.matcher import match_text
 from torchdoctor.model.facts import Facts, absent
@@ -20,7 +21,7 @@ def facts(torch=None, py="3.11.7", exe="/home/u/venv/bin/python", bits=64, machi
                        "platform": {"Linux": "linux", "Windows": "win32", "Darwin": "darwin"}.get(system, "linux"),
                        "prefix": "/home/u/venv", "conda": False, "sys_path": ["", SITE]},
             "os": {"system": system, "machine": machine},
-            "packages": {"installed": installed},
+            "packages": {"installed": installed, "reported": REPORTED_RULES},
             "driver": {"present": False, "driver_version": absent("no driver")}}
     for k, v in sections.items():
         if isinstance(v, dict) and isinstance(data.get(k), dict):

@@ -52,3 +52,11 @@ def test_torch_cuda_nvml_queries_install_nvidia_ml_py_under_either_name_torch_gi
                  "ModuleNotFoundError: nvidia-ml-py does not seem to be installed or it can't be imported."):
         e = explain(text, facts({}))
         assert e.fix.commands == ["/opt/env/bin/python -m pip install nvidia-ml-py"], text
+
+
+def test_timms_hub_message_with_an_old_hub_installed_is_an_upgrade():
+    # timm says "not installed" when an old huggingface_hub lacks a function it imports
+    e = explain("RuntimeError: Hugging Face hub model specified but package not installed. Run `pip install "
+                "huggingface_hub`.", facts({"huggingface-hub": {"version": "0.9.1"}}))
+    assert "older than this timm needs" in e.fix.summary
+    assert e.fix.commands == ["/opt/env/bin/python -m pip install --upgrade huggingface_hub"]

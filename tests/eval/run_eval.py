@@ -476,6 +476,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           inference, grammar correction, world models, activity recognition), after
                           blind80-83's fixes: first run 2/24 = 8.3% (2/14 where an entry fitted, 2
                           wrong); 4/24 after (tests/eval/blind84_results.md)
+  blind85_imgcls/_speechrec/_llmapps/_detr/_ptbr.jsonl 29 issues (image classification, speech
+                          recognition apps, local LLM apps, transformer detection, Portuguese- and
+                          Russian-speaking reporters), after blind80-84's fixes: first run 11/29 =
+                          37.9% (11/22 where an entry fitted, 1 wrong); 15/29 after
+                          (tests/eval/blind85_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

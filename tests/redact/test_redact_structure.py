@@ -98,6 +98,7 @@ def test_redis_password_without_user_keeps_the_host_and_is_no_email():
     "{'segmentation': 'pyannote/segmentation@Interspeech2021', 'token': 'HF_TOKEN_HERE', 'cache_dir': None}",
     "use_auth_token=YOUR_HF_TOKEN",
     "api_key: my-api-key",
+    "python webui.py --listen --gradio-auth username:password",
 ])
 def test_pairs_that_are_no_secret_stay(text):
     assert red(text) == (text, {})
@@ -105,6 +106,9 @@ def test_pairs_that_are_no_secret_stay(text):
 
 @pytest.mark.parametrize("text,expected", [
     ("password: db.example.net", "password: <secret>"),  # dotted, but under a password key
+    # a real user and password after the flag whose README shows username:password
+    ("--gradio-auth alice:Xy9kq2", "--gradio-auth <secret>"),
+    ("--gradio-auth username:password123", "--gradio-auth <secret>"),
     ("the keys abcDEF123ghiJKL456.mnoPQR789stu", "the keys <secret>"),  # dotted, but no state_dict key
     ("my api key a1b2c3d4e5f6a7b8c9d0.e1f2a3b4c5d6e7f8", "my api key <secret>"),
     ("the vault key s.abcdefgh12345678ijklmnop", "the vault key <secret>"),

@@ -129,6 +129,12 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
     here = [(d, F.package_version(facts, report_key(d))) for d in dists]
     installed = [(d, v) for d, v in here if v]
     exe = facts.value("python.executable")
+    if installed and "Hugging Face hub model specified" in (getattr(match, "text", "") or ""):
+        # timm imports functions an old huggingface_hub lacks and reads the ImportError as "not installed"
+        return Tailored(summary="huggingface_hub %s is installed but older than this timm needs: timm imports functions "
+                                "that release lacks and says 'not installed'. Upgrade it." % installed[0][1],
+                        commands=[pip(facts, "install --upgrade huggingface_hub")],
+                        notes=["huggingface_hub %s installed in %s" % (installed[0][1], exe)])
     if installed and len(installed) == len(here):
         return Tailored(summary="%s is installed in %s: the failing process ran another interpreter or environment "
                                 "(compare its sys.executable with this one), or needs a newer version than this if the "

@@ -36,9 +36,12 @@ COMPANIONS = (
     "vllm", "jax", "tensorflow", "scipy", "pillow", "sympy", "networkx",
     "filelock", "fsspec", "jinja2", "typing-extensions", "setuptools", "pip",
     "mypy", "intel-extension-for-pytorch", "torch-directml", "clip", "librosa", "tensorboard",
-    "onnxruntime-directml", "spacy", "numba",
+    "onnxruntime-directml", "spacy", "numba", "mmcv", "mmcv-full",
 )
 COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-", "tensorrt", "spconv")
+# Which names a listing covers: bumped whenever COMPANIONS, the prefixes or the patterns change, so a
+# reader never takes a listing made under other rules (an older report, a pasted one) as complete.
+REPORTED_RULES = 2
 # Substrings of the names `python -m torch.utils.collect_env` lists (its pip and
 # conda patterns), so a report carries every package collect_env would show.
 COLLECT_ENV_PATTERNS = ("torch", "numpy", "triton", "optree", "mypy", "flake8", "onnx",
@@ -329,7 +332,7 @@ def package_facts():
             report.setdefault("conda:" + key, rec)
     for name in COMPANIONS[:12]:
         report.setdefault(_normalize(name), absent("not installed"))
-    out = {"installed": report, "count": len(found)}
+    out = {"installed": report, "count": len(found), "reported": REPORTED_RULES}
     if duplicates:
         out["duplicates"] = duplicates
     return out

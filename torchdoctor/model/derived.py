@@ -186,14 +186,16 @@ def env(facts: Facts, name: str) -> Optional[str]:
 
 
 def package_absent(facts: Facts, name: str) -> bool:
-    """The probe looked for `name` and found none: recorded absent, or one of the names the probe
-    reports whenever installed, missing from the listing it made. Any other name is unknown."""
+    """The probe looked for `name` and found none: recorded absent, or one of the names this version's
+    probe reports whenever installed, missing from a listing it made. Any other name is unknown."""
     if facts.state("packages.installed.%s" % name) == ABSENT:
         return True
     listing = facts.value("packages.installed")
     if not isinstance(listing, dict) or name in listing:
         return False
-    from ..gather.target import COLLECT_ENV_PATTERNS, COMPANION_PREFIXES, COMPANIONS
+    from ..gather.target import COLLECT_ENV_PATTERNS, COMPANION_PREFIXES, COMPANIONS, REPORTED_RULES
+    if facts.value("packages.reported") != REPORTED_RULES:
+        return False  # a pasted listing, or one made under other rules: it says nothing of what it left out
     return name in COMPANIONS or name.startswith(COMPANION_PREFIXES) or any(p in name for p in COLLECT_ENV_PATTERNS)
 
 

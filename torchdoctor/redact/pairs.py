@@ -81,11 +81,12 @@ NOT_SECRET_LAST = {"file", "files", "path", "paths", "dir", "directory", "name",
                    "socket", "agent", "words", "ms", "sec", "secs", "seconds", "stdin", "stdout", "prompt"}
 WORD_SPLIT_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Values a secret-named key holds that are no secret: switches, references, placeholders (a README's
-# "YOUR_TOKEN" or "HF_TOKEN_HERE", pasted back unchanged).
+# "YOUR_TOKEN" or "HF_TOKEN_HERE", or `--gradio-auth username:password`, pasted back unchanged).
 # "lambda": Python's sort key (`max(links, key=lambda link: ...)`) is code, not a secret.
 NOT_SECRET_VALUE_RE = re.compile(r"(?i)(?:true|false|none|null|nil|yes|no|on|off|0|1|-1|\*+|x+|\.\.\.|bearer|basic|"
                                  r"token|digest|negotiate|required|optional|auto|default|env|lambda|[$%].*|[<\[].*|"
-                                 r"(?:your|my)[_-][\w-]{1,40}|[\w-]{1,40}[_-]here)")
+                                 r"(?:your|my)[_-][\w-]{1,40}|[\w-]{1,40}[_-]here|"
+                                 r"(?:user(?:name|)|login):(?:pass(?:word|)|pwd))")
 
 
 # Unquoted values that are code, not secrets: a dotted name (tokenizer.eos_token, MODEL.RPN.NMS), gdb's

@@ -89,6 +89,36 @@ def test_a_pin_of_torchs_own_build_is_restored_never_torch_moved():
     assert not any("8.9.4.25" in c and "--upgrade" not in c for c in t.commands)
 
 
+def test_only_a_cuda_build_on_linux_owns_its_nvidia_libraries():
+    line = ("tensorflow 2.15.0 requires nvidia-cudnn-cu12==8.9.4.25, but you have nvidia-cudnn-cu12 9.1.0.70 which is "
+            "incompatible.")
+    pkgs = {"nvidia-cudnn-cu12": {"version": "9.1.0.70"}, "tensorflow": {"version": "2.15.0"}}
+    _, t = tailored_as(PINS, line, facts(torch="2.4.1+cpu", packages=pkgs))
+    assert "pins nvidia-cudnn-cu12" not in t.summary and any('"nvidia-cudnn-cu12==8.9.4.25"' in c for c in t.commands)
+    # NVML's Python bindings are no library of torch's build
+    _, t = tailored_as(PINS, "gpustat 1.1.1 requires nvidia-ml-py>=12.535.108, but you have nvidia-ml-py 11.495.46 "
+                       "which is incompatible.", facts(torch="2.4.1", packages={
+                           "nvidia-ml-py": {"version": "11.495.46"}}))
+    assert "torch 2.4.1 pins" not in t.summary and any('"nvidia-ml-py>=12.535.108"' in c for c in t.commands)
+
+
+def test_a_dependency_the_probe_found_absent_means_another_environment():
+    _, t = tailored_as(PINS, "sentence-transformers 2.2.2 requires transformers<5.0.0,>=4.6.0, but you have "
+                       "transformers 5.0.0 which is incompatible.", facts(torch="2.4.0"))
+    assert "has no transformers" in t.summary and t.commands == ["/home/u/venv/bin/python -m pip check"]
+
+
+def test_a_pasted_or_older_listing_is_not_read_as_complete():
+    from torchdoctor.model import derived as F
+    from torchdoctor.model.facts import Facts
+
+    pasted = Facts({"packages": {"installed": {"numpy": {"version": "1.25.2"}}}})
+    assert not F.package_absent(pasted, "numba")
+    assert F.package_absent(facts(packages={"numpy": {"version": "1.25.2"}}), "numba")
+    _, t = tailored_as(PINS, "ImportError: Numba needs NumPy 1.24 or less", pasted)
+    assert "another environment" not in t.summary and t.commands[0].endswith('"numba" "numpy==1.25.2"')
+
+
 def test_a_wildcard_specifier_is_read():
     m = top("torchvision 0.20.1 requires pillow!=8.3.*,>=5.3.0, but you have pillow 8.3.1 which is incompatible.")
     assert m is not None and m.id == PINS and m.groups["want"] == "!=8.3.*,>=5.3.0"
@@ -135,3 +165,4 @@ def test_a_real_moved_numpy_breaks_numba_and_the_printed_command_heals_it(tmp_pa
     done = subprocess.run([py, "-c", "import numba, numpy; print(numpy.__version__)"], capture_output=True, text=True,
                           timeout=300, env=env)
     assert done.returncode == 0 and done.stdout.strip() == "1.25.2", done.stderr[-600:]
+

@@ -251,6 +251,10 @@ NOT_THEIRS = [
     ("pip install torch==2.1.0+cpu --index-url https://download.pytorch.org/whl/cpu", "torch-not-compiled-with-cuda"),
     ("PyTorch version: 2.3.1+cpu\nIs debug build: False\nCUDA used to build PyTorch: None", "torch-not-compiled-with-cuda"),
     ("PyTorch version: 2.3.1+cu121", "torch-not-compiled-with-cuda"),
+    ("Environment: OS Windows 11, torch version is 2.1.0+cpu, python 3.10. Bug: the export to ONNX gives wrong shapes "
+     "for dynamic axes", "torch-not-compiled-with-cuda"),
+    ("ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /envs/torch/lib/python3.9/"
+     "site-packages/scipy/linalg/_fblas.cpython-39-x86_64-linux-gnu.so)", "glibc-too-old-for-torch"),
     # another GL call on None (the project's own object), libGL missing for OpenCV
     ("AttributeError: 'NoneType' object has no attribute 'glBindTexture'", "pyopengl-gl-library-not-loadable"),
     ("ImportError: libGL.so.1: cannot open shared object file: No such file or directory",
@@ -276,7 +280,7 @@ THEIRS = [
     # a torch version with a CPU tag told in a sentence or a report
     ("the cuda availability check turns out to be 'False' as the torch version for this environment is '1.10.0cpu'",
      "torch-not-compiled-with-cuda"),
-    ("I checked and the installed torch version is 2.1.0+cpu", "torch-not-compiled-with-cuda"),
+    ("CUDA is not available: I checked and the installed torch version is 2.1.0+cpu", "torch-not-compiled-with-cuda"),
     # Other compilers' wording of Tensor.type() refused by AT_DISPATCH (MSVC, clang).
     ("error C2440: 'initializing': cannot convert from 'const at::DeprecatedTypeProperties' to 'c10::ScalarType'",
      "extension-source-uses-removed-torch-api"),
@@ -704,7 +708,8 @@ def test_glibc_is_torch_s_only_for_torch_s_own_files():
                  "/envs/torch/lib/python3.9/site-packages/scipy/linalg/_fblas.cpython-39-x86_64-linux-gnu.so"):
         found = match_text("OSError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by %s)" % path)
         assert found[0].id == "glibc-too-old-for-extension", (path, [m.id for m in found])
-    for path in ("/env/lib/python3.10/site-packages/torch/lib/libtorch_cpu.so",
+    for path in ("/var/task/torch/_C.cpython-311-x86_64-linux-gnu.so",  # pip --target, outside site-packages
+                 "/env/lib/python3.10/site-packages/torch/lib/libtorch_cpu.so",
                  "/env/lib/python3.10/site-packages/torch/_C.cpython-310-x86_64-linux-gnu.so",
                  "/env/lib/python3.10/site-packages/torch.libs/libgomp-a34b3233.so.1",
                  "/opt/conda/lib/libtorch_cuda.so",

@@ -13,12 +13,11 @@ GL = "pyopengl-gl-library-not-loadable"
 NONE_GL = "AttributeError: 'NoneType' object has no attribute 'glGetError'"
 NO_OSMESA = ("ImportError: ('Unable to load OpenGL library', 'OSMesa: cannot open shared object file: No such file or "
              "directory', 'OSMesa', None)")
-GPU = {"gpus": [{"name": "NVIDIA A100-SXM4-80GB"}]}
 
 
 def test_the_environment_names_the_platform():
     m, t = tailored_as(GL, NONE_GL, facts(env={"PYOPENGL_PLATFORM": "osmesa"}))
-    assert m.confidence == HIGH and "OSMesa" in t.summary and "environment asks" in t.summary
+    assert m.confidence == HIGH and "OSMesa" in t.summary and "the environment sets PYOPENGL_PLATFORM=osmesa" in t.summary
     assert t.commands == ["sudo apt-get install -y libosmesa6", "export PYOPENGL_PLATFORM=osmesa MUJOCO_GL=osmesa"]
     _, t = tailored_as(GL, NONE_GL, facts(env={"MUJOCO_GL": "egl"}))
     assert t.commands[0] == "sudo apt-get install -y libegl1 libgl1"
@@ -27,8 +26,24 @@ def test_the_environment_names_the_platform():
 def test_without_a_platform_named_the_gpu_decides():
     _, t = tailored_as(GL, NONE_GL, facts())
     assert "OSMesa" in t.summary and "no GPU here" in t.summary
-    _, t = tailored_as(GL, NONE_GL, facts(driver={"present": True, "driver_version": "550.54"}, nvidia_smi=GPU))
-    assert ("EGL" in t.summary) == bool(t.commands and "libegl1" in t.commands[0])
+    _, t = tailored_as(GL, NONE_GL, facts(driver={"present": True, "gpus": [{"name": "NVIDIA A100-SXM4-80GB"}]}))
+    assert "EGL" in t.summary and "NVIDIA GPU" in t.summary and "libegl1" in t.commands[0]
+
+
+def test_where_the_choice_came_from_is_said_and_arch_gets_its_own_packages():
+    _, t = tailored_as(GL, NONE_GL, facts(env={"MUJOCO_GL": "egl"}))
+    assert "the environment sets MUJOCO_GL=egl" in t.summary
+    _, t = tailored_as(GL, NONE_GL, facts(env={"PYOPENGL_PLATFORM": "osmesa"}, os={"system": "Linux",
+                                                                                    "distro": "Arch Linux"}))
+    assert t.commands[0] == "sudo pacman -S --needed mesa"
+
+
+def test_glx_without_libgl_keeps_glx():
+    _, t = tailored_as(GL, "ImportError: ('Unable to load OpenGL library', 'GL: cannot open shared object file: No "
+                       "such file or directory', 'GL', None)", facts())
+    assert "GLX" in t.summary and t.commands == ["sudo apt-get install -y libgl1"]
+    m, _ = tailored_as(GL, "ImportError: Unable to load OpenGL or GL library", facts())
+    assert m.confidence == HIGH
 
 
 def test_the_message_names_osmesa_and_conda_gets_mesalib():

@@ -187,6 +187,8 @@ def test_a_kill_by_the_kernel_and_its_reports_are_possibly_host_ram(text):
     "RuntimeError: DataLoader worker (pid 8544) is killed by signal: Killed.",
     "My job got killed due to out of memory on GPU",
     "The training got killed due to OOM on the GPU (CUDA)",
+    "my training job was killed due to OOM on my RTX 3090",
+    "got killed due to out of memory (GPU has 8GB)",
     # pip killed while it downloads torch: its own entry (--no-cache-dir)
     "Collecting torch\n  Downloading torch-2.1.0-cp310-cp310-manylinux1_x86_64.whl (670.2 MB)\n"
     "     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 670.2/670.2 MB 3.1 MB/s eta 0:00:01\nKilled",

@@ -49,6 +49,15 @@ def test_the_hook_names_the_variants_the_release_has():
     assert "never built for cu121" in t.cause and "cu117" in t.cause and "cu118" in t.cause
 
 
+def test_a_patch_never_released_of_a_release_built_for_the_variant_names_its_last_patch():
+    # 2.0.2 never came; 2.0.1 was built for cu118: only the patch is wrong
+    m = match_text(req("2.0.2+cu118"))[0]
+    t = hooks()[m.entry.tailor](m, facts(py="3.10.12"))
+    assert "was never released" in t.cause and "never built for" not in t.cause
+    assert "2.0.1, the last patch of 2.0" in t.summary and t.commands and "torch==2.0.1" in t.commands[0]
+    assert "cu118" in t.commands[0]
+
+
 # The rocm5.6 index as a Python 3.10 interpreter's pip lists it (2.1.x and 2.2.x).
 ROCM56 = "2.1.0+rocm5.6, 2.1.1+rocm5.6, 2.1.2+rocm5.6, 2.2.0+rocm5.6, 2.2.1+rocm5.6, 2.2.2+rocm5.6"
 LOOK56 = "/home/u/venv/bin/python -m pip index versions torch --index-url https://download.pytorch.org/whl/rocm5.6"

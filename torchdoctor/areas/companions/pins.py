@@ -3,6 +3,7 @@ you have torch B`, the same for any dependency, numba's own NumPy check): the co
 installed release and lets pip pick a release of X that accepts it, spelled for the target
 interpreter from the names pip printed."""
 
+import re
 from typing import Optional
 
 from ...advice.commands import pip, which_import
@@ -50,9 +51,13 @@ def tailor_package_pins(match, facts: Facts) -> Optional[Tailored]:
 _TORCH_BUILD = ("torch", "torchvision", "torchaudio")
 
 
-def _torch_owns(dep: str) -> bool:
-    """A library torch's own wheel pins exactly: moving it breaks torch."""
-    return dep == "triton" or dep.startswith(("nvidia-", "pytorch-triton"))
+def _torch_owns(dep: str, facts: Facts) -> bool:
+    """A library this torch's own wheel pins exactly (a CUDA build on Linux: triton and the
+    nvidia-*-cuNN libraries): moving it breaks torch. CPU, ROCm, macOS and Windows builds pin none."""
+    tag = F.local_tag(facts) or ""
+    if tag == "cpu" or tag.startswith("rocm") or F.os_of(facts) in ("windows", "macos"):
+        return False
+    return dep in ("triton", "pytorch-triton") or re.match(r"nvidia-[a-z-]{2,40}-cu\d{2}$", dep) is not None
 
 
 def _numba_range(top: str) -> str:
@@ -83,6 +88,10 @@ def tailor_dependency_pins(match, facts: Facts) -> Optional[Tailored]:
         where = "The failing process imported numba from" if numba else "The conflict was printed by"
         return Tailored(summary="%s another environment: this interpreter has no %s. Run `pip check` there."
                                 % (where, pkg), commands=[pip(facts, "check")], notes=notes)
+    if not numba and F.package_absent(facts, dep_n):
+        notes.append("this interpreter has no %s" % dep)
+        return Tailored(summary="The conflict was printed by another environment: this interpreter has no %s. Run "
+                                "`pip check` there." % dep, commands=[pip(facts, "check")], notes=notes)
     here = [x for x in ("%s %s" % (pkg, pkg_here) if pkg_here else "", "%s %s" % (dep, dep_here) if dep_here else "")
             if x]
     if here:
@@ -112,7 +121,7 @@ def tailor_dependency_pins(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="Put %s back inside %s's range, or let pip choose releases of both in one command."
                                 % (dep, pkg), commands=[back, pip(facts, "check")], notes=notes)
     move = pip(facts, 'install --upgrade "%s" "%s==%s"%s' % (pkg, dep, keep, held))
-    if torch and _torch_owns(dep_n):
+    if torch and _torch_owns(dep_n, facts):
         return Tailored(summary="torch %s pins %s %s for its own build, and %s wants %s%s: keep torch's and let pip "
                                 "move %s to a release that accepts it (torch held in the same command; pip says "
                                 "ResolutionImpossible if none does), or give %s an environment of its own."

@@ -11,7 +11,7 @@ from ..registry import Remedy, WARNING, Tailored, rule, finding, hook, installed
 from ..cpu_only_build import tailor_cpu_only_build
 from ..cuda.arch import tailor_arch_unsupported
 from ..install.common import INDEX, advice_for, installed_version, python_note
-from ...advice.commands import torch_command
+from ...advice.commands import pip, torch_command
 
 
 
@@ -207,10 +207,31 @@ def tailor_torchao_release(match, facts: Facts) -> Optional[Tailored]:
 def extension_without_cuda(match, facts: Facts) -> Optional[Tailored]:
     """pykeops builds no package: it compiles each formula on first use into its cache, so a formula
     compiled where CUDA was not found stays CPU-only until the cache is cleared."""
-    if not match_groups(match).get("keops"):
+    groups = match_groups(match)
+    if groups.get("mmcv_op"):
+        return _mmcv_without_cuda(groups["mmcv_op"], facts)
+    if not groups.get("keops"):
         return None
     py = F.python_cmd(facts)
     return Tailored(summary="pykeops compiled this formula where it found no CUDA (nvcc and the CUDA headers, CUDA_HOME or "
                             "CUDA_PATH): make CUDA visible to the process, empty pykeops' cache so the formula is "
                             "compiled again, and check the GPU bindings; or compute on the CPU (tagHostDevice=0).",
                     commands=['%s -c "import pykeops; pykeops.clean_pykeops(); pykeops.test_torch_bindings()"' % py])
+
+
+def _mmcv_without_cuda(op: str, facts: Facts) -> Tailored:
+    """mmcv registers each op's kernels per device when it is compiled: none for CUDA means it was
+    built where no CUDA was found. The same release is built again, so mmdet and its pins stay."""
+    check = ('%s -c "import mmcv, torch; from mmcv.ops import get_compiling_cuda_version; '
+             'print(mmcv.__version__, get_compiling_cuda_version(), torch.version.cuda)"' % F.python_cmd(facts))
+    dist = next((d for d in ("mmcv", "mmcv-full") if F.package_release(facts, d)), None)
+    commands = [check]
+    if dist:
+        commands.append("MMCV_WITH_OPS=1 FORCE_CUDA=1 %s" % pip(
+            facts, "install --no-cache-dir --no-build-isolation --force-reinstall --no-deps %s==%s"
+            % (dist, F.package_release(facts, dist))))
+    return Tailored(summary="mmcv's compiled ops have no CUDA kernel for %s: this mmcv was built without CUDA (a CPU "
+                            "wheel, mmcv-lite, or a source build where no GPU or CUDA_HOME was found, such as a login "
+                            "node; its CUDA compiler then reads 'not available'). Build the same release again where "
+                            "torch sees CUDA, with MMCV_WITH_OPS=1 FORCE_CUDA=1, or install OpenMMLab's prebuilt "
+                            "wheel for this torch and CUDA." % op, commands=commands)
