@@ -102,6 +102,14 @@ def test_only_a_cuda_build_on_linux_owns_its_nvidia_libraries():
     assert "torch 2.4.1 pins" not in t.summary and any('"nvidia-ml-py>=12.535.108"' in c for c in t.commands)
 
 
+def test_cuda_13_torch_owns_its_cuda_toolkit_pin():
+    _, t = tailored_as(PINS, "cupy-cuda13x 14.0.0 requires cuda-toolkit==13.1.0, but you have cuda-toolkit 13.0.3 "
+                       "which is incompatible.", facts(torch="2.14.1", packages={
+                           "cuda-toolkit": {"version": "13.0.3"}, "cupy-cuda13x": {"version": "14.0.0"}}))
+    assert "torch 2.14.1 pins cuda-toolkit 13.0.3" in t.summary
+    assert not any('"cuda-toolkit==13.1.0"' in c for c in t.commands)
+
+
 def test_a_dependency_the_probe_found_absent_means_another_environment():
     _, t = tailored_as(PINS, "sentence-transformers 2.2.2 requires transformers<5.0.0,>=4.6.0, but you have "
                        "transformers 5.0.0 which is incompatible.", facts(torch="2.4.0"))

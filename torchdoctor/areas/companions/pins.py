@@ -51,13 +51,18 @@ def tailor_package_pins(match, facts: Facts) -> Optional[Tailored]:
 _TORCH_BUILD = ("torch", "torchvision", "torchaudio")
 
 
+# What a CUDA build of torch on Linux pins for itself: triton, the nvidia-*-cuNN libraries, and from
+# CUDA 13 on the cuda-toolkit metapackage and cuda-bindings (read in torch 2.14.1's METADATA).
+_TORCH_OWN = ("triton", "pytorch-triton", "cuda-toolkit", "cuda-bindings")
+
+
 def _torch_owns(dep: str, facts: Facts) -> bool:
-    """A library this torch's own wheel pins exactly (a CUDA build on Linux: triton and the
-    nvidia-*-cuNN libraries): moving it breaks torch. CPU, ROCm, macOS and Windows builds pin none."""
+    """A library this torch's own wheel pins: moving it breaks torch. CPU, ROCm, macOS and Windows
+    builds pin none of these."""
     tag = F.local_tag(facts) or ""
     if tag == "cpu" or tag.startswith("rocm") or F.os_of(facts) in ("windows", "macos"):
         return False
-    return dep in ("triton", "pytorch-triton") or re.match(r"nvidia-[a-z-]{2,40}-cu\d{2}$", dep) is not None
+    return dep in _TORCH_OWN or re.match(r"nvidia-[a-z-]{2,40}-cu\d{2}$", dep) is not None
 
 
 def _numba_range(top: str) -> str:
