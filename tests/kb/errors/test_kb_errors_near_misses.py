@@ -255,6 +255,8 @@ NOT_THEIRS = [
      "for dynamic axes", "torch-not-compiled-with-cuda"),
     ("ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /envs/torch/lib/python3.9/"
      "site-packages/scipy/linalg/_fblas.cpython-39-x86_64-linux-gnu.so)", "glibc-too-old-for-torch"),
+    ("ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /home/u/miniconda3/envs/torch/lib/"
+     "libstdc++.so.6)", "glibc-too-old-for-torch"),
     # another GL call on None (the project's own object), libGL missing for OpenCV
     ("AttributeError: 'NoneType' object has no attribute 'glBindTexture'", "pyopengl-gl-library-not-loadable"),
     ("ImportError: libGL.so.1: cannot open shared object file: No such file or directory",
