@@ -54,7 +54,9 @@ CONDA_PATTERNS = COLLECT_ENV_PATTERNS + ("cudatoolkit", "soumith", "magma", "cud
                                          "libblas", "pytorch", "cpuonly")
 
 
-def _reported(key, patterns):
+def reported(key, patterns):
+    """Whether a listing names the distribution `key` when it is installed: a companion, a companion's
+    prefix, or one of the name patterns given (collect_env's for pip, conda's for conda)."""
     return key in COMPANIONS or key.startswith(COMPANION_PREFIXES) or any(p in key for p in patterns)
 
 # Attributes read from each torch.backends submodule (many are properties on a
@@ -307,7 +309,7 @@ def package_facts():
     report = {}
     info_index = {}  # location -> {normalised name: its first *-info dir}, listed once
     for key, rec in found.items():
-        if _reported(key, COLLECT_ENV_PATTERNS):
+        if reported(key, COLLECT_ENV_PATTERNS):
             rec = dict(rec)
             loc = rec["location"]
             if loc not in info_index:
@@ -328,7 +330,7 @@ def package_facts():
             report[key] = rec
     conda = _conda_packages(sys.prefix)
     for key, rec in conda.items():
-        if _reported(key, CONDA_PATTERNS):
+        if reported(key, CONDA_PATTERNS):
             report.setdefault("conda:" + key, rec)
     for name in COMPANIONS[:12]:
         report.setdefault(_normalize(name), absent("not installed"))

@@ -193,10 +193,10 @@ def package_absent(facts: Facts, name: str) -> bool:
     listing = facts.value("packages.installed")
     if not isinstance(listing, dict) or name in listing:
         return False
-    from ..gather.target import COLLECT_ENV_PATTERNS, COMPANION_PREFIXES, COMPANIONS, REPORTED_RULES
+    from ..gather.target import COLLECT_ENV_PATTERNS, REPORTED_RULES, reported
     if facts.value("packages.reported") != REPORTED_RULES:
         return False  # a pasted listing, or one made under other rules: it says nothing of what it left out
-    return name in COMPANIONS or name.startswith(COMPANION_PREFIXES) or any(p in name for p in COLLECT_ENV_PATTERNS)
+    return reported(name, COLLECT_ENV_PATTERNS)
 
 
 def package_installed(facts: Facts, name: str) -> bool:

@@ -197,9 +197,9 @@ def test_a_full_path_in_the_paste_means_path_played_no_part():
 
 
 def test_every_scripts_package_is_one_the_probe_reports():
-    from torchdoctor.gather.target import _reported
+    from torchdoctor.gather.target import reported
     for script in SCRIPTS.values():
-        assert _reported(script.package, ()), script.package
+        assert reported(script.package, ()), script.package
 
 
 def test_script_dirs_per_layout():

@@ -100,8 +100,8 @@ def test_tensorrt_10_removals_pin_below_10_after_removing_its_packages(cls, attr
 
 
 def test_the_probe_reports_tensorrts_packages_by_name():
-    from torchdoctor.gather.target import COLLECT_ENV_PATTERNS, _reported
-    assert all(_reported(n, COLLECT_ENV_PATTERNS) for n in ("tensorrt", "tensorrt-cu12", "tensorrt-cu12-bindings"))
+    from torchdoctor.gather.target import COLLECT_ENV_PATTERNS, reported
+    assert all(reported(n, COLLECT_ENV_PATTERNS) for n in ("tensorrt", "tensorrt-cu12", "tensorrt-cu12-bindings"))
 
 
 @pytest.mark.parametrize("attr", ["build_cuda_engine", "max_workspace_size", "fp16_mode", "int8_calibrator"])

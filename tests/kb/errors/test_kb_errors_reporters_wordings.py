@@ -1,10 +1,10 @@
-"""Known causes in the words and messages their reporters met: pykeops built without CUDA, optional
+"""Known causes in the words and messages their reporters met: pykeops and mmcv built without CUDA, optional
 kernels left unbuilt (S4's, CroCo's RoPE2D: notices), CUDA's no-kernel-image retyped with typos, d2l
 out of step with the book. Lines are built for the test in each program's format."""
 
 import pytest
 
-from hook_facts import tailored_as, top
+from hook_facts import facts, tailored_as, top
 from torchdoctor.match.matcher import HIGH
 
 
@@ -21,6 +21,25 @@ def test_a_keops_formula_built_without_cuda_is_compiled_again():
                        "perform computations on CPU, simply set tagHostDevice to 0\n 2) to perform computations on GPU, "
                        "please recompile")
     assert m.confidence == HIGH and "pykeops.clean_pykeops(); pykeops.test_torch_bindings()" in t.commands[0]
+
+
+def test_mmcvs_ops_without_a_cuda_kernel_rebuild_the_installed_release():
+    m, t = tailored_as("extension-built-without-cuda", "RuntimeError: nms_impl: implementation for device cuda:0 not "
+                       "found.", facts(packages={"mmcv-full": {"version": "1.7.0"}}))
+    assert m.confidence == HIGH and "no CUDA kernel for nms_impl" in t.summary
+    assert "get_compiling_cuda_version" in t.commands[0]
+    assert t.commands[1] == ("MMCV_WITH_OPS=1 FORCE_CUDA=1 /home/u/venv/bin/python -m pip install --no-cache-dir "
+                             "--no-build-isolation --force-reinstall --no-deps mmcv-full==1.7.0")
+    # mmcv not listed here: only its own check
+    _, t = tailored_as("extension-built-without-cuda", "RuntimeError: nms_impl: implementation for device cuda:0 not "
+                       "found.", facts())
+    assert len(t.commands) == 1
+
+
+def test_an_op_with_no_cpu_kernel_is_not_a_build_without_cuda():
+    # a CUDA-only op run on the CPU: the build is fine
+    m = top("RuntimeError: diff_iou_rotated_sort_vertices_forward_impl: implementation for device cpu not found.")
+    assert m is None or m.id != "extension-built-without-cuda"
 
 
 @pytest.mark.parametrize("text", [

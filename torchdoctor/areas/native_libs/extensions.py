@@ -205,7 +205,8 @@ def tailor_torchao_release(match, facts: Facts) -> Optional[Tailored]:
 
 @hook("extension-without-cuda")
 def extension_without_cuda(match, facts: Facts) -> Optional[Tailored]:
-    """pykeops builds no package: it compiles each formula on first use into its cache, so a formula
+    """An extension's own words for a build without CUDA: mmcv's per-op device registry, and pykeops,
+    which builds no package but compiles each formula on first use into its cache, so a formula
     compiled where CUDA was not found stays CPU-only until the cache is cleared."""
     groups = match_groups(match)
     if groups.get("mmcv_op"):
@@ -224,12 +225,12 @@ def _mmcv_without_cuda(op: str, facts: Facts) -> Tailored:
     built where no CUDA was found. The same release is built again, so mmdet and its pins stay."""
     check = ('%s -c "import mmcv, torch; from mmcv.ops import get_compiling_cuda_version; '
              'print(mmcv.__version__, get_compiling_cuda_version(), torch.version.cuda)"' % F.python_cmd(facts))
-    dist = next((d for d in ("mmcv", "mmcv-full") if F.package_release(facts, d)), None)
+    installed = next(((d, F.package_release(facts, d)) for d in ("mmcv", "mmcv-full") if F.package_release(facts, d)),
+                     None)
     commands = [check]
-    if dist:
+    if installed:
         commands.append("MMCV_WITH_OPS=1 FORCE_CUDA=1 %s" % pip(
-            facts, "install --no-cache-dir --no-build-isolation --force-reinstall --no-deps %s==%s"
-            % (dist, F.package_release(facts, dist))))
+            facts, "install --no-cache-dir --no-build-isolation --force-reinstall --no-deps %s==%s" % installed))
     return Tailored(summary="mmcv's compiled ops have no CUDA kernel for %s: this mmcv was built without CUDA (a CPU "
                             "wheel, mmcv-lite, or a source build where no GPU or CUDA_HOME was found, such as a login "
                             "node; its CUDA compiler then reads 'not available'). Build the same release again where "
