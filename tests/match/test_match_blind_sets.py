@@ -377,15 +377,14 @@ OPEN = {
     ("blind50_face.jsonl", 3): "pip-torch-pytorch-index-has-no-wheel-for-python",
     # ONNX Runtime's own cuDNN load failure (explain names ONNX Runtime); demucs' "FFmpeg is not
     # installed" beside torchaudio's no-backend line (the conda ffmpeg's libopenh264, which the label
-    # names, shows nowhere in the text), and its screenshot-only twin; opacus' removed module named
-    # without the path Python prints; Ray's NCCL interface cut before NCCL's lines; apex's refusal of
-    # a minor toolkit difference, which the major-version entry reads (its hook reads the versions);
+    # names, shows nowhere in the text), and its screenshot-only twin; Ray's NCCL interface cut before
+    # NCCL's lines; apex's refusal of a minor toolkit difference, which the major-version entry reads
+    # (its hook reads the versions);
     # diffusers' "xformers is not available" and a flash-attn wheel for another Python, both in the
     # reporters' words; FramePack's "Sage Attention not installed!".
     ("blind51_music.jsonl", 1): None,
     ("blind51_music.jsonl", 4): "torchaudio-no-backend-for-uri",
     ("blind51_music.jsonl", 5): None,
-    ("blind51_privacy.jsonl", 1): None,
     ("blind51_privacy.jsonl", 5): None,
     ("blind51_videogen.jsonl", 1): "cpp-extension-cuda-version-mismatch",
     ("blind51_videogen.jsonl", 3): None,
@@ -529,11 +528,10 @@ OPEN = {
     ("blind58_inpaint.jsonl", 5): "package-imported-as-bare-folder",  # a newer, more general entry: not counted
     # Labelled and run once, then one entry drawn from it (the launcher's --local-rank). Held: prose
     # and screenshots (anomalib and PyPI, DGL-KE and DGL versions, shap-e, raymarching on a 1080 Ti,
-    # funasr twice, torch 2.6 in Chinese, mmcv-full's build), anomalib's import error without a path,
+    # funasr twice, torch 2.6 in Chinese, mmcv-full's build),
     # a Colab "No module named 'anomalib'", PyTorch-BigGraph's config key, PyKEEN's traceback cut before
     # its error, a dgl.dll load on Windows whose cause the thread only guessed, flash-attn building
     # without an error.
-    ("blind59_anomaly.jsonl", 0): None,
     # `No module named 'anomalib.utils.callbacks'` (PyPI's release lacks the repository's module): the
     # dotted reading, as above
     ("blind59_anomaly.jsonl", 1): "python-package-missing",
@@ -543,7 +541,6 @@ OPEN = {
     ("blind59_kge.jsonl", 1): None,
     ("blind59_kge.jsonl", 2): None,
     ("blind59_kge.jsonl", 4): None,
-    ("blind59_kge.jsonl", 5): None,
     ("blind59_semisup.jsonl", 2): None,
     ("blind59_zh.jsonl", 0): None,
     ("blind59_zh.jsonl", 1): None,
@@ -612,7 +609,6 @@ OPEN = {
     ("blind63_motion.jsonl", 0): "matplotlib-axes-lines-read-only",
     ("blind63_motion.jsonl", 1): "matplotlib-axes-lines-read-only",
     ("blind63_operators.jsonl", 1): None,
-    ("blind63_operators.jsonl", 4): None,
     ("blind63_vla.jsonl", 3): "pip-version-not-offered",
     ("blind63_vla.jsonl", 5): None,
     # Labelled and run once after blind63's fixes. Held: the reporters' words (conda's CPU builds in
@@ -790,7 +786,6 @@ OPEN = {
     ("blind79_molgen.jsonl", 2): None,
     ("blind79_speechsep.jsonl", 0): "python-package-missing",
     ("blind79_speechsep.jsonl", 1): None,
-    ("blind79_speechsep.jsonl", 2): None,
     ("blind79_speechsep.jsonl", 5): None,
     ("blind79_superres.jsonl", 1): None,
     ("blind79_superres.jsonl", 4): None,

@@ -5,6 +5,7 @@ the formats Python, pandas, Lightning and zsh print; none is an evaluation text.
 
 import pytest
 
+from torchdoctor.areas.optional_packages import dist_name
 from torchdoctor.areas.registry import all_hooks as hooks
 
 from hook_facts import facts, top
@@ -375,8 +376,35 @@ def test_pythons_before_3_8_name_no_module_but_the_import_line_does():
     m = top(text)
     assert m.id == "hf-library-version-mismatch"
     t = hooks()[m.entry.tailor](m, facts(packages={"transformers": {"version": "4.5.1"}}))
-    assert t.summary.startswith("The installed transformers has no `ModelOutput`") and t.notes == [
+    assert t.summary.startswith("transformers 4.5.1 here has no `ModelOutput`") and t.notes == [
         "installed transformers: 4.5.1"]
+
+
+# `cannot import name 'X' from 'pkg.mod'` with no path after it (cut by the reporter, or Python
+# printing none): a library's module imported without the name, read possibly, for any library.
+@pytest.mark.parametrize("text,dist", [
+    ("ImportError: cannot import name 'stats' from 'opacus.utils'", "opacus"),
+    ("ImportError: cannot import name 'TaskType' from 'anomalib'", "anomalib"),
+    ("ImportError: cannot import name 'Pipeline' from 'pyannote.audio'", "pyannote.audio"),
+])
+def test_a_name_missing_from_any_library_module_is_read_possibly(text, dist):
+    m = top(text)
+    assert m.id == "hf-library-version-mismatch" and m.confidence == POSSIBLE
+    t = hooks()[m.entry.tailor](m, facts())
+    assert t.summary.startswith("The %s the failing code imported has no" % dist_name(dist))
+
+
+@pytest.mark.parametrize("text", [
+    # the project's own modules: a circular import or a file of the same name, not a release
+    "ImportError: cannot import name 'load_config' from 'utils'",
+    "ImportError: cannot import name 'build_model' from 'models.common'",
+    "ImportError: cannot import name 'foo' from 'mypkg.bar' (/home/me/project/mypkg/bar.py)",
+    "ImportError: cannot import name 'foo' from partially initialized module 'mypkg' (most likely due to a circular import)",
+    # setuptools' own module: the toolchain entries read it where torch's cpp_extension is in the text
+    "ImportError: cannot import name 'packaging' from 'pkg_resources'",
+])
+def test_a_name_missing_from_a_projects_own_module_is_not_a_library_release(text):
+    assert all(m.id != "hf-library-version-mismatch" for m in match_text(text))
 
 
 @pytest.mark.parametrize("name,have,spec", [("_attn_implementation", "4.35.2", '"transformers>=4.36.0"'),

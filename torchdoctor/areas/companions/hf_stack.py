@@ -103,9 +103,11 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
                                 "still uses: install the %s version the calling package pins (below %s), or a release "
                                 "of that package that no longer uses it." % (dist, have_v, g["since"], name, dist, g["since"]),
                         commands=[pip(facts, "show %s" % dist), pip(facts, "check")], notes=notes)
-    return Tailored(summary="The installed %s has no `%s`: install the %s version the importing package asks for "
+    return Tailored(summary="%s has no `%s`: install the %s version the importing package asks for "
                             "(`pip check` names the requirement it breaks); where two libraries are released "
-                            "together (albumentations and albucore), upgrade both." % (dist, name, dist),
+                            "together (albumentations and albucore), upgrade both." % (
+                                "%s %s here" % (dist, have) if have else "The %s the failing code imported" % dist,
+                                name, dist),
                     commands=[pip(facts, "show %s" % dist), pip(facts, "check")], notes=notes)
 
 
