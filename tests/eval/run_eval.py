@@ -481,6 +481,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           Russian-speaking reporters), after blind80-84's fixes: first run 11/29 =
                           37.9% (11/22 where an entry fitted, 1 wrong); 15/29 after
                           (tests/eval/blind85_results.md)
+  blind86_fer/_sports/_optim/_antispoof/_vi.jsonl 28 issues (facial expression, sports
+                          analytics, optimizers, speaker verification, Vietnamese/Indonesian/Thai
+                          reporters), after blind80-85's fixes: first run 6/28 = 21.4% (6/14 where
+                          an entry fitted, 1 wrong); 10/28 after (tests/eval/blind86_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

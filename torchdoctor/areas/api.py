@@ -44,6 +44,9 @@ NEWER_APIS: Dict[str, Tuple[str, str]] = {
                                                "argument from github to repo_or_dir and added source=; released in 1.7"),
     "torch.nn.functional.interpolate(antialias=...)": ("1.11", "first in the 1.11 docs (facebookresearch/dinov2#425); "
                                                                "huggingface/transformers#24270"),
+    # torchvision's own keyword: its first release with it is built for one torch release, which the hook compares
+    "torchvision.io.read_video(output_format=...)": ("1.12", "torchvision 0.13.0, built for torch 1.12, is the first "
+                                                             "with it (io/video.py of the 0.12.0 and 0.13.0 wheels)"),
 }
 
 

@@ -17,6 +17,9 @@ from hook_facts import facts, top
     ("TypeError: meshgrid() got an unexpected keyword argument 'indexing'", "torch.meshgrid(indexing=...)", "1.10"),
     ("TypeError: interpolate() got an unexpected keyword argument 'antialias'",
      "torch.nn.functional.interpolate(antialias=...)", "1.11"),
+    # torchvision's keyword, compared through the torch its first release (0.13) was built for
+    ("TypeError: read_video() got an unexpected keyword argument 'output_format'",
+     "torchvision.io.read_video(output_format=...)", "1.12"),
 ])
 def test_a_keyword_a_later_torch_added_is_read_against_the_installed_torch(text, api, need):
     m = top(text)
@@ -34,6 +37,8 @@ def test_a_keyword_a_later_torch_added_is_read_against_the_installed_torch(text,
     "TypeError: resize() got an unexpected keyword argument 'antialias'",
     "TypeError: my_meshgrid() got an unexpected keyword argument 'indexing'",
     "TypeError: gelu() got an unexpected keyword argument 'approximate'",
+    "TypeError: read_video() got an unexpected keyword argument 'pts_unit_x'",
+    "TypeError: my_read_video() got an unexpected keyword argument 'output_format'",
 ])
 def test_other_keywords_are_not_claimed(text):
     assert "torch-api-newer-than-installed" not in [m.id for m in match_text(text)]

@@ -234,3 +234,41 @@ def tailor_blip_model_kwargs(match, facts: Facts) -> Optional[Tailored]:
                             % (tf, BLIP_INSTALL_FROM, BLIP_IMPORTS_UNTIL),
                     commands=[pip(facts, 'install "transformers>=%s,<%s"' % (BLIP_INSTALL_FROM, BLIP_IMPORTS_UNTIL))],
                     notes=notes)
+
+
+# transformers' own tokenizer classes and the first release that has each (read in the wheels:
+# models/llama in 4.28.0 and not 4.27.4, models/qwen2 in 4.37.0, models/gemma in 4.38.0).
+TOKENIZER_SINCE = {"LlamaTokenizer": "4.28.0", "Qwen2Tokenizer": "4.37.0", "GemmaTokenizer": "4.38.0"}
+
+
+@hook("tokenizer-class-not-found")
+def tokenizer_class_not_found(match, facts: Facts) -> Optional[Tailored]:
+    """The name AutoTokenizer could not find: transformers' class spelt otherwise (edit the
+    model's file), one newer than the installed transformers (upgrade), or no class of
+    transformers at all (its package, or the model's code)."""
+    cls = match_groups(match).get("cls")
+    if not cls:
+        return None
+    base = cls[:-len("Fast")] if cls.endswith("Fast") else cls
+    right = {k.lower(): k for k in TOKENIZER_SINCE}.get(base.lower())
+    have = F.package_release(facts, "transformers")
+    notes = ["installed transformers: %s" % have] if have else []
+    if right and right != base:
+        return Tailored(summary="The model's tokenizer_config.json names `%s`; transformers' class is `%s` (early "
+                                "LLaMA conversions wrote the other spelling): set \"tokenizer_class\" to \"%s\" in that "
+                                "file (transformers %s or newer has it)." % (cls, right, right, TOKENIZER_SINCE[right]),
+                        commands=[], notes=notes)
+    if right:
+        since = TOKENIZER_SINCE[right]
+        if have and V.older(have, since) is False:
+            return Tailored(summary="transformers %s here has %s: the failing process imported an older transformers "
+                                    "(another environment or interpreter)." % (have, right),
+                            commands=[which_import(facts, "transformers")], notes=notes)
+        return Tailored(summary="%s first shipped in transformers %s%s: upgrade transformers." % (
+                            right, since, " (%s is installed here)" % have if have else ""),
+                        commands=[pip(facts, 'install --upgrade "transformers>=%s"' % since)], notes=notes)
+    return Tailored(summary="`%s` is no tokenizer class of the transformers that ran%s: a newer transformers may have it "
+                            "(upgrade), or it comes with another package or the model's own code (install that package "
+                            "and load with its class, or pass trust_remote_code=True)." % (
+                                cls, " (%s here)" % have if have else ""),
+                    commands=[pip(facts, "install --upgrade transformers")], notes=notes)
