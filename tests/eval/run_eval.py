@@ -485,6 +485,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           analytics, optimizers, speaker verification, Vietnamese/Indonesian/Thai
                           reporters), after blind80-85's fixes: first run 6/28 = 21.4% (6/14 where
                           an entry fitted, 1 wrong); 10/28 after (tests/eval/blind86_results.md)
+  blind87_captcha/_ophthalmo/_seismic/_energy/_frde.jsonl 21 issues (CAPTCHA and scene
+                          text, retinal/dental imaging, seismology, energy forecasting, French/
+                          German/Spanish reporters), after blind80-86's fixes: first run 5/21 =
+                          23.8% (5/14 where an entry fitted, 1 wrong); 7/21 after
+                          (tests/eval/blind87_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -127,6 +127,8 @@ def python_too_old_for_syntax(match, facts: Facts) -> Optional[Tailored]:
         need, what = (3, 10), "the match statement"
     elif groups.get("pep585"):
         need, what = (3, 9), "builtin generics such as %s...]" % groups["pep585"]
+    elif groups.get("fstring"):
+        need, what = (3, 6), "f-strings"
     else:
         need, what = (3, 10), "`X | None` unions of types"
     py = F.python_minor(facts)

@@ -168,6 +168,13 @@ def test_other_libraries_are_not_the_toolkits_link_names(text):
     assert m is None or m.id != LINK
 
 
+def test_the_linkers_words_quoted_at_a_line_start_are_read_too():
+    # an issue's title or a reporter's summary quotes the linker without its `ld:` prefix
+    m = top("cannot find -lcudart\n  File \"/env/lib/python3.8/site-packages/torch/utils/cpp_extension.py\", line 1202")
+    assert m.id == LINK and m.groups["lib"] == "cudart"
+    assert top("we cannot find -lcudart here") is None or top("we cannot find -lcudart here").id != LINK
+
+
 def test_the_linker_without_a_torch_marker_is_said_possibly():
     # a Rust crate's link of CUDA (a negatives row): the same words, no torch
     assert top("  note: /usr/bin/ld: cannot find -lcudart\n          collect2: error: ld returned 1 exit status"

@@ -98,6 +98,9 @@ OLD_PY = "python-too-old-for-syntax"
      "python3.10 -m venv .venv"),
     ("    def f(self) -> tuple[torch.Tensor, torch.Tensor]:\nTypeError: 'type' object is not subscriptable", "3.8.18",
      "python3.9 -m venv .venv"),
+    # an f-string under Python 3.5 or 2: the caret under the string, the bare words of the old parser
+    ("  File \"ctc.py\", line 64\n    modules[f'conv{name}'] = nn.Conv2d(3, 64, 3)\n                        ^\n"
+     "SyntaxError: invalid syntax", "3.5.2", "python3.6 -m venv .venv"),
 ])
 def test_an_old_python_gets_an_environment_on_the_python_the_code_needs(text, py, want):
     _, t = tailored_as(OLD_PY, text, facts(py=py))
@@ -107,6 +110,10 @@ def test_an_old_python_gets_an_environment_on_the_python_the_code_needs(text, py
 def test_a_new_enough_python_here_means_another_interpreter_ran_it():
     _, t = tailored_as(OLD_PY, "TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'", facts(py="3.11.7"))
     assert "ran an older Python" in t.summary
+    # Python 2 behind `python` is the usual older interpreter for an f-string
+    _, t = tailored_as(OLD_PY, "  File \"inference.py\", line 119\n    log = f'inference.log'\n                         ^\n"
+                               "SyntaxError: invalid syntax", facts(py="3.7.16"))
+    assert t.summary.startswith("This interpreter is Python 3.7, which has f-strings: the failing program ran an older")
 
 
 @pytest.mark.parametrize("text", [
@@ -120,6 +127,12 @@ def test_a_new_enough_python_here_means_another_interpreter_ran_it():
     "    x: list[int] = MyConfig[0]\nTypeError: 'type' object is not subscriptable",
     # a match line in one frame, another SyntaxError (Python 2's print) below it
     "    match x:\n  File \"a.py\", line 3\n    print 'hi'\n              ^\nSyntaxError: invalid syntax",
+    # 3.10 and later name the mistake after the same words; an f-string's own error says so
+    "  File \"a.py\", line 3\n    print(f\"{a}\" b)\n          ^^^^^^^\nSyntaxError: invalid syntax. Perhaps you forgot a comma?",
+    "  File \"a.py\", line 3\n    print(f\"{a b}\")\n          ^\nSyntaxError: f-string: invalid syntax",
+    # a plain string (no f prefix) on the line, an identifier ending in f before a string
+    "  File \"a.py\", line 3\n    print('x' 'y' z)\n                  ^\nSyntaxError: invalid syntax",
+    "  File \"a.py\", line 3\n    elif'x' in y z:\n               ^\nSyntaxError: invalid syntax",
 ])
 def test_other_type_and_syntax_errors_are_not_an_old_python(text):
     m = top(text)
