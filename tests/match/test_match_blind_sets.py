@@ -539,6 +539,9 @@ OPEN = {
     # `No module named 'anomalib.utils.callbacks'` (PyPI's release lacks the repository's module): the
     # dotted reading, as above
     ("blind59_anomaly.jsonl", 1): "python-package-missing",
+    # `cannot import name 'TaskType' from 'anomalib'`: a single top-level name is as often a project's own
+    # file (engine, train) as a library, so only dotted library modules are read
+    ("blind59_anomaly.jsonl", 0): None,
     ("blind59_gen3d.jsonl", 0): None,
     ("blind59_gen3d.jsonl", 2): None,
     ("blind59_kge.jsonl", 0): None,

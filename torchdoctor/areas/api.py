@@ -8,10 +8,11 @@ another torch), or *deprecated* (show the replacement).
 
 from typing import Dict, List, Optional, Tuple
 
-from ..advice import install_advice, newest_installable
+from ..advice import install_advice, installable_releases, newest_installable
 from ..advice.commands import which_import
 from ..model.facts import Facts
 from ..model import derived as F
+from ..model import versions as V
 from ..kb import compat
 from ..kb import torch_modules
 from .companions.common import python_minor
@@ -127,6 +128,8 @@ def newer_api(match, facts: Facts) -> Optional[Tailored]:
         # NEWER_APIS holds keyword arguments as "module.function(keyword=...)"; the message names the function alone
         name = next((k for k in NEWER_APIS if k.endswith(".%s(%s=...)" % (g.get("kwfn"), g["kw"]))), name)
     known = _api_by_name(name)
+    if known and name in TORCHVISION_SINCE:
+        return _torchvision_api(facts, name, known)
     v, notes = version_or_none(facts)
     if not known or v is None:
         return None
@@ -135,6 +138,53 @@ def newer_api(match, facts: Facts) -> Optional[Tailored]:
     if not has_at_least(v, need):
         return too_old(facts, name, need, notes)
     return present(facts, name, notes)
+
+
+# torchvision's own APIs: the torchvision release that added each (NEWER_APIS holds the torch it is built for),
+# and the last torch whose torchvision still has it (torchvision 0.26, for torch 2.11, removed video decoding).
+TORCHVISION_SINCE = {"torchvision.io.read_video(output_format=...)": "0.13"}
+TORCHVISION_UNTIL = {"torchvision.io.read_video(output_format=...)": "2.10"}
+
+
+def _capped_upgrade(facts: Facts, need: str, until: str) -> Tuple[List[str], str]:
+    """Commands for the newest torch in [need, until] with wheels for this Python (and its
+    torchvision): past `until` the API is gone again."""
+    fits = [m for m in installable_releases(facts)
+            if has_at_least(F.parse_version(m), need) and not has_at_least(F.parse_version(m), _next_minor(until))]
+    target = compat.latest_patch(fits[0]) if fits else None
+    if not target:
+        return ["%s install \"torch>=%s,<%s\" torchvision" % (F.pip_cmd(facts), need, _next_minor(until))], until
+    companions = ["torchvision"] + (["torchaudio"] if F.package_installed(facts, "torchaudio") else [])
+    return list(install_advice(facts, version=target, companions=companions).commands), target
+
+
+def _next_minor(v: str) -> str:
+    major, minor = v.split(".")[:2]
+    return "%s.%d" % (major, int(minor) + 1)
+
+
+def _torchvision_api(facts: Facts, name: str, known: Tuple[str, str]) -> Optional[Tailored]:
+    """A torchvision API: read against the installed torchvision (pip upgrades torch alone and
+    leaves an older torchvision beside it); against torch only when torchvision is unknown."""
+    since, (need, src) = TORCHVISION_SINCE[name], known
+    tv = F.package_release(facts, "torchvision")
+    notes = ["%s first appeared in torchvision %s (%s)" % (name, since, src)]
+    if tv is None:
+        v, torch_notes = version_or_none(facts)
+        if v is None or has_at_least(v, need):
+            return None  # a new torch says nothing of the torchvision beside it
+        have, notes = "torch %s" % F.torch_version_str(facts), torch_notes + notes
+    elif V.older(tv, since):
+        have, notes = "torchvision %s" % tv, ["installed torchvision: %s" % tv] + notes
+    else:
+        return Tailored(summary="torchvision %s here has %s: the failing process imported another, older torchvision "
+                                "(another environment, or a stale copy earlier on sys.path)." % (tv, name),
+                        commands=[which_import(facts, "torchvision")], notes=["installed torchvision: %s" % tv] + notes)
+    cmds, target = _capped_upgrade(facts, need, TORCHVISION_UNTIL[name])
+    return Tailored(summary="The installed %s predates %s (first in torchvision %s, built for torch %s): upgrade torch and "
+                            "torchvision together (the commands install torch %s and its torchvision; torchvision 0.26, "
+                            "for torch 2.11, removed video decoding)." % (have, name, since, need, target),
+                    commands=cmds, notes=notes)
 
 
 @hook("torch-module-history")

@@ -25,7 +25,7 @@ PIP_NAMES = {
     "yaml": "PyYAML", "megatron": "megatron-core", "pyav": "av", "transformersengine": "transformer-engine[pytorch]",
     "opencv": "opencv-python", "skimage": "scikit-image", "open_clip": "open-clip-torch", "pkg_resources": "setuptools",
     "google.protobuf": "protobuf", "detectron2": "git+https://github.com/facebookresearch/detectron2.git",
-    "segment_anything": "segment-anything",
+    "segment_anything": "segment-anything", "pyannote.audio": "pyannote.audio",
     # Python's `No module named 'x'` names the import; these live on PyPI under another name (and
     # PyPI's `warp`, `lava`, `whisper` and `magic` are other projects)
     "warp": "warp-lang", "lava": "lava-nc", "whisper": "openai-whisper", "attr": "attrs",

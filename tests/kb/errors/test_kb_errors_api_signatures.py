@@ -17,9 +17,6 @@ from hook_facts import facts, top
     ("TypeError: meshgrid() got an unexpected keyword argument 'indexing'", "torch.meshgrid(indexing=...)", "1.10"),
     ("TypeError: interpolate() got an unexpected keyword argument 'antialias'",
      "torch.nn.functional.interpolate(antialias=...)", "1.11"),
-    # torchvision's keyword, compared through the torch its first release (0.13) was built for
-    ("TypeError: read_video() got an unexpected keyword argument 'output_format'",
-     "torchvision.io.read_video(output_format=...)", "1.12"),
 ])
 def test_a_keyword_a_later_torch_added_is_read_against_the_installed_torch(text, api, need):
     m = top(text)
@@ -29,6 +26,29 @@ def test_a_keyword_a_later_torch_added_is_read_against_the_installed_torch(text,
     assert "predates %s (first in torch %s)" % (api, need) in old.summary
     new = hook(m, facts(torch="2.13.0+cpu"))
     assert "imported a different, older torch" in new.cause
+
+
+READ_VIDEO = "TypeError: read_video() got an unexpected keyword argument 'output_format'"
+
+
+@pytest.mark.parametrize("torch,tv,want,cmd", [
+    # pip upgrading torch alone leaves torchvision 0.12 beside torch 1.12: torchvision decides
+    ("1.12.1", "0.12.0", "The installed torchvision 0.12.0 predates torchvision.io.read_video(output_format=...) "
+                         "(first in torchvision 0.13, built for torch 1.12)", "torch==2.10.0 torchvision==0.25.0"),
+    # torchvision unknown: an old torch says it; the upgrade stops at 2.10, the last torch whose torchvision reads video
+    ("1.10.0", None, "The installed torch 1.10.0 predates", "torch==2.10.0 torchvision==0.25.0"),
+    ("1.12.1", "0.13.1", "torchvision 0.13.1 here has", "import torchvision"),
+])
+def test_torchvisions_read_video_keyword_is_read_against_the_installed_torchvision(torch, tv, want, cmd):
+    m = top(READ_VIDEO)
+    assert m.id == "torch-api-newer-than-installed" and m.confidence == "high"
+    t = hooks()[m.entry.tailor](m, facts(torch=torch, packages={"torchvision": {"version": tv}} if tv else {}))
+    assert t.summary.startswith(want) and cmd in t.commands[0]
+
+
+def test_a_new_torch_says_nothing_of_the_torchvision_beside_it():
+    m = top(READ_VIDEO)
+    assert hooks()[m.entry.tailor](m, facts(torch="2.1.0")) is None
 
 
 @pytest.mark.parametrize("text", [

@@ -5,7 +5,7 @@ written for transformers before 4.34."""
 import pytest
 
 from torchdoctor.areas.registry import all_hooks as hooks
-from torchdoctor.match.matcher import HIGH, match_text
+from torchdoctor.match.matcher import HIGH, POSSIBLE, match_text
 
 from hook_facts import facts, top
 
@@ -25,13 +25,27 @@ def test_a_misspelt_llama_class_is_corrected_in_the_models_file(cls):
     assert '"tokenizer_class" to "LlamaTokenizer"' in t.summary and t.commands == []
 
 
+def test_a_misspelt_class_under_a_transformers_without_it_needs_the_upgrade_too():
+    t = tailored("LLaMATokenizer", packages={"transformers": {"version": "4.27.4"}})
+    assert "and upgrade transformers 4.27.4, which predates it (4.28.0)" in t.summary
+    assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "transformers>=4.28.0,<5"']
+
+
 @pytest.mark.parametrize("cls,have,since", [("LlamaTokenizer", "4.27.4", "4.28.0"),
                                             ("Qwen2Tokenizer", "4.36.2", "4.37.0"),
                                             ("GemmaTokenizer", "4.37.2", "4.38.0")])
 def test_a_class_newer_than_the_installed_transformers_is_an_upgrade_to_its_first_release(cls, have, since):
     t = tailored(cls, packages={"transformers": {"version": have}})
     assert t.summary.startswith("%s first shipped in transformers %s (%s is installed here)" % (cls, since, have))
-    assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "transformers>=%s"' % since]
+    # a 4.x class: below 5, which removed much that code written for 4.x calls
+    assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "transformers>=%s,<5"' % since]
+
+
+def test_a_config_saved_by_transformers_5_needs_transformers_5():
+    t = tailored("TokenizersBackend", packages={"transformers": {"version": "4.57.1"}})
+    assert t.summary.startswith("TokenizersBackend first shipped in transformers 5.0.0 (4.57.1 is installed here)")
+    assert "saved by transformers 5" in t.summary
+    assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "transformers>=5.0.0"']
 
 
 def test_a_class_the_installed_transformers_has_means_another_transformers_ran():
@@ -48,23 +62,59 @@ def test_a_class_of_no_transformers_release_names_its_package_or_the_models_code
     assert "here" not in tailored("IndoNLGTokenizer").summary.split(":")[0]
 
 
-@pytest.mark.parametrize("text", [
-    "AttributeError: 'IndoNLGTokenizer' object has no attribute 'sp_model'",
-    "AttributeError: 'ReplitLMTokenizer' object has no attribute 'sp_model'",
-    "AttributeError: 'BaichuanTokenizer' object has no attribute 'sp_model'",
+INIT_ORDER = "chatglm-tokenizer-newer-transformers"
+
+
+@pytest.mark.parametrize("text,confidence", [
+    ("AttributeError: 'IndoNLGTokenizer' object has no attribute 'sp_model'", POSSIBLE),
+    ("AttributeError: 'ReplitLMTokenizer' object has no attribute 'sp_model'", POSSIBLE),
+    # the classes known to be written this way: a diagnosis
+    ("AttributeError: 'BaichuanTokenizer' object has no attribute 'sp_model'", HIGH),
 ])
-def test_any_sentencepiece_tokenizer_without_sp_model_is_one_written_for_transformers_before_4_34(text):
-    assert top(text).id == "chatglm-tokenizer-newer-transformers"
+def test_any_sentencepiece_tokenizer_without_sp_model_is_one_written_for_transformers_before_4_34(text, confidence):
+    m = top(text)
+    assert m.id == INIT_ORDER and m.confidence == confidence
+
+
+def init_order(text, **kw):
+    m = top(text)
+    return hooks()[m.entry.tailor](m, facts(**kw))
+
+
+def test_a_newer_transformers_is_pinned_back():
+    t = init_order("AttributeError: 'P5Tokenizer' object has no attribute 'sp_model'",
+                   packages={"transformers": {"version": "4.34.0"}})
+    assert t.summary.startswith("`P5Tokenizer` was written for transformers before 4.34 (4.34.0 is installed here)")
+    assert t.commands == ['/home/u/venv/bin/python -m pip install "transformers<4.34"']
+
+
+def test_an_older_transformers_here_means_another_one_ran():
+    t = init_order("AttributeError: 'P5Tokenizer' object has no attribute 'sp_model'",
+                   packages={"transformers": {"version": "4.30.2"}})
+    assert t.summary.startswith("transformers 4.30.2 here is older than 4.34")
+    assert "import transformers" in t.commands[0]
+
+
+def test_on_python_3_12_the_pin_back_has_no_wheels_so_the_code_is_updated_instead():
+    # transformers 4.33 needs tokenizers<0.14, whose last release (0.13.3) has wheels up to cp311
+    t = init_order("AttributeError: 'ChatGLMTokenizer' object has no attribute 'sp_tokenizer'", py="3.12.4",
+                   packages={"transformers": {"version": "4.40.0"}})
+    assert "On Python 3.12 the pin back cannot install from wheels" in t.summary and t.commands == []
 
 
 @pytest.mark.parametrize("text", [
     # another attribute of an arbitrary tokenizer: its own code, no release boundary known
     "AttributeError: 'MyTokenizer' object has no attribute 'vocab'",
-    # not a tokenizer class
-    "AttributeError: 'SentencePieceProcessor' object has no attribute 'sp_model'",
+    # another library's tokenizer without its own `sp` attribute (not transformers' sp_model)
+    "AttributeError: 'SentencePieceTokenizer' object has no attribute 'sp'",
     # the tokenizer's own words about a missing file, not a class lookup
     "OSError: Can't load tokenizer for 'bert-base-uncased'.",
 ])
 def test_other_tokenizer_errors_are_not_these(text):
     ids = [m.id for m in match_text(text)]
-    assert "chatglm-tokenizer-newer-transformers" not in ids and "hf-tokenizer-class-not-found" not in ids
+    assert INIT_ORDER not in ids and "hf-tokenizer-class-not-found" not in ids
+
+
+def test_speechbrains_symlink_refusal_is_the_windows_privilege():
+    m = top("SpeechBrain's fetch links the file:\nOSError: [WinError 1314] A required privilege is not held by the client")
+    assert m.id == "hf-hub-windows-symlink-privilege"

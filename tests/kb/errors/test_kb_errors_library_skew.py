@@ -381,17 +381,29 @@ def test_pythons_before_3_8_name_no_module_but_the_import_line_does():
 
 
 # `cannot import name 'X' from 'pkg.mod'` with no path after it (cut by the reporter, or Python
-# printing none): a library's module imported without the name, read possibly, for any library.
-@pytest.mark.parametrize("text,dist", [
-    ("ImportError: cannot import name 'stats' from 'opacus.utils'", "opacus"),
-    ("ImportError: cannot import name 'TaskType' from 'anomalib'", "anomalib"),
-    ("ImportError: cannot import name 'Pipeline' from 'pyannote.audio'", "pyannote.audio"),
+# printing none): a library's submodule imported without the name, read possibly, for any library.
+@pytest.mark.parametrize("text,summary,show", [
+    ("ImportError: cannot import name 'stats' from 'opacus.utils'", "The opacus the failing code imported has no",
+     "pip show opacus"),
+    ("ImportError: cannot import name 'OutputEncoderCallback' from 'neuralop.training'",
+     "The neuralop the failing code imported has no", "pip show neuralop"),
+    # pip knows pyannote's audio package by its dotted name; detectron2 by its project name, not the git URL
+    ("ImportError: cannot import name 'Pipeline' from 'pyannote.audio.core'",
+     "The pyannote.audio the failing code imported has no", "pip show pyannote.audio"),
+    ("ImportError: cannot import name 'CfgNode' from 'detectron2.config'",
+     "The detectron2 the failing code imported has no", "pip show detectron2"),
 ])
-def test_a_name_missing_from_any_library_module_is_read_possibly(text, dist):
+def test_a_name_missing_from_any_library_module_is_read_possibly(text, summary, show):
     m = top(text)
     assert m.id == "hf-library-version-mismatch" and m.confidence == POSSIBLE
     t = hooks()[m.entry.tailor](m, facts())
-    assert t.summary.startswith("The %s the failing code imported has no" % dist_name(dist))
+    assert t.summary.startswith(summary) and t.commands[0].endswith(show)
+
+
+def test_the_installed_release_of_a_dotted_distribution_is_named():
+    m = top("ImportError: cannot import name 'Pipeline' from 'pyannote.audio.core'")
+    t = hooks()[m.entry.tailor](m, facts(packages={"pyannote-audio": {"version": "2.1.1"}}))
+    assert t.summary.startswith("pyannote.audio 2.1.1 here has no `Pipeline`")
 
 
 @pytest.mark.parametrize("text", [
@@ -402,6 +414,18 @@ def test_a_name_missing_from_any_library_module_is_read_possibly(text, dist):
     "ImportError: cannot import name 'foo' from partially initialized module 'mypkg' (most likely due to a circular import)",
     # setuptools' own module: the toolchain entries read it where torch's cpp_extension is in the text
     "ImportError: cannot import name 'packaging' from 'pkg_resources'",
+    # the standard library, a project's own top-level modules, a single name (a library or a project's file)
+    "ImportError: cannot import name 'gcd' from 'fractions'",
+    "ImportError: cannot import name 'Mapping' from 'collections'",
+    "ImportError: cannot import name 'Literal' from 'typing'",
+    "ImportError: cannot import name 'train_one_epoch' from 'engine'",
+    "ImportError: cannot import name 'TaskType' from 'anomalib'",
+    "ImportError: cannot import name 'build' from 'engine.trainer'",
+    # a path after spaces (one wrapped onto the next line is not seen: lines are read one at a time)
+    "ImportError: cannot import name 'foo' from 'mypkg.bar'  (/home/me/project/mypkg/bar.py)",
+    # other frameworks' own modules
+    "ImportError: cannot import name 'maps' from 'jax.experimental'",
+    "ImportError: cannot import name 'Dense' from 'keras.layers'",
 ])
 def test_a_name_missing_from_a_projects_own_module_is_not_a_library_release(text):
     assert all(m.id != "hf-library-version-mismatch" for m in match_text(text))

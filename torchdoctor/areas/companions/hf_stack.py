@@ -68,6 +68,8 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
     if g.get("names") is not None and g.get("name") not in re.findall(r"\w+", g["names"]):
         return None  # the import line above does not name it: the failing import is deeper, unseen
     dist = re.split(r"[\[<>=~!]", dist_name(g["pkg"]), maxsplit=1)[0]  # the name only: PIP_NAMES may carry a pin
+    if dist.startswith(("git+", "http")):
+        dist = g["pkg"].split(".")[0]  # installed from a repository: pip knows it by its project name
     have = F.package_version(facts, report_key(dist))
     name = g.get("name") or g.get("mod") or "that name"
     notes = ["installed %s: %s" % (dist, have)] if have else []
@@ -237,8 +239,17 @@ def tailor_blip_model_kwargs(match, facts: Facts) -> Optional[Tailored]:
 
 
 # transformers' own tokenizer classes and the first release that has each (read in the wheels:
-# models/llama in 4.28.0 and not 4.27.4, models/qwen2 in 4.37.0, models/gemma in 4.38.0).
-TOKENIZER_SINCE = {"LlamaTokenizer": "4.28.0", "Qwen2Tokenizer": "4.37.0", "GemmaTokenizer": "4.38.0"}
+# models/llama in 4.28.0 and not 4.27.4, models/qwen2 in 4.37.0, models/gemma in 4.38.0;
+# TokenizersBackend, which transformers 5 writes into the configs it saves, in 5.0.0 and not 4.57.1).
+TOKENIZER_SINCE = {"LlamaTokenizer": "4.28.0", "Qwen2Tokenizer": "4.37.0", "GemmaTokenizer": "4.38.0",
+                   "TokenizersBackend": "5.0.0"}
+
+
+def _tokenizer_upgrade(facts: Facts, since: str) -> str:
+    """pip's command for a transformers that has a class first shipped in `since`: below 5 when the
+    class is a 4.x one (5.0 removed much that code written for 4.x calls)."""
+    spec = "transformers>=%s%s" % (since, ",<5" if V.older(since, "5") else "")
+    return pip(facts, 'install --upgrade "%s"' % spec)
 
 
 @hook("tokenizer-class-not-found")
@@ -246,29 +257,57 @@ def tokenizer_class_not_found(match, facts: Facts) -> Optional[Tailored]:
     """The name AutoTokenizer could not find: transformers' class spelt otherwise (edit the
     model's file), one newer than the installed transformers (upgrade), or no class of
     transformers at all (its package, or the model's code)."""
-    cls = match_groups(match).get("cls")
-    if not cls:
-        return None
+    cls = match_groups(match)["cls"]
     base = cls[:-len("Fast")] if cls.endswith("Fast") else cls
     right = {k.lower(): k for k in TOKENIZER_SINCE}.get(base.lower())
     have = F.package_release(facts, "transformers")
     notes = ["installed transformers: %s" % have] if have else []
+    since = TOKENIZER_SINCE.get(right or "")
+    too_old = bool(have and since and V.older(have, since))
     if right and right != base:
         return Tailored(summary="The model's tokenizer_config.json names `%s`; transformers' class is `%s` (early "
                                 "LLaMA conversions wrote the other spelling): set \"tokenizer_class\" to \"%s\" in that "
-                                "file (transformers %s or newer has it)." % (cls, right, right, TOKENIZER_SINCE[right]),
-                        commands=[], notes=notes)
+                                "file%s." % (cls, right, right, ", and upgrade transformers %s, which predates it (%s)"
+                                             % (have, since) if too_old else " (transformers %s or newer has it)" % since),
+                        commands=[_tokenizer_upgrade(facts, since)] if too_old else [], notes=notes)
     if right:
-        since = TOKENIZER_SINCE[right]
-        if have and V.older(have, since) is False:
+        if have and not too_old:
             return Tailored(summary="transformers %s here has %s: the failing process imported an older transformers "
                                     "(another environment or interpreter)." % (have, right),
                             commands=[which_import(facts, "transformers")], notes=notes)
-        return Tailored(summary="%s first shipped in transformers %s%s: upgrade transformers." % (
-                            right, since, " (%s is installed here)" % have if have else ""),
-                        commands=[pip(facts, 'install --upgrade "transformers>=%s"' % since)], notes=notes)
+        return Tailored(summary="%s first shipped in transformers %s%s: upgrade transformers%s." % (
+                            right, since, " (%s is installed here)" % have if have else "",
+                            " (the model was saved by transformers 5)" if right == "TokenizersBackend" else ""),
+                        commands=[_tokenizer_upgrade(facts, since)], notes=notes)
     return Tailored(summary="`%s` is no tokenizer class of the transformers that ran%s: a newer transformers may have it "
                             "(upgrade), or it comes with another package or the model's own code (install that package "
                             "and load with its class, or pass trust_remote_code=True)." % (
                                 cls, " (%s here)" % have if have else ""),
                     commands=[pip(facts, "install --upgrade transformers")], notes=notes)
+
+
+@hook("tokenizer-init-order")
+def tokenizer_init_order(match, facts: Facts) -> Optional[Tailored]:
+    """A tokenizer reading its own attribute before setting it: only transformers 4.34 and later
+    call into it from PreTrainedTokenizer.__init__. The pin back needs tokenizers below 0.14,
+    which has no wheels for Python 3.12 and later (read on PyPI: 0.13.3 stops at cp311)."""
+    cls = match_groups(match)["cls"]
+    have = F.package_release(facts, "transformers")
+    notes = ["installed transformers: %s" % have] if have else []
+    if have and V.older(have, "4.34"):
+        return Tailored(summary="transformers %s here is older than 4.34, whose initialisation order breaks `%s`: the "
+                                "failing process imported a newer transformers (another environment or interpreter), "
+                                "or the class fails for another reason (its tokenizer model file not found)." % (have, cls),
+                        commands=[which_import(facts, "transformers")], notes=notes)
+    py = F.python_minor(facts)
+    if py and V.older(py, "3.12") is False:
+        return Tailored(summary="`%s` was written for transformers before 4.34. On Python %s the pin back cannot install "
+                                "from wheels (transformers 4.33 needs tokenizers below 0.14, built up to Python 3.11): "
+                                "update the tokenizer's code (the model's tokenization_*.py from its Hub repository, or a "
+                                "newer release of the library that ships it), or use a Python 3.11 environment with "
+                                "transformers<4.34." % (cls, py),
+                        commands=[], notes=notes + ["Python %s" % py])
+    return Tailored(summary="`%s` was written for transformers before 4.34%s: pin transformers below 4.34, or update the "
+                            "tokenizer's code (the model's tokenization_*.py from its Hub repository, or a newer release "
+                            "of the library that ships it)." % (cls, " (%s is installed here)" % have if have else ""),
+                    commands=[pip(facts, 'install "transformers<4.34"')], notes=notes)
