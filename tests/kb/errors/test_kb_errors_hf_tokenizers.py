@@ -2,6 +2,10 @@
 have (newer, spelt otherwise, or another package's), and a custom SentencePiece tokenizer
 written for transformers before 4.34."""
 
+import json
+import os
+import subprocess
+
 import pytest
 
 from torchdoctor.areas.registry import all_hooks as hooks
@@ -118,3 +122,64 @@ def test_other_tokenizer_errors_are_not_these(text):
 def test_speechbrains_symlink_refusal_is_the_windows_privilege():
     m = top("SpeechBrain's fetch links the file:\nOSError: [WinError 1314] A required privilege is not held by the client")
     assert m.id == "hf-hub-windows-symlink-privilege"
+
+
+# A tiny fast tokenizer's files, written with the tokenizers library inside the test's environment;
+# the config names the class a LLaMA conversion names.
+MAKE_MODEL = r"""
+import json, os, sys
+from tokenizers import Tokenizer, models, pre_tokenizers
+folder, cls = sys.argv[1], sys.argv[2]
+os.makedirs(folder, exist_ok=True)
+vocab = {"<unk>": 0, "<s>": 1, "</s>": 2, "hello": 3, "world": 4}
+tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+tok.pre_tokenizer = pre_tokenizers.Whitespace()
+tok.save(os.path.join(folder, "tokenizer.json"))
+with open(os.path.join(folder, "tokenizer_config.json"), "w") as fh:
+    json.dump({"tokenizer_class": cls, "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}, fh)
+"""
+LOAD = "import sys; from transformers import AutoTokenizer; print(AutoTokenizer.from_pretrained(sys.argv[1])('hello world')['input_ids'])"
+
+
+@pytest.mark.slow
+def test_a_real_transformers_without_the_class_is_healed_by_the_printed_upgrade(tmp_path):
+    from torchdoctor.gather.light import light_facts
+    from wheelkit import pip_venv
+
+    py = pip_venv(tmp_path / "venv")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the venv's own packages only
+
+    def run(*args, timeout=300):
+        return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, env=env)
+
+    if run(py, "-m", "pip", "install", "-q", "transformers==4.27.4", timeout=900).returncode != 0:
+        pytest.skip("pip could not install transformers 4.27.4 here")
+    model = str(tmp_path / "model")
+    assert run(py, "-c", MAKE_MODEL, model, "LlamaTokenizer").returncode == 0
+    broken = run(py, "-c", LOAD, model)
+    assert broken.returncode != 0 and NOT_FOUND % "LlamaTokenizer" in broken.stderr, broken.stderr[-600:]
+    m = top(broken.stderr)
+    assert m.id == "hf-tokenizer-class-not-found"
+    t = hooks()[m.entry.tailor](m, light_facts(py))
+    assert t.commands[0].endswith('-m pip install --upgrade "transformers>=4.28.0,<5"'), t.commands
+    healed = subprocess.run(t.commands[0], shell=True, capture_output=True, text=True, timeout=900, env=env)
+    assert healed.returncode == 0, healed.stderr[-600:]
+    loaded = run(py, "-c", LOAD, model)
+    assert loaded.returncode == 0 and "3, 4" in loaded.stdout, loaded.stderr[-600:]
+
+    # the early conversions' spelling, under a transformers that has the class: the file is corrected
+    misspelt = str(tmp_path / "misspelt")
+    assert run(py, "-c", MAKE_MODEL, misspelt, "LLaMATokenizer").returncode == 0
+    broken = run(py, "-c", LOAD, misspelt)
+    assert NOT_FOUND % "LLaMATokenizer" in broken.stderr, broken.stderr[-600:]
+    m = top(broken.stderr)
+    t = hooks()[m.entry.tailor](m, light_facts(py))
+    assert '"tokenizer_class" to "LlamaTokenizer"' in t.summary and t.commands == []
+    config = os.path.join(misspelt, "tokenizer_config.json")
+    with open(config) as fh:
+        data = json.load(fh)
+    data["tokenizer_class"] = "LlamaTokenizer"  # what the summary says to do
+    with open(config, "w") as fh:
+        json.dump(data, fh)
+    loaded = run(py, "-c", LOAD, misspelt)
+    assert loaded.returncode == 0 and "3, 4" in loaded.stdout, loaded.stderr[-600:]
