@@ -95,7 +95,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind86_antispoof.jsonl", "blind86_fer.jsonl", "blind86_optim.jsonl", "blind86_sports.jsonl",
         "blind86_vi.jsonl",
         "blind87_captcha.jsonl", "blind87_energy.jsonl", "blind87_frde.jsonl", "blind87_ophthalmo.jsonl",
-        "blind87_seismic.jsonl"]
+        "blind87_seismic.jsonl",
+        "blind88_arabic.jsonl", "blind88_attnkernels.jsonl", "blind88_indic.jsonl", "blind88_mathreason.jsonl",
+        "blind88_singlecell.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -867,6 +869,12 @@ OPEN = {
     ("blind87_seismic.jsonl", 0): None,
     ("blind87_seismic.jsonl", 3): None,
     ("blind87_seismic.jsonl", 4): None,
+    # blind88 (tests/eval/blind88_results.md): flashinfer's own check that flashinfer-cubin matches it (the reader
+    # gave it to the pins entry); liger-kernel's libdevice import under triton 3, read as triton out of step where
+    # the reader named the library; an old flax under a new jax (another framework's names, left alone)
+    ("blind88_attnkernels.jsonl", 3): None,
+    ("blind88_attnkernels.jsonl", 4): "triton-version-mismatch",
+    ("blind88_singlecell.jsonl", 4): None,
 }
 
 

@@ -9,6 +9,7 @@ from typing import List, Optional
 
 from ..advice.commands import pip, which_import
 from ..model import derived as F
+from ..model import versions as V
 from ..model.facts import Facts
 from .companions.common import python_minor
 from .registry import Tailored, hook, match_groups
@@ -126,6 +127,8 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
     if (match_groups(match).get("generic") is not None and "." in named
             and not PIP_NAMES.get(".".join(named.lower().split(".")[:2]))):
         return _submodule_missing(named, facts)  # a's submodule b: a installed or not, pip's name is unknown
+    if "slow tokenizer to a fast one" in (getattr(match, "text", "") or ""):
+        return _fast_tokenizer_conversion(facts)
     here = [(d, F.package_version(facts, report_key(d))) for d in dists]
     installed = [(d, v) for d, v in here if v]
     exe = facts.value("python.executable")
@@ -154,6 +157,23 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
                         commands=["%s install %s" % (F.pip_cmd(facts), shlex.quote(missing[0]))])
     return Tailored(summary="Install %s with this interpreter's pip (%s)." % (", ".join(missing), exe),
                     commands=["%s install %s" % (F.pip_cmd(facts), " ".join(shlex.quote(d) for d in missing))])
+
+
+def _fast_tokenizer_conversion(facts: Facts) -> Tailored:
+    """transformers converting a SentencePiece tokenizer to a fast one: sentencepiece, and protobuf for
+    the conversion; transformers before 4.31 reads protobuf only up to 3.20 (its generated module
+    predates protobuf 4: read in the 4.30.2 and 4.31.0 wheels)."""
+    tf = F.package_release(facts, "transformers")
+    old = bool(tf and V.older(tf, "4.31"))
+    proto = '"protobuf<=3.20.3"' if old else "protobuf"
+    return Tailored(summary="transformers%s converts this SentencePiece tokenizer to a fast one, which needs sentencepiece "
+                            "and, for the conversion, protobuf%s: install both (or only sentencepiece and load the "
+                            "tokenizer with use_fast=False)." % (
+                                " %s" % tf if tf else "",
+                                " 3.20 or older (transformers before 4.31 cannot read protobuf 4)" if old else
+                                " (3.20 or older for a transformers before 4.31)" if not tf else ""),
+                    commands=["%s install sentencepiece %s" % (F.pip_cmd(facts), proto)],
+                    notes=["installed transformers: %s" % tf] if tf else [])
 
 
 # Standard-library submodules that Python removed: (the release without it, what replaces it).

@@ -141,6 +141,24 @@ with open(os.path.join(folder, "tokenizer_config.json"), "w") as fh:
 LOAD = "import sys; from transformers import AutoTokenizer; print(AutoTokenizer.from_pretrained(sys.argv[1])('hello world')['input_ids'])"
 
 
+def break_and_heal(py, run, env, model, words, entry, command_end):
+    """Load the tokenizer (it fails with `words`), explain the failure with the environment's own
+    facts, run the first printed command, load again: the loaded result."""
+    from torchdoctor.gather.light import light_facts
+
+    broken = run(py, "-c", LOAD, model)
+    assert broken.returncode != 0 and words in broken.stderr, broken.stderr[-600:]
+    m = top(broken.stderr)
+    assert m.id == entry
+    t = hooks()[m.entry.tailor](m, light_facts(py))
+    assert t.commands[0].endswith(command_end), t.commands
+    healed = subprocess.run(t.commands[0], shell=True, capture_output=True, text=True, timeout=900, env=env)
+    assert healed.returncode == 0, healed.stderr[-600:]
+    loaded = run(py, "-c", LOAD, model)
+    assert loaded.returncode == 0, loaded.stderr[-600:]
+    return loaded
+
+
 @pytest.mark.slow
 def test_a_real_transformers_without_the_class_is_healed_by_the_printed_upgrade(tmp_path):
     from torchdoctor.gather.light import light_facts
@@ -156,16 +174,9 @@ def test_a_real_transformers_without_the_class_is_healed_by_the_printed_upgrade(
         pytest.skip("pip could not install transformers 4.27.4 here")
     model = str(tmp_path / "model")
     assert run(py, "-c", MAKE_MODEL, model, "LlamaTokenizer").returncode == 0
-    broken = run(py, "-c", LOAD, model)
-    assert broken.returncode != 0 and NOT_FOUND % "LlamaTokenizer" in broken.stderr, broken.stderr[-600:]
-    m = top(broken.stderr)
-    assert m.id == "hf-tokenizer-class-not-found"
-    t = hooks()[m.entry.tailor](m, light_facts(py))
-    assert t.commands[0].endswith('-m pip install --upgrade "transformers>=4.28.0,<5"'), t.commands
-    healed = subprocess.run(t.commands[0], shell=True, capture_output=True, text=True, timeout=900, env=env)
-    assert healed.returncode == 0, healed.stderr[-600:]
-    loaded = run(py, "-c", LOAD, model)
-    assert loaded.returncode == 0 and "3, 4" in loaded.stdout, loaded.stderr[-600:]
+    loaded = break_and_heal(py, run, env, model, NOT_FOUND % "LlamaTokenizer", "hf-tokenizer-class-not-found",
+                            '-m pip install --upgrade "transformers>=4.28.0,<5"')
+    assert "3, 4" in loaded.stdout
 
     # the early conversions' spelling, under a transformers that has the class: the file is corrected
     misspelt = str(tmp_path / "misspelt")
@@ -183,3 +194,57 @@ def test_a_real_transformers_without_the_class_is_healed_by_the_printed_upgrade(
         json.dump(data, fh)
     loaded = run(py, "-c", LOAD, misspelt)
     assert loaded.returncode == 0 and "3, 4" in loaded.stdout, loaded.stderr[-600:]
+
+
+CONVERT = ("ValueError: Couldn't instantiate the backend tokenizer from one of: \n(1) a `tokenizers` library serialization "
+           "file, \n(2) a slow tokenizer instance to convert or \n(3) an equivalent slow tokenizer class to instantiate and "
+           "convert. \nYou need to have sentencepiece%s installed to convert a slow tokenizer to a fast one.")
+
+
+@pytest.mark.parametrize("words,have,proto", [
+    ("", "4.27.4", '"protobuf<=3.20.3"'),        # its generated protobuf module predates protobuf 4
+    (" or tiktoken", "4.57.1", "protobuf"),      # 4.31 added one for protobuf 4
+    ("", None, "protobuf"),
+])
+def test_a_sentencepiece_tokenizer_converted_to_a_fast_one_needs_sentencepiece_and_protobuf(words, have, proto):
+    m = top(CONVERT % words)
+    assert m.id == "python-package-missing" and m.confidence == HIGH
+    t = hooks()[m.entry.tailor](m, facts(packages={"transformers": {"version": have}} if have else {}))
+    assert t.commands == ["/home/u/venv/bin/python -m pip install sentencepiece %s" % proto]
+    assert "use_fast=False" in t.summary
+
+
+MAKE_SPM = r"""
+import json, os, sys
+import sentencepiece as spm
+folder = sys.argv[1]
+os.makedirs(folder, exist_ok=True)
+corpus = os.path.join(folder, "corpus.txt")
+with open(corpus, "w") as fh:
+    fh.write("\n".join("hello world this is a tiny corpus for a test tokenizer number %d" % i for i in range(200)))
+spm.SentencePieceTrainer.train(input=corpus, model_prefix=os.path.join(folder, "spiece"), vocab_size=40,
+                               bos_id=-1, eos_id=1, unk_id=2, pad_id=0, minloglevel=2)
+os.remove(corpus)
+with open(os.path.join(folder, "tokenizer_config.json"), "w") as fh:
+    json.dump({"tokenizer_class": "T5Tokenizer"}, fh)
+"""
+
+
+@pytest.mark.slow
+def test_a_real_missing_sentencepiece_is_healed_by_the_printed_command(tmp_path):
+    from wheelkit import pip_venv
+
+    py = pip_venv(tmp_path / "venv")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    def run(*args, timeout=300):
+        return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, env=env)
+
+    if run(py, "-m", "pip", "install", "-q", "transformers==4.27.4", "sentencepiece", timeout=900).returncode != 0:
+        pytest.skip("pip could not install transformers 4.27.4 and sentencepiece here")
+    model = str(tmp_path / "model")
+    assert run(py, "-c", MAKE_SPM, model).returncode == 0
+    assert run(py, "-m", "pip", "uninstall", "-q", "-y", "sentencepiece").returncode == 0
+    loaded = break_and_heal(py, run, env, model, "You need to have sentencepiece installed", "python-package-missing",
+                            '-m pip install sentencepiece "protobuf<=3.20.3"')
+    assert "[" in loaded.stdout
