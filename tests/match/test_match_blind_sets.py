@@ -869,10 +869,9 @@ OPEN = {
     ("blind87_seismic.jsonl", 0): None,
     ("blind87_seismic.jsonl", 3): None,
     ("blind87_seismic.jsonl", 4): None,
-    # blind88 (tests/eval/blind88_results.md): flashinfer's own check that flashinfer-cubin matches it (the reader
-    # gave it to the pins entry); liger-kernel's libdevice import under triton 3, read as triton out of step where
-    # the reader named the library; an old flax under a new jax (another framework's names, left alone)
-    ("blind88_attnkernels.jsonl", 3): None,
+    # blind88 (tests/eval/blind88_results.md): liger-kernel's libdevice import under triton 3, read as triton out
+    # of step where the reader named the library; an old flax under a new jax (another framework's names, left
+    # alone)
     ("blind88_attnkernels.jsonl", 4): "triton-version-mismatch",
     ("blind88_singlecell.jsonl", 4): None,
 }
