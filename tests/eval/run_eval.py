@@ -494,6 +494,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           omics, Indic-language projects, Arabic NLP, RL for LLM reasoning, attention
                           kernels), after blind80-87's fixes: first run 11/30 = 36.7% (11/17 where
                           an entry fitted, 2 wrong); 15/30 after (tests/eval/blind88_results.md)
+  blind89_wsl/_tabsynth/_s2st/_difflm/_turkish.jsonl 29 issues (WSL and Docker on Windows,
+                          synthetic tabular data, speech translation, diffusion LMs, Turkish/
+                          Polish/Ukrainian reporters), after blind80-88's fixes: first run 14/29 =
+                          48.3% (14/18 where an entry fitted, 1 wrong); 15/29 after
+                          (tests/eval/blind89_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -153,9 +153,23 @@ def _capped_upgrade(facts: Facts, need: str, until: str) -> Tuple[List[str], str
             if has_at_least(F.parse_version(m), need) and not has_at_least(F.parse_version(m), _next_minor(until))]
     target = compat.latest_patch(fits[0]) if fits else None
     if not target:
-        return ["%s install \"torch>=%s,<%s\" torchvision" % (F.pip_cmd(facts), need, _next_minor(until))], until
+        return [], None  # no release in the range has wheels for this Python and platform
     companions = ["torchvision"] + (["torchaudio"] if F.package_installed(facts, "torchaudio") else [])
     return list(install_advice(facts, version=target, companions=companions).commands), target
+
+
+def _torchvision_for_this_torch(facts: Facts) -> List[str]:
+    """pip's command for the torchvision released with the installed torch, from the index of its
+    variant (a +cu116 torch's torchvision is on download.pytorch.org's cu116 index); torch stays,
+    its own pin admits the installed build."""
+    torch = F.torch_version_str(facts)
+    tv = compat.matching_torchvision(torch)
+    if not tv:
+        return []
+    spec = "torchvision==%s" % tv if tv.count(".") >= 2 else "torchvision==%s.*" % tv
+    local = torch.split("+", 1)[1] if "+" in torch else ""
+    index = " --index-url https://download.pytorch.org/whl/%s" % local if local else ""
+    return ['%s install "%s"%s' % (F.pip_cmd(facts), spec, index)]
 
 
 def _next_minor(v: str) -> str:
@@ -180,7 +194,19 @@ def _torchvision_api(facts: Facts, name: str, known: Tuple[str, str]) -> Optiona
         return Tailored(summary="torchvision %s here has %s: the failing process imported another, older torchvision "
                                 "(another environment, or a stale copy earlier on sys.path)." % (tv, name),
                         commands=[which_import(facts, "torchvision")], notes=["installed torchvision: %s" % tv] + notes)
-    cmds, target = _capped_upgrade(facts, need, TORCHVISION_UNTIL[name])
+    until = TORCHVISION_UNTIL[name]
+    torch = F.torch_version(facts)
+    if tv is not None and torch is not None and has_at_least(torch, need) and not has_at_least(torch, _next_minor(until)):
+        # this torch has a torchvision with it: only torchvision moves
+        return Tailored(summary="The installed %s predates %s (first in torchvision %s): install the torchvision built "
+                                "for this torch %s, which has it; torch stays." % (have, name, since,
+                                                                                   F.torch_version_str(facts)),
+                        commands=_torchvision_for_this_torch(facts), notes=notes)
+    cmds, target = _capped_upgrade(facts, need, until)
+    if not target:
+        return Tailored(summary="The installed %s predates %s (first in torchvision %s, built for torch %s), and no torch "
+                            "from %s to %s has wheels for this Python (%s): use a Python those releases support."
+                            % (have, name, since, need, need, until, F.python_minor(facts)), commands=[], notes=notes)
     return Tailored(summary="The installed %s predates %s (first in torchvision %s, built for torch %s): upgrade torch and "
                             "torchvision together (the commands install torch %s and its torchvision; torchvision 0.26, "
                             "for torch 2.11, removed video decoding)." % (have, name, since, need, target),

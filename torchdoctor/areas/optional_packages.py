@@ -26,7 +26,7 @@ PIP_NAMES = {
     "yaml": "PyYAML", "megatron": "megatron-core", "pyav": "av", "transformersengine": "transformer-engine[pytorch]",
     "opencv": "opencv-python", "skimage": "scikit-image", "open_clip": "open-clip-torch", "pkg_resources": "setuptools",
     "google.protobuf": "protobuf", "detectron2": "git+https://github.com/facebookresearch/detectron2.git",
-    "segment_anything": "segment-anything", "pyannote.audio": "pyannote.audio",
+    "segment_anything": "segment-anything", "hydra": "hydra-core", "absl": "absl-py",
     # Python's `No module named 'x'` names the import; these live on PyPI under another name (and
     # PyPI's `warp`, `lava`, `whisper` and `magic` are other projects)
     "warp": "warp-lang", "lava": "lava-nc", "whisper": "openai-whisper", "attr": "attrs",
@@ -162,13 +162,22 @@ def package_missing(match, facts: Facts) -> Optional[Tailored]:
 def _fast_tokenizer_conversion(facts: Facts) -> Tailored:
     """transformers converting a SentencePiece tokenizer to a fast one: sentencepiece, and protobuf for
     the conversion; transformers before 4.31 reads protobuf only up to 3.20 (its generated module
-    predates protobuf 4: read in the 4.30.2 and 4.31.0 wheels)."""
+    predates protobuf 4: read in the 4.30.2 and 4.31.0 wheels). With sentencepiece installed here,
+    the same words mean another interpreter ran, or a model with no tokenizer to convert."""
     tf = F.package_release(facts, "transformers")
+    sp = F.package_version(facts, "sentencepiece")
+    if sp:
+        return Tailored(summary="sentencepiece %s is installed in %s: the failing process ran another interpreter, or "
+                                "the model has neither a tokenizer.json nor a slow tokenizer transformers can convert "
+                                "(its files name a fast-only class): use a model folder with tokenizer.json."
+                                % (sp, facts.value("python.executable")),
+                        commands=[which_import(facts, "sentencepiece")], notes=["sentencepiece %s installed" % sp])
     old = bool(tf and V.older(tf, "4.31"))
     proto = '"protobuf<=3.20.3"' if old else "protobuf"
     return Tailored(summary="transformers%s converts this SentencePiece tokenizer to a fast one, which needs sentencepiece "
                             "and, for the conversion, protobuf%s: install both (or only sentencepiece and load the "
-                            "tokenizer with use_fast=False)." % (
+                            "tokenizer with use_fast=False; where other packages need a newer protobuf, keep it and set "
+                            "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python instead of the pin)." % (
                                 " %s" % tf if tf else "",
                                 " 3.20 or older (transformers before 4.31 cannot read protobuf 4)" if old else
                                 " (3.20 or older for a transformers before 4.31)" if not tf else ""),

@@ -136,6 +136,12 @@ def python_too_old_for_syntax(match, facts: Facts) -> Optional[Tailored]:
         return None
     notes = ["this Python is %s; %s needs Python %d.%d" % ((py, what) + need)]
     if minor_tuple(py) >= need:
+        if groups.get("fstring"):
+            # every Python prints these bare words for some mistakes on a line that holds an f-string
+            return Tailored(summary="This interpreter is Python %s, which has f-strings: either the failing program ran "
+                                    "an older Python (Python 2 or 3.5 behind `python` on PATH, an old environment), or "
+                                    "the line has another mistake (a trailing operator, a missing bracket)." % py,
+                            commands=["python -c \"import sys; print(sys.version, sys.executable)\""], notes=notes)
         return Tailored(summary="This interpreter is Python %s, which has %s: the failing program ran an older Python "
                                 "(another `python` on PATH, an old environment, a notebook kernel). Run it with this one."
                                 % (py, what), commands=["python -c \"import sys; print(sys.version, sys.executable)\""],

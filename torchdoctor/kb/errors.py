@@ -23,7 +23,10 @@ Patterns are matched against one normalised line at a time and must be
 linear-time safe; every pattern has a literal *anchor* (its longest required
 literal run) so a log scan only runs regexes on lines that contain one. A pattern
 that reads a wording every failure of its kind prints (`No module named 'x'` for any
-module) ends with the empty group `(?P<generic>)`: a match through it says "possibly".
+module) ends with the empty group `(?P<generic>)`: a match through it says "possibly". A
+pattern whose words another mistake can also print, but specific enough to be read across lost
+spaces and joined lines, ends with `(?P<possibly>)` instead: "possibly" too, and the despaced pass
+keeps it.
 """
 
 import json
@@ -55,6 +58,8 @@ REQUIRED = ("id", "category", "title", "patterns", "cause", "fix", "sources", "e
 # The empty named group that marks a generic pattern (see the module's docstring).
 GENERIC_GROUP = "generic"
 _GENERIC_MARK = "(?P<%s>)" % GENERIC_GROUP
+# The empty named group that marks a specific pattern read only as a possibility.
+POSSIBLY_GROUP = "possibly"
 
 
 @record

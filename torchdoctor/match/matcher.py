@@ -14,7 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..model.findings import HIGH, POSSIBLE
 from ..model.records import field, record
-from ..kb.errors import GENERIC_GROUP, Entry, Pattern, entries_of, files_for, load_entries
+from ..kb.errors import GENERIC_GROUP, POSSIBLY_GROUP, Entry, Pattern, entries_of, files_for, load_entries
 from . import prefilter as _pre
 from .normalize import normalize, unmarkup
 from .candidates import text_candidates
@@ -75,7 +75,8 @@ class Match:
         shows too little (a short or case-folded hit). A negative priority ranks a generic
         entry below a specific one; it does not make an exact hit less sure."""
         if (self.neutral is not None or self.entry.symptom or self.beside_failure or self.observed_beside_failure
-                or GENERIC_GROUP in self.groups):  # a generic pattern's hit: its entry is one cause of several
+                or GENERIC_GROUP in self.groups  # a generic pattern's hit: its entry is one cause of several
+                or POSSIBLY_GROUP in self.groups):  # a specific pattern another mistake can also print
             return POSSIBLE
         return HIGH if max(self.score, self.evidence) >= POSSIBLE_BELOW else POSSIBLE
 

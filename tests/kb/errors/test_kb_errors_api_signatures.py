@@ -32,9 +32,12 @@ READ_VIDEO = "TypeError: read_video() got an unexpected keyword argument 'output
 
 
 @pytest.mark.parametrize("torch,tv,want,cmd", [
-    # pip upgrading torch alone leaves torchvision 0.12 beside torch 1.12: torchvision decides
-    ("1.12.1", "0.12.0", "The installed torchvision 0.12.0 predates torchvision.io.read_video(output_format=...) "
-                         "(first in torchvision 0.13, built for torch 1.12)", "torch==2.10.0 torchvision==0.25.0"),
+    # pip upgrading torch alone leaves torchvision 0.12 beside torch 1.12: only torchvision moves, from torch's index
+    ("1.12.1+cu116", "0.12.0", "The installed torchvision 0.12.0 predates torchvision.io.read_video(output_format=...) "
+                               "(first in torchvision 0.13): install the torchvision built for this torch 1.12.1+cu116",
+     'install "torchvision==0.13.1" --index-url https://download.pytorch.org/whl/cu116'),
+    # torch past the last torchvision that decodes video: both move back to 2.10
+    ("2.12.0", "0.12.0", "The installed torchvision 0.12.0 predates", "torch==2.10.0 torchvision==0.25.0"),
     # torchvision unknown: an old torch says it; the upgrade stops at 2.10, the last torch whose torchvision reads video
     ("1.10.0", None, "The installed torch 1.10.0 predates", "torch==2.10.0 torchvision==0.25.0"),
     ("1.12.1", "0.13.1", "torchvision 0.13.1 here has", "import torchvision"),
@@ -44,6 +47,12 @@ def test_torchvisions_read_video_keyword_is_read_against_the_installed_torchvisi
     assert m.id == "torch-api-newer-than-installed" and m.confidence == "high"
     t = hooks()[m.entry.tailor](m, facts(torch=torch, packages={"torchvision": {"version": tv}} if tv else {}))
     assert t.summary.startswith(want) and cmd in t.commands[0]
+
+
+def test_no_release_in_the_range_for_this_python_is_said_and_nothing_printed():
+    m = top(READ_VIDEO)
+    t = hooks()[m.entry.tailor](m, facts(torch="1.10.0", py="3.6.9"))
+    assert "no torch from 1.12 to 2.10 has wheels for this Python (3.6)" in t.summary and t.commands == []
 
 
 def test_a_new_torch_says_nothing_of_the_torchvision_beside_it():

@@ -41,6 +41,9 @@ def top(text):
     ("  File \"<string>\", line 33, in get_extensions\nModuleNotFoundError: No module named 'torch'\n---\n"
      "  Caused by: This error likely indicates that git+https://github.com/nerfstudio-project/gsplat depends on torch, "
      "but doesn't declare it as a build dependency.", "pip-build-isolation-hides-torch", "high"),
+    # an editable install says so in its own words
+    ("  ModuleNotFoundError: No module named 'torch'\n\n  ERROR: Failed to build 'file:///root/SageAttention' when "
+     "getting requirements to build editable", "pip-build-isolation-hides-torch", "high"),
     # torchdata's DataPipes against torch internals
     ("ImportError: cannot import name 'DILL_AVAILABLE' from 'torch.utils.data.datapipes.utils.common' "
      "(/workspace/pytorch/torch/utils/data/datapipes/utils/common.py)",

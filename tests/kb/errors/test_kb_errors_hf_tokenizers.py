@@ -45,11 +45,20 @@ def test_a_class_newer_than_the_installed_transformers_is_an_upgrade_to_its_firs
     assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "transformers>=%s,<5"' % since]
 
 
-def test_a_config_saved_by_transformers_5_needs_transformers_5():
-    t = tailored("TokenizersBackend", packages={"transformers": {"version": "4.57.1"}})
-    assert t.summary.startswith("TokenizersBackend first shipped in transformers 5.0.0 (4.57.1 is installed here)")
-    assert "saved by transformers 5" in t.summary
+def test_a_config_saved_by_transformers_5_is_edited_or_transformers_5_installed():
+    t = tailored("TokenizersBackend", torch="2.5.1", packages={"transformers": {"version": "4.57.1"}})
+    assert t.summary.startswith("The model was saved by transformers 5")
+    assert '"tokenizer_class" to "PreTrainedTokenizerFast"' in t.summary
     assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "transformers>=5.0.0"']
+    # transformers 5 needs Python 3.10 and torch 2.2: only the edit is offered
+    t = tailored("TokenizersBackend", torch="2.5.1", py="3.9.18", packages={"transformers": {"version": "4.57.1"}})
+    assert "which this environment does not have" in t.summary and t.commands == []
+
+
+def test_the_upgrade_stops_below_the_first_transformers_that_disables_this_torch():
+    # transformers 4.52 disables a torch below 2.1 (read in the 4.51.0 and 4.52.0 wheels)
+    t = tailored("LlamaTokenizer", torch="1.13.1", packages={"transformers": {"version": "4.27.4"}})
+    assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "transformers>=4.28.0,<4.52"']
 
 
 def test_a_class_the_installed_transformers_has_means_another_transformers_ran():
@@ -104,6 +113,19 @@ def test_on_python_3_12_the_pin_back_has_no_wheels_so_the_code_is_updated_instea
     t = init_order("AttributeError: 'ChatGLMTokenizer' object has no attribute 'sp_tokenizer'", py="3.12.4",
                    packages={"transformers": {"version": "4.40.0"}})
     assert "On Python 3.12 the pin back cannot install from wheels" in t.summary and t.commands == []
+
+
+def test_transformers_own_sentencepiece_classes_are_not_custom_code():
+    ids = [m.id for m in match_text("AttributeError: 'T5Tokenizer' object has no attribute 'sp_model'")]
+    assert INIT_ORDER not in ids
+
+
+def test_sentencepiece_installed_here_means_another_interpreter_or_nothing_to_convert():
+    m = top(CONVERT % "")
+    t = hooks()[m.entry.tailor](m, facts(packages={"sentencepiece": {"version": "0.2.0"},
+                                                   "transformers": {"version": "4.27.4"}}))
+    assert t.summary.startswith("sentencepiece 0.2.0 is installed in /home/u/venv/bin/python")
+    assert "import sentencepiece" in t.commands[0]
 
 
 @pytest.mark.parametrize("text", [

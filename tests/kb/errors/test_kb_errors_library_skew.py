@@ -400,6 +400,12 @@ def test_a_name_missing_from_any_library_module_is_read_possibly(text, summary, 
     assert t.summary.startswith(summary) and t.commands[0].endswith(show)
 
 
+def test_a_namespace_package_is_shown_by_its_distributions_name():
+    m = top("ImportError: cannot import name 'Blob' from 'google.cloud.storage.blob'")
+    t = hooks()[m.entry.tailor](m, facts())
+    assert t.commands[0].endswith("pip show google.cloud.storage")  # pip reads it as google-cloud-storage
+
+
 def test_the_installed_release_of_a_dotted_distribution_is_named():
     m = top("ImportError: cannot import name 'Pipeline' from 'pyannote.audio.core'")
     t = hooks()[m.entry.tailor](m, facts(packages={"pyannote-audio": {"version": "2.1.1"}}))
@@ -426,6 +432,9 @@ def test_the_installed_release_of_a_dotted_distribution_is_named():
     # other frameworks' own modules
     "ImportError: cannot import name 'maps' from 'jax.experimental'",
     "ImportError: cannot import name 'Dense' from 'keras.layers'",
+    # more of the standard library's packages
+    "ImportError: cannot import name 'ServerProxy' from 'xmlrpc.client'",
+    "ImportError: cannot import name 'Path' from 'pathlib._local'",
 ])
 def test_a_name_missing_from_a_projects_own_module_is_not_a_library_release(text):
     assert all(m.id != "hf-library-version-mismatch" for m in match_text(text))

@@ -113,7 +113,15 @@ def test_a_new_enough_python_here_means_another_interpreter_ran_it():
     # Python 2 behind `python` is the usual older interpreter for an f-string
     _, t = tailored_as(OLD_PY, "  File \"inference.py\", line 119\n    log = f'inference.log'\n                         ^\n"
                                "SyntaxError: invalid syntax", facts(py="3.7.16"))
-    assert t.summary.startswith("This interpreter is Python 3.7, which has f-strings: the failing program ran an older")
+    # ...or another mistake on the line: every Python prints these bare words for some (a trailing `+`)
+    assert t.summary.startswith("This interpreter is Python 3.7, which has f-strings: either the failing program ran "
+                                "an older Python") and "another mistake" in t.summary
+
+
+def test_an_f_string_beside_the_bare_words_is_only_a_possibility():
+    m = top("  File \"fs2.py\", line 2\n    log = f\"{os.sep}run.log\" +\n                           ^\n"
+            "SyntaxError: invalid syntax")
+    assert m.id == OLD_PY and m.confidence == "possible"
 
 
 @pytest.mark.parametrize("text", [

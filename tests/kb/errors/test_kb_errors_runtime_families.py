@@ -123,6 +123,17 @@ def test_bitsandbytes_cpu_only_library_wording_of_0_50():
     assert match_text(text)[0].id == "bitsandbytes-cuda-library-not-loaded"
 
 
+@pytest.mark.parametrize("text", [
+    # 0.37 names the one library it looks for, 0.38 to 0.41 the list
+    "UserWarning: /home/u/miniconda3/envs/textgen did not contain libcudart.so as expected! Searching further paths...",
+    "UserWarning: /opt/env did not contain ['libcudart.so', 'libcudart.so.11.0', 'libcudart.so.12.0'] as expected! "
+    "Searching further paths...",
+])
+def test_bitsandbytes_searching_past_the_environment_for_the_cuda_runtime_is_possibly_the_cpu_fallback(text):
+    m = match_text(text)[0]
+    assert m.id == "bitsandbytes-cuda-library-not-loaded" and m.confidence == "possible"
+
+
 # ------------------------------------------------------- a segfault after import ---
 @pytest.mark.parametrize("text", [
     "YOLOR 2023-5-30 torch 2.1.0+cu121 CUDA:0 (NVIDIA GeForce RTX 4060 Laptop GPU, 7940.125MB)\n\nFusing layers... \n"

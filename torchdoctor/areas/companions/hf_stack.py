@@ -13,6 +13,11 @@ from ..registry import Remedy, Tailored, hook, match_groups
 from ..optional_packages import dist_name, report_key
 
 
+# Namespaces several distributions share, and how many dotted parts name the distribution (pip
+# normalises the dots: pyannote.audio is pyannote-audio, google.cloud.storage google-cloud-storage).
+NAMESPACE_TOPS = {"pyannote": 2, "ruamel": 2, "backports": 2, "jaraco": 2, "zope": 2, "google": 3, "azure": 3}
+
+
 # Accelerator() arguments that accelerate 1.0 moved into DataLoaderConfiguration.
 MOVED_IN_ACCELERATE_1 = ("dispatch_batches", "split_batches", "even_batches", "use_seedable_sampler")
 
@@ -68,8 +73,11 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
     if g.get("names") is not None and g.get("name") not in re.findall(r"\w+", g["names"]):
         return None  # the import line above does not name it: the failing import is deeper, unseen
     dist = re.split(r"[\[<>=~!]", dist_name(g["pkg"]), maxsplit=1)[0]  # the name only: PIP_NAMES may carry a pin
+    parts = g["pkg"].split(".")
     if dist.startswith(("git+", "http")):
-        dist = g["pkg"].split(".")[0]  # installed from a repository: pip knows it by its project name
+        dist = parts[0]  # installed from a repository: pip knows it by its project name
+    elif dist == parts[0].lower() and parts[0] in NAMESPACE_TOPS and len(parts) >= NAMESPACE_TOPS[parts[0]]:
+        dist = ".".join(parts[:NAMESPACE_TOPS[parts[0]]])  # a namespace several distributions share
     have = F.package_version(facts, report_key(dist))
     name = g.get("name") or g.get("mod") or "that name"
     notes = ["installed %s: %s" % (dist, have)] if have else []
@@ -245,10 +253,24 @@ TOKENIZER_SINCE = {"LlamaTokenizer": "4.28.0", "Qwen2Tokenizer": "4.37.0", "Gemm
                    "TokenizersBackend": "5.0.0"}
 
 
-def _tokenizer_upgrade(facts: Facts, since: str) -> str:
-    """pip's command for a transformers that has a class first shipped in `since`: below 5 when the
-    class is a 4.x one (5.0 removed much that code written for 4.x calls)."""
-    spec = "transformers>=%s%s" % (since, ",<5" if V.older(since, "5") else "")
+# What a transformers release needs of torch and Python (read in the wheels: 4.52.0 disables a torch
+# below 2.1, 4.51.0 does not; 5.0.0 disables one below 2.2 and requires Python 3.10).
+TRANSFORMERS_NEEDS = (("5", "2.2", "3.10"), ("4.52", "2.1", None))
+
+
+def _tokenizer_upgrade(facts: Facts, since: str) -> Optional[str]:
+    """pip's command for a transformers that has a class first shipped in `since`, below the first
+    release this torch or Python cannot run (5.0 also removed much that code written for 4.x
+    calls); None when no such release exists here."""
+    torch, py = F.package_release(facts, "torch"), F.python_minor(facts)
+    ceiling = None
+    for release, need_torch, need_py in TRANSFORMERS_NEEDS:
+        if (torch and V.older(torch, need_torch)) or (py and need_py and V.older(py, need_py)) \
+                or (release == "5" and V.older(since, "5")):
+            ceiling = release
+    if ceiling and not V.older(since, ceiling):
+        return None
+    spec = "transformers>=%s%s" % (since, ",<%s" % ceiling if ceiling else "")
     return pip(facts, 'install --upgrade "%s"' % spec)
 
 
@@ -264,21 +286,32 @@ def tokenizer_class_not_found(match, facts: Facts) -> Optional[Tailored]:
     notes = ["installed transformers: %s" % have] if have else []
     since = TOKENIZER_SINCE.get(right or "")
     too_old = bool(have and since and V.older(have, since))
+    upgrade = _tokenizer_upgrade(facts, since) if since else None
     if right and right != base:
         return Tailored(summary="The model's tokenizer_config.json names `%s`; transformers' class is `%s` (early "
                                 "LLaMA conversions wrote the other spelling): set \"tokenizer_class\" to \"%s\" in that "
                                 "file%s." % (cls, right, right, ", and upgrade transformers %s, which predates it (%s)"
                                              % (have, since) if too_old else " (transformers %s or newer has it)" % since),
-                        commands=[_tokenizer_upgrade(facts, since)] if too_old else [], notes=notes)
+                        commands=[upgrade] if too_old and upgrade else [], notes=notes)
     if right:
         if have and not too_old:
             return Tailored(summary="transformers %s here has %s: the failing process imported an older transformers "
                                     "(another environment or interpreter)." % (have, right),
                             commands=[which_import(facts, "transformers")], notes=notes)
+        if right == "TokenizersBackend":
+            # transformers 5 wrote its own class name; 4.x loads the same tokenizer.json as PreTrainedTokenizerFast
+            return Tailored(summary="The model was saved by transformers 5, which names its tokenizer `TokenizersBackend`: "
+                                    "set \"tokenizer_class\" to \"PreTrainedTokenizerFast\" in its tokenizer_config.json "
+                                    "(transformers 4 loads the same tokenizer.json that way)%s." % (
+                                        ", or upgrade to transformers 5 (Python 3.10 and torch 2.2 or newer)"
+                                        if upgrade else "; transformers 5 needs Python 3.10 and torch 2.2, which this "
+                                        "environment does not have"),
+                            commands=[upgrade] if upgrade else [], notes=notes)
         return Tailored(summary="%s first shipped in transformers %s%s: upgrade transformers%s." % (
                             right, since, " (%s is installed here)" % have if have else "",
-                            " (the model was saved by transformers 5)" if right == "TokenizersBackend" else ""),
-                        commands=[_tokenizer_upgrade(facts, since)], notes=notes)
+                            "" if upgrade else " (no release that has it runs with this torch or Python: upgrade "
+                            "those first)"),
+                        commands=[upgrade] if upgrade else [], notes=notes)
     return Tailored(summary="`%s` is no tokenizer class of the transformers that ran%s: a newer transformers may have it "
                             "(upgrade), or it comes with another package or the model's own code (install that package "
                             "and load with its class, or pass trust_remote_code=True)." % (
