@@ -6,6 +6,7 @@ whether that API is *too new* for it (upgrade), *present* (so the failing proces
 another torch), or *deprecated* (show the replacement).
 """
 
+import re
 from typing import Dict, List, Optional, Tuple
 
 from ..advice import install_advice, installable_releases, newest_installable
@@ -158,18 +159,24 @@ def _capped_upgrade(facts: Facts, need: str, until: str) -> Tuple[List[str], str
     return list(install_advice(facts, version=target, companions=companions).commands), target
 
 
+# Local tags download.pytorch.org names an index after (a +cu116 torch's torchvision is on .../whl/cu116).
+_VARIANT_TAG = re.compile(r"(?:cu\d{2,4}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2}|xpu)")
+
+
 def _torchvision_for_this_torch(facts: Facts) -> List[str]:
-    """pip's command for the torchvision released with the installed torch, from the index of its
-    variant (a +cu116 torch's torchvision is on download.pytorch.org's cu116 index); torch stays,
-    its own pin admits the installed build."""
+    """pip's command for the torchvision released with the installed torch, held at its own build
+    (pip would otherwise pick the series' newest torchvision, which pins another torch), from the
+    index of its variant; none for a pre-release or a build of its own (NGC, source), which no
+    released torchvision pins."""
     torch = F.torch_version_str(facts)
+    v = F.parse_version(torch.split("+", 1)[0])
     tv = compat.matching_torchvision(torch)
-    if not tv:
+    local = torch.split("+", 1)[1] if "+" in torch else ""
+    if not tv or v is None or v.is_prerelease or (local and not _VARIANT_TAG.fullmatch(local)):
         return []
     spec = "torchvision==%s" % tv if tv.count(".") >= 2 else "torchvision==%s.*" % tv
-    local = torch.split("+", 1)[1] if "+" in torch else ""
     index = " --index-url https://download.pytorch.org/whl/%s" % local if local else ""
-    return ['%s install "%s"%s' % (F.pip_cmd(facts), spec, index)]
+    return ['%s install "%s" "torch==%s"%s' % (F.pip_cmd(facts), spec, torch, index)]
 
 
 def _next_minor(v: str) -> str:
@@ -198,10 +205,17 @@ def _torchvision_api(facts: Facts, name: str, known: Tuple[str, str]) -> Optiona
     torch = F.torch_version(facts)
     if tv is not None and torch is not None and has_at_least(torch, need) and not has_at_least(torch, _next_minor(until)):
         # this torch has a torchvision with it: only torchvision moves
+        cmds = _torchvision_for_this_torch(facts)
+        if not cmds:
+            return Tailored(summary="The installed %s predates %s (first in torchvision %s), and this torch %s is a "
+                                    "pre-release or a build of its own (a container's, a source build) that no released "
+                                    "torchvision pins: build torchvision from source against it, or use the torchvision "
+                                    "its container ships." % (have, name, since, F.torch_version_str(facts)),
+                            commands=[], notes=notes)
         return Tailored(summary="The installed %s predates %s (first in torchvision %s): install the torchvision built "
                                 "for this torch %s, which has it; torch stays." % (have, name, since,
                                                                                    F.torch_version_str(facts)),
-                        commands=_torchvision_for_this_torch(facts), notes=notes)
+                        commands=cmds, notes=notes)
     cmds, target = _capped_upgrade(facts, need, until)
     if not target:
         return Tailored(summary="The installed %s predates %s (first in torchvision %s, built for torch %s), and no torch "

@@ -271,6 +271,9 @@ SOURCE_RAISE = re.compile(r"^\s*(?:raise\s+[A-Za-z_][\w.]*\s*\(|import\s+[A-Za-z
 SOURCE_COMMENT = re.compile(r"^\s{0,12}(?:-{1,8}>\s{0,4})?\d{1,6}\s{1,20}#")
 
 
+_MARKS = (GENERIC_GROUP, POSSIBLY_GROUP)  # groups that say "possibly" and nothing else
+
+
 class Collector:
     def __init__(self, index: "Index"):
         self.found: Dict[str, Match] = {}
@@ -298,15 +301,16 @@ class Collector:
             if score > m.score:
                 m.score, m.anchor, m.anchor_line = score, anchor, text[:2000]
             # A multi-line message may name its details on a later line
-            # (the GLOBAL in a weights-only failure): keep what we learn. A generic pattern's
-            # mark stays only while no specific pattern of the entry has hit: the specific hit
-            # (DefaultCPUAllocator's message) is the diagnosis, the generic one (a bare Errno 12
-            # beside it) adds nothing to doubt it.
+            # (the GLOBAL in a weights-only failure): keep what we learn. A generic or
+            # possibly pattern's mark stays only while no plain pattern of the entry has hit:
+            # the plain hit (DefaultCPUAllocator's message, bitsandbytes' Setup Failed) is the
+            # diagnosis, the marked one (a bare Errno 12, a warning before it) adds nothing to doubt it.
             for k, v in groups.items():
-                if k != GENERIC_GROUP:
+                if k not in _MARKS:
                     m.groups.setdefault(k, v)
-            if GENERIC_GROUP not in groups:
-                m.groups.pop(GENERIC_GROUP, None)
+            for mark in _MARKS:
+                if mark not in groups:
+                    m.groups.pop(mark, None)
 
     def results(self) -> List[Match]:
         # Below the floor a match is no diagnosis; dropped before the refines

@@ -35,7 +35,11 @@ READ_VIDEO = "TypeError: read_video() got an unexpected keyword argument 'output
     # pip upgrading torch alone leaves torchvision 0.12 beside torch 1.12: only torchvision moves, from torch's index
     ("1.12.1+cu116", "0.12.0", "The installed torchvision 0.12.0 predates torchvision.io.read_video(output_format=...) "
                                "(first in torchvision 0.13): install the torchvision built for this torch 1.12.1+cu116",
-     'install "torchvision==0.13.1" --index-url https://download.pytorch.org/whl/cu116'),
+     'install "torchvision==0.13.1" "torch==1.12.1+cu116" --index-url https://download.pytorch.org/whl/cu116'),
+    # only the series known: torch held, or pip would take the series' newest torchvision and its torch
+    ("2.1.0", "0.12.0", "The installed torchvision 0.12.0 predates", 'install "torchvision==0.16.*" "torch==2.1.0"'),
+    ("2.3.0+rocm6.0", "0.12.0", "The installed torchvision 0.12.0 predates",
+     '"torch==2.3.0+rocm6.0" --index-url https://download.pytorch.org/whl/rocm6.0'),
     # torch past the last torchvision that decodes video: both move back to 2.10
     ("2.12.0", "0.12.0", "The installed torchvision 0.12.0 predates", "torch==2.10.0 torchvision==0.25.0"),
     # torchvision unknown: an old torch says it; the upgrade stops at 2.10, the last torch whose torchvision reads video
@@ -47,6 +51,13 @@ def test_torchvisions_read_video_keyword_is_read_against_the_installed_torchvisi
     assert m.id == "torch-api-newer-than-installed" and m.confidence == "high"
     t = hooks()[m.entry.tailor](m, facts(torch=torch, packages={"torchvision": {"version": tv}} if tv else {}))
     assert t.summary.startswith(want) and cmd in t.commands[0]
+
+
+@pytest.mark.parametrize("torch", ["2.1.0a0+git1234", "2.4.0a0+3bcc3cddb5.nv24.07", "2.5.0.dev20240801+cu121"])
+def test_a_prerelease_or_a_containers_own_torch_gets_no_torchvision_that_would_replace_it(torch):
+    m = top(READ_VIDEO)
+    t = hooks()[m.entry.tailor](m, facts(torch=torch, packages={"torchvision": {"version": "0.12.0"}}))
+    assert "pre-release or a build of its own" in t.summary and t.commands == []
 
 
 def test_no_release_in_the_range_for_this_python_is_said_and_nothing_printed():

@@ -55,9 +55,11 @@ def test_a_config_saved_by_transformers_5_is_edited_or_transformers_5_installed(
     assert "which this environment does not have" in t.summary and t.commands == []
 
 
-def test_the_upgrade_stops_below_the_first_transformers_that_disables_this_torch():
-    # transformers 4.52 disables a torch below 2.1 (read in the 4.51.0 and 4.52.0 wheels)
-    t = tailored("LlamaTokenizer", torch="1.13.1", packages={"transformers": {"version": "4.27.4"}})
+@pytest.mark.parametrize("torch", ["1.13.1", "2.1.0a0+32f93b1"])
+def test_the_upgrade_stops_below_the_first_transformers_that_disables_this_torch(torch):
+    # transformers 4.52 disables a torch below 2.1 (read in the 4.51.0 and 4.52.0 wheels), comparing whole
+    # versions: an NGC 2.1.0a0 is below it
+    t = tailored("LlamaTokenizer", torch=torch, packages={"transformers": {"version": "4.27.4"}})
     assert t.commands == ['/home/u/venv/bin/python -m pip install --upgrade "transformers>=4.28.0,<4.52"']
 
 

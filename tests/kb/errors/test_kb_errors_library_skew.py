@@ -400,10 +400,18 @@ def test_a_name_missing_from_any_library_module_is_read_possibly(text, summary, 
     assert t.summary.startswith(summary) and t.commands[0].endswith(show)
 
 
-def test_a_namespace_package_is_shown_by_its_distributions_name():
-    m = top("ImportError: cannot import name 'Blob' from 'google.cloud.storage.blob'")
+@pytest.mark.parametrize("module,shown", [
+    ("google.cloud.storage.blob", "google.cloud.storage"),  # pip reads it as google-cloud-storage
+    ("google.generativeai.types", "google.generativeai"),
+    ("google.auth.transport.requests", "google.auth"),
+    ("azure.storage.blob.aio", "azure.storage.blob"),
+    ("azure.core.exceptions", "azure.core"),
+    ("urllib3.contrib", "urllib3"),  # a PyPI package, whatever its name sounds like
+])
+def test_a_namespace_package_is_shown_by_its_distributions_name(module, shown):
+    m = top("ImportError: cannot import name 'Thing' from '%s'" % module)
     t = hooks()[m.entry.tailor](m, facts())
-    assert t.commands[0].endswith("pip show google.cloud.storage")  # pip reads it as google-cloud-storage
+    assert t.commands[0].endswith("pip show %s" % shown)
 
 
 def test_the_installed_release_of_a_dotted_distribution_is_named():

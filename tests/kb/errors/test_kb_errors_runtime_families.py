@@ -134,6 +134,14 @@ def test_bitsandbytes_searching_past_the_environment_for_the_cuda_runtime_is_pos
     assert m.id == "bitsandbytes-cuda-library-not-loaded" and m.confidence == "possible"
 
 
+def test_the_warning_does_not_doubt_the_failure_that_follows_it():
+    text = ("/home/u/miniconda3/envs/llm did not contain ['libcudart.so', 'libcudart.so.11.0'] as expected! "
+            "Searching further paths...\nCUDA SETUP: Something unexpected happened. Please compile from source\n"
+            "CUDA SETUP: Setup Failed!")
+    m = match_text(text)[0]
+    assert m.id == "bitsandbytes-cuda-library-not-loaded" and m.confidence == "high" and "possibly" not in m.groups
+
+
 # ------------------------------------------------------- a segfault after import ---
 @pytest.mark.parametrize("text", [
     "YOLOR 2023-5-30 torch 2.1.0+cu121 CUDA:0 (NVIDIA GeForce RTX 4060 Laptop GPU, 7940.125MB)\n\nFusing layers... \n"

@@ -15,7 +15,9 @@ from ..optional_packages import dist_name, report_key
 
 # Namespaces several distributions share, and how many dotted parts name the distribution (pip
 # normalises the dots: pyannote.audio is pyannote-audio, google.cloud.storage google-cloud-storage).
-NAMESPACE_TOPS = {"pyannote": 2, "ruamel": 2, "backports": 2, "jaraco": 2, "zope": 2, "google": 3, "azure": 3}
+NAMESPACE_TOPS = {"pyannote": 2, "ruamel": 2, "backports": 2, "jaraco": 2, "zope": 2, "google": 2, "azure": 2}
+# ...and the families one level deeper (google-cloud-storage, azure-storage-blob, azure-mgmt-compute).
+NAMESPACE_DEEPER = frozenset(("google.cloud", "azure.storage", "azure.mgmt", "azure.ai"))
 
 
 # Accelerator() arguments that accelerate 1.0 moved into DataLoaderConfiguration.
@@ -77,7 +79,8 @@ def tailor_library_version_mismatch(match, facts: Facts) -> Optional[Tailored]:
     if dist.startswith(("git+", "http")):
         dist = parts[0]  # installed from a repository: pip knows it by its project name
     elif dist == parts[0].lower() and parts[0] in NAMESPACE_TOPS and len(parts) >= NAMESPACE_TOPS[parts[0]]:
-        dist = ".".join(parts[:NAMESPACE_TOPS[parts[0]]])  # a namespace several distributions share
+        depth = NAMESPACE_TOPS[parts[0]] + (".".join(parts[:2]) in NAMESPACE_DEEPER and len(parts) > 2)
+        dist = ".".join(parts[:depth])  # a namespace several distributions share
     have = F.package_version(facts, report_key(dist))
     name = g.get("name") or g.get("mod") or "that name"
     notes = ["installed %s: %s" % (dist, have)] if have else []
@@ -262,10 +265,11 @@ def _tokenizer_upgrade(facts: Facts, since: str) -> Optional[str]:
     """pip's command for a transformers that has a class first shipped in `since`, below the first
     release this torch or Python cannot run (5.0 also removed much that code written for 4.x
     calls); None when no such release exists here."""
-    torch, py = F.package_release(facts, "torch"), F.python_minor(facts)
+    torch, py = F.parse_version(F.package_release(facts, "torch")), F.python_minor(facts)
     ceiling = None
     for release, need_torch, need_py in TRANSFORMERS_NEEDS:
-        if (torch and V.older(torch, need_torch)) or (py and need_py and V.older(py, need_py)) \
+        # transformers compares the whole version: an NGC 2.1.0a0 is below 2.1 there
+        if (torch is not None and torch < V.parse(need_torch)) or (py and need_py and V.older(py, need_py)) \
                 or (release == "5" and V.older(since, "5")):
             ceiling = release
     if ceiling and not V.older(since, ceiling):
