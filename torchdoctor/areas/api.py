@@ -10,7 +10,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from ..advice import install_advice, installable_releases, newest_installable
-from ..advice.commands import which_import
+from ..advice.commands import WHL, pip, which_import
 from ..model.facts import Facts
 from ..model import derived as F
 from ..model import versions as V
@@ -129,7 +129,7 @@ def newer_api(match, facts: Facts) -> Optional[Tailored]:
         # NEWER_APIS holds keyword arguments as "module.function(keyword=...)"; the message names the function alone
         name = next((k for k in NEWER_APIS if k.endswith(".%s(%s=...)" % (g.get("kwfn"), g["kw"]))), name)
     known = _api_by_name(name)
-    if known and name in TORCHVISION_SINCE:
+    if known and name in TORCHVISION_SPAN:
         return _torchvision_api(facts, name, known)
     v, notes = version_or_none(facts)
     if not known or v is None:
@@ -143,15 +143,18 @@ def newer_api(match, facts: Facts) -> Optional[Tailored]:
 
 # torchvision's own APIs: the torchvision release that added each (NEWER_APIS holds the torch it is built for),
 # and the last torch whose torchvision still has it (torchvision 0.26, for torch 2.11, removed video decoding).
-TORCHVISION_SINCE = {"torchvision.io.read_video(output_format=...)": "0.13"}
-TORCHVISION_UNTIL = {"torchvision.io.read_video(output_format=...)": "2.10"}
+TORCHVISION_SPAN = {"torchvision.io.read_video(output_format=...)": ("0.13", "2.10")}
+
+
+def _within(torch, need: str, until: Optional[str]) -> bool:
+    """torch's release (a parsed version) is from `need` up to the minor `until` (no end: None)."""
+    return has_at_least(torch, need) and (until is None or not has_at_least(torch, _next_minor(until)))
 
 
 def _capped_upgrade(facts: Facts, need: str, until: str) -> Tuple[List[str], str]:
     """Commands for the newest torch in [need, until] with wheels for this Python (and its
     torchvision): past `until` the API is gone again."""
-    fits = [m for m in installable_releases(facts)
-            if has_at_least(F.parse_version(m), need) and not has_at_least(F.parse_version(m), _next_minor(until))]
+    fits = [m for m in installable_releases(facts) if _within(F.parse_version(m), need, until)]
     target = compat.latest_patch(fits[0]) if fits else None
     if not target:
         return [], None  # no release in the range has wheels for this Python and platform
@@ -168,26 +171,20 @@ def _torchvision_for_this_torch(facts: Facts) -> List[str]:
     (pip would otherwise pick the series' newest torchvision, which pins another torch), from the
     index of its variant; none for a pre-release or a build of its own (NGC, source), which no
     released torchvision pins."""
-    torch = F.torch_version_str(facts)
+    torch, local = F.torch_version_str(facts), F.local_tag(facts)
     v = F.parse_version(torch.split("+", 1)[0])
     tv = compat.matching_torchvision(torch)
-    local = torch.split("+", 1)[1] if "+" in torch else ""
     if not tv or v is None or v.is_prerelease or (local and not _VARIANT_TAG.fullmatch(local)):
         return []
     spec = "torchvision==%s" % tv if tv.count(".") >= 2 else "torchvision==%s.*" % tv
-    index = " --index-url https://download.pytorch.org/whl/%s" % local if local else ""
-    return ['%s install "%s" "torch==%s"%s' % (F.pip_cmd(facts), spec, torch, index)]
-
-
-def _next_minor(v: str) -> str:
-    major, minor = v.split(".")[:2]
-    return "%s.%d" % (major, int(minor) + 1)
+    index = " --index-url %s/%s" % (WHL, local) if local else ""
+    return [pip(facts, 'install "%s" "torch==%s"%s' % (spec, torch, index))]
 
 
 def _torchvision_api(facts: Facts, name: str, known: Tuple[str, str]) -> Optional[Tailored]:
     """A torchvision API: read against the installed torchvision (pip upgrades torch alone and
     leaves an older torchvision beside it); against torch only when torchvision is unknown."""
-    since, (need, src) = TORCHVISION_SINCE[name], known
+    (since, until), (need, src) = TORCHVISION_SPAN[name], known
     tv = F.package_release(facts, "torchvision")
     notes = ["%s first appeared in torchvision %s (%s)" % (name, since, src)]
     if tv is None:
@@ -201,9 +198,8 @@ def _torchvision_api(facts: Facts, name: str, known: Tuple[str, str]) -> Optiona
         return Tailored(summary="torchvision %s here has %s: the failing process imported another, older torchvision "
                                 "(another environment, or a stale copy earlier on sys.path)." % (tv, name),
                         commands=[which_import(facts, "torchvision")], notes=["installed torchvision: %s" % tv] + notes)
-    until = TORCHVISION_UNTIL[name]
     torch = F.torch_version(facts)
-    if tv is not None and torch is not None and has_at_least(torch, need) and not has_at_least(torch, _next_minor(until)):
+    if tv is not None and torch is not None and _within(torch, need, until):
         # this torch has a torchvision with it: only torchvision moves
         cmds = _torchvision_for_this_torch(facts)
         if not cmds:
@@ -260,7 +256,7 @@ def torch_module_history(match, facts: Facts) -> Optional[Tailored]:
                                 "not the one that failed, or none is installed)." % (mod, shipped), commands=[],
                         notes=notes)
     have = _minor(v)
-    if any(has_at_least(v, a) and (b is None or not has_at_least(v, _next_minor(b))) for a, b in runs):
+    if any(_within(v, a, b) for a, b in runs):
         return present(facts, mod, notes)
     if not has_at_least(v, runs[0][0]):
         return too_old(facts, mod, runs[0][0], notes)

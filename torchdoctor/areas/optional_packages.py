@@ -181,7 +181,7 @@ def _fast_tokenizer_conversion(facts: Facts) -> Tailored:
                                 " %s" % tf if tf else "",
                                 " 3.20 or older (transformers before 4.31 cannot read protobuf 4)" if old else
                                 " (3.20 or older for a transformers before 4.31)" if not tf else ""),
-                    commands=["%s install sentencepiece %s" % (F.pip_cmd(facts), proto)],
+                    commands=[pip(facts, "install sentencepiece %s" % proto)],
                     notes=["installed transformers: %s" % tf] if tf else [])
 
 
