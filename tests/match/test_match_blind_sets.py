@@ -99,7 +99,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind88_arabic.jsonl", "blind88_attnkernels.jsonl", "blind88_indic.jsonl", "blind88_mathreason.jsonl",
         "blind88_singlecell.jsonl",
         "blind89_difflm.jsonl", "blind89_s2st.jsonl", "blind89_tabsynth.jsonl", "blind89_turkish.jsonl",
-        "blind89_wsl.jsonl"]
+        "blind89_wsl.jsonl",
+        "blind90_euro.jsonl", "blind90_legal.jsonl", "blind90_neuralop.jsonl", "blind90_stereo.jsonl",
+        "blind90_vfi.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -835,7 +837,6 @@ OPEN = {
     ("blind84_ecg.jsonl", 0): None,
     ("blind84_ecg.jsonl", 2): None,
     ("blind84_gec.jsonl", 0): "python-package-missing",
-    ("blind84_gec.jsonl", 2): None,
     ("blind84_gec.jsonl", 4): "python-package-missing",
     ("blind84_har.jsonl", 1): None,
     ("blind84_har.jsonl", 2): None,
@@ -881,6 +882,10 @@ OPEN = {
     ("blind89_difflm.jsonl", 2): None,
     ("blind89_difflm.jsonl", 3): None,
     ("blind89_tabsynth.jsonl", 2): "torchaudio-requires-other-torch",
+    # blind90 (tests/eval/blind90_results.md): `no module named` retyped in lower case in prose; a GPU's memory
+    # told in words
+    ("blind90_neuralop.jsonl", 1): None,
+    ("blind90_vfi.jsonl", 5): None,
 }
 
 

@@ -3,6 +3,7 @@
 
 from typing import Optional
 
+from ..advice.commands import pip
 from ..model import derived as F
 from ..model.facts import Facts
 from .cpu_only_build import tailor_cpu_only_build
@@ -41,3 +42,29 @@ def deepspeed_accelerator(match, facts: Facts) -> Optional[Tailored]:
                                 % len(F.torch_gpus(facts)),
                         notes=["torch %s sees %s" % (F.torch_version_str(facts), F.gpu_names(facts))])
     return None
+
+
+# deepspeed.init_distributed falls back to the host name's address when `hostname -I` fails
+# from this release on (deepspeedai/DeepSpeed PR 6990).
+DISCOVERY_FALLBACK = (0, 16, 4)
+
+
+@hook("deepspeed-hostname")
+def deepspeed_hostname(match, facts: Facts) -> Optional[Tailored]:
+    """The launcher's message wants --master_addr whatever the version; the discovery crash of
+    a script run without a launcher is gone from 0.16.4."""
+    if match_groups(match).get("runner"):
+        return Tailored(summary="The multi-node launcher asks the first host of the hostfile for its address with "
+                                "`hostname -I`: pass --master_addr=<that node's IP> to deepspeed.")
+    ds = F.package_version(facts, "deepspeed")
+    parsed = F.parse_version(ds) if ds else None
+    if parsed is None:
+        return None
+    notes = ["deepspeed %s" % ds]
+    if parsed.release[:3] >= DISCOVERY_FALLBACK:
+        return Tailored(summary="deepspeed %s here no longer needs `hostname -I` in init_distributed: the failing run "
+                                "used an older deepspeed (another environment), or the launcher's own lookup; start it "
+                                "with the deepspeed launcher or torchrun." % ds, notes=notes)
+    return Tailored(summary="deepspeed %s runs `hostname -I` when a script calls init_distributed without a launcher: "
+                            "start it with `deepspeed script.py` or torchrun, or upgrade deepspeed to 0.16.4 or later."
+                            % ds, commands=[pip(facts, 'install "deepspeed>=0.16.4"')], notes=notes)

@@ -1,11 +1,13 @@
-"""torch.hub downloads from GitHub: the API rate limit and offline use.
+"""Downloads: torch.hub from GitHub (the API rate limit, offline use), torchvision's MNIST mirrors, and a
+Hugging Face model named by an id the Hub does not give.
 """
 
+import re
 from typing import Optional
 
 from ..model import derived as F
 from ..model.facts import Facts
-from .registry import Tailored, hook
+from .registry import Tailored, hook, match_groups
 
 
 @hook("torch-hub-github")
@@ -21,3 +23,83 @@ def torch_hub_github(match, facts: Facts) -> Optional[Tailored]:
                             "60 per IP), or pass skip_validation=True / trust_repo=True for a repo you trust.",
                     commands=[F.set_env_cmd(facts, "GITHUB_TOKEN", "YOUR_GITHUB_TOKEN")],
                     notes=["GITHUB_TOKEN is not set"])
+
+
+MNIST_S3 = "https://ossci-datasets.s3.amazonaws.com/mnist/"
+
+
+def _https_proxy(facts: Facts) -> Optional[str]:
+    return F.env(facts, "HTTPS_PROXY") or F.env(facts, "https_proxy")
+
+
+@hook("mnist-mirrors")
+def mnist_mirrors(match, facts: Facts) -> Optional[Tailored]:
+    """Which mirrors the installed torchvision tries, in which order: a refusal from
+    yann.lecun.com is the failure only where it is the one mirror."""
+    tv = F.package_version(facts, "torchvision")
+    parsed = F.parse_version(tv) if tv else None
+    if parsed is None:
+        return None
+    notes = ["torchvision %s" % tv]
+    proxy = _https_proxy(facts)
+    notes.append("HTTPS_PROXY=%s here" % proxy if proxy else "no HTTPS_PROXY set here")
+    if parsed.release[:3] < (0, 9, 1):
+        return Tailored(summary="torchvision %s downloads MNIST from yann.lecun.com alone, which refuses downloads on and "
+                                "off (403, 503): 0.9.1 added the S3 copy as a second mirror. Upgrade torchvision together "
+                                "with a torch it matches, or fetch the four files from %s into <root>/MNIST/raw and pass "
+                                "download=False." % (tv, MNIST_S3), notes=notes)
+    order = "S3 first, then yann.lecun.com" if parsed.release[:2] >= (0, 22) else "yann.lecun.com first, then S3"
+    return Tailored(summary="torchvision %s tries %s, so a 403 from yann.lecun.com alone is not the failure: "
+                            "`Error downloading` means this process could not fetch from %s either (no internet on "
+                            "the node, a proxy%s or firewall). Open that URL from the same machine, or fetch the files "
+                            "elsewhere into <root>/MNIST/raw and pass download=False."
+                            % (tv, order, MNIST_S3, " (HTTPS_PROXY=%s)" % proxy if proxy else " it was not told of"),
+                    notes=notes)
+
+
+# A name that is a path, not a Hub id: a separator other than the one slash of org/name, a leading
+# dot or tilde, a drive letter, or a file name.
+_PATH_LIKE = re.compile(r"^(?:[.~]|[A-Za-z]:|/)|\\|/.*/|\.(?:txt|json|bin|pt|pth|safetensors|model)$")
+
+
+@hook("hf-model-id")
+def hf_model_id(match, facts: Facts) -> Optional[Tailored]:
+    """What the name says: a path, an id without its organisation, or a gated repository; and
+    what this machine sets for the Hub (a mirror, a token, offline mode)."""
+    g = match_groups(match)
+    name = g.get("name") or ""
+    notes = []
+    endpoint, token = F.env(facts, "HF_ENDPOINT"), F.env(facts, "HF_TOKEN") or F.env(facts, "HUGGING_FACE_HUB_TOKEN")
+    offline = F.env(facts, "HF_HUB_OFFLINE") or F.env(facts, "TRANSFORMERS_OFFLINE")
+    if endpoint:
+        notes.append("HF_ENDPOINT=%s here" % endpoint)
+    notes.append("HF_TOKEN is set here" if token else "HF_TOKEN is not set here")
+    if offline and offline not in ("0", "false", "False"):
+        notes.append("offline mode is set here")
+    if "gated" in g:
+        return Tailored(summary="%s is gated: accept its licence on https://huggingface.co/%s with your account, then log "
+                                "in where the process runs (hf auth login) or set HF_TOKEN to a token of that account%s."
+                                % (name or "The model", name or "<model>", "" if token else " (none is set here)"),
+                        notes=notes)
+    if not name:
+        return Tailored(notes=notes)
+    if _PATH_LIKE.search(name):
+        return Tailored(summary="'%s' is a path: it does not exist relative to the directory the process ran in. Pass "
+                                "the absolute path of the downloaded model (or run from the directory it is relative "
+                                "to)." % name, notes=notes)
+    listed = re.search(r"[\w.-]{1,100}/" + re.escape(name) + r"\b", getattr(match, "text", "") or "")
+    if "/" not in name and listed:
+        return Tailored(summary="The message's own list names it '%s': transformers 2.11 moved the community shortcuts "
+                                "under their authors, so pass that id." % listed.group(0), notes=notes)
+    if "/" not in name:
+        return Tailored(summary="'%s' has no organisation: most Hub ids are organisation/name (search huggingface.co "
+                                "for the full id), or it is meant as a local folder, which is not in the directory the "
+                                "process ran in (download the model there, or pass its absolute path)." % name,
+                        notes=notes)
+    if endpoint:
+        return Tailored(summary="HF_ENDPOINT sends the request to %s: a mirror without %s, or one that refuses it, "
+                                "answers as if the model did not exist. Check the id there, or unset HF_ENDPOINT."
+                                % (endpoint, name), commands=[F.unset_env_cmd(facts, "HF_ENDPOINT")], notes=notes)
+    return Tailored(summary="Check that %s exists on huggingface.co under exactly that name (it may have been renamed "
+                            "or deleted); if it is private or gated, log in with an account that has access%s."
+                            % (name, "" if token else " (no HF_TOKEN is set here)"), notes=notes)

@@ -13,6 +13,7 @@ from ..advice import install_advice, newest_installable
 from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from .config import (CUBLAS_URL, REPRO_URL, expandable_segments_off_cmd, expandable_segments_requested,
                      fragmentation_remedy, runtime_setting)
+from .cpu_only_build import tailor_cpu_only_build
 from .cuda.arch import tailor_arch_unsupported
 from .cuda.common import hip_reading
 from .rocm import hip_launch_failure
@@ -106,6 +107,33 @@ def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
     if not notes:
         return None
     return Tailored(notes=notes)
+
+
+@hook("quantized-offload")
+def quantized_offload(match, facts: Facts) -> Optional[Tailored]:
+    """What made device_map put bitsandbytes modules on the CPU: no GPU this torch can use, or
+    one too small (or too full) for the model."""
+    if F.is_cuda_build(facts) is False and F.os_name(facts) != "macos":
+        cpu = tailor_cpu_only_build(match, facts)
+        first = ("torch %s here is a CPU-only build: device_map='auto' finds no GPU and puts every module on the "
+                 "CPU, where bitsandbytes' 8-bit and 4-bit layers cannot run." % F.torch_version_str(facts))
+        if cpu is None:
+            return Tailored(summary=first)
+        return Tailored(summary=first + (" " + cpu.summary if cpu.summary else ""), cause=cpu.cause,
+                        commands=cpu.commands, notes=cpu.notes, verify=cpu.verify)
+    visible = F.env(facts, "CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip() in ("", "-1"):
+        return Tailored(summary="CUDA_VISIBLE_DEVICES=%r hides every GPU from this process, so device_map='auto' has "
+                                "only the CPU: unset it or list the GPUs." % visible,
+                        commands=[F.unset_env_cmd(facts, "CUDA_VISIBLE_DEVICES")], notes=["CUDA_VISIBLE_DEVICES=%r" % visible])
+    sizes = [(g.get("name", "?"), g["total_memory"]) for g in F.all_gpus(facts) if isinstance(g.get("total_memory"), int)]
+    if not sizes:
+        return None
+    name, largest = max(sizes, key=lambda s: s[1])
+    return Tailored(summary="The largest GPU here (%s) has %s in all: the model at this precision, with what else the "
+                            "process or other processes hold, needs more. Free the GPU (nvidia-smi lists who holds it), "
+                            "load in 4-bit, or use a smaller model or a larger GPU." % (name, _gib(largest)),
+                    notes=["GPU %s: %s" % (n, _gib(m)) for n, m in sizes])
 
 
 @hook("cublas-not-supported")

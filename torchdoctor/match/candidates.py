@@ -2,10 +2,24 @@
 answer turned into line numbers, so match_text reads only those on a long paste and the
 log scan only those of each chunk."""
 
+import re
 from typing import TYPE_CHECKING, List, Tuple
 
 if TYPE_CHECKING:  # the index is the matcher's; this module only asks it for its prefilter
     from .matcher import Index
+
+
+# Python 3.11+ underlines the failing part of a traceback's source line with ^ and ~; the
+# line under the marks is the source line's real neighbour (the next frame, or the error).
+CARETS = re.compile(r"[ \t]*[\^~][ \t^~]*$")
+
+
+def partner(lines: List[str], i: int) -> int:
+    """The line joined to line i: the next one, or the one after a line of carets."""
+    j = i + 1
+    if j + 1 < len(lines) and CARETS.match(lines[j]) and "^" in lines[j]:
+        return j + 1
+    return j
 
 
 def text_candidates(lines: List[str], index: "Index") -> Tuple[List[int], List[int]]:
@@ -24,14 +38,14 @@ def text_candidates(lines: List[str], index: "Index") -> Tuple[List[int], List[i
     windows: List[str] = []
     owners: List[int] = []
     for i in range(len(lines) - 1):
-        a, b = lines[i].rstrip(), lines[i + 1].strip()
+        a, b = lines[i].rstrip(), lines[partner(lines, i)].strip()
         if a and b:
             windows.append(a[-w:] + " " + b[:w])
             windows.append(a[-w:] + b[:w])
             owners.extend((i, i))
     wblob = "\n".join(windows).encode("utf-8", "surrogatepass")
     spans = {owners[k] for k in line_numbers(wblob, pre.line_starts(wblob))}
-    pairs = sorted(i for i in range(len(lines) - 1) if i in cand or (i + 1) in cand or i in spans)
+    pairs = sorted(i for i in range(len(lines) - 1) if i in cand or partner(lines, i) in cand or i in spans)
     return singles, pairs
 
 

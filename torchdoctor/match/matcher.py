@@ -17,7 +17,7 @@ from ..model.records import field, record
 from ..kb.errors import GENERIC_GROUP, POSSIBLY_GROUP, Entry, Pattern, entries_of, files_for, load_entries
 from . import prefilter as _pre
 from .normalize import normalize, unmarkup
-from .candidates import text_candidates
+from .candidates import partner, text_candidates
 from .prefilter import EveryLine, NativeMarkers, NativePrefilter, NativeTriggers, Prefilter, PureTriggers
 from .whose import Layer, first, markers
 from .confidence import EVIDENCE_FLOOR, POSSIBLE_BELOW
@@ -330,10 +330,11 @@ def _selected_index(files: Tuple[str, ...]) -> Index:
 
 
 def joins(lines: List[str], i: int) -> Tuple[str, ...]:
-    """Line i and line i+1 joined as a wrapped message may have been split: with a space
-    and without; none when either is blank. The one definition match_text tries and the
-    KB-file selection looks at, so the two cannot drift apart."""
-    a, b = lines[i].rstrip(), lines[i + 1].strip()
+    """Line i and its partner (the next line, past a line of carets) joined as a wrapped
+    message may have been split: with a space and without; none when either is blank. The
+    one definition match_text tries and the KB-file selection looks at, so the two cannot
+    drift apart."""
+    a, b = lines[i].rstrip(), lines[partner(lines, i)].strip()
     return (a + " " + b, a + b) if a and b else ()
 
 
@@ -373,7 +374,7 @@ def match_text(text: str, index: Optional[Index] = None, observe: bool = True) -
     # Wrapped messages: try each pair of neighbours joined, for entries that
     # neither line found on its own.
     for i in pairs:
-        if not quoted[i] or not quoted[i + 1]:
+        if not quoted[i] or not quoted[partner(lines, i)]:
             continue
         for joined in joins(lines, i):
             hits = index.match_line(joined, skip=col.found)

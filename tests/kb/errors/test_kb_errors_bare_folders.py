@@ -31,6 +31,26 @@ def test_an_unbuilt_extensions_source_folder_imports_and_has_no_forward(tmp_path
     assert match_text(err)[0].id == "cuda-extension-package-not-built"
 
 
+def test_an_optional_op_imported_under_try_fails_at_its_first_call(tmp_path):
+    # RAFT-Stereo's layout: corr.py tries the compiled sampler and goes on without it; the
+    # name is one no entry lists, so only the call beside the NameError says what it is
+    (tmp_path / "corr.py").write_text(
+        "try:\n    import stereo_sampler_ext\nexcept ImportError:\n    pass\n\n\n"
+        "def sample(volume, coords, radius):\n"
+        "    corr, = stereo_sampler_ext.forward(volume, coords, radius)\n    return corr\n")
+    err = _fail(tmp_path, "import corr\ncorr.sample(1, 2, 3)")
+    assert "NameError: name 'stereo_sampler_ext' is not defined" in err
+    if sys.version_info >= (3, 11):
+        assert "^^^^" in err  # the carets between the call and the error
+    assert match_text(err)[0].id == "cuda-extension-package-not-built"
+
+
+def test_a_name_error_of_the_users_own_code_is_not_an_unbuilt_op():
+    text = ('  File "train.py", line 9, in step\n    loss = criterion(model.forward(x), y)\n'
+            "NameError: name 'criterion' is not defined")
+    assert "cuda-extension-package-not-built" not in [m.id for m in match_text(text)]
+
+
 def test_a_checkout_never_installed_names_no_location_and_the_hook_finds_the_folder(tmp_path):
     # Inpaint-Anything's layout: a library's clone (setup.py, the package inside) in the cwd
     (tmp_path / "tdsegany" / "tdsegany").mkdir(parents=True)

@@ -165,6 +165,22 @@ with open(os.path.join(folder, "tokenizer_config.json"), "w") as fh:
 LOAD = "import sys; from transformers import AutoTokenizer; print(AutoTokenizer.from_pretrained(sys.argv[1])('hello world')['input_ids'])"
 
 
+def venv_with(tmp_path, *requirements):
+    """A venv with `requirements` from this machine's pip: (its python, run, the environment the
+    runs and printed commands get). Skips where pip cannot install them."""
+    from wheelkit import pip_venv
+
+    py = pip_venv(tmp_path / "venv")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the venv's own packages only
+
+    def run(*args, timeout=300):
+        return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, env=env)
+
+    if run(py, "-m", "pip", "install", "-q", *requirements, timeout=900).returncode != 0:
+        pytest.skip("pip could not install %s here" % " ".join(requirements))
+    return py, run, env
+
+
 def break_and_heal(py, run, env, model, words, entry, command_end):
     """Load the tokenizer (it fails with `words`), explain the failure with the environment's own
     facts, run the first printed command, load again: the loaded result."""
@@ -186,16 +202,8 @@ def break_and_heal(py, run, env, model, words, entry, command_end):
 @pytest.mark.slow
 def test_a_real_transformers_without_the_class_is_healed_by_the_printed_upgrade(tmp_path):
     from torchdoctor.gather.light import light_facts
-    from wheelkit import pip_venv
 
-    py = pip_venv(tmp_path / "venv")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the venv's own packages only
-
-    def run(*args, timeout=300):
-        return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, env=env)
-
-    if run(py, "-m", "pip", "install", "-q", "transformers==4.27.4", timeout=900).returncode != 0:
-        pytest.skip("pip could not install transformers 4.27.4 here")
+    py, run, env = venv_with(tmp_path, "transformers==4.27.4")
     model = str(tmp_path / "model")
     assert run(py, "-c", MAKE_MODEL, model, "LlamaTokenizer").returncode == 0
     loaded = break_and_heal(py, run, env, model, NOT_FOUND % "LlamaTokenizer", "hf-tokenizer-class-not-found",
@@ -256,19 +264,40 @@ with open(os.path.join(folder, "tokenizer_config.json"), "w") as fh:
 
 @pytest.mark.slow
 def test_a_real_missing_sentencepiece_is_healed_by_the_printed_command(tmp_path):
-    from wheelkit import pip_venv
-
-    py = pip_venv(tmp_path / "venv")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-
-    def run(*args, timeout=300):
-        return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, env=env)
-
-    if run(py, "-m", "pip", "install", "-q", "transformers==4.27.4", "sentencepiece", timeout=900).returncode != 0:
-        pytest.skip("pip could not install transformers 4.27.4 and sentencepiece here")
+    py, run, env = venv_with(tmp_path, "transformers==4.27.4", "sentencepiece")
     model = str(tmp_path / "model")
     assert run(py, "-c", MAKE_SPM, model).returncode == 0
     assert run(py, "-m", "pip", "uninstall", "-q", "-y", "sentencepiece").returncode == 0
     loaded = break_and_heal(py, run, env, model, "You need to have sentencepiece installed", "python-package-missing",
                             '-m pip install sentencepiece "protobuf<=3.20.3"')
     assert "[" in loaded.stdout
+
+
+# A BPE tokenizer.json as tokenizers 0.20 and later save it: merges as pairs.
+NEW_FORMAT = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+              "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
+              "model": {"type": "BPE", "dropout": None, "unk_token": "[UNK]", "continuing_subword_prefix": None,
+                        "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                        "vocab": {"[UNK]": 0, "a": 1, "b": 2, "ab": 3}, "merges": [["a", "b"]]}}
+LOAD_FILE = ("import sys; from transformers import PreTrainedTokenizerFast; "
+             "print(PreTrainedTokenizerFast(tokenizer_file=sys.argv[1])('ab ab')['input_ids'])")
+
+
+@pytest.mark.slow
+def test_a_tokenizer_json_in_the_new_format_is_healed_by_the_printed_transformers_upgrade(tmp_path):
+    from torchdoctor.gather.light import light_facts
+
+    py, run, env = venv_with(tmp_path, "transformers==4.44.2")
+    path = str(tmp_path / "tokenizer.json")
+    with open(path, "w") as fh:
+        json.dump(NEW_FORMAT, fh)
+    broken = run(py, "-c", LOAD_FILE, path)
+    assert broken.returncode != 0 and "untagged enum ModelWrapper" in broken.stderr, broken.stderr[-600:]
+    m = top(broken.stderr)
+    assert m.id == "hf-tokenizer-json-newer-format"
+    t = hooks()[m.entry.tailor](m, light_facts(py))
+    assert "predates" in t.summary and t.commands[0].endswith('-m pip install --upgrade "transformers>=4.45.0,<5"'), t
+    healed = subprocess.run(t.commands[0], shell=True, capture_output=True, text=True, timeout=900, env=env)
+    assert healed.returncode == 0, healed.stderr[-600:]
+    loaded = run(py, "-c", LOAD_FILE, path)
+    assert loaded.returncode == 0 and "[3, 3]" in loaded.stdout, loaded.stderr[-600:]

@@ -348,3 +348,26 @@ def tokenizer_init_order(match, facts: Facts) -> Optional[Tailored]:
                             "tokenizer's code (the model's tokenization_*.py from its Hub repository, or a newer release "
                             "of the library that ships it)." % (cls, " (%s is installed here)" % have if have else ""),
                     commands=[pip(facts, 'install "transformers<4.34"')], notes=notes)
+
+
+@hook("tokenizer-json-format")
+def tokenizer_json_format(match, facts: Facts) -> Optional[Tailored]:
+    """tokenizers 0.20 writes merges as pairs; the installed tokenizers (or, where the facts do not
+    list it, the transformers that pins it: 4.45 is the first to require 0.20) says whether this
+    environment can read them."""
+    have, tf = F.package_release(facts, "tokenizers"), F.package_release(facts, "transformers")
+    if not have and not tf:
+        return None
+    notes = ["installed %s: %s" % (n, v) for n, v in (("tokenizers", have), ("transformers", tf)) if v]
+    old = V.older(have, "0.20") if have else V.older(tf, "4.45")
+    if not old:
+        return Tailored(summary="The %s here reads the new format: the failing process imported an older tokenizers "
+                                "(another environment, or a user site-packages copy shadowing this one)."
+                                % ("tokenizers %s" % have if have else "transformers %s (and its tokenizers)" % tf),
+                        commands=[which_import(facts, "tokenizers")], notes=notes)
+    upgrade = _tokenizer_upgrade(facts, "4.45.0")
+    return Tailored(summary="The %s here predates the format (tokenizers 0.20): upgrade transformers to 4.45 or newer, "
+                            "which brings it%s." % ("tokenizers %s" % have if have else "transformers %s" % tf,
+                                                    "" if upgrade else "; no such transformers runs with this torch "
+                                                    "or Python, upgrade those first"),
+                    commands=[upgrade] if upgrade else [], notes=notes)
