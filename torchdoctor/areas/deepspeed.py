@@ -62,9 +62,9 @@ def deepspeed_hostname(match, facts: Facts) -> Optional[Tailored]:
         return None
     notes = ["deepspeed %s" % ds]
     if parsed.release[:3] >= DISCOVERY_FALLBACK:
-        return Tailored(summary="deepspeed %s here no longer needs `hostname -I` in init_distributed: the failing run "
-                                "used an older deepspeed (another environment), or the launcher's own lookup; start it "
-                                "with the deepspeed launcher or torchrun." % ds, notes=notes)
+        return Tailored(summary="deepspeed %s here falls back to the host name's address when `hostname -I` fails: the "
+                                "refusal it still prints is harmless, so the failure is elsewhere in the log (unless "
+                                "the run used an older deepspeed from another environment)." % ds, notes=notes)
     return Tailored(summary="deepspeed %s runs `hostname -I` when a script calls init_distributed without a launcher: "
                             "start it with `deepspeed script.py` or torchrun, or upgrade deepspeed to 0.16.4 or later."
                             % ds, commands=[pip(facts, 'install "deepspeed>=0.16.4"')], notes=notes)

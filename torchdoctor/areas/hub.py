@@ -48,8 +48,9 @@ def mnist_mirrors(match, facts: Facts) -> Optional[Tailored]:
                                 "off (403, 503): 0.9.1 added the S3 copy as a second mirror. Upgrade torchvision together "
                                 "with a torch it matches, or fetch the four files from %s into <root>/MNIST/raw and pass "
                                 "download=False." % (tv, MNIST_S3), notes=notes)
+    # FashionMNIST, KMNIST and EMNIST fetch the same file names from their own hosts: the mirrors below are MNIST's
     order = "S3 first, then yann.lecun.com" if parsed.release[:2] >= (0, 22) else "yann.lecun.com first, then S3"
-    return Tailored(summary="torchvision %s tries %s, so a 403 from yann.lecun.com alone is not the failure: "
+    return Tailored(summary="For MNIST, torchvision %s tries %s, so a 403 from yann.lecun.com alone is not the failure: "
                             "`Error downloading` means this process could not fetch from %s either (no internet on "
                             "the node, a proxy%s or firewall). Open that URL from the same machine, or fetch the files "
                             "elsewhere into <root>/MNIST/raw and pass download=False."
@@ -60,6 +61,12 @@ def mnist_mirrors(match, facts: Facts) -> Optional[Tailored]:
 # A name that is a path, not a Hub id: a separator other than the one slash of org/name, a leading
 # dot or tilde, a drive letter, or a file name.
 _PATH_LIKE = re.compile(r"^(?:[.~]|[A-Za-z]:|/)|\\|/.*/|\.(?:txt|json|bin|pt|pth|safetensors|model)$")
+
+
+# The Hub's early models, whose ids have no organisation and still resolve (they redirect to their
+# organisations since 2024): bert-base-uncased, gpt2, t5-small, roberta-base, distilbert-...
+_CANONICAL = re.compile(r"^(?:bert|gpt2|distilgpt2|openai-gpt|distilbert|distilroberta|roberta|xlm|t5|albert|bart|xlnet|"
+                        r"ctrl|camembert|flaubert|electra|google/)[\w.-]*$")
 
 
 @hook("hf-model-id")
@@ -87,10 +94,25 @@ def hf_model_id(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="'%s' is a path: it does not exist relative to the directory the process ran in. Pass "
                                 "the absolute path of the downloaded model (or run from the directory it is relative "
                                 "to)." % name, notes=notes)
-    listed = re.search(r"[\w.-]{1,100}/" + re.escape(name) + r"\b", getattr(match, "text", "") or "")
+    if name.endswith("/revision"):  # the API's URL for a canonical id: .../models/<id>/revision/main
+        name = name[:-len("/revision")]
+    if g.get("what") and "/" not in name and not _PATH_LIKE.search(name):
+        # transformers 4.16-4.4x print `Can't load <what> for` when no file could be fetched at all
+        return Tailored(summary="'%s' needs the Hub: this wording also comes when huggingface.co cannot be reached "
+                                "(a firewall, a proxy, no internet on the node), so check that first (or set "
+                                "HF_ENDPOINT to a reachable mirror, or load the model from a downloaded folder); "
+                                "else the name is wrong, or a local folder named '%s' in the working directory "
+                                "hides the Hub." % (name, name), notes=notes)
+    line = getattr(match, "text", "") or ""
+    # transformers 2.x-3.4 list the shortcut names they know in the message itself
+    listed = re.search(r"[\w.-]{1,100}/" + re.escape(name) + r"\b", line) if "model name list" in line else None
     if "/" not in name and listed:
         return Tailored(summary="The message's own list names it '%s': transformers 2.11 moved the community shortcuts "
                                 "under their authors, so pass that id." % listed.group(0), notes=notes)
+    if "/" not in name and _CANONICAL.match(name):
+        return Tailored(summary="'%s' is one of the Hub's early models, valid without an organisation: the request "
+                                "did not reach the Hub's answer for it (a firewall, a proxy or mirror answering "
+                                "401/404, an outage), or a misspelling." % name, notes=notes)
     if "/" not in name:
         return Tailored(summary="'%s' has no organisation: most Hub ids are organisation/name (search huggingface.co "
                                 "for the full id), or it is meant as a local folder, which is not in the directory the "

@@ -10,10 +10,10 @@ from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
 from ..advice import install_advice, newest_installable
-from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
+from .registry import WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups, remedy_verify
 from .config import (CUBLAS_URL, REPRO_URL, expandable_segments_off_cmd, expandable_segments_requested,
                      fragmentation_remedy, runtime_setting)
-from .cpu_only_build import tailor_cpu_only_build
+from .cpu_only_build import cpu_only_remedy
 from .cuda.arch import tailor_arch_unsupported
 from .cuda.common import hip_reading
 from .rocm import hip_launch_failure
@@ -113,16 +113,21 @@ def cuda_oom(match, facts: Facts) -> Optional[Tailored]:
 def quantized_offload(match, facts: Facts) -> Optional[Tailored]:
     """What made device_map put bitsandbytes modules on the CPU: no GPU this torch can use, or
     one too small (or too full) for the model."""
-    if F.is_cuda_build(facts) is False and F.os_name(facts) != "macos":
-        cpu = tailor_cpu_only_build(match, facts)
+    tf = F.package_release(facts, "transformers")
+    # From 4.30 transformers refuses a process without a GPU before mapping, in other words: here
+    # the GPU was seen, and too small or too full.
+    gpu_seen = bool(tf and not V.older(tf, "4.30"))
+    if F.local_tag(facts) == "cpu" and not gpu_seen:
         first = ("torch %s here is a CPU-only build: device_map='auto' finds no GPU and puts every module on the "
                  "CPU, where bitsandbytes' 8-bit and 4-bit layers cannot run." % F.torch_version_str(facts))
-        if cpu is None:
-            return Tailored(summary=first)
-        return Tailored(summary=first + (" " + cpu.summary if cpu.summary else ""), cause=cpu.cause,
-                        commands=cpu.commands, notes=cpu.notes, verify=cpu.verify)
+        remedy = cpu_only_remedy(facts)
+        if remedy is None or remedy.settled:  # no NVIDIA GPU here: the CPU build is right, the quantization is not
+            return Tailored(summary=first + " Without an NVIDIA GPU, load the model unquantized (no load_in_8bit / "
+                                            "load_in_4bit) or run it where there is one.", notes=installed_torch_note(facts))
+        return Tailored(summary=first + " " + remedy.summary, commands=remedy.commands or None,
+                        notes=installed_torch_note(facts), verify=remedy_verify(remedy, facts))
     visible = F.env(facts, "CUDA_VISIBLE_DEVICES")
-    if visible is not None and visible.strip() in ("", "-1"):
+    if visible is not None and visible.strip() in ("", "-1") and not gpu_seen:
         return Tailored(summary="CUDA_VISIBLE_DEVICES=%r hides every GPU from this process, so device_map='auto' has "
                                 "only the CPU: unset it or list the GPUs." % visible,
                         commands=[F.unset_env_cmd(facts, "CUDA_VISIBLE_DEVICES")], notes=["CUDA_VISIBLE_DEVICES=%r" % visible])

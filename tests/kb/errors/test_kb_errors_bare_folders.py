@@ -45,9 +45,15 @@ def test_an_optional_op_imported_under_try_fails_at_its_first_call(tmp_path):
     assert match_text(err)[0].id == "cuda-extension-package-not-built"
 
 
-def test_a_name_error_of_the_users_own_code_is_not_an_unbuilt_op():
-    text = ('  File "train.py", line 9, in step\n    loss = criterion(model.forward(x), y)\n'
-            "NameError: name 'criterion' is not defined")
+@pytest.mark.parametrize("text", [
+    '  File "train.py", line 9, in step\n    loss = criterion(model.forward(x), y)\n'
+    "NameError: name 'criterion' is not defined",
+    # the user's own object called like an op: no op-like name, so not an unbuilt extension
+    '  File "train.py", line 9, in step\n    out = model.forward(x)\nNameError: name \'model\' is not defined',
+    '  File "train.py", line 9, in step\n    out = model.forward(x)\n          ^^^^^\n'
+    "NameError: name 'model' is not defined. Did you mean: 'models'?",
+])
+def test_a_name_error_of_the_users_own_code_is_not_an_unbuilt_op(text):
     assert "cuda-extension-package-not-built" not in [m.id for m in match_text(text)]
 
 

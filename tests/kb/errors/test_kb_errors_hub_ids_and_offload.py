@@ -18,6 +18,7 @@ NOT_FOUND = ("OSError: {} is not a local folder and is not a valid model identif
     ("C:\\models\\llama", "is a path"),
     ("vocab/vocab.txt", "is a path"),
     ("vicuna-13b-v1.3", "has no organisation"),
+    ("bert-base-uncased", "early models, valid without an organisation"),
     ("lmsys/vicuna-13b-v1.3", "exists on huggingface.co"),
 ])
 def test_the_name_says_whether_it_is_a_path_a_bare_name_or_an_id(name, says):
@@ -33,6 +34,19 @@ def test_the_old_message_lists_the_id_the_shortcut_moved_to():
             "couldn't find such vocabulary files at this path or url.")
     _, t = tailored_as("hf-model-id-not-found", text)
     assert "'wietsedv/bert-base-dutch-cased'" in t.summary
+
+
+def test_cant_load_for_a_bare_name_puts_the_unreachable_hub_first():
+    text = ("OSError: Can't load tokenizer for 'bert-base-uncased'. If you were trying to load it from "
+            "'https://huggingface.co/models', make sure you don't have a local directory with the same name.")
+    _, t = tailored_as("hf-model-id-not-found", text)
+    assert "cannot be reached" in t.summary and "no organisation" not in t.summary
+
+
+def test_a_canonical_ids_api_url_is_read_without_its_revision():
+    text = "Repository Not Found for url: https://huggingface.co/api/models/bert-base-uncasedd/revision/main."
+    _, t = tailored_as("hf-model-id-not-found", text)
+    assert "'bert-base-uncasedd'" in t.summary and "revision" not in t.summary
 
 
 def test_a_mirror_set_here_is_named_as_the_likely_answerer():
@@ -57,7 +71,20 @@ OFFLOAD = ("ValueError: Some modules are dispatched on the CPU or the disk. Make
 
 def test_a_cpu_only_torch_is_why_everything_went_to_the_cpu():
     _, t = tailored_as("bnb-quantized-model-offloaded", OFFLOAD, facts(torch="2.5.1+cpu"))
-    assert "CPU-only build" in t.summary
+    assert "CPU-only build" in t.summary and "unquantized" in t.summary  # no NVIDIA GPU here either
+
+
+@pytest.mark.parametrize("torch", ["2.5.1+rocm6.2", "2.5.1+xpu"])
+def test_other_accelerator_builds_are_not_cpu_only(torch):
+    _, t = tailored_as("bnb-quantized-model-offloaded", OFFLOAD, facts(torch=torch))
+    assert t is None or "CPU-only" not in (t.summary or "")
+
+
+def test_transformers_4_30_and_later_refuse_a_gpu_less_process_earlier():
+    # so under them this message means the GPU was seen and too small, whatever this torch is
+    _, t = tailored_as("bnb-quantized-model-offloaded", OFFLOAD,
+                       facts(torch="2.5.1+cpu", packages={"transformers": {"version": "4.44.2"}}))
+    assert t is None or "CPU-only" not in (t.summary or "")
 
 
 def test_hidden_gpus_are_named():
@@ -89,7 +116,7 @@ def test_a_refusal_from_yann_lecun_com_alone_is_only_possibly_the_failure():
     assert match_text("urllib.error.HTTPError: HTTP Error 403: Forbidden") == []  # no MNIST in sight
 
 
-@pytest.mark.parametrize("ds, says", [("0.15.2", "upgrade deepspeed to 0.16.4"), ("0.16.4", "no longer needs")])
+@pytest.mark.parametrize("ds, says", [("0.15.2", "upgrade deepspeed to 0.16.4"), ("0.16.4", "harmless")])
 def test_deepspeeds_discovery_fallback_comes_with_0_16_4(ds, says):
     text = ("[INFO] [comm.py:634:init_distributed] Not using the DeepSpeed or dist launchers, attempting to detect MPI "
             "environment...\nhostname: illegal option -- I\nusage: hostname [-fs] [name-of-host]")
@@ -105,6 +132,17 @@ def test_the_launchers_own_lookup_wants_master_addr():
 
 def test_a_hostname_refusal_outside_deepspeed_is_not_claimed():
     assert "deepspeed-hostname-i-unsupported" not in [m.id for m in match_text("hostname: invalid option -- 'I'")]
+    # a user's own job script that runs `hostname -I` is no DeepSpeed run
+    script = "export MASTER_ADDR=$(hostname -I | awk '{print $1}')\nhostname: invalid option -- 'I'"
+    assert "deepspeed-hostname-i-unsupported" not in [m.id for m in match_text(script)]
+
+
+def test_the_refusal_deepspeed_prints_before_falling_back_is_only_possibly_the_failure():
+    text = ("[INFO] [comm.py:667:init_distributed] Not using the DeepSpeed or dist launchers, attempting to detect MPI "
+            "environment...\nhostname: invalid option -- 'I'")
+    assert match_text(text)[0].confidence == "possible"
+    crash = "subprocess.CalledProcessError: Command '['hostname', '-I']' returned non-zero exit status 1. (deepspeed)"
+    assert (match_text(crash)[0].id, match_text(crash)[0].confidence) == ("deepspeed-hostname-i-unsupported", "high")
 
 
 @pytest.mark.parametrize("text", [
@@ -118,6 +156,8 @@ def test_launcher_variables_read_by_hand_are_the_launcher_missing(text):
 
 def test_other_keys_are_not_launcher_variables():
     assert match_text("KeyError: 'RANKING'") == [] and match_text("KeyError: 'learning_rate'") == []
+    # RANK and WORLD_SIZE are also a DataFrame's or a config's keys: possibly the launcher only
+    assert match_text("    r = df['RANK']\nKeyError: 'RANK'")[0].confidence == "possible"
 
 
 @pytest.mark.parametrize("tok, says", [("0.19.1", "upgrade transformers to 4.45"), ("0.20.3", "imported an older")])
@@ -128,6 +168,12 @@ def test_the_installed_tokenizers_says_whether_it_reads_the_new_merges(tok, says
     assert says in t.summary
     if tok.startswith("0.19"):
         assert "transformers>=4.45.0" in t.commands[0]
+
+
+def test_tokenizers_without_transformers_is_upgraded_alone():
+    text = "Exception: data did not match any variant of untagged enum ModelWrapper at line 1251012 column 3"
+    _, t = tailored_as("hf-tokenizer-json-newer-format", text, facts(packages={"tokenizers": {"version": "0.19.1"}}))
+    assert 'tokenizers>=0.20' in t.commands[0]
 
 
 @pytest.mark.parametrize("tf, says", [("4.44.2", "predates"), ("4.46.0", "imported an older")])
@@ -142,3 +188,10 @@ def test_a_triton_cache_warning_is_possibly_the_cause_and_a_stale_handle_is():
     assert (match_text(warn)[0].id, match_text(warn)[0].confidence) == ("triton-cache-unloadable", "possible")
     nfs = "OSError: [Errno 116] Stale file handle: '/home/u/.triton/cache/4f/cuda_utils.cpython-310-x86_64-linux-gnu.so'"
     assert (match_text(nfs)[0].id, match_text(nfs)[0].confidence) == ("triton-cache-unloadable", "high")
+
+
+def test_pips_conflict_lines_naming_tensorflow_are_pips_not_tensorflows():
+    text = ("ERROR: pip's dependency resolver does not currently take into account all the packages that are installed.\n"
+            "text2vec 1.1.7 requires transformers>=4.6.0, but you have transformers 3.4.0 which is incompatible.\n"
+            "tensorflow-gpu 2.10.0 requires tensorboard<2.11,>=2.10, but you have tensorboard 2.4.1 which is incompatible.")
+    assert match_text(text)[0].id == "pip-package-pins-other-dependency"

@@ -365,6 +365,9 @@ def tokenizer_json_format(match, facts: Facts) -> Optional[Tailored]:
                                 "(another environment, or a user site-packages copy shadowing this one)."
                                 % ("tokenizers %s" % have if have else "transformers %s (and its tokenizers)" % tf),
                         commands=[which_import(facts, "tokenizers")], notes=notes)
+    if not tf:  # tokenizers alone, without transformers pinning it
+        return Tailored(summary="tokenizers %s here predates the format: upgrade it to 0.20 or newer." % have,
+                        commands=[pip(facts, 'install --upgrade "tokenizers>=0.20"')], notes=notes)
     upgrade = _tokenizer_upgrade(facts, "4.45.0")
     return Tailored(summary="The %s here predates the format (tokenizers 0.20): upgrade transformers to 4.45 or newer, "
                             "which brings it%s." % ("tokenizers %s" % have if have else "transformers %s" % tf,
