@@ -508,6 +508,11 @@ score of each, before its misses drove any KB change (the honest estimate):
                           vocoders, Nordic projects, African-language NLP and speech, relation
                           extraction), after blind80-90's fixes: first run 5/25 = 20.0% (5/10
                           where an entry fitted, 1 wrong); 8/25 after (tests/eval/blind91_results.md)
+  blind92_surgical/_ceeu/_videollm/_eofm/_kubeflow.jsonl 26 issues (surgical and endoscopic
+                          video, Czech/Hungarian/Romanian/Hebrew projects, video-language models,
+                          Earth-observation foundation models, PyTorch on Kubernetes), after
+                          blind80-91's fixes: first run 9/26 = 34.6% (9/18 where an entry fitted,
+                          2 wrong); 11/26 after (tests/eval/blind92_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -163,3 +163,20 @@ def lite_interpreter_backport(match, facts: Facts) -> Optional[Tailored]:
                               "python -c \"from torch.jit.mobile import _get_model_bytecode_version as v; "
                               "print(v('%s'))\"" % out],
                     notes=notes)
+
+
+@hook("module-pickle-torch-1-6")
+def module_pickle_torch_1_6(match, facts: Facts) -> Optional[Tailored]:
+    """Only torch 1.6.0 leaves the attribute out when unpickling a module saved by 1.5 or older:
+    the installed torch says whether that is the torch here."""
+    have = F.torch_base_version(facts)
+    if not have:
+        return None
+    notes = ["installed torch: %s" % F.torch_version_str(facts)]
+    if have.startswith("1.6."):
+        return Tailored(summary="torch %s here is the release that cannot unpickle such a module: upgrade torch to 1.7 "
+                                "or newer (with the torchvision that matches), or re-save the model's state_dict."
+                                % have, notes=notes)
+    return Tailored(summary="torch %s here fills the attribute in when unpickling: the failing process ran torch 1.6.0 "
+                            "(another environment), or the module's class defines __setstate__ without calling "
+                            "super().__setstate__(state)." % have, notes=notes)

@@ -3,7 +3,7 @@
 
 from typing import Optional
 
-from ..advice.commands import pip
+from ..advice.commands import pip, which_import
 from ..model import derived as F
 from ..model.facts import Facts
 from .cpu_only_build import tailor_cpu_only_build
@@ -61,6 +61,11 @@ def deepspeed_hostname(match, facts: Facts) -> Optional[Tailored]:
     if parsed is None:
         return None
     notes = ["deepspeed %s" % ds]
+    if match_groups(match).get("crash") is not None and parsed.release[:3] >= DISCOVERY_FALLBACK:
+        return Tailored(summary="deepspeed %s here no longer raises on `hostname -I`: the crash came from an older "
+                                "deepspeed (another environment), or from a launcher's own lookup; start the script "
+                                "with the deepspeed launcher or torchrun." % ds,
+                        commands=[which_import(facts, "deepspeed")], notes=notes)
     if parsed.release[:3] >= DISCOVERY_FALLBACK:
         return Tailored(summary="deepspeed %s here falls back to the host name's address when `hostname -I` fails: the "
                                 "refusal it still prints is harmless, so the failure is elsewhere in the log (unless "

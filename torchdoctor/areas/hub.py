@@ -64,9 +64,20 @@ _PATH_LIKE = re.compile(r"^(?:[.~]|[A-Za-z]:|/)|\\|/.*/|\.(?:txt|json|bin|pt|pth
 
 
 # The Hub's early models, whose ids have no organisation and still resolve (they redirect to their
-# organisations since 2024): bert-base-uncased, gpt2, t5-small, roberta-base, distilbert-...
-_CANONICAL = re.compile(r"^(?:bert|gpt2|distilgpt2|openai-gpt|distilbert|distilroberta|roberta|xlm|t5|albert|bart|xlnet|"
-                        r"ctrl|camembert|flaubert|electra|google/)[\w.-]*$")
+# organisations since 2024): the shortcut names transformers 2.x-3.x listed for its own classes.
+_CANONICAL = frozenset("""
+bert-base-uncased bert-large-uncased bert-base-cased bert-large-cased bert-base-multilingual-uncased
+bert-base-multilingual-cased bert-base-chinese bert-base-german-cased bert-large-uncased-whole-word-masking
+bert-large-cased-whole-word-masking bert-large-uncased-whole-word-masking-finetuned-squad
+bert-large-cased-whole-word-masking-finetuned-squad bert-base-cased-finetuned-mrpc bert-base-german-dbmdz-cased
+bert-base-german-dbmdz-uncased gpt2 gpt2-medium gpt2-large gpt2-xl distilgpt2 openai-gpt distilbert-base-uncased
+distilbert-base-cased distilbert-base-uncased-distilled-squad distilbert-base-cased-distilled-squad
+distilbert-base-multilingual-cased distilbert-base-german-cased distilroberta-base roberta-base roberta-large
+roberta-large-mnli roberta-base-openai-detector roberta-large-openai-detector xlm-roberta-base xlm-roberta-large
+t5-small t5-base t5-large t5-3b t5-11b albert-base-v1 albert-large-v1 albert-xlarge-v1 albert-xxlarge-v1
+albert-base-v2 albert-large-v2 albert-xlarge-v2 albert-xxlarge-v2 xlnet-base-cased xlnet-large-cased ctrl
+camembert-base xlm-mlm-en-2048
+""".split())
 
 
 @hook("hf-model-id")
@@ -85,7 +96,8 @@ def hf_model_id(match, facts: Facts) -> Optional[Tailored]:
         notes.append("offline mode is set here")
     if "gated" in g:
         return Tailored(summary="%s is gated: accept its licence on https://huggingface.co/%s with your account, then log "
-                                "in where the process runs (hf auth login) or set HF_TOKEN to a token of that account%s."
+                                "in where the process runs (hf auth login; huggingface-cli login before huggingface_hub "
+                                "0.34) or set HF_TOKEN to a token of that account%s."
                                 % (name or "The model", name or "<model>", "" if token else " (none is set here)"),
                         notes=notes)
     if not name:
@@ -94,22 +106,22 @@ def hf_model_id(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="'%s' is a path: it does not exist relative to the directory the process ran in. Pass "
                                 "the absolute path of the downloaded model (or run from the directory it is relative "
                                 "to)." % name, notes=notes)
-    if name.endswith("/revision"):  # the API's URL for a canonical id: .../models/<id>/revision/main
-        name = name[:-len("/revision")]
-    if g.get("what") and "/" not in name and not _PATH_LIKE.search(name):
+    # the API's URL for an id: .../models/<id>/revision/main, .../tree/main; a sentence's full stop
+    name = re.sub(r"/(?:revision|tree|resolve)$", "", name).rstrip(".")
+    if g.get("what") and not _PATH_LIKE.search(name):
         # transformers 4.16-4.4x print `Can't load <what> for` when no file could be fetched at all
         return Tailored(summary="'%s' needs the Hub: this wording also comes when huggingface.co cannot be reached "
                                 "(a firewall, a proxy, no internet on the node), so check that first (or set "
                                 "HF_ENDPOINT to a reachable mirror, or load the model from a downloaded folder); "
-                                "else the name is wrong, or a local folder named '%s' in the working directory "
-                                "hides the Hub." % (name, name), notes=notes)
+                                "else the name is wrong or gated, or a local folder named '%s' in the working "
+                                "directory hides the Hub." % (name, name), notes=notes)
     line = getattr(match, "text", "") or ""
     # transformers 2.x-3.4 list the shortcut names they know in the message itself
     listed = re.search(r"[\w.-]{1,100}/" + re.escape(name) + r"\b", line) if "model name list" in line else None
     if "/" not in name and listed:
         return Tailored(summary="The message's own list names it '%s': transformers 2.11 moved the community shortcuts "
                                 "under their authors, so pass that id." % listed.group(0), notes=notes)
-    if "/" not in name and _CANONICAL.match(name):
+    if name in _CANONICAL:
         return Tailored(summary="'%s' is one of the Hub's early models, valid without an organisation: the request "
                                 "did not reach the Hub's answer for it (a firewall, a proxy or mirror answering "
                                 "401/404, an outage), or a misspelling." % name, notes=notes)

@@ -114,10 +114,12 @@ def quantized_offload(match, facts: Facts) -> Optional[Tailored]:
     """What made device_map put bitsandbytes modules on the CPU: no GPU this torch can use, or
     one too small (or too full) for the model."""
     tf = F.package_release(facts, "transformers")
-    # From 4.30 transformers refuses a process without a GPU before mapping, in other words: here
+    # From 4.36 transformers refuses a process without a GPU before mapping, in other words: here
     # the GPU was seen, and too small or too full.
-    gpu_seen = bool(tf and not V.older(tf, "4.30"))
-    if F.local_tag(facts) == "cpu" and not gpu_seen:
+    gpu_seen = bool(tf and not V.older(tf, "4.36"))
+    cpu_only = (F.is_cuda_build(facts) is False and not F.is_rocm_build(facts)
+                and not (F.local_tag(facts) or "").startswith("xpu"))
+    if cpu_only and not gpu_seen:
         first = ("torch %s here is a CPU-only build: device_map='auto' finds no GPU and puts every module on the "
                  "CPU, where bitsandbytes' 8-bit and 4-bit layers cannot run." % F.torch_version_str(facts))
         remedy = cpu_only_remedy(facts)

@@ -312,6 +312,13 @@ class Collector:
                 if mark not in groups:
                     m.groups.pop(mark, None)
 
+    def certain(self):
+        """The ids found by a plain pattern: a joined pair need not try them again, while an
+        entry found only through a generic or possibly mark may still hit plainly across the
+        join (a KeyError whose os.environ frame sits on the line above); its marked hits there
+        are dropped by the caller, so nothing is counted twice."""
+        return {k for k, m in self.found.items() if not any(mark in m.groups for mark in _MARKS)}
+
     def results(self) -> List[Match]:
         # Below the floor a match is no diagnosis; dropped before the refines
         # are applied, so it hides no broader entry either.
@@ -377,7 +384,8 @@ def match_text(text: str, index: Optional[Index] = None, observe: bool = True) -
         if not quoted[i] or not quoted[partner(lines, i)]:
             continue
         for joined in joins(lines, i):
-            hits = index.match_line(joined, skip=col.found)
+            hits = [h for h in index.match_line(joined, skip=col.certain())
+                    if h[0].id not in col.found or not any(mark in h[2] for mark in _MARKS)]
             if hits:
                 col.add(i + 1, joined, hits)
     later_passes(col, quoted, index, folded=len(lines) <= DIRECT_LINES)

@@ -195,3 +195,34 @@ def test_pips_conflict_lines_naming_tensorflow_are_pips_not_tensorflows():
             "text2vec 1.1.7 requires transformers>=4.6.0, but you have transformers 3.4.0 which is incompatible.\n"
             "tensorflow-gpu 2.10.0 requires tensorboard<2.11,>=2.10, but you have tensorboard 2.4.1 which is incompatible.")
     assert match_text(text)[0].id == "pip-package-pins-other-dependency"
+
+
+def test_transformers_before_4_36_maps_a_gpu_less_process_to_the_cpu():
+    _, t = tailored_as("bnb-quantized-model-offloaded", OFFLOAD,
+                       facts(torch="2.0.1+cpu", packages={"transformers": {"version": "4.35.2"}}))
+    assert "CPU-only build" in t.summary
+
+
+@pytest.mark.parametrize("name", ["bert_model", "bert-finetuned", "gpt2-custom-checkpoint", "roberta-wwm-ext"])
+def test_a_name_that_only_begins_like_an_early_model_is_not_one(name):
+    _, t = tailored_as("hf-model-id-not-found", NOT_FOUND.format(name))
+    assert "early models" not in t.summary
+
+
+def test_a_crash_on_hostname_with_a_fallback_deepspeed_here_means_another_deepspeed_ran():
+    crash = "subprocess.CalledProcessError: Command '['hostname', '-I']' returned non-zero exit status 1. (deepspeed)"
+    _, t = tailored_as("deepspeed-hostname-i-unsupported", crash, facts(torch="2.5.1", packages={"deepspeed": {"version": "0.16.4"}}))
+    assert "older deepspeed" in t.summary and "harmless" not in t.summary
+
+
+def test_a_launcher_variable_read_from_os_environ_stays_certain():
+    text = ('  File "train.py", line 3, in <module>\n    rank = int(os.environ["RANK"])\n'
+            '               ~~~~~~~~~~^^^^^^^^\n  File "<frozen os>", line 714, in __getitem__\nKeyError: \'RANK\'')
+    m = match_text(text)[0]
+    assert (m.id, m.confidence) == ("dist-launch-endpoint-missing", "high")
+
+
+def test_uvs_build_isolation_numpy_warning_is_only_possibly_the_failure():
+    text = ("/home/u/.cache/uv/builds-v0/.tmpAbC/lib/python3.11/site-packages/torch/nn/modules/transformer.py:20: "
+            "UserWarning: Failed to initialize NumPy: No module named 'numpy'")
+    assert match_text(text)[0].confidence == "possible"
