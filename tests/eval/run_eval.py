@@ -513,6 +513,10 @@ score of each, before its misses drove any KB change (the honest estimate):
                           Earth-observation foundation models, PyTorch on Kubernetes), after
                           blind80-91's fixes: first run 9/26 = 34.6% (9/18 where an entry fitted,
                           2 wrong); 11/26 after (tests/eval/blind92_results.md)
+  blind93_amt/_centralasia/_cryoem/_metalearn/_carla.jsonl 26 issues (music transcription,
+                          Kazakh projects, cryo-EM, meta-learning, driving agents), after
+                          blind80-92's fixes: first run 9/26 = 34.6% (9/21 where an entry fitted,
+                          0 wrong); 10/26 after (tests/eval/blind93_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -105,7 +105,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind91_african.jsonl", "blind91_merge.jsonl", "blind91_nordic.jsonl", "blind91_relext.jsonl",
         "blind91_vocoder.jsonl",
         "blind92_ceeu.jsonl", "blind92_eofm.jsonl", "blind92_kubeflow.jsonl", "blind92_surgical.jsonl",
-        "blind92_videollm.jsonl"]
+        "blind92_videollm.jsonl",
+        "blind93_amt.jsonl", "blind93_carla.jsonl", "blind93_centralasia.jsonl", "blind93_cryoem.jsonl",
+        "blind93_metalearn.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -908,6 +910,21 @@ OPEN = {
     ("blind92_kubeflow.jsonl", 4): None,
     ("blind92_videollm.jsonl", 0): "python-package-missing",
     ("blind92_videollm.jsonl", 2): None,
+    # blind93 (tests/eval/blind93_results.md): zsh's `command not found` for a project's own script (any name
+    # is not read as a package's script, by design); told in words, in Chinese or in screenshots (a build on an M1 Mac,
+    # the page file, a hang on a new GPU, sm89, a CPU build, memory); apex's amp missing at its first call; a
+    # circular import from an unbuilt Cython part; a class moved inside its package (a bare `cannot import name`)
+    ("blind93_amt.jsonl", 0): None,
+    ("blind93_amt.jsonl", 2): None,
+    ("blind93_amt.jsonl", 4): None,
+    ("blind93_amt.jsonl", 5): None,
+    ("blind93_carla.jsonl", 3): None,
+    ("blind93_centralasia.jsonl", 0): None,
+    ("blind93_cryoem.jsonl", 0): None,
+    ("blind93_cryoem.jsonl", 5): None,
+    ("blind93_metalearn.jsonl", 2): None,
+    ("blind93_metalearn.jsonl", 3): None,
+    ("blind93_metalearn.jsonl", 5): None,
 }
 
 

@@ -12,6 +12,7 @@ from typing import Optional
 from ..advice.commands import pip
 from ..kb import compat
 from ..model import derived as F
+from ..model import versions as V
 from ..model.facts import Facts
 from .install.files import in_site_packages
 from .optional_packages import dist_name, report_key
@@ -173,6 +174,9 @@ def module_pickle_torch_1_6(match, facts: Facts) -> Optional[Tailored]:
     if not have:
         return None
     notes = ["installed torch: %s" % F.torch_version_str(facts)]
+    if V.older(have, "1.6"):
+        return Tailored(summary="torch %s here predates the attribute, so it cannot print this: the failing process ran "
+                                "torch 1.6.0 (another environment)." % have, notes=notes)
     if have.startswith("1.6."):
         return Tailored(summary="torch %s here is the release that cannot unpickle such a module: upgrade torch to 1.7 "
                                 "or newer (with the torchvision that matches), or re-save the model's state_dict."

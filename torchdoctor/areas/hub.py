@@ -71,9 +71,11 @@ bert-base-multilingual-cased bert-base-chinese bert-base-german-cased bert-large
 bert-large-cased-whole-word-masking bert-large-uncased-whole-word-masking-finetuned-squad
 bert-large-cased-whole-word-masking-finetuned-squad bert-base-cased-finetuned-mrpc bert-base-german-dbmdz-cased
 bert-base-german-dbmdz-uncased gpt2 gpt2-medium gpt2-large gpt2-xl distilgpt2 openai-gpt distilbert-base-uncased
-distilbert-base-cased distilbert-base-uncased-distilled-squad distilbert-base-cased-distilled-squad
+distilbert-base-cased distilbert-base-uncased-distilled-squad distilbert-base-uncased-finetuned-sst-2-english
+distilbert-base-cased-distilled-squad
 distilbert-base-multilingual-cased distilbert-base-german-cased distilroberta-base roberta-base roberta-large
 roberta-large-mnli roberta-base-openai-detector roberta-large-openai-detector xlm-roberta-base xlm-roberta-large
+xlm-roberta-large-finetuned-conll03-english
 t5-small t5-base t5-large t5-3b t5-11b albert-base-v1 albert-large-v1 albert-xlarge-v1 albert-xxlarge-v1
 albert-base-v2 albert-large-v2 albert-xlarge-v2 albert-xxlarge-v2 xlnet-base-cased xlnet-large-cased ctrl
 camembert-base xlm-mlm-en-2048

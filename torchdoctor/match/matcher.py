@@ -284,6 +284,9 @@ class Collector:
         source = SOURCE_RAISE.match(text) is not None
         for entry, score, groups, anchor in hits:
             m = self.found.get(entry.id)
+            # a plain hit that settles a marked one (the KeyError's os.environ frame joined to it) is
+            # the same occurrence, not another
+            settles = m is not None and any(k in m.groups for k in _MARKS) and not any(k in groups for k in _MARKS)
             if m is None:
                 self.found[entry.id] = Match(entry, line_no, text[:2000], 1, score, groups, anchor=anchor,
                                              anchor_line=text[:2000])
@@ -296,7 +299,7 @@ class Collector:
                 self.quoted_source.discard(entry.id)
                 m.line, m.text = line_no, text[:2000]
                 m.anchor, m.anchor_line = anchor, text[:2000]
-            else:
+            elif not settles:
                 m.count += 1
             if score > m.score:
                 m.score, m.anchor, m.anchor_line = score, anchor, text[:2000]
@@ -316,7 +319,7 @@ class Collector:
         """The ids found by a plain pattern: a joined pair need not try them again, while an
         entry found only through a generic or possibly mark may still hit plainly across the
         join (a KeyError whose os.environ frame sits on the line above); its marked hits there
-        are dropped by the caller, so nothing is counted twice."""
+        are dropped by the caller, and a plain one settles the match without counting again."""
         return {k for k, m in self.found.items() if not any(mark in m.groups for mark in _MARKS)}
 
     def results(self) -> List[Match]:

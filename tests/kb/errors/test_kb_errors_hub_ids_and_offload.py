@@ -219,10 +219,26 @@ def test_a_launcher_variable_read_from_os_environ_stays_certain():
     text = ('  File "train.py", line 3, in <module>\n    rank = int(os.environ["RANK"])\n'
             '               ~~~~~~~~~~^^^^^^^^\n  File "<frozen os>", line 714, in __getitem__\nKeyError: \'RANK\'')
     m = match_text(text)[0]
-    assert (m.id, m.confidence) == ("dist-launch-endpoint-missing", "high")
+    assert (m.id, m.confidence, m.count) == ("dist-launch-endpoint-missing", "high", 1)  # one KeyError, one count
 
 
 def test_uvs_build_isolation_numpy_warning_is_only_possibly_the_failure():
     text = ("/home/u/.cache/uv/builds-v0/.tmpAbC/lib/python3.11/site-packages/torch/nn/modules/transformer.py:20: "
             "UserWarning: Failed to initialize NumPy: No module named 'numpy'")
     assert match_text(text)[0].confidence == "possible"
+
+
+@pytest.mark.parametrize("text", [
+    # a user's own ultralytics.py hides the package: not the library's release
+    "ModuleNotFoundError: No module named 'ultralytics.nn'; 'ultralytics' is not a package",
+    # a compiled part never built: not another release of the library
+    "ModuleNotFoundError: No module named 'mmdet3d.ops.iou3d.iou3d_cuda'",
+    "ModuleNotFoundError: No module named 'monai._C'",
+])
+def test_a_shadowing_file_or_an_unbuilt_part_is_not_the_library_out_of_step(text):
+    assert "hf-library-version-mismatch" not in [m.id for m in match_text(text)]
+
+
+def test_a_moved_module_of_a_listed_library_is_the_library_out_of_step():
+    assert match_text("ModuleNotFoundError: No module named 'albumentations.torch.functional'")[0].id == \
+        "hf-library-version-mismatch"

@@ -39,7 +39,8 @@ def test_the_torch_1_6_pickle_reading(text):
     assert match_text(text)[0].id == "module-pickled-before-torch-1-6"
 
 
-@pytest.mark.parametrize("torch, says", [("1.6.0", "cannot unpickle"), ("2.5.1", "fills the attribute in")])
+@pytest.mark.parametrize("torch, says", [("1.5.1", "predates the attribute"), ("1.6.0", "cannot unpickle"),
+                                          ("2.5.1", "fills the attribute in")])
 def test_the_installed_torch_says_whether_it_is_the_one_that_fails(torch, says):
     from hook_facts import facts, tailored_as
     _, t = tailored_as("module-pickled-before-torch-1-6",
