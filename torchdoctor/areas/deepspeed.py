@@ -5,6 +5,7 @@ from typing import Optional
 
 from ..advice.commands import pip, which_import
 from ..model import derived as F
+from ..model import versions as V
 from ..model.facts import Facts
 from .cpu_only_build import tailor_cpu_only_build
 from .registry import Tailored, hook, match_groups
@@ -46,7 +47,7 @@ def deepspeed_accelerator(match, facts: Facts) -> Optional[Tailored]:
 
 # deepspeed.init_distributed falls back to the host name's address when `hostname -I` fails
 # from this release on (deepspeedai/DeepSpeed PR 6990).
-DISCOVERY_FALLBACK = (0, 16, 4)
+DISCOVERY_FALLBACK = "0.16.4"
 
 
 @hook("deepspeed-hostname")
@@ -56,17 +57,17 @@ def deepspeed_hostname(match, facts: Facts) -> Optional[Tailored]:
     if match_groups(match).get("runner"):
         return Tailored(summary="The multi-node launcher asks the first host of the hostfile for its address with "
                                 "`hostname -I`: pass --master_addr=<that node's IP> to deepspeed.")
-    ds = F.package_version(facts, "deepspeed")
-    parsed = F.parse_version(ds) if ds else None
-    if parsed is None:
+    ds = F.package_release(facts, "deepspeed")
+    falls_back = V.at_least(ds, DISCOVERY_FALLBACK) if ds else None
+    if falls_back is None:
         return None
     notes = ["deepspeed %s" % ds]
-    if match_groups(match).get("crash") is not None and parsed.release[:3] >= DISCOVERY_FALLBACK:
+    if match_groups(match).get("crash") is not None and falls_back:
         return Tailored(summary="deepspeed %s here no longer raises on `hostname -I`: the crash came from an older "
                                 "deepspeed (another environment), or from a launcher's own lookup; start the script "
                                 "with the deepspeed launcher or torchrun." % ds,
                         commands=[which_import(facts, "deepspeed")], notes=notes)
-    if parsed.release[:3] >= DISCOVERY_FALLBACK:
+    if falls_back:
         return Tailored(summary="deepspeed %s here falls back to the host name's address when `hostname -I` fails: the "
                                 "refusal it still prints is harmless, so the failure is elsewhere in the log (unless "
                                 "the run used an older deepspeed from another environment)." % ds, notes=notes)

@@ -6,6 +6,7 @@ import re
 from typing import Optional
 
 from ..model import derived as F
+from ..model import versions as V
 from ..model.facts import Facts
 from .registry import Tailored, hook, match_groups
 
@@ -36,20 +37,19 @@ def _https_proxy(facts: Facts) -> Optional[str]:
 def mnist_mirrors(match, facts: Facts) -> Optional[Tailored]:
     """Which mirrors the installed torchvision tries, in which order: a refusal from
     yann.lecun.com is the failure only where it is the one mirror."""
-    tv = F.package_version(facts, "torchvision")
-    parsed = F.parse_version(tv) if tv else None
-    if parsed is None:
+    tv = F.package_release(facts, "torchvision")
+    if not tv or V.older(tv, "0.9.1") is None:
         return None
     notes = ["torchvision %s" % tv]
     proxy = _https_proxy(facts)
     notes.append("HTTPS_PROXY=%s here" % proxy if proxy else "no HTTPS_PROXY set here")
-    if parsed.release[:3] < (0, 9, 1):
+    if V.older(tv, "0.9.1"):
         return Tailored(summary="torchvision %s downloads MNIST from yann.lecun.com alone, which refuses downloads on and "
                                 "off (403, 503): 0.9.1 added the S3 copy as a second mirror. Upgrade torchvision together "
                                 "with a torch it matches, or fetch the four files from %s into <root>/MNIST/raw and pass "
                                 "download=False." % (tv, MNIST_S3), notes=notes)
     # FashionMNIST, KMNIST and EMNIST fetch the same file names from their own hosts: the mirrors below are MNIST's
-    order = "S3 first, then yann.lecun.com" if parsed.release[:2] >= (0, 22) else "yann.lecun.com first, then S3"
+    order = "S3 first, then yann.lecun.com" if V.at_least(tv, "0.22") else "yann.lecun.com first, then S3"
     return Tailored(summary="For MNIST, torchvision %s tries %s, so a 403 from yann.lecun.com alone is not the failure: "
                             "`Error downloading` means this process could not fetch from %s either (no internet on "
                             "the node, a proxy%s or firewall). Open that URL from the same machine, or fetch the files "

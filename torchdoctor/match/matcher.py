@@ -274,6 +274,11 @@ SOURCE_COMMENT = re.compile(r"^\s{0,12}(?:-{1,8}>\s{0,4})?\d{1,6}\s{1,20}#")
 _MARKS = (GENERIC_GROUP, POSSIBLY_GROUP)  # groups that say "possibly" and nothing else
 
 
+def _marked(groups) -> bool:
+    """Whether a hit's (or a match's) groups carry a mark: it was read only as a possibility."""
+    return any(mark in groups for mark in _MARKS)
+
+
 class Collector:
     def __init__(self, index: "Index"):
         self.found: Dict[str, Match] = {}
@@ -286,7 +291,7 @@ class Collector:
             m = self.found.get(entry.id)
             # a plain hit that settles a marked one (the KeyError's os.environ frame joined to it) is
             # the same occurrence, not another
-            settles = m is not None and any(k in m.groups for k in _MARKS) and not any(k in groups for k in _MARKS)
+            settles = m is not None and _marked(m.groups) and not _marked(groups)
             if m is None:
                 self.found[entry.id] = Match(entry, line_no, text[:2000], 1, score, groups, anchor=anchor,
                                              anchor_line=text[:2000])
@@ -320,7 +325,7 @@ class Collector:
         entry found only through a generic or possibly mark may still hit plainly across the
         join (a KeyError whose os.environ frame sits on the line above); its marked hits there
         are dropped by the caller, and a plain one settles the match without counting again."""
-        return {k for k, m in self.found.items() if not any(mark in m.groups for mark in _MARKS)}
+        return {k for k, m in self.found.items() if not _marked(m.groups)}
 
     def results(self) -> List[Match]:
         # Below the floor a match is no diagnosis; dropped before the refines
@@ -388,7 +393,7 @@ def match_text(text: str, index: Optional[Index] = None, observe: bool = True) -
             continue
         for joined in joins(lines, i):
             hits = [h for h in index.match_line(joined, skip=col.certain())
-                    if h[0].id not in col.found or not any(mark in h[2] for mark in _MARKS)]
+                    if h[0].id not in col.found or not _marked(h[2])]
             if hits:
                 col.add(i + 1, joined, hits)
     later_passes(col, quoted, index, folded=len(lines) <= DIRECT_LINES)
