@@ -77,3 +77,24 @@ def failing_in_venv(tmp_path, requirement, code, want):
     m, t = tailored_as(want, failed.stderr, light_facts(py))
     assert m.confidence == HIGH, failed.stderr[-600:]
     return py, t
+
+
+def venv_with(tmp_path, *requirements):
+    """A venv with `requirements` from this machine's pip: (its python, run, the environment the
+    runs and printed commands get). Skips where pip cannot install them."""
+    import os
+    import subprocess
+
+    import pytest
+
+    from wheelkit import pip_venv
+
+    py = pip_venv(tmp_path / "venv")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the venv's own packages only
+
+    def run(*args, timeout=300):
+        return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, env=env)
+
+    if run(py, "-m", "pip", "install", "-q", *requirements, timeout=900).returncode != 0:
+        pytest.skip("pip could not install %s here" % " ".join(requirements))
+    return py, run, env

@@ -50,6 +50,11 @@ def test_use_auth_token_under_huggingface_hub_1_is_healed_by_the_printed_pin(tmp
     ("TypeError: hf_hub_download() got an unexpected keyword argument 'use_auth_token'", "huggingface-hub", "1.0.0"),
     ("TypeError: __init__() got an unexpected keyword argument 'use_auth_token'", "transformers", "5.0.0"),
     ("TypeError: __init__() got an unexpected keyword argument 'dataset_text_field'", "trl", "0.13.0"),
+    # a modeling file copied from transformers 4.11 or older (read in the 4.11.3 and 4.12.0 wheels' file_utils.py)
+    ("TypeError: add_code_sample_docstrings() got an unexpected keyword argument 'tokenizer_class'", "transformers",
+     "4.12.0"),
+    ('TypeError: add_code_sample_docstrings() got an unexpected keyword argument "tokenizer_class"', "transformers",
+     "4.12.0"),
 ])
 def test_the_old_name_is_pinned_below_the_release_that_removed_it(text, package, removed):
     m, t = tailored_as(ENTRY, text, facts())

@@ -11,7 +11,7 @@ import pytest
 from torchdoctor.areas.registry import all_hooks as hooks
 from torchdoctor.match.matcher import HIGH, POSSIBLE, match_text
 
-from hook_facts import facts, top
+from hook_facts import facts, top, venv_with
 
 NOT_FOUND = "ValueError: Tokenizer class %s does not exist or is not currently imported."
 
@@ -163,22 +163,6 @@ with open(os.path.join(folder, "tokenizer_config.json"), "w") as fh:
     json.dump({"tokenizer_class": cls, "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}, fh)
 """
 LOAD = "import sys; from transformers import AutoTokenizer; print(AutoTokenizer.from_pretrained(sys.argv[1])('hello world')['input_ids'])"
-
-
-def venv_with(tmp_path, *requirements):
-    """A venv with `requirements` from this machine's pip: (its python, run, the environment the
-    runs and printed commands get). Skips where pip cannot install them."""
-    from wheelkit import pip_venv
-
-    py = pip_venv(tmp_path / "venv")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the venv's own packages only
-
-    def run(*args, timeout=300):
-        return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, env=env)
-
-    if run(py, "-m", "pip", "install", "-q", *requirements, timeout=900).returncode != 0:
-        pytest.skip("pip could not install %s here" % " ".join(requirements))
-    return py, run, env
 
 
 def break_and_heal(py, run, env, model, words, entry, command_end):

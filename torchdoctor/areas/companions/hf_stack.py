@@ -261,7 +261,7 @@ TOKENIZER_SINCE = {"LlamaTokenizer": "4.28.0", "Qwen2Tokenizer": "4.37.0", "Gemm
 TRANSFORMERS_NEEDS = (("5", "2.2", "3.10"), ("4.52", "2.1", None))
 
 
-def _tokenizer_upgrade(facts: Facts, since: str) -> Optional[str]:
+def transformers_upgrade(facts: Facts, since: str) -> Optional[str]:
     """pip's command for a transformers that has a class first shipped in `since`, below the first
     release this torch or Python cannot run (5.0 also removed much that code written for 4.x
     calls); None when no such release exists here."""
@@ -290,7 +290,7 @@ def tokenizer_class_not_found(match, facts: Facts) -> Optional[Tailored]:
     notes = ["installed transformers: %s" % have] if have else []
     since = TOKENIZER_SINCE.get(right or "")
     too_old = bool(have and since and V.older(have, since))
-    upgrade = _tokenizer_upgrade(facts, since) if since else None
+    upgrade = transformers_upgrade(facts, since) if since else None
     if right and right != base:
         return Tailored(summary="The model's tokenizer_config.json names `%s`; transformers' class is `%s` (early "
                                 "LLaMA conversions wrote the other spelling): set \"tokenizer_class\" to \"%s\" in that "
@@ -368,7 +368,7 @@ def tokenizer_json_format(match, facts: Facts) -> Optional[Tailored]:
     if not tf:  # tokenizers alone, without transformers pinning it
         return Tailored(summary="tokenizers %s here predates the format: upgrade it to 0.20 or newer." % have,
                         commands=[pip(facts, 'install --upgrade "tokenizers>=0.20"')], notes=notes)
-    upgrade = _tokenizer_upgrade(facts, "4.45.0")
+    upgrade = transformers_upgrade(facts, "4.45.0")
     return Tailored(summary="The %s here predates the format (tokenizers 0.20): upgrade transformers to 4.45 or newer, "
                             "which brings it%s." % ("tokenizers %s" % have if have else "transformers %s" % tf,
                                                     "" if upgrade else "; no such transformers runs with this torch "

@@ -42,6 +42,8 @@ RENAMED = (
     Renamed("trl", TRL_TRAINERS, ("tokenizer",), "processing_class", "0.12.0", "0.16.0"),
     Renamed("trl", ("SFTConfig",), ("max_seq_length",), "max_length", "0.16.0", "0.20.0"),
     Renamed("accelerate", ("Accelerator",), ("logging_dir",), "project_dir", "0.16.0", "0.20.0"),
+    # renamed in one step: a modeling file copied from transformers 4.11 or older decorates with the old name
+    Renamed("transformers", ("add_code_sample_docstrings",), ("tokenizer_class",), "processor_class", "4.12.0", "4.12.0"),
 )
 
 
