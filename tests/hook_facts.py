@@ -98,3 +98,25 @@ def venv_with(tmp_path, *requirements):
     if run(py, "-m", "pip", "install", "-q", *requirements, timeout=900).returncode != 0:
         pytest.skip("pip could not install %s here" % " ".join(requirements))
     return py, run, env
+
+
+def run_fix_command(match, needle, py, env, cwd=None):
+    """Run the first of `match`'s entry fix commands that holds `needle`, as printed but with the venv's
+    python `py` in place of the leading `python`/`python3`; its finished process, which must succeed."""
+    import re
+    import subprocess
+
+    command = next(c for c in match.entry.fix["commands"] if needle in c)
+    command = re.sub(r"^python3? ", lambda _: py + " ", command)
+    done = subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, timeout=900, env=env)
+    assert done.returncode == 0, (command, done.stderr[-600:])
+    return done
+
+
+def pyproject(name, version, packages=None):
+    """A pyproject.toml built by setuptools for `name` at `version` (its package folders listed, or found)."""
+    text = ('[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+            '[project]\nname = "%s"\nversion = "%s"\n' % (name, version))
+    if packages:
+        text += "[tool.setuptools]\npackages = [%s]\n" % ", ".join('"%s"' % p for p in packages)
+    return text

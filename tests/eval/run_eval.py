@@ -517,6 +517,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           Kazakh projects, cryo-EM, meta-learning, driving agents), after
                           blind80-92's fixes: first run 9/26 = 34.6% (9/21 where an entry fitted,
                           0 wrong); 10/26 after (tests/eval/blind93_results.md)
+  blind94_spkver/_offlinerl/_gait/_wireless.jsonl 24 issues (speaker verification, offline RL,
+                          gait recognition, wireless signals), after blind80-93's fixes: first run
+                          5/24 = 20.8% (5/16 where an entry fitted, 1 wrong); 12/24 after
+                          (tests/eval/blind94_results.md)
+  blind95_es/_seasia/_gesture/_sar.jsonl 20 issues (Spanish and Latin American projects, Southeast
+                          Asian languages, co-speech gesture, SAR), collected with blind94: first
+                          run 4/20 = 20.0% (4/8 where an entry fitted, 0 wrong); 8/20 after
+                          (tests/eval/blind95_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -926,14 +926,11 @@ OPEN = {
     ("blind93_metalearn.jsonl", 3): None,
     ("blind93_metalearn.jsonl", 5): None,
     # blind94 (tests/eval/blind94_results.md): an illegal memory access the reporter traced to DDP's unused
-    # parameters (the message alone is the GPU fault); missing dependencies told in words; pyannote's "speechbrain
-    # must be installed"; a library's moved names told in words or as `module 'x.y' has no attribute` of any library
+    # parameters (the message alone is the GPU fault); missing dependencies told in words; a library's moved names
+    # told in words or as `module 'x.y' has no attribute` of any library
     ("blind94_gait.jsonl", 0): "cuda-illegal-memory-access",
     ("blind94_spkver.jsonl", 0): None,
     ("blind94_spkver.jsonl", 1): None,
-    ("blind94_spkver.jsonl", 3): None,
-    ("blind94_spkver.jsonl", 4): None,
-    ("blind94_spkver.jsonl", 5): None,
     ("blind94_wireless.jsonl", 2): None,
     ("blind94_wireless.jsonl", 4): None,
     # blind95 (tests/eval/blind95_results.md): sm_120 told in words beside a screenshot; a bare `cannot import name`

@@ -37,11 +37,13 @@ COMPANIONS = (
     "filelock", "fsspec", "jinja2", "typing-extensions", "setuptools", "pip",
     "mypy", "intel-extension-for-pytorch", "torch-directml", "clip", "librosa", "tensorboard",
     "onnxruntime-directml", "spacy", "numba", "mmcv", "mmcv-full",
+    # read by known-error hooks: releases that moved or removed what older code imports
+    "apex", "tokenizers", "speechbrain", "pyannote-audio", "gym", "gymnasium", "pyarrow",
 )
 COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-", "tensorrt", "spconv")
 # Which names a listing covers: bumped whenever COMPANIONS, the prefixes or the patterns change, so a
 # reader never takes a listing made under other rules (an older report, a pasted one) as complete.
-REPORTED_RULES = 2
+REPORTED_RULES = 3
 # Substrings of the names `python -m torch.utils.collect_env` lists (its pip and
 # conda patterns), so a report carries every package collect_env would show.
 COLLECT_ENV_PATTERNS = ("torch", "numpy", "triton", "optree", "mypy", "flake8", "onnx",

@@ -8,7 +8,7 @@ import pytest
 
 from torchdoctor.match.matcher import HIGH, POSSIBLE
 
-from hook_facts import facts, tailored_as, top, venv_with
+from hook_facts import facts, pyproject, tailored_as, top, venv_with
 
 ENTRY = "apex-amp-removed"
 REMOVED = ("ImportError: cannot import name 'amp' from 'apex' "
@@ -77,17 +77,6 @@ def test_other_failures_are_not_read_as_the_removal(text):
     assert m is None or m.id != ENTRY
 
 
-STAND_IN = """[build-system]
-requires = ["setuptools"]
-build-backend = "setuptools.build_meta"
-[project]
-name = "apex"
-version = "0.1"
-[tool.setuptools]
-packages = ["apex"]
-"""
-
-
 @pytest.mark.slow
 def test_the_printed_transformers_upgrade_lets_the_trainer_import(tmp_path):
     """transformers 4.52.4 and torch 2.13.0 from this machine's pip; apex cannot be built here (its source is on
@@ -98,7 +87,7 @@ def test_the_printed_transformers_upgrade_lets_the_trainer_import(tmp_path):
     pkg = tmp_path / "apex-src"
     (pkg / "apex").mkdir(parents=True)
     (pkg / "apex" / "__init__.py").write_text('__all__ = ["optimizers", "normalization", "transformer"]\n')
-    (pkg / "pyproject.toml").write_text(STAND_IN)
+    (pkg / "pyproject.toml").write_text(pyproject("apex", "0.1", ["apex"]))
     assert run(py, "-m", "pip", "install", "-q", str(pkg), timeout=600).returncode == 0
     broken = run(py, "-c", "import transformers.trainer")
     assert "cannot import name 'amp' from 'apex'" in broken.stderr, broken.stderr[-600:]

@@ -2,13 +2,11 @@
 registry's env_specs and MujocoEnv's observation_space. The registry's failure runs for real on gym 0.26.2
 from this machine's pip, and the printed pin heals it."""
 
-import subprocess
-
 import pytest
 
 from torchdoctor.match.matcher import HIGH, POSSIBLE
 
-from hook_facts import top, venv_with
+from hook_facts import run_fix_command, top, venv_with
 
 ENTRY = "gym-new-api-under-old-rl-code"
 
@@ -50,8 +48,5 @@ def test_the_printed_gym_pin_heals_code_that_reads_the_registrys_env_specs(tmp_p
     assert "'dict' object has no attribute 'env_specs'" in broken.stderr, broken.stderr[-600:]
     m = top(broken.stderr)
     assert m.id == ENTRY and m.confidence == HIGH
-    pin = next(c for c in m.entry.fix["commands"] if "gym==0.23.1" in c)
-    healed = subprocess.run(pin.replace("python -m pip", "%s -m pip" % py, 1), shell=True, capture_output=True,
-                            text=True, timeout=900, env=env)
-    assert healed.returncode == 0, healed.stderr[-600:]
+    run_fix_command(m, "gym==0.23.1", py, env)
     assert run(py, "-c", READ_REGISTRY).returncode == 0
