@@ -934,10 +934,9 @@ OPEN = {
     ("blind94_wireless.jsonl", 2): None,
     ("blind94_wireless.jsonl", 4): None,
     # blind95 (tests/eval/blind95_results.md): sm_120 told in words beside a screenshot; a bare `cannot import name`
-    # whose import line comes after it; Python 2 refusing a keyword after `**` unpacking; a moved function told in words
+    # whose import line comes after it; a moved function told in words
     ("blind95_es.jsonl", 0): None,
     ("blind95_es.jsonl", 5): None,
-    ("blind95_gesture.jsonl", 0): None,
     ("blind95_sar.jsonl", 0): None,
 }
 

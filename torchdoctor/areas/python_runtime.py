@@ -129,6 +129,10 @@ def python_too_old_for_syntax(match, facts: Facts) -> Optional[Tailored]:
         need, what = (3, 9), "builtin generics such as %s...]" % groups["pep585"]
     elif groups.get("fstring"):
         need, what = (3, 6), "f-strings"
+    elif groups.get("kwonly"):
+        need, what = (3, 0), "keyword-only parameters (`*,` or a keyword after `*args`)"
+    elif groups.get("unpack"):
+        need, what = (3, 5), "keyword arguments after `**` unpacking"
     else:
         need, what = (3, 10), "`X | None` unions of types"
     py = F.python_minor(facts)
@@ -136,11 +140,11 @@ def python_too_old_for_syntax(match, facts: Facts) -> Optional[Tailored]:
         return None
     notes = ["this Python is %s; %s needs Python %d.%d" % ((py, what) + need)]
     if minor_tuple(py) >= need:
-        if groups.get("fstring"):
-            # every Python prints these bare words for some mistakes on a line that holds an f-string
-            return Tailored(summary="This interpreter is Python %s, which has f-strings: either the failing program ran "
-                                    "an older Python (Python 2 or 3.5 behind `python` on PATH, an old environment), or "
-                                    "the line has another mistake (a trailing operator, a missing bracket)." % py,
+        if groups.get("fstring") or groups.get("kwonly") or groups.get("unpack"):
+            # every Python prints these bare words for some mistakes on such a line
+            return Tailored(summary="This interpreter is Python %s, which has %s: either the failing program ran an "
+                                    "older Python (Python 2 or 3.5 behind `python` on PATH, an old environment), or the "
+                                    "line has another mistake (a trailing operator, a missing bracket)." % (py, what),
                             commands=["python -c \"import sys; print(sys.version, sys.executable)\""], notes=notes)
         return Tailored(summary="This interpreter is Python %s, which has %s: the failing program ran an older Python "
                                 "(another `python` on PATH, an old environment, a notebook kernel). Run it with this one."

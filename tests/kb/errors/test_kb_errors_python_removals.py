@@ -118,6 +118,23 @@ def test_a_new_enough_python_here_means_another_interpreter_ran_it():
                                 "an older Python") and "another mistake" in t.summary
 
 
+@pytest.mark.parametrize("text, says", [
+    # Python 2 under Python 3's keyword-only parameters (3.0) and a keyword after ** unpacking (3.5)
+    ("  File \"dvb.py\", line 7\n    def monitor(stop, offset=0, city='Dresden', *, raw=False):\n"
+     "                                               ^\nSyntaxError: invalid syntax", "keyword-only parameters"),
+    ("  File \"core.py\", line 31\n    def _get_attribute(self, json, *keys, default=None):\n"
+     "                                                ^\nSyntaxError: invalid syntax", "keyword-only parameters"),
+    ("  File \"train.py\", line 49\n    trainer = Trainer(**built, data=data, log_dir=log_dir)\n"
+     "                             ^\nSyntaxError: invalid syntax", "keyword arguments after `**` unpacking"),
+])
+def test_python_3_parameter_syntax_under_python_2_is_a_possibility(text, says):
+    m, t = tailored_as(OLD_PY, text, facts(py="3.11.7"))
+    assert m.confidence == "possible"
+    assert "which has %s" % says in t.summary and "either the failing program ran an older Python" in t.summary
+    _, t = tailored_as(OLD_PY, text, facts(py="2.7.18"))
+    assert "python3" in " ".join(t.commands)
+
+
 def test_an_f_string_beside_the_bare_words_is_only_a_possibility():
     m = top("  File \"fs2.py\", line 2\n    log = f\"{os.sep}run.log\" +\n                           ^\n"
             "SyntaxError: invalid syntax")
@@ -141,6 +158,9 @@ def test_an_f_string_beside_the_bare_words_is_only_a_possibility():
     # a plain string (no f prefix) on the line, an identifier ending in f before a string
     "  File \"a.py\", line 3\n    print('x' 'y' z)\n                  ^\nSyntaxError: invalid syntax",
     "  File \"a.py\", line 3\n    elif'x' in y z:\n               ^\nSyntaxError: invalid syntax",
+    # ** unpacking alone, and a plain keyword call: nothing Python 2 refuses on the line
+    "  File \"a.py\", line 3\n    foo(**kw)\n    ^\nSyntaxError: invalid syntax",
+    "  File \"a.py\", line 3\n    foo(a, b=1) c\n                ^\nSyntaxError: invalid syntax",
 ])
 def test_other_type_and_syntax_errors_are_not_an_old_python(text):
     m = top(text)
