@@ -519,12 +519,19 @@ score of each, before its misses drove any KB change (the honest estimate):
                           0 wrong); 10/26 after (tests/eval/blind93_results.md)
   blind94_spkver/_offlinerl/_gait/_wireless.jsonl 24 issues (speaker verification, offline RL,
                           gait recognition, wireless signals), after blind80-93's fixes: first run
-                          5/24 = 20.8% (5/16 where an entry fitted, 1 wrong); 12/24 after
+                          5/24 = 20.8% (5/16 where an entry fitted, 1 wrong); 13/24 after
                           (tests/eval/blind94_results.md)
   blind95_es/_seasia/_gesture/_sar.jsonl 20 issues (Spanish and Latin American projects, Southeast
                           Asian languages, co-speech gesture, SAR), collected with blind94: first
                           run 4/20 = 20.0% (4/8 where an entry fitted, 0 wrong); 9/20 after
                           (tests/eval/blind95_results.md)
+  blind96_underwater/_ehr/_svg/_hep.jsonl 23 issues (underwater imaging, EHR models, SVG
+                          generation, particle physics), after blind80-95's fixes: first run
+                          2/23 = 8.7% (2/10 where an entry fitted, 2 wrong); 5/23 after
+                          (tests/eval/blind96_results.md)
+  blind97_de/_fr/_hydro/_security.jsonl 18 issues (German and French projects, hydrology,
+                          security), collected with blind96: first run 4/18 = 22.2% (4/9 where an
+                          entry fitted, 2 wrong); 5/18 after (tests/eval/blind97_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -178,3 +178,19 @@ def test_collect_env_lists_only_some_packages(tmp_path):
     assert changed["numpy"] == ("1.26.4", "1.18.0")
     assert unknown["psutil"] == ("5.9.8", "(not listed)")
     assert "psutil" not in changed
+
+
+def test_a_name_an_older_listing_did_not_cover_is_not_listed_there(tmp_path):
+    # a report made before pyarrow joined the listing (rules 2) against one that lists it: not comparable, not
+    # "installed since"; a name both rules cover, missing from the old listing, is still absent there
+    old = copy.deepcopy(BASE)
+    old["packages"]["reported"] = 2
+    new = copy.deepcopy(BASE)
+    new["packages"]["reported"] = 3
+    new["packages"]["installed"]["pyarrow"] = {"version": "15.0.0"}
+    new["packages"]["installed"]["xformers"] = {"version": "0.0.28"}
+    d = diff_reports(load_any(write_report(tmp_path, "a.json", old)), load_any(write_report(tmp_path, "b.json", new)))
+    unknown = {c.key: (c.a, c.b) for c in d.not_comparable if c.area == "packages"}
+    changed = {c.key: (c.a, c.b) for c in d.changes if c.area == "packages"}
+    assert unknown["pyarrow"] == ("(not listed)", "15.0.0") and "pyarrow" not in changed
+    assert changed["xformers"] == ("(not installed)", "0.0.28")

@@ -40,6 +40,9 @@ PIP_NAMES = {
 # of package_missing only; dist_name keeps PyPI names). PyPI's apex and clip are other projects:
 REPO_INSTALLS = {"apex": "--no-build-isolation git+https://github.com/NVIDIA/apex.git",  # setup.py imports torch
                  "clip": "git+https://github.com/openai/CLIP.git"}
+# What a repository's current source no longer has, for code written against an older one.
+REPO_NOTES = {"apex": " Its source has had no amp, parallel or fp16_utils since May 2025: code that imports those needs "
+                      "its last commit with them (e13873d) or torch.amp instead."}
 # a project's own folders, which no PyPI package of that name provides
 PROJECT_FOLDERS = frozenset((
     "utils", "util", "models", "model", "modules", "module", "common", "config", "configs", "core", "data", "dataset",
@@ -96,7 +99,7 @@ def _not_from_pypi(named: str, facts: Facts) -> Optional[Tailored]:
                         commands=["%s -c \"import sys; print(sys.path)\"" % py])
     if named in REPO_INSTALLS:
         return Tailored(summary="`%s` is not installed in %s: install it from its repository (PyPI's `%s` is another "
-                                "project)." % (named, facts.value("python.executable"), named),
+                                "project).%s" % (named, facts.value("python.executable"), named, REPO_NOTES.get(named, "")),
                         commands=[pip(facts, "install %s" % REPO_INSTALLS[named])])
     return None
 

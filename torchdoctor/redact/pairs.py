@@ -82,9 +82,10 @@ NOT_SECRET_LAST = {"file", "files", "path", "paths", "dir", "directory", "name",
 WORD_SPLIT_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Values a secret-named key holds that are no secret: switches, references, placeholders (a README's
 # "YOUR_TOKEN" or "HF_TOKEN_HERE", or `--gradio-auth username:password`, pasted back unchanged).
-# "lambda": Python's sort key (`max(links, key=lambda link: ...)`) is code, not a secret.
+# "lambda": Python's sort key (`max(links, key=lambda link: ...)`) is code, not a secret. The key's own
+# kind as its value (`use_auth_token = 'key'`, `api_key="api_key"`) is a placeholder too.
 NOT_SECRET_VALUE_RE = re.compile(r"(?i)(?:true|false|none|null|nil|yes|no|on|off|0|1|-1|\*+|x+|\.\.\.|bearer|basic|"
-                                 r"token|digest|negotiate|required|optional|auto|default|env|lambda|[$%].*|[<\[].*|"
+                                 r"token|key|secret|api[_-]?key|(?:hf|access|auth)[_-]?token|digest|negotiate|required|optional|auto|default|env|lambda|[$%].*|[<\[].*|"
                                  r"(?:your|my)[_-][\w-]{1,40}|[\w-]{1,40}[_-]here|"
                                  r"(?:user(?:name|)|login):(?:pass(?:word|)|pwd))")
 

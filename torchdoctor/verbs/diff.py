@@ -184,10 +184,20 @@ def _missing(facts: Facts, area: str, name: str, known: bool, missing_word: str)
     match its patterns, and prints no environment variables but a few)."""
     if not known:
         return UNKNOWN, "(unknown)"
+    if area == "packages" and not _listed_under(facts, name):
+        return UNKNOWN, "(not listed)"
     if str(facts.value("source") or "").startswith("collect_env"):
         if area != "packages" or not any(w in name for w in COLLECT_ENV_ALWAYS_LISTED):
             return UNKNOWN, "(not listed)"
     return ABSENT, missing_word
+
+
+def _listed_under(facts: Facts, name: str) -> bool:
+    """Whether this side's listing rules covered `name`: a torchdoctor report made before a name joined the
+    listing says nothing of it (a pasted or collect_env listing is judged by the caller)."""
+    from ..gather.target import REPORTED_SINCE
+    rules = facts.value("packages.reported")
+    return not isinstance(rules, int) or rules >= REPORTED_SINCE.get(name, 0)
 
 
 def _env(facts: Facts) -> Tuple[bool, Dict[str, Tuple[str, str]]]:

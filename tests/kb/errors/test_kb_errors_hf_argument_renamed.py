@@ -50,11 +50,6 @@ def test_use_auth_token_under_huggingface_hub_1_is_healed_by_the_printed_pin(tmp
     ("TypeError: hf_hub_download() got an unexpected keyword argument 'use_auth_token'", "huggingface-hub", "1.0.0"),
     ("TypeError: __init__() got an unexpected keyword argument 'use_auth_token'", "transformers", "5.0.0"),
     ("TypeError: __init__() got an unexpected keyword argument 'dataset_text_field'", "trl", "0.13.0"),
-    # a modeling file copied from transformers 4.11 or older (read in the 4.11.3 and 4.12.0 wheels' file_utils.py)
-    ("TypeError: add_code_sample_docstrings() got an unexpected keyword argument 'tokenizer_class'", "transformers",
-     "4.12.0"),
-    ('TypeError: add_code_sample_docstrings() got an unexpected keyword argument "tokenizer_class"', "transformers",
-     "4.12.0"),
 ])
 def test_the_old_name_is_pinned_below_the_release_that_removed_it(text, package, removed):
     m, t = tailored_as(ENTRY, text, facts())
@@ -95,6 +90,20 @@ def test_accelerates_logging_dir_reads_the_same_table():
                        facts(packages={"accelerate": {"version": "0.21.0"}}))
     assert t.summary.startswith("accelerate 0.20.0 removed `logging_dir`") and "project_dir" in t.summary
     assert "installed accelerate: 0.21.0" in t.notes
+
+
+@pytest.mark.parametrize("text", [
+    "TypeError: add_code_sample_docstrings() got an unexpected keyword argument 'tokenizer_class'",
+    'TypeError: add_code_sample_docstrings() got an unexpected keyword argument "tokenizer_class"',
+])
+def test_a_copied_modeling_file_is_edited_and_pinned_back_only_where_that_installs(text):
+    # renamed in one step in transformers 4.12.0 (read in the 4.11.3 and 4.12.0 wheels' file_utils.py); 4.11 needs
+    # tokenizers 0.10, whose wheels end at Python 3.9
+    m, t = tailored_as(ENTRY, text, facts(py="3.11.7"))
+    assert m.confidence == HIGH
+    assert "Rename it in that file" in t.summary and "no way out on Python 3.11" in t.summary and t.commands == []
+    _, t = tailored_as(ENTRY, text, facts(py="3.8.10"))
+    assert t.commands == ['/home/u/venv/bin/python -m pip install "transformers<4.12.0"']
 
 
 @pytest.mark.parametrize("text", [

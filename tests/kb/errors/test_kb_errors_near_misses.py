@@ -529,6 +529,9 @@ def test_new_wordings_stay_quiet_on_their_neighbours(text):
     "GPU with CUDA capability sm_35 is not supported by this version of cuDNN",
     "Device with CUDA capability sm_61 is not yet tested",
     "Your GPU with CUDA capability sm_70 is not supported by the Marlin kernel",
+    # nvcc's own refusals of an architecture: the toolkit's, not torch's build
+    "nvcc fatal   : Value 'sm_120' is not defined for option 'gpu-architecture'",
+    "nvcc fatal : Unsupported gpu architecture 'compute_120'",
 ])
 def test_the_capability_wordings_do_not_claim_other_libraries_messages(text):
     assert all(m.id != "gpu-capability-not-compatible" for m in match_text(text))

@@ -60,4 +60,7 @@ def test_the_printed_commands_rebuild_the_project_under_its_name(tmp_path):
     for needle in ("uninstall -y UNKNOWN", "install --upgrade pip setuptools", "python3 -m pip install ."):
         run_fix_command(m, needle, py, env, cwd=str(proj))
     assert imports()
-    assert "demo-pkg" in pip_here("list").stdout
+    listed = pip_here("list", "--format=freeze").stdout
+    assert "demo-pkg==1.2.3" in listed and "UNKNOWN" not in listed
+    setuptools = next(ln.split("==")[1] for ln in listed.splitlines() if ln.startswith("setuptools=="))
+    assert int(setuptools.split(".")[0]) >= 61  # the printed upgrade ran: a later --no-build-isolation build reads it

@@ -2,6 +2,8 @@
 The removal runs for real with pyarrow 12 from this machine's pip, and the entry's `pyarrow<12`, run as
 printed, brings deserialize back."""
 
+import sys
+
 import pytest
 
 from torchdoctor.match.matcher import HIGH, POSSIBLE
@@ -35,6 +37,7 @@ def test_other_pyarrow_removals_are_not_claimed(text):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="pyarrow 11, the last with deserialize, has no wheels past 3.11")
 def test_the_printed_pin_brings_deserialize_back(tmp_path):
     py, run, env = venv_with(tmp_path, "pyarrow==12.0.1", "numpy<2")
     read = "import pyarrow; pyarrow.deserialize"

@@ -256,9 +256,10 @@ TOKENIZER_SINCE = {"LlamaTokenizer": "4.28.0", "Qwen2Tokenizer": "4.37.0", "Gemm
                    "TokenizersBackend": "5.0.0"}
 
 
-# What a transformers release needs of torch and Python (read in the wheels: 4.52.0 disables a torch
-# below 2.1, 4.51.0 does not; 5.0.0 disables one below 2.2 and requires Python 3.10).
-TRANSFORMERS_NEEDS = (("5", "2.2", "3.10"), ("4.52", "2.1", None))
+# What a transformers release needs of torch and Python, newest first (read in the wheels: 4.52.0 disables
+# a torch below 2.1, 4.51.0 does not; 5.0.0 disables one below 2.2 and requires Python 3.10; 4.47.0 is the
+# first to require Python 3.9, 4.46.3 takes 3.8).
+TRANSFORMERS_NEEDS = (("5", "2.2", "3.10"), ("4.52", "2.1", None), ("4.47", "0", "3.9"))
 
 
 def transformers_upgrade(facts: Facts, since: str) -> Optional[str]:

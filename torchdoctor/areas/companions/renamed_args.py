@@ -6,6 +6,7 @@ from typing import Optional, Tuple
 
 from ...advice.commands import pip
 from ...model import derived as F
+from ...model import versions as V
 from ...model.facts import Facts
 from ...model.records import record
 from ..optional_packages import report_key
@@ -20,6 +21,9 @@ class Renamed:
     new: str  # what replaces them (a name, or where the setting went)
     new_since: Optional[str]  # the release that first takes the new spelling
     removed: str  # the first release that refuses the old names
+    # The old name lives in a file the project copied from the library (a modeling file): rename it there;
+    # the pin back is offered only on the Pythons that release still installs on (its last one here).
+    copied_until_python: Optional[str] = None
 
 
 TRAINERS = ("Trainer", "Seq2SeqTrainer")
@@ -43,7 +47,9 @@ RENAMED = (
     Renamed("trl", ("SFTConfig",), ("max_seq_length",), "max_length", "0.16.0", "0.20.0"),
     Renamed("accelerate", ("Accelerator",), ("logging_dir",), "project_dir", "0.16.0", "0.20.0"),
     # renamed in one step: a modeling file copied from transformers 4.11 or older decorates with the old name
-    Renamed("transformers", ("add_code_sample_docstrings",), ("tokenizer_class",), "processor_class", "4.12.0", "4.12.0"),
+    # (transformers 4.11 needs tokenizers 0.10, whose last wheels are for Python 3.9)
+    Renamed("transformers", ("add_code_sample_docstrings",), ("tokenizer_class",), "processor_class", "4.12.0", "4.12.0",
+            copied_until_python="3.9"),
 )
 
 
@@ -83,6 +89,17 @@ def remedy(facts: Facts, caller: str, arg: str) -> Optional[Tailored]:
                    "%s, or write `%s` for the older release." % (arg, dist, row.new_since, "`, `".join(row.old), dist,
                                                                   dist, row.old[0]))
         return Tailored(summary=summary, commands=[pip(facts, 'install --upgrade "%s>=%s"' % (dist, row.new_since))],
+                        notes=notes)
+    if row.copied_until_python:
+        py = F.python_minor(facts)
+        pin_ok = bool(py) and not V.older(row.copied_until_python, py)
+        summary = ("%s %s renamed `%s` to `%s` in %s at once: the project's copy of an older %s file still passes the "
+                   "old name. Rename it in that file (the traceback names it)%s." % (
+                       dist, row.removed, arg, row.new, "/".join(row.callers), dist,
+                       ", or pin %s below %s" % (dist, row.removed) if pin_ok else
+                       "; pinning %s below %s is no way out on Python %s, where it no longer installs" % (
+                           dist, row.removed, py or "3.10 or newer")))
+        return Tailored(summary=summary, commands=[pip(facts, 'install "%s<%s"' % (dist, row.removed))] if pin_ok else [],
                         notes=notes)
     if row.new == "SFTConfig":
         how = ("pass it in `SFTConfig(..., %s=...)` as `args=` (SFTConfig exists since trl %s)"
