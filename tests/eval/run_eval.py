@@ -532,6 +532,13 @@ score of each, before its misses drove any KB change (the honest estimate):
   blind97_de/_fr/_hydro/_security.jsonl 18 issues (German and French projects, hydrology,
                           security), collected with blind96: first run 4/18 = 22.2% (4/9 where an
                           entry fitted, 2 wrong); 5/18 after (tests/eval/blind97_results.md)
+  blind98_cfd/_mlops/_marl/_vln.jsonl 24 issues (learned fluid simulators, experiment tracking,
+                          multi-agent RL, embodied navigation), after blind80-97's fixes: first
+                          run 3/24 = 12.5% (3/7 where an entry fitted, 1 wrong); 6/24 after
+                          (tests/eval/blind98_results.md)
+  blind99_tw/_dental/_ultrasound/_ctr.jsonl 19 issues (Traditional Chinese projects, dental imaging,
+                          ultrasound, CTR models), collected with blind98: first run 6/19 = 31.6%
+                          (6/9 where an entry fitted, 1 wrong); 7/19 after (tests/eval/blind99_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

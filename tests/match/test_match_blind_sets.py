@@ -111,7 +111,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind94_gait.jsonl", "blind94_offlinerl.jsonl", "blind94_spkver.jsonl", "blind94_wireless.jsonl",
         "blind95_es.jsonl", "blind95_gesture.jsonl", "blind95_sar.jsonl", "blind95_seasia.jsonl",
         "blind96_ehr.jsonl", "blind96_hep.jsonl", "blind96_svg.jsonl", "blind96_underwater.jsonl",
-        "blind97_de.jsonl", "blind97_fr.jsonl", "blind97_hydro.jsonl", "blind97_security.jsonl"]
+        "blind97_de.jsonl", "blind97_fr.jsonl", "blind97_hydro.jsonl", "blind97_security.jsonl",
+        "blind98_cfd.jsonl", "blind98_marl.jsonl", "blind98_mlops.jsonl", "blind98_vln.jsonl",
+        "blind99_ctr.jsonl", "blind99_dental.jsonl", "blind99_tw.jsonl", "blind99_ultrasound.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -952,6 +954,13 @@ OPEN = {
     ("blind97_fr.jsonl", 1): "hf-library-version-mismatch",
     ("blind97_fr.jsonl", 2): "cuda-not-available",
     ("blind97_fr.jsonl", 3): None,
+    # blind98 (tests/eval/blind98_results.md): RLlib's "no installation was found" hiding torch's failed import (its
+    # only public report is the row)
+    ("blind98_marl.jsonl", 0): None,
+    # blind99 (tests/eval/blind99_results.md): NumPy 1.24's np.int told in words; a Hub id that does not exist shown
+    # in a screenshot and told in words
+    ("blind99_tw.jsonl", 1): None,
+    ("blind99_tw.jsonl", 2): None,
 }
 
 

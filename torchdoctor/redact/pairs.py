@@ -111,6 +111,17 @@ CONFIG_PATH_RE = re.compile(r"%s(?:[.:]%s){0,10}\.%s" % (_CONFIG_PART, _CONFIG_P
 STATE_DICT_KEY_RE = re.compile(r"[a-z_]{1,40}[0-9]{0,3}(?:\.(?:[a-z_]{1,40}[0-9]{0,3}|[0-9]{1,6})){2,20}")
 
 
+# A reinforcement-learning environment's registry id under an environment's key (EPyMARL's
+# `env_args.key="SMAC:2s3z"`, `env_key=lbforaging:Foraging-8x8-2p-3f-v3`): module:name or a -vN name.
+ENV_ID_RE = re.compile(r"[A-Za-z][\w.-]{0,60}:[\w.-]{1,80}|[A-Za-z][\w-]{0,80}-v[0-9]{1,3}")
+
+
+def is_env_id(name: str, value: str) -> bool:
+    """An environment's registry id under a key whose words name an environment (env_args.key)."""
+    words = key_words(name)
+    return len(words) >= 2 and words[-1] == "key" and "env" in words[:-1] and bool(ENV_ID_RE.fullmatch(value))
+
+
 def is_config_path(name: str, value: str) -> bool:
     """A config path named by the bare key word (yacs' "config key: MODEL.RPN.NMS_THRESH")."""
     return name.lower() == "key" and bool(CONFIG_PATH_RE.fullmatch(value))

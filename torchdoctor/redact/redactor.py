@@ -12,7 +12,7 @@ from .keyblocks import block_end
 from .pairs import (BEARER_RE, DASH_P_CONTEXT, DASH_P_RE, EQ_PAIR_RE, NOT_DASH_P, NOT_SECRET_NAME, OPTION_RE, PAIR_RE,
                     PATH_PAIR_RE, PORT_FIRST_RE, SECRET_HINTS, SECRET_NAME, SERIAL_NAME, SPACE_PAIR_RE,
                     STATE_DICT_KEY_RE, URL_CRED_RE, URL_RAW_CRED_RE, UUID_NAME, is_code_value, is_config_path,
-                    is_password_key, is_secret_value, secret_key_name)
+                    is_env_id, is_password_key, is_secret_value, secret_key_name)
 from .placeholders import EMAIL, GPU_UUID, HOST, IP, MAC, SECRET, SERIAL, USER, UUID
 from .tokens import TOKEN_RE, token_rule
 
@@ -167,7 +167,7 @@ class Redactor:
                 self._nested_pair = True
             return m.group(0)
         password = is_password_key(name)
-        if not is_secret_value(value, password):
+        if not is_secret_value(value, password) or (not password and is_env_id(name, value.strip("\"'"))):
             return m.group(0)
         if value[0] not in "\"'" and (m.string[m.end():m.end() + 1] in ("(", "[") or (
                 (is_code_value(value) or is_config_path(name, value) or value.isdigit() and len(value) <= 10)
