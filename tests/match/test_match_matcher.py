@@ -424,3 +424,21 @@ def test_run_judges_a_notice_against_the_failures_of_every_stream():
     ev.close()
     (m,) = ev.matches()
     assert (m.id, m.confidence) == ("torchrun-omp-num-threads-default", "possible")
+
+
+def test_a_plain_hit_elsewhere_is_another_occurrence_of_a_marked_one():
+    # a possibly-marked line, then two plain ones further on: three occurrences (the log scan's
+    # count and the paste's agree); only a joined pair holding the marked line is the same one
+    import io
+
+    from torchdoctor.match.logscan import scan_stream
+
+    text = ("step 1\npyarrow.lib.ArrowSerializationError: Cannot convert string: \"\" to int8_t\nstep 2\n"
+            "AttributeError: module 'pyarrow' has no attribute 'serialize'\nstep 3\n"
+            "AttributeError: module 'pyarrow' has no attribute 'serialize'\n")
+    for found in (match_text(text), scan_stream(io.BytesIO(text.encode()))):
+        m = found[0]
+        assert m.id == "pyarrow-serialize-removed-or-format-mismatch" and m.count == 3 and m.confidence == "high"
+    joined = match_text("  File \"train.py\", line 3, in <module>\n    rank = int(os.environ[\"RANK\"])\n"
+                        "               ~~~~~~~~~~^^^^^^^^\nKeyError: 'RANK'")[0]
+    assert joined.id == "dist-launch-endpoint-missing" and joined.count == 1 and joined.confidence == "high"
