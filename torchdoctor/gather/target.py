@@ -37,13 +37,14 @@ COMPANIONS = (
     "filelock", "fsspec", "jinja2", "typing-extensions", "setuptools", "pip",
     "mypy", "intel-extension-for-pytorch", "torch-directml", "clip", "librosa", "tensorboard",
     "onnxruntime-directml", "spacy", "numba", "mmcv", "mmcv-full",
-    # known errors read their releases (apex, tokenizers, speechbrain, pyannote-audio) or name them in their causes
-    "apex", "tokenizers", "speechbrain", "pyannote-audio", "gym", "gymnasium", "pyarrow",
 )
+# Listed from rules 3 on: known errors read their releases (apex, tokenizers, speechbrain, pyannote-audio) or
+# name them in their causes.
+COMPANIONS_SINCE_3 = ("apex", "tokenizers", "speechbrain", "pyannote-audio", "gym", "gymnasium", "pyarrow")
+COMPANIONS += COMPANIONS_SINCE_3
 # The listing rules that first covered a name (any name not here: every rules): a listing made under older
 # rules says nothing of it.
-REPORTED_SINCE = {name: 3 for name in ("apex", "tokenizers", "speechbrain", "pyannote-audio", "gym", "gymnasium",
-                                       "pyarrow")}
+REPORTED_SINCE = {name: 3 for name in COMPANIONS_SINCE_3}
 COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-", "tensorrt", "spconv")
 # Which names a listing covers: bumped whenever COMPANIONS, the prefixes or the patterns change, so a
 # reader never takes a listing made under other rules (an older report, a pasted one) as complete.
