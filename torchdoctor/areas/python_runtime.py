@@ -118,30 +118,33 @@ def python_stdlib_name_removed(match, facts: Facts) -> Optional[Tailored]:
                     + venv_commands(facts, last, "<package>"), notes=notes)
 
 
+# (the pattern's group, the Python the feature needs, its name, whether every Python prints the
+# same bare words for other mistakes on such a line); the last row is the entry's remaining pattern.
+SYNTAX_FEATURES = (
+    ("match", (3, 10), "the match statement", False),
+    ("pep585", (3, 9), "builtin generics such as %s...]", False),
+    ("fstring", (3, 6), "f-strings", True),
+    ("kwonly", (3, 0), "keyword-only parameters (`*,` or a keyword after `*args`)", True),
+    ("unpack", (3, 5), "keyword arguments after `**` unpacking", True),
+    (None, (3, 10), "`X | None` unions of types", False),
+)
+
+
 @hook("python-too-old-for-syntax")
 def python_too_old_for_syntax(match, facts: Facts) -> Optional[Tailored]:
     """The Python the feature needs against this one: new enough here means the failing process ran
     another, older interpreter; else an environment on the Python it needs."""
     groups = match_groups(match)
-    if groups.get("match"):
-        need, what = (3, 10), "the match statement"
-    elif groups.get("pep585"):
-        need, what = (3, 9), "builtin generics such as %s...]" % groups["pep585"]
-    elif groups.get("fstring"):
-        need, what = (3, 6), "f-strings"
-    elif groups.get("kwonly"):
-        need, what = (3, 0), "keyword-only parameters (`*,` or a keyword after `*args`)"
-    elif groups.get("unpack"):
-        need, what = (3, 5), "keyword arguments after `**` unpacking"
-    else:
-        need, what = (3, 10), "`X | None` unions of types"
+    need, what, bare = next((need, what, bare) for group, need, what, bare in SYNTAX_FEATURES
+                            if group is None or groups.get(group))
+    if "%s" in what:
+        what %= groups["pep585"]
     py = F.python_minor(facts)
     if not py:
         return None
     notes = ["this Python is %s; %s needs Python %d.%d" % ((py, what) + need)]
     if minor_tuple(py) >= need:
-        if groups.get("fstring") or groups.get("kwonly") or groups.get("unpack"):
-            # every Python prints these bare words for some mistakes on such a line
+        if bare:
             return Tailored(summary="This interpreter is Python %s, which has %s: either the failing program ran an "
                                     "older Python (Python 2 or 3.5 behind `python` on PATH, an old environment), or the "
                                     "line has another mistake (a trailing operator, a missing bracket)." % (py, what),
