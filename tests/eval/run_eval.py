@@ -539,6 +539,14 @@ score of each, before its misses drove any KB change (the honest estimate):
   blind99_tw/_dental/_ultrasound/_ctr.jsonl 19 issues (Traditional Chinese projects, dental imaging,
                           ultrasound, CTR models), collected with blind98: first run 6/19 = 31.6%
                           (6/9 where an entry fitted, 1 wrong); 7/19 after (tests/eval/blind99_results.md)
+  blind100_pl/_kan/_asr2/_fluidrobot.jsonl 23 issues (Polish, Czech and Ukrainian projects,
+                          Kolmogorov-Arnold networks, streaming speech recognition, legged
+                          locomotion), after blind80-99's fixes: first run 6/23 = 26.1% (6/16 where an
+                          entry fitted, 2 wrong); 14/23 after (tests/eval/blind100_results.md)
+  blind101_id/_mol3d/_recsysllm/_nvext.jsonl 19 issues (Indonesian and Malay projects, protein
+                          design, LLM recommenders and retrieval, NVIDIA graphics extensions),
+                          collected with blind100: first run 7/19 = 36.8% (7/13 where an entry
+                          fitted, 3 wrong); 12/19 after (tests/eval/blind101_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

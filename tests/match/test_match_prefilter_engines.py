@@ -148,6 +148,16 @@ def test_the_coloured_line_paths_are_both_taken():
         assert [m[0] for m in key(LS.scan_stream(io.BytesIO(data), PURE))] == ["torch-not-compiled-with-cuda"]
 
 
+def test_a_retyped_lower_case_line_reads_the_same_whichever_path_finds_the_lines():
+    # The case-folded pass belongs to short texts, not to the direct path: forcing the
+    # prefiltered path once turned it off (a fuzzed paste found the difference).
+    text = ('  File "/home/u/envs/t/lib/python3.8/site-packages/torch/utils/data/_utils/pin_memory.py", line 28, '
+            'in _pin_memory_loop\nGetting segmentation fault, I have enough memory. ')
+    direct = key(M.match_text(text))
+    assert [m[0] for m in direct] == ["torch-process-segfault"]
+    assert prefiltered(text, PURE) == direct
+
+
 @needs_native
 @FUZZ
 @given(wrapped_text())

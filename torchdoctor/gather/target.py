@@ -41,14 +41,16 @@ COMPANIONS = (
 # Listed from rules 3 on: known errors read their releases (apex, tokenizers, speechbrain, pyannote-audio) or
 # name them in their causes.
 COMPANIONS_SINCE_3 = ("apex", "tokenizers", "speechbrain", "pyannote-audio", "gym", "gymnasium", "pyarrow")
-COMPANIONS += COMPANIONS_SINCE_3
+# From rules 4: rsl_rl (a git install is rsl-rl, PyPI's rsl-rl-lib) and what it runs under decide which way it moves.
+COMPANIONS_SINCE_4 = ("rsl-rl-lib", "rsl-rl", "legged-gym", "isaacgym", "isaaclab", "isaaclab-rl")
+COMPANIONS += COMPANIONS_SINCE_3 + COMPANIONS_SINCE_4
 # The listing rules that first covered a name (any name not here: every rules): a listing made under older
 # rules says nothing of it.
-REPORTED_SINCE = {name: 3 for name in COMPANIONS_SINCE_3}
+REPORTED_SINCE = dict([(name, 3) for name in COMPANIONS_SINCE_3] + [(name, 4) for name in COMPANIONS_SINCE_4])
 COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-", "tensorrt", "spconv")
 # Which names a listing covers: bumped whenever COMPANIONS, the prefixes or the patterns change, so a
 # reader never takes a listing made under other rules (an older report, a pasted one) as complete.
-REPORTED_RULES = 3
+REPORTED_RULES = 4
 # Substrings of the names `python -m torch.utils.collect_env` lists (its pip and
 # conda patterns), so a report carries every package collect_env would show.
 COLLECT_ENV_PATTERNS = ("torch", "numpy", "triton", "optree", "mypy", "flake8", "onnx",

@@ -29,6 +29,10 @@ SMALL_INPUT = 1024 * 1024
 # The whitespace-insensitive pass (despaced.py) runs on pastes up to this size too.
 SELECT_MAX = 64 * 1024
 DIRECT_LINES = 400  # match_text: above this many lines, prefilter first
+# A text this short may have been retyped in lower case (an issue title, a chat paste): the
+# case-folded pass reads it when nothing else matched. Its own number, not DIRECT_LINES: which
+# path finds the lines must not change what a short text is.
+FOLDED_LINES = 400
 
 # Short literals that nearly every known error line contains. An anchor with
 # none of them becomes a trigger itself, so coverage never depends on this list.
@@ -398,7 +402,7 @@ def match_text(text: str, index: Optional[Index] = None, observe: bool = True) -
                     if h[0].id not in col.found or not _marked(h[2])]
             if hits:
                 col.add(i + 1, joined, hits)
-    later_passes(col, quoted, index, folded=len(lines) <= DIRECT_LINES)
+    later_passes(col, quoted, index, folded=len(lines) <= FOLDED_LINES)
     results = col.results()
     if not observe or any(m.confidence == HIGH for m in results):
         return results

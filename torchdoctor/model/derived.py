@@ -396,9 +396,24 @@ def path_var(facts: Facts, name: str) -> List[str]:
     return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
 
 
+def path_var_read(facts: Facts, name: str) -> Optional[List[str]]:
+    """A path variable's entries as the probe read them, else from the environment of the shell
+    that ran torchdoctor (the target inherits it: explain's light facts have no probe); None when
+    neither was read, [] when it is not set."""
+    if facts.state("import_env.%s" % name) in (PRESENT, ABSENT):
+        return path_var(facts, name)
+    if facts.state("env.%s" % name) == ABSENT:
+        return []
+    v = facts.value("env.%s" % name)
+    if not isinstance(v, str):
+        return None
+    sep = " " if name == "LD_PRELOAD" and ":" not in v else (";" if os_name(facts) == "windows" else ":")
+    return [x for x in v.split(sep) if x]
+
+
 def path_var_without(facts: Facts, name: str, drop: List[str]) -> str:
     """The shell command that takes `drop` out of a path variable (unset when nothing is left)."""
-    rest = [e for e in path_var(facts, name) if e not in drop]
+    rest = [e for e in path_var_read(facts, name) or [] if e not in drop]
     if not rest:
         return unset_env_cmd(facts, name)
     windows = os_name(facts) == "windows"

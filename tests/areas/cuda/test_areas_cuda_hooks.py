@@ -416,3 +416,41 @@ def test_cpu_only_build_hook_on_a_cuda_build():
                  {"packages": torch_pkg("2.4.1+cu124"), "driver": DRIVER_570, "os": LINUX,
                   "python": {"executable": "/opt/venv/bin/python"}})
     assert "another interpreter" in ex.cause and "/opt/venv/bin/python" in ex.cause
+
+
+# ------------------------------------------------------------ the stub libcuda ---
+STUB_34 = ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+           "NumCudaDevices() that might have already set an error? Error 34: CUDA driver is a stub library")
+
+
+def test_stub_library_names_the_stubs_folder_on_ld_library_path_and_keeps_the_rest():
+    ex = explain("cuda-driver-stub-library", STUB_34, {
+        "os": LINUX, "import_env": {"LD_LIBRARY_PATH": ["/usr/local/cuda/lib64/stubs", "/opt/lib"]}})
+    assert ex.tailored and "/usr/local/cuda/lib64/stubs" in ex.fix.summary
+    assert ex.fix.commands[0] == "export LD_LIBRARY_PATH=/opt/lib"
+
+
+def test_stub_library_read_from_the_launching_shell_when_no_probe_ran():
+    # explain's light facts have the shell's environment, not the probe's import_env
+    ex = explain("cuda-driver-stub-library", STUB_34, {
+        "os": LINUX, "env": {"LD_LIBRARY_PATH": "/opt/conda/envs/x/lib/stubs"}})
+    assert ex.tailored and ex.fix.commands[0] == "unset LD_LIBRARY_PATH"
+
+
+def test_stub_library_without_a_stubs_folder_points_at_the_loaders_configuration():
+    ex = explain("cuda-driver-stub-library", STUB_34, {"os": LINUX, "env": {"LD_LIBRARY_PATH": "/opt/lib"}})
+    assert ex.tailored and "ld.so.conf.d" in ex.fix.summary
+    assert not any(c.startswith(("export", "unset")) for c in ex.fix.commands)
+
+
+def test_stub_library_with_nothing_read_keeps_the_entry():
+    assert generic(explain("cuda-driver-stub-library", STUB_34, {"os": LINUX}))
+    assert generic(explain("cuda-driver-stub-library", STUB_34, {
+        "os": {"system": "Windows"}, "env": {"LD_LIBRARY_PATH": "/x/stubs"}}))
+
+
+def test_warps_error_34_is_the_stub_and_other_codes_are_not():
+    assert match_text("Warp CUDA error: Failed to get driver entry point 'cuInit' (CUDA error 34)")[0].id == \
+        "cuda-driver-stub-library"
+    assert not [m for m in match_text("Warp CUDA error: Failed to get driver entry point 'cuInit' (CUDA error 1)")
+                if m.id == "cuda-driver-stub-library"]

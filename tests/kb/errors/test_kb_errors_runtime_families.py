@@ -57,7 +57,7 @@ ROUTES = [
      "cuda-gpu-sharing-service-error"),
     ("RuntimeError: CUDA error: PTX JIT compiler library not found", "cuda-ptx-jit-failed"),
     ("RuntimeError: CUDA error: API call is not supported in the installed CUDA driver", "cuda-driver-insufficient"),
-    ("RuntimeError: CUDA error: CUDA driver is a stub library", "nvidia-driver-not-found"),
+    ("RuntimeError: CUDA error: CUDA driver is a stub library", "cuda-driver-stub-library"),
     ("UserWarning: 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't "
      "be used.", "pin-memory-without-accelerator"),
     ("ImportError: torch._nccl_ep is unavailable; this PyTorch was not built with USE_NCCL_EP (or, for a "

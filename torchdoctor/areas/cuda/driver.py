@@ -376,3 +376,33 @@ def nvml_symbol_missing(match, facts: Facts) -> Optional[Tailored]:
                                 "on LD_LIBRARY_PATH. Update the driver there, or use torch 2.2.2 on it." % (drv, sym),
                         commands=["ldconfig -p | grep libnvidia-ml"], notes=["driver %s" % drv])
     return None
+
+
+# A CUDA toolkit's link-time libcuda (lib64/stubs, conda's lib/stubs): a folder by that name.
+_STUBS_DIR = re.compile(r"(?:^|[/\\])stubs[/\\]?$")
+
+
+@hook("cuda-driver-stub-library")
+def cuda_driver_stub_library(match, facts: Facts) -> Optional[Tailored]:
+    """Where the stub came from: a stubs folder on the target's LD_LIBRARY_PATH is named and taken
+    out; without one, the loader's own configuration (ld.so.conf, a link) is what to read."""
+    if F.os_name(facts) != "linux":
+        return None
+    entries = F.path_var_read(facts, "LD_LIBRARY_PATH")
+    if entries is None:
+        return None
+    stubs = [e for e in entries if _STUBS_DIR.search(e)]
+    check = '%s -c "import torch; print(torch.cuda.is_available())"' % F.python_cmd(facts)
+    if stubs:
+        return Tailored(summary="LD_LIBRARY_PATH here holds %s, the CUDA toolkit's link-time libcuda, ahead of the "
+                                "driver's: take it out (keep it on LIBRARY_PATH for linking only) and run again."
+                                % ", ".join(stubs),
+                        commands=[F.path_var_without(facts, "LD_LIBRARY_PATH", stubs), check],
+                        notes=["LD_LIBRARY_PATH: %s" % ":".join(entries)])
+    return Tailored(summary="No stubs folder is on LD_LIBRARY_PATH here, so the loader finds the stub through its own "
+                            "configuration: a stubs folder listed in /etc/ld.so.conf.d (TensorFlow's GPU images write "
+                            "z-cuda-stubs.conf), a libcuda.so.1 link into stubs/, or a library's RPATH. Find it, remove "
+                            "it, run ldconfig; in a container, start it with the NVIDIA Container Toolkit (--gpus all) so "
+                            "the host's driver is mounted.",
+                    commands=["ldconfig -p | grep -E 'libcuda\\.so'", "grep -rn stubs /etc/ld.so.conf /etc/ld.so.conf.d/",
+                              check])
