@@ -547,6 +547,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           design, LLM recommenders and retrieval, NVIDIA graphics extensions),
                           collected with blind100: first run 7/19 = 36.8% (7/13 where an entry
                           fitted, 3 wrong); 12/19 after (tests/eval/blind101_results.md)
+  blind102_fa/_specdec/_bev/_executorch.jsonl 19 issues (Persian projects, speculative decoding,
+                          bird's-eye-view perception, ExecuTorch), after blind100-101's fixes:
+                          first run 6/19 = 31.6% (6/8 where an entry fitted, 1 wrong); 7/19 after
+                          (tests/eval/blind102_results.md)
+  blind103_balkan/_controlnet/_scenetext/_medsam.jsonl 19 issues (Greek, Romanian, Hungarian and
+                          Balkan projects, ControlNet training, scene text, medical SAM), collected
+                          with blind102: first run 2/19 = 10.5% (2/4 where an entry fitted, 0
+                          wrong); 3/19 after (tests/eval/blind103_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -115,7 +115,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind98_cfd.jsonl", "blind98_marl.jsonl", "blind98_mlops.jsonl", "blind98_vln.jsonl",
         "blind99_ctr.jsonl", "blind99_dental.jsonl", "blind99_tw.jsonl", "blind99_ultrasound.jsonl",
         "blind100_asr2.jsonl", "blind100_fluidrobot.jsonl", "blind100_kan.jsonl", "blind100_pl.jsonl",
-        "blind101_id.jsonl", "blind101_mol3d.jsonl", "blind101_nvext.jsonl", "blind101_recsysllm.jsonl"]
+        "blind101_id.jsonl", "blind101_mol3d.jsonl", "blind101_nvext.jsonl", "blind101_recsysllm.jsonl",
+        "blind102_bev.jsonl", "blind102_executorch.jsonl", "blind102_fa.jsonl", "blind102_specdec.jsonl",
+        "blind103_balkan.jsonl", "blind103_controlnet.jsonl", "blind103_medsam.jsonl", "blind103_scenetext.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -972,6 +974,11 @@ OPEN = {
     # its message
     ("blind101_mol3d.jsonl", 1): None,
     ("blind101_recsysllm.jsonl", 0): None,
+    # blind102 (tests/eval/blind102_results.md): transformers' names a decoding library needs, listed as undefined
+    # symbols with no error line
+    ("blind102_specdec.jsonl", 3): None,
+    # blind103 (tests/eval/blind103_results.md): a prebuilt xformers shown in screenshots only
+    ("blind103_controlnet.jsonl", 3): None,
 }
 
 

@@ -442,3 +442,17 @@ def test_a_plain_hit_elsewhere_is_another_occurrence_of_a_marked_one():
     joined = match_text("  File \"train.py\", line 3, in <module>\n    rank = int(os.environ[\"RANK\"])\n"
                         "               ~~~~~~~~~~^^^^^^^^\nKeyError: 'RANK'")[0]
     assert joined.id == "dist-launch-endpoint-missing" and joined.count == 1 and joined.confidence == "high"
+
+
+def test_a_later_line_holding_the_marked_lines_words_is_still_another_occurrence():
+    # torch 1.6's bare wording is a prefix of 1.7's: the later line holds the marked line's text
+    # without being a joined pair of it (the benchmark's naive count caught the undercount)
+    import io
+
+    from torchdoctor.match.logscan import scan_stream
+
+    text = ("RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor\nstep 1\nstep 2\nstep 3\n"
+            "RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long tensor\n")
+    for found in (match_text(text), scan_stream(io.BytesIO(text.encode()))):
+        m = found[0]
+        assert m.id == "pack-padded-sequence-lengths-not-cpu" and m.count == 2 and m.confidence == "high"

@@ -42,7 +42,7 @@ COMPANIONS = (
 # name them in their causes.
 COMPANIONS_SINCE_3 = ("apex", "tokenizers", "speechbrain", "pyannote-audio", "gym", "gymnasium", "pyarrow")
 # From rules 4: rsl_rl (a git install is rsl-rl, PyPI's rsl-rl-lib) and what it runs under decide which way it moves.
-COMPANIONS_SINCE_4 = ("rsl-rl-lib", "rsl-rl", "legged-gym", "isaacgym", "isaaclab", "isaaclab-rl")
+COMPANIONS_SINCE_4 = ("rsl-rl-lib", "rsl-rl", "legged-gym", "unitree-rl-gym", "isaacgym", "isaaclab", "isaaclab-rl")
 COMPANIONS += COMPANIONS_SINCE_3 + COMPANIONS_SINCE_4
 # The listing rules that first covered a name (any name not here: every rules): a listing made under older
 # rules says nothing of it.

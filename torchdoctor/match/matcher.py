@@ -294,10 +294,12 @@ class Collector:
         for entry, score, groups, anchor in hits:
             m = self.found.get(entry.id)
             # a plain hit that settles a marked one (the KeyError's os.environ frame joined to it) is
-            # the same occurrence, not another: only a joined pair holding the marked line; a plain hit
-            # on another line is another occurrence
+            # the same occurrence, not another: only a joined pair holding the marked line, which starts
+            # on that line or on the one or two before it (a caret line between); a plain hit on another
+            # line is another occurrence, even when its text holds the marked line's (a message's older,
+            # shorter wording)
             settles = (m is not None and _marked(m.groups) and not _marked(groups)
-                       and bool(m.text.strip()) and m.text.strip() in text)
+                       and 0 <= m.line - line_no <= 2 and bool(m.text.strip()) and m.text.strip() in text)
             if m is None:
                 self.found[entry.id] = Match(entry, line_no, text[:2000], 1, score, groups, anchor=anchor,
                                              anchor_line=text[:2000])

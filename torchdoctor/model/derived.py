@@ -193,9 +193,12 @@ def package_absent(facts: Facts, name: str) -> bool:
     listing = facts.value("packages.installed")
     if not isinstance(listing, dict) or name in listing:
         return False
-    from ..gather.target import COLLECT_ENV_PATTERNS, REPORTED_RULES, reported
-    if facts.value("packages.reported") != REPORTED_RULES:
-        return False  # a pasted listing, or one made under other rules: it says nothing of what it left out
+    from ..gather.target import COLLECT_ENV_PATTERNS, REPORTED_SINCE, reported
+    rules = facts.value("packages.reported")
+    # a pasted listing, or one made under rules older than this name's (rules 3 on only added names,
+    # REPORTED_SINCE; what rules 1-2 covered is not recorded): it says nothing of what it left out
+    if not isinstance(rules, int) or isinstance(rules, bool) or rules < max(3, REPORTED_SINCE.get(name, 0)):
+        return False
     return reported(name, COLLECT_ENV_PATTERNS)
 
 

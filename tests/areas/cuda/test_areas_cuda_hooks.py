@@ -423,18 +423,24 @@ STUB_34 = ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you ru
            "NumCudaDevices() that might have already set an error? Error 34: CUDA driver is a stub library")
 
 
-def test_stub_library_names_the_stubs_folder_on_ld_library_path_and_keeps_the_rest():
-    ex = explain("cuda-driver-stub-library", STUB_34, {
+WARP_34 = "Warp CUDA error: Failed to get driver entry point 'cuInit' (CUDA error 34)"
+
+
+def test_stub_library_for_warp_takes_the_stubs_folder_off_ld_library_path_and_keeps_the_rest():
+    # Warp opens plain libcuda.so first: a toolkit's stubs folder on the path is what it loads
+    ex = explain("cuda-driver-stub-library", WARP_34, {
         "os": LINUX, "import_env": {"LD_LIBRARY_PATH": ["/usr/local/cuda/lib64/stubs", "/opt/lib"]}})
     assert ex.tailored and "/usr/local/cuda/lib64/stubs" in ex.fix.summary
     assert ex.fix.commands[0] == "export LD_LIBRARY_PATH=/opt/lib"
 
 
-def test_stub_library_read_from_the_launching_shell_when_no_probe_ran():
-    # explain's light facts have the shell's environment, not the probe's import_env
+def test_stub_library_for_torch_asks_whether_the_stubs_folder_holds_libcuda_so_1():
+    # torch's runtime opens libcuda.so.1 only: a stubs folder on the path explains it only with that link in it
     ex = explain("cuda-driver-stub-library", STUB_34, {
         "os": LINUX, "env": {"LD_LIBRARY_PATH": "/opt/conda/envs/x/lib/stubs"}})
-    assert ex.tailored and ex.fix.commands[0] == "unset LD_LIBRARY_PATH"
+    assert ex.tailored and "libcuda.so.1" in ex.fix.summary and "ld.so.conf.d" in ex.fix.summary
+    assert ex.fix.commands[0] == "ls -l /opt/conda/envs/x/lib/stubs/libcuda.so*"
+    assert "unset LD_LIBRARY_PATH" in ex.fix.commands and any(c.startswith("ldconfig -p") for c in ex.fix.commands)
 
 
 def test_stub_library_without_a_stubs_folder_points_at_the_loaders_configuration():

@@ -174,3 +174,15 @@ def test_a_real_moved_numpy_breaks_numba_and_the_printed_command_heals_it(tmp_pa
                           timeout=300, env=env)
     assert done.returncode == 0 and done.stdout.strip() == "1.25.2", done.stderr[-600:]
 
+
+
+def test_an_older_listing_still_speaks_for_the_names_its_rules_covered():
+    # a report made under rules 3 covered numba, not rsl-rl-lib (listed from rules 4 on)
+    from torchdoctor.model import derived as F
+    from torchdoctor.model.facts import Facts
+
+    rules3 = Facts({"packages": {"installed": {"numpy": {"version": "1.25.2"}}, "reported": 3}})
+    assert F.package_absent(rules3, "numba")
+    assert not F.package_absent(rules3, "rsl-rl-lib")
+    rules2 = Facts({"packages": {"installed": {"numpy": {"version": "1.25.2"}}, "reported": 2}})
+    assert not F.package_absent(rules2, "numba")

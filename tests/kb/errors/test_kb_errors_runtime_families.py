@@ -58,6 +58,8 @@ ROUTES = [
     ("RuntimeError: CUDA error: PTX JIT compiler library not found", "cuda-ptx-jit-failed"),
     ("RuntimeError: CUDA error: API call is not supported in the installed CUDA driver", "cuda-driver-insufficient"),
     ("RuntimeError: CUDA error: CUDA driver is a stub library", "cuda-driver-stub-library"),
+    # torch's TORCH_CUDASPARSE_CHECK wording: a handle cuSPARSE could not create, not a forked process
+    ("RuntimeError: CUDA error: initialization error when calling `cusparseCreate(handle)`", "cusolver-cusparse-failure"),
     ("UserWarning: 'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't "
      "be used.", "pin-memory-without-accelerator"),
     ("ImportError: torch._nccl_ep is unavailable; this PyTorch was not built with USE_NCCL_EP (or, for a "
