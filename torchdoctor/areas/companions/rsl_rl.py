@@ -43,7 +43,7 @@ def rsl_rl_api(match, facts: Facts) -> Optional[Tailored]:
     if release is None:
         return None
     if groups.get("lhs", "").startswith("mean_value_loss"):  # PPO.update()'s values, not the observations
-        expected = groups.get("expected") or groups.get("expected2")
+        expected = groups.get("expected")
         if expected == "5" and not (UPDATE_RETURNS_5 <= release < UPDATE_RETURNS_DICT):
             return Tailored(summary="The runner that failed unpacks the five values PPO.update() returns in rsl-rl-lib "
                                     "2.2.x; rsl_rl %s returns %s. Install 2.2.x (or the release the project pins)."
