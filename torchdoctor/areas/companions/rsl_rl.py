@@ -42,13 +42,15 @@ def rsl_rl_api(match, facts: Facts) -> Optional[Tailored]:
     release = V.minor_tuple(installed) if installed else None
     if release is None:
         return None
-    if groups.get("lhs", "").startswith("mean_value_loss"):  # PPO.update()'s values, not the observations
+    # PPO.update()'s values, not the observations (five values come only from update())
+    if groups.get("lhs", "").startswith("mean_value_loss") or (groups.get("expected") == "5" and not groups.get("lhs")):
         expected = groups.get("expected")
         if expected == "5" and not (UPDATE_RETURNS_5 <= release < UPDATE_RETURNS_DICT):
             return Tailored(summary="The runner that failed unpacks the five values PPO.update() returns in rsl-rl-lib "
                                     "2.2.x; rsl_rl %s returns %s. Install 2.2.x (or the release the project pins)."
                                     % (installed, "a dict of losses" if release >= UPDATE_RETURNS_DICT else "two"),
-                            commands=[pip(facts, 'install "rsl-rl-lib>=2.2,<2.3"')], notes=notes)
+                            commands=[pip(facts, "uninstall -y rsl-rl-lib rsl_rl"),
+                                      pip(facts, 'install "rsl-rl-lib>=2.2,<2.3"')], notes=notes)
         if expected == "2" and release >= UPDATE_RETURNS_5:
             target = (pip(facts, "install %s" % V1_FROM_GIT) if gym
                       else pip(facts, 'install "rsl-rl-lib>=2.1.1,<2.2"'))
@@ -62,7 +64,8 @@ def rsl_rl_api(match, facts: Facts) -> Optional[Tailored]:
         return Tailored(summary="The runner that failed is rsl_rl 1.x's (it reads policy_class_name from the runner's "
                                 "config) and the config was written for rsl_rl 2.x or later: install the rsl-rl-lib that "
                                 "config's project pins (rsl_rl %s is installed here)." % installed,
-                        commands=[pip(facts, 'install "rsl-rl-lib==<the version the project pins>"')], notes=notes)
+                        commands=[pip(facts, "uninstall -y rsl-rl-lib rsl_rl"),
+                                  pip(facts, 'install "rsl-rl-lib==<the version the project pins>"')], notes=notes)
     if not gym:
         return None  # which side moves is the project's to say (its pin)
     if release < (2, 0):
@@ -70,7 +73,8 @@ def rsl_rl_api(match, facts: Facts) -> Optional[Tailored]:
                                 "was written for a newer rsl_rl (a newer project's runner or config). Install the "
                                 "version that project pins, in an environment of its own if legged_gym must keep "
                                 "1.0.2." % (installed, ", ".join(gym)),
-                        commands=[pip(facts, 'install "rsl-rl-lib==<the version the project pins>"')], notes=notes)
+                        commands=[pip(facts, "uninstall -y rsl-rl-lib rsl_rl"),
+                                  pip(facts, 'install "rsl-rl-lib==<the version the project pins>"')], notes=notes)
     return Tailored(summary="rsl_rl %s is installed beside %s, which is written for rsl_rl v1.0.2 (one observation "
                             "tensor, class names under the runner's config): remove it and install the tag from git "
                             "(PyPI has no release older than 2.1.1)." % (installed, ", ".join(gym)),
