@@ -47,6 +47,12 @@ COMPANIONS += COMPANIONS_SINCE_3 + COMPANIONS_SINCE_4
 # The listing rules that first covered a name (any name not here: every rules): a listing made under older
 # rules says nothing of it.
 REPORTED_SINCE = dict([(name, 3) for name in COMPANIONS_SINCE_3] + [(name, 4) for name in COMPANIONS_SINCE_4])
+
+
+def listing_covers(rules, name):
+    """Whether a listing made under `rules` (an int) covered `name`."""
+    return rules >= REPORTED_SINCE.get(name, 0)
+
 COMPANION_PREFIXES = ("nvidia-", "torch-", "torch_", "cuda-", "pytorch-", "tensorrt", "spconv")
 # Which names a listing covers: bumped whenever COMPANIONS, the prefixes or the patterns change, so a
 # reader never takes a listing made under other rules (an older report, a pasted one) as complete.
@@ -410,12 +416,17 @@ MAX_LIBS = 600
 _SO_NAME = re.compile(r"\.(?:so(?:\.[0-9][0-9.]*)?|dylib|dll|pyd)$", re.I)
 
 
+def split_path_value(name, value, pathsep):
+    """A path variable's entries (LD_PRELOAD may also be space-separated); `pathsep` the target OS's."""
+    sep = " " if name == "LD_PRELOAD" and ":" not in value else pathsep
+    return [x for x in value.split(sep) if x]
+
+
 def _split_path_var(name):
     value = os.environ.get(name)
     if value is None:
         return absent("not set")
-    sep = " " if name == "LD_PRELOAD" and ":" not in value else os.pathsep
-    return [x for x in value.split(sep) if x]
+    return split_path_value(name, value, os.pathsep)
 
 
 def _pth_entries(site_dirs, on_path):

@@ -193,11 +193,11 @@ def package_absent(facts: Facts, name: str) -> bool:
     listing = facts.value("packages.installed")
     if not isinstance(listing, dict) or name in listing:
         return False
-    from ..gather.target import COLLECT_ENV_PATTERNS, REPORTED_SINCE, reported
+    from ..gather.target import COLLECT_ENV_PATTERNS, listing_covers, reported
     rules = facts.value("packages.reported")
     # a pasted listing, or one made under rules older than this name's (rules 3 on only added names,
     # REPORTED_SINCE; what rules 1-2 covered is not recorded): it says nothing of what it left out
-    if not isinstance(rules, int) or isinstance(rules, bool) or rules < max(3, REPORTED_SINCE.get(name, 0)):
+    if not isinstance(rules, int) or isinstance(rules, bool) or rules < 3 or not listing_covers(rules, name):
         return False
     return reported(name, COLLECT_ENV_PATTERNS)
 
@@ -410,8 +410,8 @@ def path_var_read(facts: Facts, name: str) -> Optional[List[str]]:
     v = facts.value("env.%s" % name)
     if not isinstance(v, str):
         return None
-    sep = " " if name == "LD_PRELOAD" and ":" not in v else (";" if os_name(facts) == "windows" else ":")
-    return [x for x in v.split(sep) if x]
+    from ..gather.target import split_path_value
+    return split_path_value(name, v, ";" if os_name(facts) == "windows" else ":")
 
 
 def path_var_without(facts: Facts, name: str, drop: List[str]) -> str:

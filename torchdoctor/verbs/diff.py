@@ -195,9 +195,9 @@ def _missing(facts: Facts, area: str, name: str, known: bool, missing_word: str)
 def _listed_under(facts: Facts, name: str) -> bool:
     """Whether this side's listing rules covered `name`: a torchdoctor report made before a name joined the
     listing says nothing of it (a pasted or collect_env listing is judged by the caller)."""
-    from ..gather.target import REPORTED_SINCE
+    from ..gather.target import listing_covers
     rules = facts.value("packages.reported")
-    return not isinstance(rules, int) or rules >= REPORTED_SINCE.get(name, 0)
+    return not isinstance(rules, int) or listing_covers(rules, name)
 
 
 def _env(facts: Facts) -> Tuple[bool, Dict[str, Tuple[str, str]]]:

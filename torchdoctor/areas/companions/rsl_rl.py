@@ -19,6 +19,9 @@ LEGGED_GYM = ("legged-gym", "unitree-rl-gym")
 ISAAC_LAB = ("isaaclab-rl", "isaaclab")
 # PPO.update()'s return: two values up to 2.1.2, five in 2.2.x, a dict of losses from 2.3.0
 UPDATE_RETURNS_5, UPDATE_RETURNS_DICT = (2, 2), (2, 3)
+# both distributions install the package rsl_rl: whichever is there goes before another is installed
+REMOVE_BOTH = "uninstall -y rsl-rl-lib rsl_rl"
+PROJECT_PIN = 'install "rsl-rl-lib==<the version the project pins>"'
 
 
 def _installed(facts: Facts, names) -> list:
@@ -49,7 +52,7 @@ def rsl_rl_api(match, facts: Facts) -> Optional[Tailored]:
             return Tailored(summary="The runner that failed unpacks the five values PPO.update() returns in rsl-rl-lib "
                                     "2.2.x; rsl_rl %s returns %s. Install 2.2.x (or the release the project pins)."
                                     % (installed, "a dict of losses" if release >= UPDATE_RETURNS_DICT else "two"),
-                            commands=[pip(facts, "uninstall -y rsl-rl-lib rsl_rl"),
+                            commands=[pip(facts, REMOVE_BOTH),
                                       pip(facts, 'install "rsl-rl-lib>=2.2,<2.3"')], notes=notes)
         if expected == "2" and release >= UPDATE_RETURNS_5:
             target = (pip(facts, "install %s" % V1_FROM_GIT) if gym
@@ -58,14 +61,14 @@ def rsl_rl_api(match, facts: Facts) -> Optional[Tailored]:
                                     "2.1; rsl_rl %s returns %s. Install the release the runner was written for%s."
                                     % (installed, "a dict of losses" if release >= UPDATE_RETURNS_DICT else "five",
                                        " (legged_gym's: v1.0.2)" if gym else ""),
-                            commands=[pip(facts, "uninstall -y rsl-rl-lib rsl_rl"), target], notes=notes)
+                            commands=[pip(facts, REMOVE_BOTH), target], notes=notes)
         return None
     if "policy_class_name" in text:
         return Tailored(summary="The runner that failed is rsl_rl 1.x's (it reads policy_class_name from the runner's "
                                 "config) and the config was written for rsl_rl 2.x or later: install the rsl-rl-lib that "
                                 "config's project pins (rsl_rl %s is installed here)." % installed,
-                        commands=[pip(facts, "uninstall -y rsl-rl-lib rsl_rl"),
-                                  pip(facts, 'install "rsl-rl-lib==<the version the project pins>"')], notes=notes)
+                        commands=[pip(facts, REMOVE_BOTH),
+                                  pip(facts, PROJECT_PIN)], notes=notes)
     if not gym:
         return None  # which side moves is the project's to say (its pin)
     if release < (2, 0):
@@ -73,10 +76,10 @@ def rsl_rl_api(match, facts: Facts) -> Optional[Tailored]:
                                 "was written for a newer rsl_rl (a newer project's runner or config). Install the "
                                 "version that project pins, in an environment of its own if legged_gym must keep "
                                 "1.0.2." % (installed, ", ".join(gym)),
-                        commands=[pip(facts, "uninstall -y rsl-rl-lib rsl_rl"),
-                                  pip(facts, 'install "rsl-rl-lib==<the version the project pins>"')], notes=notes)
+                        commands=[pip(facts, REMOVE_BOTH),
+                                  pip(facts, PROJECT_PIN)], notes=notes)
     return Tailored(summary="rsl_rl %s is installed beside %s, which is written for rsl_rl v1.0.2 (one observation "
                             "tensor, class names under the runner's config): remove it and install the tag from git "
                             "(PyPI has no release older than 2.1.1)." % (installed, ", ".join(gym)),
-                    commands=[pip(facts, "uninstall -y rsl-rl-lib rsl_rl"), pip(facts, "install %s" % V1_FROM_GIT)],
+                    commands=[pip(facts, REMOVE_BOTH), pip(facts, "install %s" % V1_FROM_GIT)],
                     notes=notes)

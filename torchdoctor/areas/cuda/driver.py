@@ -394,13 +394,14 @@ def cuda_driver_stub_library(match, facts: Facts) -> Optional[Tailored]:
     stubs = [e for e in entries if _STUBS_DIR.search(e)]
     check = '%s -c "import torch; print(torch.cuda.is_available())"' % F.python_cmd(facts)
     loader = ["ldconfig -p | grep -E 'libcuda\\.so'", "grep -rn stubs /etc/ld.so.conf /etc/ld.so.conf.d/"]
+    notes = ["LD_LIBRARY_PATH: %s" % ":".join(entries)]
     if stubs and match_groups(match).get("func"):
         # Warp (and numba) open plain libcuda.so first: a toolkit's stubs folder on the path is what they load
         return Tailored(summary="LD_LIBRARY_PATH here holds %s, the CUDA toolkit's link-time libcuda.so, which Warp "
                                 "opens before the driver's libcuda.so.1: take it out (keep it on LIBRARY_PATH for "
                                 "linking only) and run again." % ", ".join(stubs),
                         commands=[F.path_var_without(facts, "LD_LIBRARY_PATH", stubs), check],
-                        notes=["LD_LIBRARY_PATH: %s" % ":".join(entries)])
+                        notes=notes)
     if stubs:
         # torch's CUDA runtime opens only libcuda.so.1, which a toolkit's stubs folder lacks unless a link was made
         return Tailored(summary="LD_LIBRARY_PATH here holds %s. torch's CUDA runtime opens libcuda.so.1 only, which a "
@@ -410,7 +411,7 @@ def cuda_driver_stub_library(match, facts: Facts) -> Optional[Tailored]:
                                 % ", ".join(stubs),
                         commands=["ls -l %s" % " ".join("%s/libcuda.so*" % s.rstrip("/") for s in stubs)] + loader
                         + [F.path_var_without(facts, "LD_LIBRARY_PATH", stubs), check],
-                        notes=["LD_LIBRARY_PATH: %s" % ":".join(entries)])
+                        notes=notes)
     return Tailored(summary="No stubs folder is on LD_LIBRARY_PATH here, so the loader finds the stub through its own "
                             "configuration: a stubs folder listed in /etc/ld.so.conf.d (TensorFlow's GPU images write "
                             "z-cuda-stubs.conf), a libcuda.so.1 link into stubs/, or a library's RPATH. Find it, remove "
