@@ -555,6 +555,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           Balkan projects, ControlNet training, scene text, medical SAM), collected
                           with blind102: first run 2/19 = 10.5% (2/4 where an entry fitted, 0
                           wrong); 3/19 after (tests/eval/blind103_results.md)
+  blind104_sparseconv/_deformattn/_dreambooth/_hebitnl.jsonl 20 issues (sparse convolution and
+                          point clouds, deformable attention ops, DreamBooth and inversion, Hebrew,
+                          Italian and Dutch projects): first run 6/20 = 30.0% (6/10 where an entry
+                          fitted, 1 wrong); 10/20 after (tests/eval/blind104_results.md)
+  blind105_ood/_noisylabel/_unlearn/_knowedit.jsonl 24 issues (out-of-distribution detection,
+                          noisy labels, machine unlearning, knowledge editing), collected with
+                          blind104: first run 2/24 = 8.3% (2/6 where an entry fitted, 1 wrong);
+                          6/24 after (tests/eval/blind105_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.
