@@ -515,7 +515,9 @@ OPEN = {
     ("blind56_nlp.jsonl", 0): None,
     ("blind56_nlp.jsonl", 2): None,
     ("blind56_nlp.jsonl", 3): None,
-    ("blind56_nlp.jsonl", 4): None,
+    # flair on Python 3.12: the paste shows only the 'charmap' decode of the source build pip fell back to (no torch
+    # wheel for 3.12 then); the Windows code-page entry names that decode, not the missing wheel.
+    ("blind56_nlp.jsonl", 4): "windows-locale-encoding",
     ("blind56_ocr.jsonl", 0): None,
     ("blind56_ocr.jsonl", 1): None,
     ("blind56_ocr.jsonl", 2): None,
