@@ -563,6 +563,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           noisy labels, machine unlearning, knowledge editing), collected with
                           blind104: first run 2/24 = 8.3% (2/6 where an entry fitted, 1 wrong);
                           6/24 after (tests/eval/blind105_results.md)
+  blind106_audiogen/_gptqawq/_rlvr/_tokbuild.jsonl 23 issues (audio generation, GPTQ kernels, RL
+                          for LLM reasoning, tokenizer and sentencepiece builds), after blind104-105's
+                          fixes: first run 9/23 = 39.1% (9/14 where an entry fitted, 0 wrong); 14/23
+                          after (tests/eval/blind106_results.md)
+  blind107_sdaccel/_kaolin/_diffsim/_jitload.jsonl 24 issues (Stable Diffusion acceleration, Kaolin
+                          and pytorch3d, differentiable simulators, kernels compiled at first run),
+                          collected with blind106: first run 10/24 = 41.7% (10/17 where an entry
+                          fitted, 0 wrong); 12/24 after (tests/eval/blind107_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

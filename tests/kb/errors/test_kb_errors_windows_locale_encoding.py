@@ -17,6 +17,8 @@ ENTRY = "windows-locale-encoding"
     "UnicodeEncodeError: 'gbk' codec can't encode character '\\u2022' in position 0: illegal multibyte sequence",
     "UnicodeEncodeError: 'charmap' codec can't encode character '\\U0001f609' in position 3364: character maps to "
     "<undefined>",
+    "UnicodeEncodeError: 'gbk' codec can't encode character '\\xa0' in position 12: illegal multibyte sequence",
+    "UnicodeEncodeError: 'charmap' codec can't encode characters in position 1-2: character maps to <undefined>",
 ])
 def test_each_code_page_wording_is_this_entry(text):
     found = match_text(text)

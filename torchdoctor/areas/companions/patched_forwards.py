@@ -1,9 +1,10 @@
 """A project's own forward written for another transformers release: which release started (or
 stopped) passing which keyword to the attention and the model, read in each release's
-modeling_llama.py, so the fix names the pin for the argument that was refused and the direction
-the installed transformers is off in."""
+modeling_llama.py, modeling_mistral.py, modeling_qwen2.py and trainer.py, so the fix names the pin
+for the argument that was refused and the direction the installed transformers is off in."""
 
-from typing import Optional
+import re
+from typing import Dict, Optional, Tuple
 
 from ...advice.commands import pip
 from ...model import derived as F
@@ -16,26 +17,61 @@ from ..registry import Tailored, hook, match_groups
 @record
 class Change:
     what: str  # what transformers did, for the summary
-    since: str  # the first release under which a forward written for older ones fails
+    # The first release under which a forward written for older ones fails, per model family (each
+    # family's modeling file moved on its own release); "" holds the Trainer's and the families'
+    # shared boundary.
+    since: Dict[str, str]
     until: Optional[str] = None  # the first release under which it works again (None: none since)
     # The keyword is one transformers passes into the project's function (an older caller cannot have
     # passed it, so a release before `since` points at code written for a newer transformers).
     passed_by_transformers: bool = True
+    # The newest release the project's old call still runs under, where it is older than `since`:
+    # LlamaRotaryEmbedding took position_ids in 4.38 before dropping seq_len in 4.39.
+    pin_below: Optional[Dict[str, str]] = None
+
+    def bounds(self, family: str) -> Tuple[str, str]:
+        """The earliest and latest boundary that can apply: `family`'s own twice, or, for a function
+        that names no known family, the earliest and latest of all."""
+        if family in self.since:
+            return self.since[family], self.since[family]
+        ordered = sorted(self.since.values(), key=V.release)
+        return ordered[0], ordered[-1]
+
+    def pin(self, family: str) -> str:
+        """The release to stay below: the family's own, else the earliest (below it no family has changed)."""
+        below = self.pin_below or self.since
+        return below.get(family) or min(below.values(), key=V.release)
 
 
 CHANGES = {
-    ("unexpected", "padding_mask"): Change("passes padding_mask= to the attention (4.34.x only)", "4.34.0", "4.35.0"),
-    ("unexpected", "cache_position"): Change("passes cache_position= to the attention and the model (since 4.38.0)",
-                                             "4.38.0"),
-    ("unexpected", "position_embeddings"): Change("passes position_embeddings= to the attention (since 4.43.0)",
-                                                  "4.43.0"),
-    ("unexpected", "num_items_in_batch"): Change(
-        "passes num_items_in_batch to compute_loss and training_step (since 4.46.0)", "4.46.0"),
-    ("unexpected", "seq_len"): Change("dropped LlamaRotaryEmbedding.forward's seq_len (4.39.0)", "4.39.0",
-                                      passed_by_transformers=False),
-    ("missing", "position_embeddings"): Change("requires position_embeddings in LlamaAttention.forward (since 4.48.0)",
-                                               "4.48.0", passed_by_transformers=False),
+    ("unexpected", "padding_mask"): Change("passes padding_mask= to the attention (4.34.x only)",
+                                           {"": "4.34.0"}, until="4.35.0"),
+    ("unexpected", "cache_position"): Change("passes cache_position= to the attention and the model",
+                                             {"llama": "4.38.0", "mistral": "4.42.0", "qwen2": "4.42.0"}),
+    ("unexpected", "position_embeddings"): Change("passes position_embeddings= to the attention",
+                                                  {"llama": "4.43.0", "mistral": "4.48.0", "qwen2": "4.45.0"}),
+    ("unexpected", "num_items_in_batch"): Change("passes num_items_in_batch to compute_loss and training_step",
+                                                 {"": "4.46.0"}),
+    ("unexpected", "seq_len"): Change("dropped the rotary embedding's seq_len",
+                                      {"llama": "4.39.0", "mistral": "4.42.0", "qwen2": "4.45.0"},
+                                      passed_by_transformers=False,
+                                      pin_below={"llama": "4.38.0", "mistral": "4.42.0", "qwen2": "4.45.0"}),
+    ("missing", "position_embeddings"): Change("requires position_embeddings in the attention's forward",
+                                               {"": "4.48.0"}, passed_by_transformers=False),
 }
+# The model families whose boundaries differ, as a function's name shows them: transformers' own
+# classes (Qwen2Attention, MistralModel) and the snake_case of a project's patch (llama_flash_attn_forward).
+# Qwen2-VL, Qwen2-MoE and the rest keep releases of their own: they name no family here.
+FAMILY = re.compile(r"(?:^|[._])(?:(Llama|Mistral|Qwen2)(?=[A-Z])(?!VL|Moe|Audio)|(llama|mistral|qwen2)(?=_))")
+# Library trainers that override compute_loss for their users: the library has to follow transformers.
+LIBRARY_TRAINERS = {"SentenceTransformerTrainer": "sentence-transformers", "SFTTrainer": "trl", "DPOTrainer": "trl",
+                    "RewardTrainer": "trl", "KTOTrainer": "trl", "ORPOTrainer": "trl", "CPOTrainer": "trl",
+                    "GRPOTrainer": "trl", "PPOTrainer": "trl", "SetFitTrainer": "setfit"}
+
+
+def family_of(func: str) -> str:
+    m = FAMILY.search(func)
+    return (m.group(1) or m.group(2)).lower() if m else ""
 
 
 @hook("transformers-patched-forward-signature")
@@ -48,26 +84,42 @@ def tailor_patched_forward(match, facts: Facts) -> Optional[Tailored]:
     have = F.package_release(facts, "transformers")
     if change is None or not have or not V.release(have):
         return None
+    family = family_of(func)
+    first, last = change.bounds(family)
     notes = ["installed transformers: %s" % have]
-    if V.older(have, change.since):
+    if first != last:
+        notes.append("the release differs by model (%s), and `%s` names none of them" % (
+            ", ".join("%s %s" % (f.capitalize() or "all", v) for f, v in sorted(change.since.items())), func))
+    if V.older(have, first):
         if change.passed_by_transformers:
             summary = ("transformers %s does not pass `%s` yet (it started in %s): the code that passed it to `%s` "
-                       "was written for a newer transformers. Upgrade it." % (have, kw, change.since, func))
+                       "was written for a newer transformers. Upgrade it." % (have, kw, first, func))
             return Tailored(summary=summary, notes=notes,
-                            commands=[pip(facts, 'install --upgrade "transformers>=%s"' % change.since)])
+                            commands=[pip(facts, 'install --upgrade "transformers>=%s"' % first)])
         notes.append("transformers %s still takes that call: the process that failed imported another transformers"
                      % have)
         return Tailored(notes=notes)
+    if V.older(have, last):
+        return Tailored(notes=notes)  # some families pass it by this release, some not yet: the entry's words
     if change.until and not V.older(have, change.until):
         notes.append("transformers %s no longer passes `%s`: the process that failed imported another transformers"
                      % (have, kw))
         return Tailored(notes=notes)
+    trainer = func.split(".")[0]
+    if trainer in LIBRARY_TRAINERS:
+        lib = LIBRARY_TRAINERS[trainer]
+        summary = ("transformers %s %s (from %s), and %s's %s was written for an older one: upgrade %s to a release "
+                   "made for this transformers, or pin transformers below %s." % (have, change.what, first, lib, func,
+                                                                                  lib, first))
+        return Tailored(summary=summary, notes=notes, commands=[pip(facts, 'install --upgrade %s' % lib),
+                                                                pip(facts, 'install "transformers<%s"' % first)])
     if change.passed_by_transformers:
         whose = "`%s` was written for an older release" % func
         how = "or add `%s=None` (or `**kwargs`) to `%s`" % (kw, func)
     else:
         whose = "the project's call to `%s` was written for an older release" % func
         how = "or change that call to the new signature"
-    summary = ("transformers %s %s, and %s: install the transformers the project pins (below %s), %s."
-               % (have, change.what, whose, change.since, how))
-    return Tailored(summary=summary, notes=notes, commands=[pip(facts, 'install "transformers<%s"' % change.since)])
+    pin = change.pin(family)
+    summary = ("transformers %s %s (from %s), and %s: install the transformers the project pins (below %s), %s."
+               % (have, change.what, first, whose, pin, how))
+    return Tailored(summary=summary, notes=notes, commands=[pip(facts, 'install "transformers<%s"' % pin)])

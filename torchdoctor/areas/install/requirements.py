@@ -114,6 +114,10 @@ def zsh_glob_pip_extras(match, facts: Facts) -> Optional[Tailored]:
                     commands=[on_interpreter("pip install \"%s\"" % req, facts)], notes=notes)
 
 
+# The build scripts a source archive runs, by the package they build: their errors name no package.
+SOURCE_BUILD_SCRIPTS = {"build_bundled.sh": "sentencepiece"}
+
+
 @hook("source-build-no-wheel")
 def source_build_no_wheel(match, facts: Facts) -> Optional[Tailored]:
     """Name the release pip took as source and ask pip, wheels only, whether one fits here."""
@@ -130,6 +134,8 @@ def source_build_no_wheel(match, facts: Facts) -> Optional[Tailored]:
                         commands=[on_interpreter("pip install --upgrade pip", facts),
                                   on_interpreter("pip install --only-binary=:all: <package>", facts)],
                         notes=notes)
+    if not pkg and g.get("script"):
+        pkg = SOURCE_BUILD_SCRIPTS.get(g["script"].rsplit("/", 1)[-1])
     if not pkg:
         pkg, ver = "scipy", None  # scipy's own message names no release
     spec = "%s==%s" % (pkg, ver) if ver else pkg

@@ -10,11 +10,11 @@ def patch(cls):
     orig = cls.forward
 
     # written for transformers 4.37: the attention's keywords of that release, and no **kwargs
-    def forward_437(self, hidden_states, attention_mask=None, position_ids=None, past_key_value=None,
+    def llama_attention_forward_437(self, hidden_states, attention_mask=None, position_ids=None, past_key_value=None,
                     output_attentions=False, use_cache=False):
         return orig(self, hidden_states, attention_mask=attention_mask, position_ids=position_ids,
                     past_key_value=past_key_value, output_attentions=output_attentions, use_cache=use_cache)
-    cls.forward = forward_437
+    cls.forward = llama_attention_forward_437
 
 
 for name in ("LlamaAttention", "LlamaSdpaAttention"):
