@@ -255,9 +255,20 @@ def _submodule_missing(named: str, facts: Facts) -> Optional[Tailored]:
 @hook("bare-folder-package")
 def bare_folder_package(match, facts: Facts) -> Optional[Tailored]:
     """Where Python found the package decides the remedy: ask it, with the failing name filled in."""
-    pkg = match_groups(match).get("pkg")
+    g = match_groups(match)
+    pkg = g.get("pkg")
     if not pkg:
         return None
+    if g.get("sub"):
+        # a submodule found as a bare folder: which folder decides it (a checkout shadowing the installed
+        # package, a namespace several distributions share, a module a build step generates), not pip
+        name = pkg + g["sub"]
+        return Tailored(summary="Run the command where the failing program runs: it prints the folder Python took "
+                                "for %s. A folder under the working directory is a checkout or copy shadowing the "
+                                "installed package (run from elsewhere, or install the checkout with pip install -e); "
+                                "a folder in site-packages without its files belongs to a distribution that is missing "
+                                "or was removed in part (reinstall the one that provides %s)." % (name, name),
+                        commands=["python -c \"import %s as m; print(m.__path__)\"" % name])
     where, dist = "python -c \"import %s; print(%s.__path__)\"" % (pkg, pkg), dist_name(pkg)
     return Tailored(summary="Run the first command where the failing program runs: a path in the working directory is a "
                             "checkout of %s never installed (install it with pip install -e on the folder that holds its "

@@ -90,3 +90,16 @@ def test_lookalikes_are_not_these_readings(text):
 ])
 def test_torchs_compiled_submodules_are_not_a_torch_left_without_files(text):
     assert "torch-folder-without-files" not in [m.id for m in match_text(text)]
+
+
+def test_a_submodule_found_as_a_bare_folder_names_that_folder(tmp_path):
+    # audiocraft cloned inside a folder of its own name: `audiocraft/models` in the cwd, no files Python imports
+    (tmp_path / "audiocraft" / "models").mkdir(parents=True)
+    err = _fail(tmp_path, "from audiocraft.models import MusicGen")
+    assert "from 'audiocraft.models' (unknown location)" in err
+    m = match_text(err)[0]
+    assert (m.id, m.confidence) == ("package-imported-as-bare-folder", "possible")
+    t = hooks()[m.entry.tailor](m, facts(exe=sys.executable))
+    assert "uninstall" not in t.summary  # a shared namespace (google.protobuf) would lose every distribution in it
+    where = subprocess.run(shlex.split(t.commands[0]), capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    assert str(tmp_path / "audiocraft" / "models") in where.stdout

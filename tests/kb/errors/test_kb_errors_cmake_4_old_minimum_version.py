@@ -49,3 +49,13 @@ def test_cmake_3s_deprecation_warning_is_not_this_entry():
     text = ("CMake Deprecation Warning at CMakeLists.txt:1 (cmake_minimum_required):\n  Compatibility with CMake < 3.10 "
             "will be removed from a future version of CMake.")
     assert ENTRY not in [m.id for m in match_text(text)]
+
+
+@pytest.mark.parametrize("line", [
+    "./build_bundled.sh: line 15: cmake: command not found",  # bash
+    "./build_bundled.sh: 21: cmake: not found",  # dash, Debian's /bin/sh
+])
+def test_sentencepieces_source_build_is_named_in_either_shells_words(line):
+    from hook_facts import facts, tailored_as
+    _, t = tailored_as("scientific-package-built-from-source", line, facts())
+    assert "no wheel of sentencepiece" in t.summary, t.summary

@@ -49,8 +49,11 @@ def test_a_patch_written_for_4_37_under_4_38_is_healed_by_the_printed_pin(tmp_pa
      'install "transformers<4.45.0"'),
     ("TypeError: Qwen2RotaryEmbedding.forward() got an unexpected keyword argument 'seq_len'", "4.46.0",
      'install "transformers<4.45.0"'),
-    # a patch that names no family, under a release every family passes it in: below the earliest
-    ("TypeError: patch.<locals>.forward_437() got an unexpected keyword argument 'cache_position'", "4.44.0",
+    # LLaVA's model subclasses LlamaForCausalLM: Llama's release
+    ("TypeError: LlavaLlamaForCausalLM.forward() got an unexpected keyword argument 'cache_position'", "4.39.3",
+     'install "transformers<4.38.0"'),
+    # the same old rotary call under 4.38, which wanted position_ids before it dropped seq_len
+    ("TypeError: LlamaRotaryEmbedding.forward() missing 1 required positional argument: 'position_ids'", "4.38.2",
      'install "transformers<4.38.0"'),
     ("TypeError: LlamaAttention.forward() missing 1 required positional argument: 'position_embeddings'", "4.48.0",
      'install "transformers<4.48.0"'),
@@ -90,6 +93,11 @@ def test_an_older_transformers_than_the_caller_is_upgraded(text, have, want):
      "the release differs by model (Llama "),
     ("TypeError: Qwen2VLAttention.forward() got an unexpected keyword argument 'position_embeddings'", "4.44.0",
      "the release differs by model (Llama "),
+    # a model with releases of its own, even past every family's boundary: a pin could remove the model
+    ("TypeError: qwen2_vl_attention_forward() got an unexpected keyword argument 'position_embeddings'", "4.49.0",
+     "the release differs by model (Llama "),
+    ("TypeError: VisionSdpaAttention.forward() got an unexpected keyword argument 'position_embeddings'", "4.49.0",
+     "the release differs by model (Llama "),
 ])
 def test_where_the_installed_release_decides_nothing_no_pin_is_printed(text, have, why):
     _, t = tailored_as(ENTRY, text, facts(packages={"transformers": {"version": have}}))
@@ -115,8 +123,14 @@ def test_without_the_installed_release_the_entry_speaks_for_itself():
     "TypeError: forward() got an unexpected keyword argument 'attention_mask'",
     "TypeError: training_step() takes 2 positional arguments but 3 were given",
     "TypeError: MarianMTModel.forward() got an unexpected keyword argument 'num_items_in_batch'",
-    # fairseq's encoder layers take their own padding_mask: a bare forward() is not a patched attention
-    "TypeError: forward() got an unexpected keyword argument 'padding_mask'",
+    # torch's and fairseq's MultiheadAttention take key_padding_mask: their refusal is a caller's mistake
+    "TypeError: MultiheadAttention.forward() got an unexpected keyword argument 'padding_mask'",
 ])
 def test_near_misses_are_not_this_entry(text):
     assert ENTRY not in [m.id for m in match_text(text)]
+
+
+def test_a_bare_forward_refusing_padding_mask_is_only_possibly_a_patch():
+    # fairseq's layers print the same bare words as a Llama patch written for 4.33
+    found = match_text("TypeError: forward() got an unexpected keyword argument 'padding_mask'")
+    assert [(m.id, m.confidence) for m in found[:1]] == [(ENTRY, "possible")]
