@@ -25,8 +25,8 @@ class Change:
     # The keyword is one transformers passes into the project's function (an older caller cannot have
     # passed it, so a release before `since` points at code written for a newer transformers).
     passed_by_transformers: bool = True
-    # The newest release the project's old call still runs under, where it is older than `since`:
-    # LlamaRotaryEmbedding took position_ids in 4.38 before dropping seq_len in 4.39.
+    # The release to stay below where it is older than `since`: Llama's rotary embedding wanted
+    # position_ids in 4.38 before it dropped seq_len in 4.39, so a call written for 4.37 runs only below 4.38.
     pin_below: Optional[Dict[str, str]] = None
 
     def first(self, family: str) -> Optional[str]:
@@ -38,8 +38,7 @@ class Change:
         return min(self.since.values(), key=V.release)
 
     def pin(self, family: str) -> str:
-        below = self.pin_below or self.since
-        return below.get(family) or below[""]
+        return (self.pin_below or {}).get(family) or self.first(family) or self.earliest()
 
 
 CHANGES = {
@@ -53,8 +52,7 @@ CHANGES = {
                                                  {"": "4.46.0"}),
     ("unexpected", "seq_len"): Change("dropped the rotary embedding's seq_len (Llama's wanted position_ids from 4.38)",
                                       {"llama": "4.39.0", "mistral": "4.42.0", "qwen2": "4.45.0"},
-                                      passed_by_transformers=False,
-                                      pin_below={"llama": "4.38.0", "mistral": "4.42.0", "qwen2": "4.45.0"}),
+                                      passed_by_transformers=False, pin_below={"llama": "4.38.0"}),
     ("missing", "position_ids"): Change("wants position_ids in Llama's rotary embedding", {"llama": "4.38.0"},
                                         passed_by_transformers=False),
     ("missing", "position_embeddings"): Change("requires position_embeddings in the attention's forward",
