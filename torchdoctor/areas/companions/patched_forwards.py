@@ -12,6 +12,7 @@ from ...model import versions as V
 from ...model.facts import Facts
 from ...model.records import record
 from ..registry import Tailored, hook, match_groups
+from .renamed_args import TRL_TRAINERS
 
 
 @record
@@ -37,9 +38,6 @@ class Change:
     def earliest(self) -> str:
         return min(self.since.values(), key=V.release)
 
-    def pin(self, family: str) -> str:
-        return (self.pin_below or {}).get(family) or self.first(family) or self.earliest()
-
 
 CHANGES = {
     ("unexpected", "padding_mask"): Change("passes padding_mask= to the attention in 4.34.x",
@@ -64,9 +62,7 @@ CHANGES = {
 # LLaVA's LlavaLlamaForCausalLM is Llama's (it subclasses LlamaForCausalLM).
 FAMILY = re.compile(r"(Llama|Mistral|Qwen2)(?=[A-Z])(?!VL|Moe|Audio)|(?:^|[._])(llama|mistral|qwen2)(?=_)(?!_(?:vl|5|moe|audio))")
 # Library trainers that override compute_loss for their users: the library has to follow transformers.
-LIBRARY_TRAINERS = {"SentenceTransformerTrainer": "sentence-transformers", "SFTTrainer": "trl", "DPOTrainer": "trl",
-                    "RewardTrainer": "trl", "KTOTrainer": "trl", "ORPOTrainer": "trl", "CPOTrainer": "trl",
-                    "GRPOTrainer": "trl", "PPOTrainer": "trl"}
+LIBRARY_TRAINERS = dict(dict.fromkeys(TRL_TRAINERS, "trl"), SentenceTransformerTrainer="sentence-transformers")
 
 
 def family_of(func: str) -> str:
@@ -87,9 +83,9 @@ def tailor_patched_forward(match, facts: Facts) -> Optional[Tailored]:
     family = family_of(func)
     first = change.first(family)
     notes = ["installed transformers: %s" % have]
-    if V.older(have, first or change.earliest()):
+    since = first or change.earliest()
+    if V.older(have, since):
         if change.passed_by_transformers:
-            since = first or change.earliest()
             summary = ("transformers %s does not pass `%s` yet (it started in %s): the code that passed it to `%s` "
                        "was written for a newer transformers. Upgrade it." % (have, kw, since, func))
             return Tailored(summary=summary, notes=notes,
@@ -120,7 +116,7 @@ def tailor_patched_forward(match, facts: Facts) -> Optional[Tailored]:
     else:
         whose = "the project's call to `%s` was written for an older release" % func
         how = "or change that call to the new signature"
-    pin = change.pin(family)
+    pin = (change.pin_below or {}).get(family) or first
     summary = ("transformers %s %s (from %s), and %s: install the transformers the project pins (below %s), %s."
                % (have, change.what, first, whose, pin, how))
     return Tailored(summary=summary, notes=notes, commands=[pip(facts, 'install "transformers<%s"' % pin)])
