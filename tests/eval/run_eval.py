@@ -571,6 +571,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           and pytorch3d, differentiable simulators, kernels compiled at first run),
                           collected with blind106: first run 10/24 = 41.7% (10/17 where an entry
                           fitted, 0 wrong); 12/24 after (tests/eval/blind107_results.md)
+  blind108_ascend/_xla/_equivariant/_rasterizers.jsonl 24 issues (Ascend and torch_npu,
+                          PyTorch/XLA, equivariant networks, differentiable rasterizers): first
+                          run 10/24 = 41.7% (10/11 where an entry fitted, 0 wrong); 14/24 after
+                          (tests/eval/blind108_results.md)
+  blind109_linattn/_onnxexport/_accel/_megatron.jsonl 24 issues (linear-attention kernels, ONNX and
+                          TensorRT export, Gaudi and Neuron, Megatron and Transformer Engine),
+                          collected with blind108: first run 9/24 = 37.5% (9/13 where an entry
+                          fitted, 2 wrong); 15/24 after (tests/eval/blind109_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -116,6 +116,31 @@ def _spec_series(spec: Optional[str]) -> Optional[Tuple[int, int]]:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+@hook("triton-compiler-error")
+def triton_compiler_error(match, facts: Facts) -> Optional[Tailored]:
+    """The Triton whose compiler failed, and the one this torch pins: a kernel library's supported
+    releases are what the fix changes, and torch decides which Triton pip keeps."""
+    name, tv = _installed_triton(facts)
+    torch_v = F.torch_version_str(facts)
+    if not tv:
+        return None
+    notes = (installed_torch_note(facts) if torch_v else []) + ["installed triton: %s %s" % (name, tv)]
+    tag = V.local_tag(torch_meta_version(facts)) if torch_v else None
+    # a CUDA release build's pin only: ROCm/XPU builds use their own Triton packages, and a nightly
+    # pins pytorch-triton from the nightly index
+    req = compat.triton_requirement(torch_v.split("+")[0] + ("+" + tag if tag else "")) \
+        if torch_v and (not tag or tag.startswith("cu")) and "dev" not in torch_v else None
+    if req:
+        notes.append("triton pinned by torch %s: %s" % (torch_v, req))
+        if _spec_contains(req, tv) is False:
+            return Tailored(summary="The installed %s %s is not the Triton torch %s pins (%s): torch's own kernels and "
+                                    "the library's are compiled by a Triton torch was not tested with. Install the "
+                                    "pinned one, or the torch release whose pin the kernel library supports."
+                                    % (name, tv, torch_v, req),
+                            commands=[pip(facts, 'install "triton%s"' % req)], notes=notes)
+    return Tailored(notes=notes)
+
+
 @hook("triton-missing")
 def triton(match, facts: Facts) -> Optional[Tailored]:
     torch_v = F.torch_version_str(facts)

@@ -83,7 +83,7 @@ def test_installed_apex_is_still_seen_as_installed():
     ("ModuleNotFoundError: No module named 'importlib.metadata'", "joined Python's standard library in 3.8"),
     ("ModuleNotFoundError: No module named 'code.utils'; 'code' is not a package", "standard library's module shadows"),
     # a private module in pure Python: not a compiled part
-    ("ModuleNotFoundError: No module named 'sklearn.neighbors._base'", "Nothing in /home/u/venv/bin/python provides"),
+    ("ModuleNotFoundError: No module named 'sklearn._base'", "Nothing in /home/u/venv/bin/python provides"),
 ])
 def test_a_dotted_missing_module_is_read_by_what_its_name_tells(text, says):
     m, t = tailored_as("python-package-missing", text, facts())
@@ -91,10 +91,18 @@ def test_a_dotted_missing_module_is_read_by_what_its_name_tells(text, says):
 
 
 def test_a_dotted_missing_module_of_an_installed_package_names_its_release():
-    _, t = tailored_as("python-package-missing", "No module named 'scipy.signal.windows.gaussian'",
+    _, t = tailored_as("python-package-missing", "No module named 'scipy.signal_windows'",
                        facts(packages={"scipy": {"version": "1.13.0"}}))
     assert t.summary.startswith("scipy 1.13.0 is installed") and t.commands == [
         "/home/u/venv/bin/python -m pip show scipy"]
+
+
+@pytest.mark.parametrize("text", ["No module named 'scipy.signal.windows.gaussian'",
+                                  "ModuleNotFoundError: No module named 'sklearn.neighbors._base'"])
+def test_a_third_part_missing_is_the_installed_release_lacking_it(text):
+    # Python names the first part it cannot import: scipy.signal and sklearn.neighbors imported
+    _, t = tailored_as("hf-library-version-mismatch", text, facts(packages={"scipy": {"version": "1.13.0"}}))
+    assert "has no `" in t.summary and "pip check" in t.summary
 
 
 @pytest.mark.parametrize("text", [

@@ -2,16 +2,19 @@
 xformers, libtorch not found, nvcc against torch's CUDA.
 """
 
+import re
 from typing import Optional
 
 from ...model.facts import Facts
 from ...model import derived as F
+from ...model import versions as V
 from ...kb import compat
 from ..registry import Remedy, WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
 from ..cpu_only_build import tailor_cpu_only_build
 from ..cuda.arch import tailor_arch_unsupported
 from ..install.common import INDEX, advice_for, installed_version, python_note
 from ...advice.commands import pip, torch_command
+from ..optional_packages import dist_name, report_key
 
 
 
@@ -55,8 +58,13 @@ _EXT_PACKAGES = (
     ("torch_cluster", "torch-cluster"), ("amp_C", "apex"), ("fused_layer_norm", "apex"), ("apex", "apex"),
     ("deepspeed", "deepspeed"), ("bitsandbytes", "bitsandbytes"), ("torchaudio", "torchaudio"),
     ("vllm", "vllm"), ("exllamav2", "exllamav2"), ("causal_conv1d", "causal-conv1d"),
-    ("selective_scan", "mamba-ssm"), ("mamba", "mamba-ssm"),
+    ("selective_scan", "mamba-ssm"), ("mamba", "mamba-ssm"), ("_XLAC", "torch_xla"),
+    ("transformer_engine", "transformer_engine[pytorch]"),
 )
+# The library a loader names: `/.../site-packages/_XLAC.cpython-38-...so: undefined symbol` (a
+# top-level module) or `/.../site-packages/diff_gaussian_rasterization/_C.so` (a package's part).
+_LOADED = re.compile(r"(?:(?:site|dist)-packages[\\/](?P<top>[A-Za-z_][\w.-]{0,80}?)[\\/](?:[^\s:'\"]{0,300}?[\\/]|)|"
+                     r"(?:site|dist)-packages[\\/]|[\\/]|^|\s)(?P<so>[\w.-]{1,120}\.so)[\d.]{0,6}: undefined symbol")
 
 
 def _ext_package(so: str) -> Optional[str]:
@@ -67,26 +75,56 @@ def _ext_package(so: str) -> Optional[str]:
     return None
 
 
+def _loaded_package(g, line: str, facts: Facts) -> Optional[str]:
+    """The distribution whose library failed to load: the pattern's `so` group, else the loader's
+    path on the matched line (a known top-level module, or a package folder under site-packages
+    whose distribution the facts show installed: a folder's name on PyPI may be another project's,
+    simple_knn's for one)."""
+    m = _LOADED.search(line or "")
+    so = g.get("so") or (m.group("so") if m else "")
+    pkg = _ext_package(so)
+    if pkg is None and m and m.group("top") and m.group("so") == so:
+        dist = dist_name(m.group("top"))
+        pkg = dist if F.package_version(facts, report_key(dist)) else None
+    return pkg
+
+
 @hook("extension-rebuild")
 def extension_rebuild(match, facts: Facts) -> Optional[Tailored]:
     g = match_groups(match)
     tv = F.torch_version_str(facts)
-    pkg = _ext_package(g.get("so") or "")
+    pkg = _loaded_package(g, getattr(match, "text", "") or "", facts)
     if not tv and not pkg:
         return None
     notes = installed_torch_note(facts) if tv else []
-    pver = installed_version(facts, pkg) if pkg else None
+    pver = installed_version(facts, report_key(pkg)) if pkg else None
     if pkg:
         notes.append("%s %s" % (pkg, pver or "(version unknown)"))
-    target = pkg or "<extension-package>"
-    cmds = ['%s -c "import torch; print(torch.__version__, torch.version.cuda, torch._C._GLIBCXX_USE_CXX11_ABI)"'
-            % F.python_cmd(facts),
-            "%s install --no-build-isolation --no-cache-dir --force-reinstall %s" % (F.pip_cmd(facts), target)]
     cause = None
     if "__cxx11" in (g.get("sym") or ""):
-        cause = ("The missing symbol uses the cxx11 std::string ABI: the extension was built with a different "
-                 "_GLIBCXX_USE_CXX11_ABI setting than this torch (for prebuilt wheels pick the cxx11abiTRUE/FALSE "
-                 "file that matches torch._C._GLIBCXX_USE_CXX11_ABI).")
+        # the extension was compiled with the cxx11 std::string ABI; torch's own setting decides
+        # whether that is the mismatch (a pre-cxx11 torch: pip's wheels before 2.7) or only the
+        # symbol's spelling (the function is gone from this torch release)
+        cause = ("The missing symbol uses the cxx11 std::string ABI: if torch._C._GLIBCXX_USE_CXX11_ABI prints False, "
+                 "the extension was built with the other ABI setting than this torch (for prebuilt wheels pick the "
+                 "cxx11abiTRUE/FALSE file that matches it); if True, the function is simply not in this torch release.")
+    check = ('%s -c "import torch; print(torch.__version__, torch.version.cuda, torch._C._GLIBCXX_USE_CXX11_ABI)"'
+             % F.python_cmd(facts))
+    if pkg == "torch_xla":
+        # torch_xla's _XLAC is built against one torch release: the two are installed as a pair,
+        # and torch_xla's releases stop before torch's (PyPI's latest may be older than this torch)
+        xla = ".".join((pver or "").split("+")[0].split(".")[:2])  # torch_xla 2.8.1 goes with torch 2.8.x
+        summary = ("torch_xla is built for exactly one torch release (torch_xla X.Y.Z with torch X.Y.Z; a nightly "
+                   "torch_xla with the nightly torch of the same day): install the torch of the installed "
+                   "torch_xla's release%s, or a torch_xla built for this torch where one exists."
+                   % (" (%s)" % xla if xla else ""))
+        cmds = [check, pip(facts, "show torch torch_xla")]
+        if xla and V.release(xla) and "dev" not in (pver or ""):
+            cmds.append(pip(facts, 'install "torch==%s.*"' % xla))
+        return Tailored(cause=cause, summary=summary, commands=cmds, notes=notes)
+    target = pkg or "<extension-package>"
+    cmds = [check, "%s install --no-build-isolation --no-cache-dir --force-reinstall %s" % (
+        F.pip_cmd(facts), '"%s"' % target if "[" in target else target)]
     summary = "Rebuild/reinstall %s against the installed torch%s." % (target, " %s" % tv if tv else "")
     return Tailored(cause=cause, summary=summary, commands=cmds, notes=notes)
 
