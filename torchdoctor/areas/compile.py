@@ -118,25 +118,35 @@ def _spec_series(spec: Optional[str]) -> Optional[Tuple[int, int]]:
 
 @hook("triton-compiler-error")
 def triton_compiler_error(match, facts: Facts) -> Optional[Tailored]:
-    """The Triton whose compiler failed, and the one this torch pins: a kernel library's supported
-    releases are what the fix changes, and torch decides which Triton pip keeps."""
+    """The Triton whose compiler failed, the one this torch pins, and the GPU's generation: bf16
+    and several layouts need Ampere (sm_80) or newer, so an older GPU meets paths a newer one does
+    not, whatever the Triton."""
     name, tv = _installed_triton(facts)
     torch_v = F.torch_version_str(facts)
-    if not tv:
+    gpus = F.all_gpus(facts)
+    old = [g for g in gpus if F.capability(g) and F.capability(g) < (8, 0)]
+    if not tv and not gpus:
         return None
-    notes = (installed_torch_note(facts) if torch_v else []) + ["installed triton: %s %s" % (name, tv)]
+    notes = (installed_torch_note(facts) if torch_v else []) + (
+        ["installed triton: %s %s" % (name, tv)] if tv else []) + ["GPU: %s" % F.gpu_desc(g) for g in gpus]
     tag = V.local_tag(torch_meta_version(facts)) if torch_v else None
     # a CUDA release build's pin only: ROCm/XPU builds use their own Triton packages, and a nightly
     # pins pytorch-triton from the nightly index
     req = compat.triton_requirement(torch_v.split("+")[0] + ("+" + tag if tag else "")) \
         if torch_v and (not tag or tag.startswith("cu")) and "dev" not in torch_v else None
-    if req:
+    keep = " The entry's workarounds (float32, the library's non-Triton path, fewer warps) still apply."
+    if old:
+        return Tailored(summary="%s is older than Ampere (sm_80): Triton compiles bf16 and several layouts only for "
+                                "sm_80 and newer, so kernels tuned on newer GPUs fail here whatever the Triton release. "
+                                "Run the layer in float16 or float32, or use the library's non-Triton path, or a newer "
+                                "GPU." % F.gpu_desc(old[0]), notes=notes)
+    if req and tv:
         notes.append("triton pinned by torch %s: %s" % (torch_v, req))
         if _spec_contains(req, tv) is False:
             return Tailored(summary="The installed %s %s is not the Triton torch %s pins (%s): torch's own kernels and "
                                     "the library's are compiled by a Triton torch was not tested with. Install the "
-                                    "pinned one, or the torch release whose pin the kernel library supports."
-                                    % (name, tv, torch_v, req),
+                                    "pinned one, or the torch release whose pin the kernel library supports.%s"
+                                    % (name, tv, torch_v, req, keep),
                             commands=[pip(facts, 'install "triton%s"' % req)], notes=notes)
     return Tailored(notes=notes)
 

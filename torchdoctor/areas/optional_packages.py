@@ -34,6 +34,7 @@ PIP_NAMES = {
     "crypto": "pycryptodome", "jwt": "PyJWT", "serial": "pyserial", "opengl": "PyOpenGL", "gi": "PyGObject",
     "magic": "python-magic", "dotenv": "python-dotenv", "zmq": "pyzmq", "git": "GitPython", "faiss": "faiss-cpu",
     "llama_cpp": "llama-cpp-python", "mpl_toolkits": "matplotlib", "tensorboardx": "tensorboardX",
+    "habana_frameworks": "habana-torch-plugin",  # Intel Gaudi's PyTorch bridge
 }
 
 # What `No module named 'x'` means when pip install x would not help (read by the generic branch

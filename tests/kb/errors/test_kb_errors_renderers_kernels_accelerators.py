@@ -128,9 +128,11 @@ def test_a_module_shadowed_by_a_file_is_not_a_version_mismatch():
 
 
 def test_the_version_mismatch_names_the_package_that_lacks_the_submodule():
+    # habana_frameworks is Gaudi's PyTorch bridge, habana-torch-plugin on pip
     e = explain("ModuleNotFoundError: No module named 'habana_frameworks.torch.hpu'", "hf-library-version-mismatch",
-                facts(**{"habana-frameworks": "1.5.0"}))
-    assert "`torch.hpu`" in e.fix.summary and "habana_frameworks" in e.fix.summary
+                facts(**{"habana-torch-plugin": "1.5.0"}))
+    assert "`torch.hpu`" in e.fix.summary and "habana-torch-plugin 1.5.0" in e.fix.summary
+    assert "/opt/env/bin/python -m pip show habana-torch-plugin" in e.fix.commands
 
 
 # ------------------------------------------------------------ the extension a loader names ----
@@ -154,7 +156,7 @@ def test_a_top_level_module_found_on_the_line_names_its_package():
     text = ("ImportError: /usr/local/lib/python3.10/dist-packages/selective_scan_cuda.cpython-310-x86_64-linux-gnu.so: "
             "undefined symbol: _ZN3c104cuda9SetDeviceEi")
     e = explain(text, "extension-undefined-torch-symbol", facts(torch="2.4.0+cu121"))
-    assert e.fix.commands[-1].endswith("--force-reinstall mamba-ssm")
+    assert e.fix.commands[-1].endswith("--force-reinstall --no-deps mamba-ssm")
 
 
 def test_a_package_folders_library_names_that_package_where_it_is_installed():
@@ -163,7 +165,7 @@ def test_a_package_folders_library_names_that_package_where_it_is_installed():
     e = explain(text, "extension-undefined-torch-symbol",
                 facts(torch="2.4.0+cu121", **{"diff-gaussian-rasterization": "0.0.0"}))
     # pip reads - and _ alike in a project's name
-    assert e.fix.commands[-1].endswith("--force-reinstall diff_gaussian_rasterization"), e.fix.commands
+    assert e.fix.commands[-1].endswith("--force-reinstall --no-deps diff_gaussian_rasterization"), e.fix.commands
 
 
 def test_a_folder_name_is_not_trusted_as_a_pypi_name_when_nothing_installed_it():
@@ -178,7 +180,7 @@ def test_transformer_engines_torch_binding_is_rebuilt_with_its_extra():
     text = ("ImportError: /usr/local/lib/python3.10/dist-packages/transformer_engine_torch.cpython-310-x86_64-linux-"
             "gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
     e = explain(text, "extension-undefined-torch-symbol", facts(torch="2.4.0+cu121"))
-    assert e.fix.commands[-1].endswith('--force-reinstall "transformer_engine[pytorch]"'), e.fix.commands
+    assert e.fix.commands[-1].endswith('--force-reinstall --no-deps "transformer_engine[pytorch]"'), e.fix.commands
 
 
 def test_a_cxx11_symbol_is_not_called_an_abi_mismatch_outright():
@@ -193,3 +195,18 @@ def test_ascends_triton_module_is_not_torchs_triton_pin():
     assert "triton-version-mismatch" not in [i for i, _ in ids(
         "ModuleNotFoundError: No module named 'triton.language.extra.ascend'")]
     assert ids("ModuleNotFoundError: No module named 'triton.language.extra.libdevice'")[0][0] == "triton-version-mismatch"
+
+
+def test_a_gpu_older_than_ampere_is_named_whatever_the_triton():
+    text = "loc(\"/x/k.py\":1:2): error: invalid element type in packLLEElements. Expected 'f32' but got 'f16'"
+    f = facts(torch="2.6.0+cu124", triton="3.2.0")
+    f = Facts(dict(f.data, driver={"gpus": [{"name": "Tesla P100-PCIE-16GB", "capability": [6, 0]}]}))
+    e = explain(text, "triton-compiler-internal-error", f)
+    assert "GPU: Tesla P100-PCIE-16GB (sm_60)" in e.notes
+    assert "older than Ampere" in e.fix.summary
+
+
+def test_triton_38s_relative_assertion_path_is_read():
+    text = ("python: lib/Dialect/TritonGPU/Transforms/OptimizeThreadLocality.cpp:220: LogicalResult "
+            "setOptimizedGatherLayout(): Assertion `x' failed.")
+    assert ids(text)[0][0] == "triton-compiler-internal-error"

@@ -85,7 +85,9 @@ def _loaded_package(g, line: str, facts: Facts) -> Optional[str]:
     pkg = _ext_package(so)
     if pkg is None and m and m.group("top") and m.group("so") == so:
         dist = dist_name(m.group("top"))
-        pkg = dist if F.package_version(facts, report_key(dist)) else None
+        # torch's own libraries and Triton's: a bare reinstall would bring PyPI's latest, not torch's pin
+        own = dist.lower() in ("torch", "triton", "pytorch-triton") or dist.lower().startswith("nvidia")
+        pkg = dist if not own and F.package_version(facts, report_key(dist)) else None
     return pkg
 
 
@@ -123,7 +125,9 @@ def extension_rebuild(match, facts: Facts) -> Optional[Tailored]:
             cmds.append(pip(facts, 'install "torch==%s.*"' % xla))
         return Tailored(cause=cause, summary=summary, commands=cmds, notes=notes)
     target = pkg or "<extension-package>"
-    cmds = [check, "%s install --no-build-isolation --no-cache-dir --force-reinstall %s" % (
+    # --no-deps: a forced reinstall of the extension alone, without pip fetching torch again (from
+    # the configured index, which may serve another build of it)
+    cmds = [check, "%s install --no-build-isolation --no-cache-dir --force-reinstall --no-deps %s" % (
         F.pip_cmd(facts), '"%s"' % target if "[" in target else target)]
     summary = "Rebuild/reinstall %s against the installed torch%s." % (target, " %s" % tv if tv else "")
     return Tailored(cause=cause, summary=summary, commands=cmds, notes=notes)
