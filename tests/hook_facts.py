@@ -120,3 +120,9 @@ def pyproject(name, version, packages=None):
     if packages:
         text += "[tool.setuptools]\npackages = [%s]\n" % ", ".join('"%s"' % p for p in packages)
     return text
+
+
+def hits(text):
+    """(id, confidence) of every match of `text`, best first."""
+    return [(m.id, m.confidence) for m in match_text(text)]
+

@@ -579,6 +579,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           TensorRT export, Gaudi and Neuron, Megatron and Transformer Engine),
                           collected with blind108: first run 9/24 = 37.5% (9/13 where an entry
                           fitted, 2 wrong); 15/24 after (tests/eval/blind109_results.md)
+  blind110_ros/_blender/_condaforge/_ko2025.jsonl 15 issues and pages (ROS workspaces, host
+                          applications' plugins, conda/conda-forge/pixi, Korean pages): first run
+                          6/15 = 40.0% (6/7 where an entry fitted, 0 wrong); 7/15 after
+                          (tests/eval/blind110_results.md)
+  blind111_mlagents/_desktopapps/_homeauto/_ja2025.jsonl 21 issues and pages (game-engine agent
+                          toolkits, packaged desktop AI apps, home and media servers, Japanese
+                          pages), collected with blind110: first run 10/21 = 47.6% (10/14 where an
+                          entry fitted, 0 wrong); 14/21 after (tests/eval/blind111_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -15,6 +15,10 @@ from ..registry import Tailored, hook, match_groups
 # requirements table of onnxruntime's CUDA execution provider page). Later majors are not claimed.
 _CUDA11_FEED = "https://aiinfra.pkgs.visualstudio.com/PublicPackages/_packaging/onnxruntime-cuda-11/pypi/simple/"
 _CHECK = "python -c \"import torch, onnxruntime as ort; print(ort.__version__, ort.get_available_providers())\""
+_CHECK_ORT = "python -c \"import onnxruntime as ort; print(ort.__version__, ort.get_available_providers())\""
+# The other builds that write the same `onnxruntime` folder: their provider lists are theirs.
+_OTHER_BUILDS = ("onnxruntime-directml", "onnxruntime-openvino", "onnxruntime-rocm", "onnxruntime-silicon",
+                 "onnxruntime-qnn", "onnxruntime-training")
 # A library's file version is its CUDA major only for these; cuFFT 10 is CUDA 11's and 11 CUDA
 # 12's, while cuRAND and cuSOLVER keep one file version across CUDA majors (not read).
 _SAME_AS_CUDA = ("cublas", "cublasLt", "cudart", "nvrtc")
@@ -54,24 +58,61 @@ def _upgrade(facts: Facts, ort: Optional[str]) -> str:
     return on_interpreter("pip install --upgrade \"onnxruntime-gpu>=1.19\"", facts)
 
 
+def _cpu_package(facts: Facts, notes, elsewhere: bool) -> Optional[Tailored]:
+    """PyPI's onnxruntime (CPU only) installed here, alone or beside onnxruntime-gpu: both packages
+    write the one `onnxruntime` folder, so the last one installed is the one imported. `elsewhere`:
+    the error came from a GPU build, so a CPU build alone here means another environment ran."""
+    cpu_ort = F.package_installed(facts, "onnxruntime")
+    gpu = _gpu_install(facts)
+    if cpu_ort and F.package_installed(facts, "onnxruntime-gpu"):
+        return Tailored(summary="Both onnxruntime (CPU only) and onnxruntime-gpu are installed, and they share one "
+                                "folder: remove both, then install onnxruntime-gpu alone.",
+                        commands=[on_interpreter("pip uninstall -y onnxruntime onnxruntime-gpu", facts), gpu, _CHECK_ORT],
+                        notes=notes + ["onnxruntime %s installed too" % F.package_version(facts, "onnxruntime")])
+    if cpu_ort:
+        return Tailored(summary=("Only onnxruntime (CPU only, no CUDA provider) is installed here%s. To run on the GPU%s, "
+                                 "replace it with onnxruntime-gpu." % (
+                                     ": the failing process ran another environment" if elsewhere else "",
+                                     " here" if elsewhere else "")),
+                        commands=[on_interpreter("pip uninstall -y onnxruntime", facts), gpu, _CHECK_ORT],
+                        notes=["onnxruntime %s installed" % F.package_version(facts, "onnxruntime")])
+    return None
+
+
+def _gpu_install(facts: Facts) -> str:
+    """onnxruntime-gpu for the CUDA torch brings: PyPI's builds are CUDA 12's from 1.19, so a CUDA 11
+    torch takes the CUDA 11 feed's (which holds onnxruntime alone: its dependencies stay from the
+    package just removed)."""
+    cuda = V.minor_tuple(F.torch_cuda(facts))
+    if cuda and cuda[0] == 11:
+        return on_interpreter("pip install --no-deps onnxruntime-gpu --index-url " + _CUDA11_FEED, facts)
+    return on_interpreter("pip install onnxruntime-gpu", facts)
+
+
+@hook("onnxruntime-cpu-build")
+def onnxruntime_cpu_build(match, facts: Facts) -> Optional[Tailored]:
+    """The providers the session offered lack CUDA's: which onnxruntime packages are installed here."""
+    if F.os_name(facts) == "macos" or any(F.package_installed(facts, n) for n in _OTHER_BUILDS):
+        return None  # no onnxruntime-gpu for macOS; another build's folder: the entry's words only
+    ort = F.package_release(facts, "onnxruntime-gpu")
+    found = _cpu_package(facts, ["onnxruntime-gpu %s installed" % ort] if ort else [], elsewhere=False)
+    if found is not None:
+        return found
+    if ort:
+        return Tailored(summary="onnxruntime-gpu %s is the only onnxruntime installed here, with its CUDA provider: the "
+                                "failing process imported another environment's onnxruntime." % ort,
+                        commands=[_CHECK_ORT], notes=["onnxruntime-gpu %s installed" % ort])
+    return None
+
+
 @hook("onnxruntime-gpu-cuda")
 def onnxruntime_gpu_cuda(match, facts: Facts) -> Optional[Tailored]:
     groups = match_groups(match)
     ort = F.package_release(facts, "onnxruntime-gpu")
     notes = ["onnxruntime-gpu %s installed" % ort] if ort else []
-    cpu_ort = F.package_installed(facts, "onnxruntime")
-    if cpu_ort and F.package_installed(facts, "onnxruntime-gpu"):
-        return Tailored(summary="Both onnxruntime (CPU only) and onnxruntime-gpu are installed, and they share one "
-                                "folder: remove both, then install onnxruntime-gpu alone.",
-                        commands=[on_interpreter("pip uninstall -y onnxruntime onnxruntime-gpu", facts),
-                                  on_interpreter("pip install onnxruntime-gpu", facts), _CHECK],
-                        notes=notes + ["onnxruntime %s installed too" % F.package_version(facts, "onnxruntime")])
-    if cpu_ort:
-        return Tailored(summary="Only onnxruntime (CPU only, no CUDA provider) is installed here: the failing process "
-                                "ran another environment. To run on the GPU here, replace it with onnxruntime-gpu.",
-                        commands=[on_interpreter("pip uninstall -y onnxruntime", facts),
-                                  on_interpreter("pip install onnxruntime-gpu", facts), _CHECK],
-                        notes=["onnxruntime %s installed" % F.package_version(facts, "onnxruntime")])
+    found = _cpu_package(facts, notes, elsewhere=True)
+    if found is not None:
+        return found
     kind, major = _wanted(groups.get("lib") or "")
     want_cuda = int(groups["cuda"]) if groups.get("cuda") else (major if kind == "cuda" else None)
     want_cudnn = int(groups["cudnn"]) if groups.get("cudnn") else (major if kind == "cudnn" else None)

@@ -1,0 +1,124 @@
+"""ONNX Runtime's CPU package where onnxruntime-gpu was wanted, a TensorRT plugin's bare CUDA
+status 35, a shell's or Python's own words for SIGILL, and uv's (pixi's) resolver missing torch's
+dependency on the index torch came from."""
+
+import pytest
+
+from torchdoctor.match.matcher import HIGH, POSSIBLE, match_text
+
+from hook_facts import explain, hits as ids
+from hook_facts import facts as hook_facts
+
+
+def facts(torch=None, **pkgs):
+    return hook_facts(torch=torch, packages={n: {"version": v} for n, v in pkgs.items()})
+
+ORT = "onnxruntime-cpu-build-no-cuda-provider"
+WARN = ("/.venv/lib/python3.11/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:121: UserWarning: "
+        "Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: "
+        "'AzureExecutionProvider, CPUExecutionProvider'")
+
+
+
+
+# ------------------------------------------------------------ ONNX Runtime's CPU package ----
+@pytest.mark.parametrize("text", [
+    WARN,
+    "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: "
+    "'CPUExecutionProvider'",
+    "ValueError: ['CUDAExecutionProvider'] does not contain a subset of available providers ['CPUExecutionProvider']",
+])
+def test_a_provider_list_without_cuda_is_the_cpu_package(text):
+    assert ids(text)[:1] == [(ORT, HIGH)], ids(text)
+
+
+@pytest.mark.parametrize("offered", [
+    "TensorrtExecutionProvider, CUDAExecutionProvider, CPUExecutionProvider",  # the GPU build: another error
+    "DmlExecutionProvider, CPUExecutionProvider",  # onnxruntime-directml
+    "CoreMLExecutionProvider, AzureExecutionProvider, CPUExecutionProvider",  # macOS: no onnxruntime-gpu exists
+    "ROCMExecutionProvider, MIGraphXExecutionProvider, CPUExecutionProvider",
+    "OpenVINOExecutionProvider, CPUExecutionProvider",
+])
+def test_a_list_of_another_build_is_not_the_cpu_package(offered):
+    text = ("UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available "
+            "providers: '%s'" % offered)
+    assert ORT not in [i for i, _ in ids(text)]
+
+
+def test_a_cuda_11_torch_gets_the_cuda_11_feeds_build():
+    # PyPI's onnxruntime-gpu is CUDA 12's from 1.19: beside a cu118 torch, the CUDA 11 feed's build
+    e = explain(WARN, ORT, facts(torch="2.3.1+cu118", onnxruntime="1.18.1"))
+    assert e.fix.commands[1].startswith("/home/u/venv/bin/python -m pip install --no-deps onnxruntime-gpu --index-url "
+                                        "https://aiinfra.pkgs.visualstudio.com/"), e.fix.commands
+
+
+def test_a_cuda_12_torch_gets_pypis_build():
+    e = explain(WARN, ORT, facts(torch="2.6.0+cu124", onnxruntime="1.20.1"))
+    assert e.fix.commands[1] == "/home/u/venv/bin/python -m pip install onnxruntime-gpu", e.fix.commands
+
+
+def test_a_check_without_torch_for_an_environment_without_it():
+    e = explain(WARN, ORT, facts(onnxruntime="1.19.0"))
+    assert "import torch" not in e.fix.commands[-1]
+
+
+def test_both_packages_installed_are_both_removed_first():
+    e = explain(WARN, ORT, facts(onnxruntime="1.16.1", **{"onnxruntime-gpu": "1.16.1"}))
+    assert e.fix.commands[:2] == ["/home/u/venv/bin/python -m pip uninstall -y onnxruntime onnxruntime-gpu",
+                                  "/home/u/venv/bin/python -m pip install onnxruntime-gpu"], e.fix.commands
+
+
+def test_the_cpu_package_alone_is_replaced():
+    e = explain(WARN, ORT, facts(onnxruntime="1.19.0"))
+    assert e.fix.commands[0] == "/home/u/venv/bin/python -m pip uninstall -y onnxruntime"
+    assert "another environment" not in e.fix.summary
+
+
+def test_the_gpu_package_alone_here_means_another_environment_ran():
+    e = explain(WARN, ORT, facts(**{"onnxruntime-gpu": "1.19.0"}))
+    assert "another environment" in e.fix.summary
+
+
+# ------------------------------------------------------------ CUDA status 35 ----
+def test_a_tensorrt_plugins_status_35_is_the_driver_said_as_cudas_own():
+    found = match_text("Cuda failure in file 'yolo_layer.cu' line 51: 35\nAborted (core dumped)")
+    assert found[0].id == "cuda-driver-insufficient" and found[0].confidence == POSSIBLE and found[0].neutral
+
+
+@pytest.mark.parametrize("text", ["Cuda failure in file 'yolo_layer.cu' line 51: 2",
+                                  "Cuda failure in file 'yolo_layer.cu' line 51: 350"])
+def test_other_status_numbers_are_not_the_driver(text):
+    assert "cuda-driver-insufficient" not in [i for i, _ in ids(text)]
+
+
+# ------------------------------------------------------------ SIGILL in a shell's and Python's words ----
+@pytest.mark.parametrize("text", [
+    "/run.sh: line 3:     6 Illegal instruction     (core dumped) bin/python3 -m tts_web \"$@\"",
+    "Fatal Python error: Illegal instruction\n\nCurrent thread 0x0000ffffa6e414c0 (most recent call first):",
+])
+def test_sigill_without_torch_in_sight_is_possibly_the_cpu_instructions(text):
+    assert ids(text)[:1] == [("torch-import-illegal-instruction", POSSIBLE)], ids(text)
+
+
+@pytest.mark.parametrize("text", [
+    "/run.sh: line 3:     6 Segmentation fault      (core dumped) bin/python3 -m tts_web",
+    "/usr/local/bin/docker-entrypoint.sh: line 420:    27 Illegal instruction     (core dumped) mongod --bind_ip_all",
+    "./run.sh: line 5:  1234 Illegal instruction     (core dumped) ./llama-server -m model.gguf",
+])
+def test_a_shells_other_job_reports_are_not_torchs_sigill(text):
+    assert "torch-import-illegal-instruction" not in [i for i, _ in ids(text)]
+
+
+# ------------------------------------------------------------ uv's resolver (pixi) ----
+def test_uvs_no_version_of_torchs_dependency_is_the_index_lacking_it():
+    text = ("  ╰─▶ Because there is no version of pytorch-triton{platform_machine == 'x86_64' and sys_platform == "
+            "'linux'}==3.2.0+git0d4682f0 and torch>=2.7.0.dev20250105+cu124,<=2.7.0.dev20250124+cu124 depends on "
+            "pytorch-triton{platform_machine == 'x86_64' and sys_platform == 'linux'}==3.2.0+git0d4682f0, we can "
+            "conclude that torch>=2.7.0.dev20250105+cu124,<=2.7.0.dev20250124+cu124 cannot be used.")
+    assert ids(text)[0][0] == "torch-index-lacks-dependency"
+
+
+def test_torch_itself_missing_from_the_index_is_not_its_dependency():
+    text = ("  ╰─▶ Because there is no version of torch==2.5.1+cu124 and torchvision==0.20.1+cu124 depends on "
+            "torch==2.5.1+cu124, we can conclude that torchvision==0.20.1+cu124 cannot be used.")
+    assert "torch-index-lacks-dependency" not in [i for i, _ in ids(text)]
