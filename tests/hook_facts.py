@@ -122,6 +122,11 @@ def pyproject(name, version, packages=None):
     return text
 
 
+def pkg_facts(torch=None, **versions):
+    """facts() with these distributions installed at these versions (keyword: PEP 503 name)."""
+    return facts(torch=torch, packages={n: {"version": v} for n, v in versions.items()})
+
+
 def hits(text):
     """(id, confidence) of every match of `text`, best first."""
     return [(m.id, m.confidence) for m in match_text(text)]

@@ -116,6 +116,12 @@ def _spec_series(spec: Optional[str]) -> Optional[Tuple[int, int]]:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+def _build_pin(torch_v: str, tag: Optional[str]) -> Optional[str]:
+    """The triton requirement of this torch's CUDA build: its +cuXYZ variant's, else the release's
+    (the PyPI default); a +cpu build pins nothing."""
+    return compat.triton_requirement(torch_v.split("+")[0] + ("+" + tag if tag and tag.startswith("cu") else ""))
+
+
 @hook("triton-compiler-error")
 def triton_compiler_error(match, facts: Facts) -> Optional[Tailored]:
     """The Triton whose compiler failed, the one this torch pins, and the GPU's generation: bf16
@@ -132,8 +138,7 @@ def triton_compiler_error(match, facts: Facts) -> Optional[Tailored]:
     tag = V.local_tag(torch_meta_version(facts)) if torch_v else None
     # a CUDA release build's pin only: ROCm/XPU builds use their own Triton packages, and a nightly
     # pins pytorch-triton from the nightly index
-    req = compat.triton_requirement(torch_v.split("+")[0] + ("+" + tag if tag else "")) \
-        if torch_v and (not tag or tag.startswith("cu")) and "dev" not in torch_v else None
+    req = _build_pin(torch_v, tag) if torch_v and (not tag or tag.startswith("cu")) and "dev" not in torch_v else None
     keep = " The entry's workarounds (float32, the library's non-Triton path, fewer warps) still apply."
     if old:
         return Tailored(summary="%s is older than Ampere (sm_80): Triton compiles bf16 and several layouts only for "
@@ -162,8 +167,7 @@ def triton(match, facts: Facts) -> Optional[Tailored]:
                                            "OS: %s" % osn]
     tag = V.local_tag(torch_meta_version(facts))
     rel = compat.release(torch_v) or {}
-    # the pin of the CUDA build of this release (a +cpu build pins nothing)
-    req = compat.triton_requirement(torch_v.split("+")[0] + ("+" + tag if tag and tag.startswith("cu") else ""))
+    req = _build_pin(torch_v, tag)
     py = python_minor(facts)
     if tag and not tag.startswith(("cu", "cpu")):
         return None  # ROCm/XPU builds use their own triton packages (pytorch-triton-rocm, ...)

@@ -6,12 +6,7 @@ import pytest
 
 from torchdoctor.match.matcher import HIGH, POSSIBLE, match_text
 
-from hook_facts import explain, hits as ids
-from hook_facts import facts as hook_facts
-
-
-def facts(torch=None, **pkgs):
-    return hook_facts(torch=torch, packages={n: {"version": v} for n, v in pkgs.items()})
+from hook_facts import explain, hits as ids, pkg_facts as facts
 
 ORT = "onnxruntime-cpu-build-no-cuda-provider"
 WARN = ("/.venv/lib/python3.11/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:121: UserWarning: "

@@ -62,21 +62,20 @@ def _cpu_package(facts: Facts, notes, elsewhere: bool) -> Optional[Tailored]:
     """PyPI's onnxruntime (CPU only) installed here, alone or beside onnxruntime-gpu: both packages
     write the one `onnxruntime` folder, so the last one installed is the one imported. `elsewhere`:
     the error came from a GPU build, so a CPU build alone here means another environment ran."""
-    cpu_ort = F.package_installed(facts, "onnxruntime")
+    if not F.package_installed(facts, "onnxruntime"):
+        return None
     gpu = _gpu_install(facts)
-    if cpu_ort and F.package_installed(facts, "onnxruntime-gpu"):
+    if F.package_installed(facts, "onnxruntime-gpu"):
         return Tailored(summary="Both onnxruntime (CPU only) and onnxruntime-gpu are installed, and they share one "
                                 "folder: remove both, then install onnxruntime-gpu alone.",
                         commands=[on_interpreter("pip uninstall -y onnxruntime onnxruntime-gpu", facts), gpu, _CHECK_ORT],
                         notes=notes + ["onnxruntime %s installed too" % F.package_version(facts, "onnxruntime")])
-    if cpu_ort:
-        return Tailored(summary=("Only onnxruntime (CPU only, no CUDA provider) is installed here%s. To run on the GPU%s, "
-                                 "replace it with onnxruntime-gpu." % (
-                                     ": the failing process ran another environment" if elsewhere else "",
-                                     " here" if elsewhere else "")),
-                        commands=[on_interpreter("pip uninstall -y onnxruntime", facts), gpu, _CHECK_ORT],
-                        notes=["onnxruntime %s installed" % F.package_version(facts, "onnxruntime")])
-    return None
+    return Tailored(summary=("Only onnxruntime (CPU only, no CUDA provider) is installed here%s. To run on the GPU%s, "
+                             "replace it with onnxruntime-gpu." % (
+                                 ": the failing process ran another environment" if elsewhere else "",
+                                 " here" if elsewhere else "")),
+                    commands=[on_interpreter("pip uninstall -y onnxruntime", facts), gpu, _CHECK_ORT],
+                    notes=["onnxruntime %s installed" % F.package_version(facts, "onnxruntime")])
 
 
 def _gpu_install(facts: Facts) -> str:
@@ -95,14 +94,13 @@ def onnxruntime_cpu_build(match, facts: Facts) -> Optional[Tailored]:
     if F.os_name(facts) == "macos" or any(F.package_installed(facts, n) for n in _OTHER_BUILDS):
         return None  # no onnxruntime-gpu for macOS; another build's folder: the entry's words only
     ort = F.package_release(facts, "onnxruntime-gpu")
-    found = _cpu_package(facts, ["onnxruntime-gpu %s installed" % ort] if ort else [], elsewhere=False)
-    if found is not None:
+    notes = ["onnxruntime-gpu %s installed" % ort] if ort else []
+    found = _cpu_package(facts, notes, elsewhere=False)
+    if found is not None or not ort:
         return found
-    if ort:
-        return Tailored(summary="onnxruntime-gpu %s is the only onnxruntime installed here, with its CUDA provider: the "
-                                "failing process imported another environment's onnxruntime." % ort,
-                        commands=[_CHECK_ORT], notes=["onnxruntime-gpu %s installed" % ort])
-    return None
+    return Tailored(summary="onnxruntime-gpu %s is the only onnxruntime installed here, with its CUDA provider: the "
+                            "failing process imported another environment's onnxruntime." % ort,
+                    commands=[_CHECK_ORT], notes=notes)
 
 
 @hook("onnxruntime-gpu-cuda")
