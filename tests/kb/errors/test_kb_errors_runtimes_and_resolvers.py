@@ -2,11 +2,14 @@
 status 35, a shell's or Python's own words for SIGILL, and uv's (pixi's) resolver missing torch's
 dependency on the index torch came from."""
 
+import shlex
+import subprocess
+
 import pytest
 
 from torchdoctor.match.matcher import HIGH, POSSIBLE, match_text
 
-from hook_facts import explain, hits as ids, pkg_facts as facts
+from hook_facts import explain, failing_in_venv, hits as ids, pkg_facts as facts
 
 ORT = "onnxruntime-cpu-build-no-cuda-provider"
 WARN = ("/.venv/lib/python3.11/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:121: UserWarning: "
@@ -72,6 +75,34 @@ def test_the_cpu_package_alone_is_replaced():
 def test_the_gpu_package_alone_here_means_another_environment_ran():
     e = explain(WARN, ORT, facts(**{"onnxruntime-gpu": "1.19.0"}))
     assert "another environment" in e.fix.summary
+
+
+# A session asking for CUDA first, as the face, voice and background-removal tools do; it exits 1 where
+# the imported onnxruntime offers no CUDA provider (the warning above is what it prints then).
+SESSION = """
+import sys
+import onnx.helper as h, onnxruntime as ort
+graph = h.make_graph([h.make_node("Identity", ["x"], ["y"])], "g", [h.make_tensor_value_info("x", 1, [1])],
+                     [h.make_tensor_value_info("y", 1, [1])])
+model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+model.ir_version = 8
+ort.InferenceSession(model.SerializeToString(), providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
+sys.exit(0 if "CUDAExecutionProvider" in ort.get_available_providers() else 1)
+"""
+
+
+@pytest.mark.slow
+def test_the_cpu_package_is_replaced_by_the_printed_commands(tmp_path):
+    # PyPI's onnxruntime, the real warning, and the printed uninstall and install run as printed. What they
+    # heal is the package: the GPU build offers CUDAExecutionProvider; running it needs a GPU this machine
+    # lacks, so the session then falls back with another message, not this one.
+    py, t = failing_in_venv(tmp_path, ["onnxruntime", "onnx"], SESSION, ORT)
+    assert [c.split(" -m pip ")[-1] for c in t.commands[:2]] == ["uninstall -y onnxruntime", "install onnxruntime-gpu"]
+    for command in t.commands[:2]:
+        subprocess.run(shlex.split(command), check=True, capture_output=True, timeout=900)
+    healed = subprocess.run([py, "-c", SESSION], capture_output=True, text=True, timeout=300)
+    assert healed.returncode == 0, healed.stderr[-600:]
+    assert "is not in available provider names" not in healed.stderr
 
 
 # ------------------------------------------------------------ CUDA status 35 ----
