@@ -226,11 +226,11 @@ def installed_starting(facts: Facts, prefix: str) -> List[str]:
     return sorted(k for k in (inst if isinstance(inst, dict) else {}) if isinstance(k, str) and k.startswith(prefix))
 
 
-def installed_with_conda(facts: Facts) -> bool:
-    """torch came from a conda package rather than a pip wheel."""
-    if facts.has("packages.installed.conda:pytorch"):
+def installed_with_conda(facts: Facts, dist: str = "torch", conda_name: str = "pytorch") -> bool:
+    """The distribution (torch by default) came from a conda package rather than a pip wheel."""
+    if facts.has("packages.installed.conda:" + conda_name):
         return True
-    return facts.value("packages.installed.torch.installer") == "conda"
+    return facts.value("packages.installed.%s.installer" % dist) == "conda"
 
 
 def conda_torch_variant(facts: Facts) -> Optional[str]:

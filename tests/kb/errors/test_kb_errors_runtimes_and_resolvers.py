@@ -9,7 +9,8 @@ import pytest
 
 from torchdoctor.match.matcher import HIGH, POSSIBLE, match_text
 
-from hook_facts import explain, failing_in_venv, hits as ids, pkg_facts as facts
+import hook_facts
+from hook_facts import explain, top, failing_in_venv, hits as ids, pkg_facts as facts
 
 ORT = "onnxruntime-cpu-build-no-cuda-provider"
 WARN = ("/.venv/lib/python3.11/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:121: UserWarning: "
@@ -70,6 +71,17 @@ def test_the_cpu_package_alone_is_replaced():
     e = explain(WARN, ORT, facts(onnxruntime="1.19.0"))
     assert e.fix.commands[0] == "/home/u/venv/bin/python -m pip uninstall -y onnxruntime"
     assert "another environment" not in e.fix.summary
+
+
+@pytest.mark.parametrize("record", [{"installer": "conda"}, {}])
+def test_condas_onnxruntime_is_not_told_as_the_cpu_package(record):
+    # conda's CPU and CUDA builds are both named onnxruntime: the name says nothing about the build
+    packages = {"onnxruntime": dict({"version": "1.20.1"}, **record)}
+    if not record:
+        packages["conda:onnxruntime"] = {"version": "1.20.1", "build": "py311h0123456_0"}
+    e = explain(WARN, ORT, hook_facts.facts(torch="2.5.1", packages=packages))
+    assert not any("installed here" in n for n in e.notes), e.notes  # the entry's own words, untailored
+    assert e.fix.summary == top(WARN).entry.fix["summary"]
 
 
 def test_the_gpu_package_alone_here_means_another_environment_ran():

@@ -64,6 +64,8 @@ def _cpu_package(facts: Facts, notes, elsewhere: bool) -> Optional[Tailored]:
     the error came from a GPU build, so a CPU build alone here means another environment ran."""
     if not F.package_installed(facts, "onnxruntime"):
         return None
+    if F.installed_with_conda(facts, "onnxruntime", "onnxruntime"):
+        return None  # conda's CPU and CUDA builds share the name `onnxruntime`: which one is here is not read
     gpu = _gpu_install(facts)
     if F.package_installed(facts, "onnxruntime-gpu"):
         return Tailored(summary="Both onnxruntime (CPU only) and onnxruntime-gpu are installed, and they share one "
