@@ -115,6 +115,7 @@ def torch_rows(fetch: Fetcher, spec: str, notes: List[str]) -> Tuple[str, str, L
         raise ValueError("%s is not a torch wheel (Name %s, Version %s)" % (wheel.filename, meta["name"], version))
     release = "torch " + version
     sites = list(collect.python_sites(wheel, lambda n: collect.scope_of(n, sources.TORCH_SCOPES) is not None))
+    sites += list(collect.cmake_sites_of(wheel, lambda n: n.startswith(sources.TORCH_CMAKE)))
     libs = [n for n in wheel.names() if n.startswith("torch/lib/") and ".so" in os.path.basename(n)
             and not sources.TORCH_LIB_SKIP.search(os.path.basename(n))]
     found = {rx: set() for rx, _ in sources.TORCH_STATUS_NAMES}
@@ -272,7 +273,11 @@ def generate(args) -> Dict[str, Dict[str, object]]:
                   "generated": {"command": COMMAND, "tool": "tools/catalogue.py"},
                   "inputs": fetch.inputs,
                   "scope": {"python": ["%s (%s)" % p for p in sources.TORCH_SCOPES],
-                            "libraries": "torch/lib/*.so* except tests (prose strings an environment keyword picks)"},
+                            "libraries": "torch/lib/*.so* except tests (prose strings an environment keyword picks)",
+                            "cmake": "%s**/*.cmake: message(FATAL_ERROR|SEND_ERROR|WARNING|AUTHOR_WARNING) calls of the "
+                                     "files find_package(Torch) can reach (include() and find_package() followed from "
+                                     "the package configs), outside branches the build switched off; helper "
+                                     "functions are read whether or not a caller reaches them" % sources.TORCH_CMAKE},
                   "notes": notes}
         _write(args.out, name, header, rows, today)
         files[name] = R.load(os.path.join(args.out, name + ".json"))

@@ -587,6 +587,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           toolkits, packaged desktop AI apps, home and media servers, Japanese
                           pages), collected with blind110: first run 10/21 = 47.6% (10/14 where an
                           entry fitted, 0 wrong); 14/21 after (tests/eval/blind111_results.md)
+  blind112_rtorch/_jvmrust/_nixspack/_pybuild.jsonl 20 issues (R's torch, libtorch from Java and
+                          Rust, Nix and Spack builds, hand-built Pythons): first run 7/20 = 35.0%
+                          (7/10 where an entry fitted, 1 wrong); 11/20 after
+                          (tests/eval/blind112_results.md)
+  blind113_newpython/_gpurental/_raytrain/_zh2025.jsonl 20 issues (new Python releases, rented
+                          GPUs, Ray/Horovod/Colossal-AI/SkyPilot, Chinese issues), collected with
+                          blind112: first run 10/20 = 50.0% (10/13 where an entry fitted, 1
+                          wrong); 14/20 after (tests/eval/blind113_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

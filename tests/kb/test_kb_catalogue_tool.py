@@ -18,7 +18,7 @@ if TOOLS not in sys.path:
     sys.path.insert(0, TOOLS)
 
 import catalogue  # noqa: E402
-from cataloguer import archives, binstrings, classify, collect, pysites, text  # noqa: E402
+from cataloguer import archives, binstrings, classify, cmakesites, collect, pysites, text  # noqa: E402
 from cataloguer import rows as R  # noqa: E402
 
 SOURCE = '''
@@ -58,6 +58,92 @@ def test_python_sites_turn_each_raise_and_warn_into_a_pattern():
 
 def test_python_sites_of_a_source_that_does_not_parse_are_none():
     assert pysites.sites("def f(:\n") == []
+
+
+CMAKE = """
+if(CUDA_VERSION VERSION_LESS 12.1)
+  message(FATAL_ERROR "PyTorch requires CUDA 12.1 or above.")
+endif()
+message(WARNING
+  "Caffe2: CUDA cannot be found. Depending on whether you are building "
+  "Caffe2 or a Caffe2 dependent library.")   # a comment (with a parenthesis)
+message(FATAL_ERROR "Found two conflicting CUDA versions:\\n"
+                    "V${CMAKE_CUDA_COMPILER_VERSION} in '${CUDA_INCLUDE_DIRS}' and\\n"
+                    "V${CUDAToolkit_VERSION} in '${CUDAToolkit_INCLUDE_DIRS}'")
+message(FATAL_ERROR "The following imported targets are referenced, but are missing: ${${CMAKE_FIND_PACKAGE_NAME}_NOT_FOUND}")
+message(STATUS "PyTorch: CUDA detected: " ${CUDA_VERSION})
+message(FATAL_ERROR ${cuda_root_fail})
+if(OFF)
+  message(FATAL_ERROR "Your installed Caffe2 version uses gflags but the gflags library cannot be found.")
+  include("${CMAKE_CURRENT_LIST_DIR}/public/gflags.cmake")
+else()
+  message(WARNING "Protobuf cannot be found. Depending on the build, the next error says more.")
+endif()
+if(ON)
+  include("${CMAKE_CURRENT_LIST_DIR}/public/mkl.cmake")
+else()
+  message(FATAL_ERROR "Your installed Caffe2 version uses protobuf but the protobuf library cannot be found.")
+endif()
+if(1 AND NOT CAFFE2_USE_CUDA)
+  message(FATAL_ERROR "Your installed Caffe2 version uses CUDA but I cannot find the CUDA libraries.")
+endif()
+if(0 AND NOT CAFFE2_USE_HIP)  # a constant first operand (an option written in at build time)
+  message(FATAL_ERROR "Your installed Caffe2 version uses HIP but I cannot find the HIP libraries.")
+endif()
+#[[ message(FATAL_ERROR "A bracket comment holds no message at all, whatever it says.") ]]
+if(OFF) # a comment (with parentheses) after the condition
+  message(FATAL_ERROR "Your installed Caffe2 version uses XPU but I cannot find the XPU runtime.")
+endif()
+if(OFF)
+  if(SOME_OPTION AND
+     NOT OTHER_OPTION)
+  endif()
+  message(FATAL_ERROR "A message after a nested if over two lines inside a switched-off branch.")
+endif()
+message(
+  WARNING "A warning whose mode is on the line after the parenthesis: still printed.")
+message(warning "A lowercase mode is a notice in CMake, not a warning.")
+"""
+
+
+def test_cmake_sites_join_the_arguments_and_skip_the_branches_configure_switched_off():
+    got = [(s["kind"], s["text"], s["where"]) for s in cmakesites.sites(CMAKE, "t/share/cmake/C/Config.cmake")]
+    assert got == [
+        ("error", "PyTorch requires CUDA 12.1 or above.", "t/share/cmake/C/Config.cmake:3"),
+        # the quoted pieces joined, a comment after the call not read
+        ("warning", "Caffe2: CUDA cannot be found. Depending on whether you are building Caffe2 or a Caffe2 dependent "
+                    "library.", "t/share/cmake/C/Config.cmake:5"),
+        # escaped newlines kept, each variable one placeholder
+        ("error", "Found two conflicting CUDA versions:\nV{} in '{}' and\nV{} in '{}'", "t/share/cmake/C/Config.cmake:8"),
+        ("error", "The following imported targets are referenced, but are missing: {}", "t/share/cmake/C/Config.cmake:11"),
+        # STATUS is no problem; a message that is only a variable is none; if(OFF) never runs, its else() does
+        ("warning", "Protobuf cannot be found. Depending on the build, the next error says more.",
+         "t/share/cmake/C/Config.cmake:18"),
+        # an if(ON) has no live else(); `if(0 AND ...)` is off whatever follows; bracket comments, a trailing
+        # comment and an if() spanning lines do not confuse the branches; a lowercase mode is no problem
+        ("error", "Your installed Caffe2 version uses CUDA but I cannot find the CUDA libraries.",
+         "t/share/cmake/C/Config.cmake:26"),
+        ("warning", "A warning whose mode is on the line after the parenthesis: still printed.",
+         "t/share/cmake/C/Config.cmake:41"),
+    ]
+
+
+def test_a_cmake_file_included_only_from_a_switched_off_branch_is_not_read(tmp_path):
+    wheel = archives.Archive(_zip(tmp_path / "t-1.0-py3-none-any.whl", {
+        "t/share/cmake/C/Config.cmake": CMAKE,
+        "t/share/cmake/C/public/gflags.cmake": 'message(WARNING "Caffe2: gflags cannot be found on this machine.")\n',
+        "t/share/cmake/C/public/mkl.cmake": 'find_package(MKLThing)\nif(OFF)\n  find_package(Thing)\nendif()\n',
+        "t/share/cmake/C/FindMKLThing.cmake": 'message(WARNING "MKLThing cannot be found. Turning the option off")\n',
+        "t/share/cmake/C/FindThing.cmake": 'message(FATAL_ERROR "Could not find nvcc, please set CUDAToolkit_ROOT.")\n',
+        "t/share/cmake/C/FindThing/helper.cmake": 'message(FATAL_ERROR "A helper of a module nothing live finds.")\n',
+        "t/share/cmake/C/FindMKLThing/helper.cmake": 'message(FATAL_ERROR "A helper of a module something finds.")\n',
+        "t/share/cmake/C/script.cmake": 'message(FATAL_ERROR "A script nothing includes runs by itself.")\n'}))
+    texts = {s["text"] for s in collect.cmake_sites_of(wheel, lambda n: n.startswith("t/share/cmake/"))}
+    assert texts >= {"MKLThing cannot be found. Turning the option off",  # found from a file included from if(ON)
+                     "A helper of a module something finds.", "A script nothing includes runs by itself."}
+    assert not {"Could not find nvcc, please set CUDAToolkit_ROOT.",  # found only from an if(OFF)
+                "A helper of a module nothing live finds."} & texts
+    assert not any("gflags" in t for t in texts)
 
 
 def test_strings_come_whole_across_chunk_borders():

@@ -1,14 +1,17 @@
-"""Message sites of one archive: its Python raise/warn sites and its libraries' strings.
+"""Message sites of one archive: its Python raise/warn sites, its CMake configuration's messages
+and its libraries' strings.
 
 A site is a dict: text (pattern), kind, exc, where. Which sites become rows, and with which
 class, is decided by the caller (tools/catalogue.py).
 """
 
+import posixpath
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import classify
 from .binstrings import fragment_pattern, is_prose, message_pattern, strings
+from .cmakesites import includes_all as cmake_includes_all, references as cmake_references, sites as cmake_sites
 from .pysites import sites as py_sites
 from .text import is_message, tidy
 
@@ -30,6 +33,56 @@ def python_sites(archive, select: Callable[[str], bool]) -> Iterable[Site]:
         if name.endswith(".py") and select(name):
             for s in py_sites(archive.read_text(name), name):
                 yield {"text": s["text"], "kind": s["kind"], "exc": s["exc"], "where": "%s:%d" % (name, s["line"])}
+
+
+def _module_name(name: str) -> Optional[str]:
+    m = re.match(r"Find(\w+)\.cmake$", posixpath.basename(name))
+    return m.group(1) if m else None
+
+
+def _module_owner(name: str) -> Optional[str]:
+    """The find module a file belongs to (FindCUDA/select_compute_arch.cmake: FindCUDA.cmake)."""
+    parts = name.split("/")
+    for i in range(len(parts) - 1, 0, -1):
+        if re.match(r"Find\w+$", parts[i - 1]):
+            return "/".join(parts[:i - 1] + [parts[i - 1] + ".cmake"])
+    return None
+
+
+def reachable_cmake(texts: Dict[str, str]) -> List[str]:
+    """The CMake files that can run: from the files nothing includes or finds (the package configs,
+    scripts), through each include() and find_package() that sits outside switched-off branches,
+    to the files and find modules they reach, and the files under a reached module's own folder."""
+    refs = {n: cmake_references(t) for n, t in texts.items()}
+    included = {posixpath.normpath("%s/%s" % (posixpath.dirname(n), rel)) for n, t in texts.items()
+                for rel in cmake_includes_all(t)}
+    live = {n for n in texts if not _module_name(n) and not _module_owner(n) and n not in included}
+    changed = True
+    while changed:
+        changed = False
+        for n in sorted(live):
+            incs, finds = refs[n]
+            reach = {posixpath.normpath("%s/%s" % (posixpath.dirname(n), rel)) for rel in incs}
+            reach |= {m for m in texts if _module_name(m) in finds}
+            new = {m for m in reach if m in texts} - live
+            if new:
+                live |= new
+                changed = True
+        owned = {m for m in texts if _module_owner(m) in live} - live
+        if owned:
+            live |= owned
+            changed = True
+    return sorted(live)
+
+
+def cmake_sites_of(archive, select: Callable[[str], bool]) -> Iterable[Site]:
+    """Every message(FATAL_ERROR|SEND_ERROR|WARNING|AUTHOR_WARNING) site of the archive's .cmake
+    files that `select` picks and that can run (reachable_cmake): Caffe2Config.cmake's `if(OFF)`
+    around gflags, glog and HIP, and a CPU build's `if(0)` around CUDA with every find module only
+    it reaches, are left out."""
+    texts = {n: archive.read_text(n) for n in archive.names() if n.endswith(".cmake") and select(n)}
+    for name in reachable_cmake(texts):
+        yield from cmake_sites(texts[name], name)
 
 
 def is_environment_candidate(text: str) -> bool:

@@ -54,6 +54,9 @@ TORCH_SCOPES = (
     ("torch/export/", ENV),
 )
 
+# torch's CMake files in the wheel (Caffe2, Torch, Tensorpipe): what find_package(Torch) reads for
+# C++ programs, CMake-built extensions and language bindings that link libtorch.
+TORCH_CMAKE = "torch/share/cmake/"
 # torch/lib libraries that are tests or examples, not what a user's torch runs.
 TORCH_LIB_SKIP = re.compile(r"test|aoti_custom_ops|backend_with_compiler")
 

@@ -1,9 +1,10 @@
 """The Python interpreter's own changes that break code written for an older Python: the
 known errors of kb/errors/python_runtime.json that read which Python this is."""
 
+import re
 from typing import Optional
 
-from ..advice.commands import on_interpreter
+from ..advice.commands import on_interpreter, system_install
 from ..model.facts import Facts
 from ..model import derived as F
 from ..model.versions import minor_tuple
@@ -156,3 +157,57 @@ def python_too_old_for_syntax(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="Python %s is older than %s needs (%d.%d): create a Python %d.%d environment for the project "
                             "and install it there." % ((py, what) + need + need),
                     commands=venv_commands(facts, "%d.%d" % need, "<package>"), notes=notes)
+
+
+# The development package each optional C extension of CPython is built against: apt's names from
+# CPython's devguide, dnf's and Homebrew's from pyenv's wiki ("Suggested build environment"), whose
+# Homebrew list has no bzip2 or libffi (macOS's SDK brings them). pacman's are not listed there.
+_STDLIB_DEV = {
+    "_lzma": {"apt": "liblzma-dev", "dnf": "xz-devel", "brew": "xz"},
+    "_bz2": {"apt": "libbz2-dev", "dnf": "bzip2-devel"},
+    "_ctypes": {"apt": "libffi-dev", "dnf": "libffi-devel"},
+    "_sqlite3": {"apt": "libsqlite3-dev", "dnf": "sqlite-devel", "brew": "sqlite"},
+}
+# Where version managers keep the interpreters they build (any PYENV_ROOT): folder pattern, rebuild.
+_MANAGERS = ((re.compile(r"pyenv[^\n]{0,200}?[\\/]versions[\\/](\d+\.\d+\.\d+)(?:[\\/]|$)"), ("pyenv install -f {v}",)),
+             (re.compile(r"[\\/]\.asdf[\\/]installs[\\/]python[\\/](\d+\.\d+\.\d+)(?:[\\/]|$)"),
+              ("asdf uninstall python {v}", "asdf install python {v}")))
+# Package managers that build Python by their own recipes: the apt or configure advice would be wrong.
+_RECIPES = ("/nix/store/", "/gnu/store/", "/spack/", "/easybuild/", "/software/Python/")
+
+
+def _stdlib_module(groups) -> Optional[str]:
+    name = groups.get("mod") or ("_" + groups["name"] if groups.get("name") else "")
+    return name if name in _STDLIB_DEV else None
+
+
+@hook("python-stdlib-extension")
+def python_stdlib_extension(match, facts: Facts) -> Optional[Tailored]:
+    """The headers to install for the missing module on this OS, then the rebuild: by the version
+    manager that built this interpreter where its folder says so. The interpreter is the one the
+    facts read: where the failing program ran another (a job's own Python), its folder is not this."""
+    mod = _stdlib_module(match_groups(match))
+    base = str(facts.value("python.base_prefix") or facts.value("python.prefix") or "")
+    system = F.os_name(facts)
+    if not mod or system == "windows" or any(r in base.replace("\\", "/") for r in _RECIPES):
+        return None  # Windows' installers ship every module; Nix, Guix, Spack: the recipe's own variants
+    family = "brew" if system == "macos" else F.distro_family(facts)
+    package = _STDLIB_DEV[mod].get(family)
+    commands = []
+    if package:
+        commands.append("brew install %s" % package if family == "brew" else system_install(facts, package, package))
+    found = next(((m.group(1), steps) for rx, steps in _MANAGERS for m in [rx.search(base)] if m), None)
+    if found:
+        version, steps = found
+        commands += [step.format(v=version) for step in steps]
+        how = "rebuild it with the same manager (the venvs made from it are then recreated)"
+    else:
+        how = ("rebuild it from its source tree (`./configure`, `make`, `make altinstall`) or use a Python that "
+               "ships the module (your distribution's python3 package, python.org's installers, conda's python, "
+               "`uv python install`), then recreate the venv")
+    check = on_interpreter("python -c \"import %s\"" % mod.lstrip("_"), facts)
+    return Tailored(summary="This Python (%s) was built without %s: its development headers were missing when it was "
+                            "compiled, and the build skips the module with only a warning. Installing the headers now "
+                            "changes nothing for it: install %s, then %s." % (
+                                base or "the one read here", mod, "`%s`" % package if package else "the headers", how),
+                    commands=commands + [check], notes=["this Python: %s" % base] if base else [])

@@ -6,11 +6,11 @@ build helper still works with.
 import shlex
 from typing import Optional
 
-from ..advice.commands import pip, program_install, system_install
+from ..advice.commands import pip, program_install, system_install, torch_command
 from ..model import derived as F
 from ..model import versions as V
 from ..model.facts import ABSENT, Facts
-from .registry import Tailored, hook, match_groups
+from .registry import Tailored, hook, installed_torch_note, match_groups
 
 # torch/utils/cpp_extension.py imported `from pkg_resources import packaging` up to 2.1;
 # setuptools removed that re-export in 70 and pkg_resources itself in 81.
@@ -204,3 +204,17 @@ def gl_dev_files(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="%s is in Debian's and Ubuntu's %s package%s (Fedora/RHEL: %s): install it, then run "
                             "again so the build goes through." % (what, row[2], also, row[4]),
                     commands=[system_install(facts, row[3], dnf=row[4])])
+
+
+@hook("torch-cmake-files-missing")
+def torch_cmake_files_missing(match, facts: Facts) -> Optional[Tailored]:
+    """torch's CMake package names a file its install lost: the installed release and build, reinstalled whole.
+    The release comes from the package's metadata, because `import torch` may fail with the file gone."""
+    commands = torch_command(facts, reinstall=True)
+    if not commands or getattr(match, "neutral", None) is not None:
+        return None  # another package's targets file (no torch in the text): not torch's files to reinstall
+    return Tailored(summary="Reinstall torch %s (its %s build) over itself, so that every file its CMake package names "
+                            "is there again; where the CMake Error names another torch's files (a distribution's "
+                            "package under /usr), fix or replace that package instead." % (
+                                F.torch_version_str(facts), F.local_tag(facts) or "default"),
+                    commands=commands, notes=installed_torch_note(facts))

@@ -3,6 +3,7 @@ xformers, libtorch not found, nvcc against torch's CUDA.
 """
 
 import re
+import shlex
 from typing import Optional
 
 from ...model.facts import Facts
@@ -178,9 +179,43 @@ def tailor_cuda_toolkit_mismatch(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary=remedy.summary, commands=remedy.commands, notes=notes)
 
 
+@hook("torch-cmake-cuda")
+def tailor_torch_cmake_cuda(match, facts: Facts) -> Optional[Tailored]:
+    """torch's cuda.cmake refused the CUDA toolkit it found: torch's own CUDA, named to CMake (FindCUDA
+    reads CUDA_TOOLKIT_ROOT_DIR, CUDA_PATH and PATH, not CUDA_HOME; the compiler is CMAKE_CUDA_COMPILER).
+    The torch read here may not be the libtorch the project finds: the note says which it is."""
+    nvcc, tcuda = F.nvcc_version(facts), F.torch_cuda(facts)
+    if not tcuda or match_groups(match).get("cudnn"):
+        return None  # no CUDA torch here; a cuDNN refusal: the entry's words
+    windows = F.os_name(facts) == "windows"
+    root = ("C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v%s" % tcuda if windows
+            else "/usr/local/cuda-%s" % tcuda)
+    notes = installed_torch_note(facts) + (["nvcc %s at %s" % (nvcc, facts.value("toolkit.nvcc_path") or "?")]
+                                           if nvcc else ["no nvcc found on this machine's PATH"])
+    if windows:  # Visual Studio's generator picks the toolkit with -T cuda=, not CMAKE_CUDA_COMPILER
+        commands = ["del CMakeCache.txt", 'cmake -T cuda="%s" -DCUDA_TOOLKIT_ROOT_DIR="%s" ..' % (root, root)]
+    else:
+        commands = ["rm -f CMakeCache.txt", "cmake -DCUDA_TOOLKIT_ROOT_DIR=%s -DCMAKE_CUDA_COMPILER=%s/bin/nvcc .." % (
+            shlex.quote(root), shlex.quote(root))]
+    return Tailored(summary="torch here is built with CUDA %s: configure with that toolkit (install it if it is not "
+                            "there), named to CMake rather than found on PATH, from an emptied build folder." % tcuda,
+                    commands=commands, notes=notes)
+
+
 @hook("extension-libtorch")
 def extension_libtorch(match, facts: Facts) -> Optional[Tailored]:
-    lib = match_groups(match).get("lib") or ""
+    groups = match_groups(match)
+    lib = groups.get("lib") or ""
+    if groups.get("prog"):
+        # A program, not Python: the dynamic loader's path decides, whatever torch this environment has.
+        prog = groups["prog"]
+        return Tailored(cause="%s was linked against libtorch without an rpath, and the dynamic loader finds %s neither in "
+                              "LD_LIBRARY_PATH nor in the system's library folders." % (prog, lib),
+                        summary="Put the lib folder of the libtorch the program was built with on LD_LIBRARY_PATH (check "
+                                "the variable's spelling: a typo leaves it unset), or relink it with an rpath; ldd then "
+                                "shows every libtorch library found.",
+                        commands=["echo \"$LD_LIBRARY_PATH\"", "export LD_LIBRARY_PATH=<libtorch>/lib:$LD_LIBRARY_PATH",
+                                  "ldd %s | grep -E 'torch|c10'" % shlex.quote(prog)])
     tv = F.torch_version_str(facts)
     if not tv:
         if not facts.value("python.executable"):
