@@ -275,8 +275,8 @@ def generate(args) -> Dict[str, Dict[str, object]]:
                   "scope": {"python": ["%s (%s)" % p for p in sources.TORCH_SCOPES],
                             "libraries": "torch/lib/*.so* except tests (prose strings an environment keyword picks)",
                             "cmake": "%s**/*.cmake: message(FATAL_ERROR|SEND_ERROR|WARNING|AUTHOR_WARNING) calls of the "
-                                     "files find_package(Torch) can reach (include() and find_package() followed from "
-                                     "the package configs), outside branches the build switched off; helper "
+                                     "files that can run (the entry points nothing includes, and what they reach through "
+                                     "include() and find_package()), outside branches the build switched off; helper "
                                      "functions are read whether or not a caller reaches them" % sources.TORCH_CMAKE},
                   "notes": notes}
         _write(args.out, name, header, rows, today)

@@ -595,6 +595,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           GPUs, Ray/Horovod/Colossal-AI/SkyPilot, Chinese issues), collected with
                           blind112: first run 10/20 = 50.0% (10/13 where an entry fitted, 1
                           wrong); 14/20 after (tests/eval/blind113_results.md)
+  blind114_exoticarch/_compilers/_k8sgpu/_winarm.jsonl 23 issues (ppc64le/RISC-V/armv7, ML
+                          compilers, Kubernetes GPU plumbing, Windows on ARM): first run 10/23 =
+                          43.5% (10/10 where an entry fitted, 0 wrong); 10/23 after
+                          (tests/eval/blind114_results.md)
+  blind115_dockerimg/_cnmirror/_hfspaces/_ciactions.jsonl 18 issues (Docker images, Chinese
+                          mirrors, Hugging Face Spaces, CI runners), collected with blind114: first
+                          run 9/18 = 50.0% (9/12 where an entry fitted, 0 wrong); 12/18 after
+                          (tests/eval/blind115_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

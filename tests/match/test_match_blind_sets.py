@@ -127,7 +127,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind110_blender.jsonl", "blind110_condaforge.jsonl", "blind110_ko2025.jsonl", "blind110_ros.jsonl",
         "blind111_desktopapps.jsonl", "blind111_homeauto.jsonl", "blind111_ja2025.jsonl", "blind111_mlagents.jsonl",
         "blind112_jvmrust.jsonl", "blind112_nixspack.jsonl", "blind112_pybuild.jsonl", "blind112_rtorch.jsonl",
-        "blind113_gpurental.jsonl", "blind113_newpython.jsonl", "blind113_raytrain.jsonl", "blind113_zh2025.jsonl"]
+        "blind113_gpurental.jsonl", "blind113_newpython.jsonl", "blind113_raytrain.jsonl", "blind113_zh2025.jsonl",
+        "blind114_compilers.jsonl", "blind114_exoticarch.jsonl", "blind114_k8sgpu.jsonl", "blind114_winarm.jsonl",
+        "blind115_ciactions.jsonl", "blind115_cnmirror.jsonl", "blind115_dockerimg.jsonl", "blind115_hfspaces.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only

@@ -11,12 +11,23 @@ from .registry import Tailored, hook, match_groups
 
 @hook("conda-channels")
 def conda_channels(match, facts: Facts) -> Optional[Tailored]:
-    pkg = match_groups(match).get("pkg", "")
+    groups = match_groups(match)
+    channel, url = groups.get("channel"), groups.get("url") or ""
+    if channel and "anaconda.org" not in url and "repo.anaconda.com" not in url:
+        # the name went through a mirror (channel_alias / custom_channels) that does not carry it
+        return Tailored(summary="conda asked %s for the %s channel: a mirror set in .condarc (channel_alias or "
+                                "custom_channels) that does not carry it. Name the channel by its full URL, or remove "
+                                "the mirror's entry for it; torch 2.6 and later are on neither channel (pip)." % (
+                                    url, channel),
+                        commands=["conda config --show-sources",
+                                  "conda install <packages> -c https://conda.anaconda.org/%s" % channel],
+                        notes=["the %s channel was looked up at %s" % (channel, url)])
+    pkg = groups.get("pkg", "")
     if pkg == "torch":
         return Tailored(summary="`torch` is the pip name; conda calls the package `pytorch`. Better: install torch with "
                                 "pip from the PyTorch wheel index inside this environment.",
                         notes=["the missing package is named `torch`"])
-    by = match_groups(match).get("by")
+    by = groups.get("by")
     if by and pkg not in ("pytorch-cuda", "cudatoolkit"):  # those come from conda channels only
         # a conda package that depends on pytorch: the channels searched have no pytorch for this
         # platform and Python (conda-forge's first Windows builds are of January 2025)

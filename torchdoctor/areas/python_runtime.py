@@ -169,7 +169,8 @@ _STDLIB_DEV = {
     "_sqlite3": {"apt": "libsqlite3-dev", "dnf": "sqlite-devel", "brew": "sqlite"},
 }
 # Where version managers keep the interpreters they build (any PYENV_ROOT): folder pattern, rebuild.
-_MANAGERS = ((re.compile(r"pyenv[^\n]{0,200}?[\\/]versions[\\/](\d+\.\d+\.\d+)(?:[\\/]|$)"), ("pyenv install -f {v}",)),
+_MANAGERS = ((re.compile(r"pyenv[^\n]{0,200}?[\\/]versions[\\/](\d+\.\d+\.\d+[\w.]{0,12})(?:[\\/]|$)"),
+              ("pyenv install -f {v}",)),
              (re.compile(r"[\\/]\.asdf[\\/]installs[\\/]python[\\/](\d+\.\d+\.\d+)(?:[\\/]|$)"),
               ("asdf uninstall python {v}", "asdf install python {v}")))
 # Package managers that build Python by their own recipes: the apt or configure advice would be wrong.

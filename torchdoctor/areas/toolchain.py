@@ -206,13 +206,21 @@ def gl_dev_files(match, facts: Facts) -> Optional[Tailored]:
                     commands=[system_install(facts, row[3], dnf=row[4])])
 
 
+# The imported targets of torch's own CMake package (Caffe2Targets.cmake, TorchTargets): a file one of
+# these names is torch's to reinstall; any other target belongs to another package.
+_TORCH_TARGETS = ("c10", "c10_cuda", "c10_hip", "c10_xpu", "torch", "torch_cpu", "torch_cuda", "torch_hip", "torch_xpu",
+                  "torch_python", "torch_global_deps", "torch_library", "shm", "kineto", "fbgemm", "XNNPACK",
+                  "pytorch_qnnpack")
+
+
 @hook("torch-cmake-files-missing")
 def torch_cmake_files_missing(match, facts: Facts) -> Optional[Tailored]:
     """torch's CMake package names a file its install lost: the installed release and build, reinstalled whole.
     The release comes from the package's metadata, because `import torch` may fail with the file gone."""
+    target = match_groups(match).get("target") or ""
     commands = torch_command(facts, reinstall=True)
-    if not commands or getattr(match, "neutral", None) is not None:
-        return None  # another package's targets file (no torch in the text): not torch's files to reinstall
+    if not commands or getattr(match, "neutral", None) is not None or target not in _TORCH_TARGETS:
+        return None  # another package's targets file: not torch's files to reinstall
     return Tailored(summary="Reinstall torch %s (its %s build) over itself, so that every file its CMake package names "
                             "is there again; where the CMake Error names another torch's files (a distribution's "
                             "package under /usr), fix or replace that package instead." % (

@@ -115,7 +115,9 @@ def test_a_too_old_toolkit_is_told_torchs_cuda():
                 facts(torch="2.13.0+cu128", toolkit={"nvcc": "11.8", "nvcc_path": "/usr/bin/nvcc"}))
     # FindCUDA does not read CUDA_HOME: the toolkit is named to CMake, from an emptied build folder
     assert e.fix.commands == ["rm -f CMakeCache.txt", "cmake -DCUDA_TOOLKIT_ROOT_DIR=/usr/local/cuda-12.8 "
-                              "-DCMAKE_CUDA_COMPILER=/usr/local/cuda-12.8/bin/nvcc .."], e.fix.commands
+                              "-DCMAKE_CUDA_COMPILER=/usr/local/cuda-12.8/bin/nvcc "
+                              "-DCMAKE_PREFIX_PATH=/home/u/venv/lib/python3.11/site-packages/torch/share/cmake .."], \
+        e.fix.commands  # the emptied cache no longer holds where torch's package is
     assert "nvcc 11.8 at /usr/bin/nvcc" in e.notes
 
 
@@ -123,7 +125,8 @@ def test_windows_names_the_toolkit_to_visual_studios_generator():
     e = explain("PyTorch requires CUDA 12.1 or above.", "torch-cmake-cuda-too-old",
                 facts(torch="2.13.0+cu128", system="Windows"))
     assert e.fix.commands[-1] == ('cmake -T cuda="C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.8" '
-                                  '-DCUDA_TOOLKIT_ROOT_DIR="C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.8" ..')
+                                  '-DCUDA_TOOLKIT_ROOT_DIR="C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.8" '
+                                  '-DCMAKE_PREFIX_PATH="/home/u/venv/lib/python3.11/site-packages/torch/share/cmake" ..')
 
 
 def test_a_cudnn_refusal_gets_no_cuda_toolkit_advice():
@@ -160,6 +163,21 @@ def test_other_packages_targets_and_the_kineto_notice_are_not_a_damaged_torch(te
 ])
 def test_the_arch_name_words_are_torchs_only_in_its_own_wording(text, confidence):
     assert ids(text)[:1] == [("torch-cmake-unknown-cuda-arch-name", confidence)], ids(text)
+
+
+def test_another_packages_target_in_a_libtorch_projects_log_gets_no_torch_reinstall():
+    text = ("-- Found Torch: /venv/lib/python3.11/site-packages/torch/lib/libtorch.so\n"
+            "CMake Error at /usr/lib/x86_64-linux-gnu/cmake/opencv4/OpenCVModules.cmake:90 (message):\n"
+            "  The imported target \"opencv_core\" references the file\n\n     \"/usr/lib/libopencv_core.so.4.5d\"\n")
+    found = match_text(text)
+    assert (found[0].id, found[0].confidence) == ("torch-cmake-imported-file-missing", POSSIBLE), found
+    assert not explain_match(found[0], facts(torch="2.13.0+cpu")).tailored
+
+
+def test_torchs_own_copy_of_the_old_arch_wording_is_torchs():
+    text = ("CMake Error at /venv/lib/python3.10/site-packages/torch/share/cmake/Caffe2/Modules_CUDA_fix/upstream/FindCUDA/"
+            "select_compute_arch.cmake:227 (message):\n  Unknown CUDA Architecture Name 9.0a in CUDA_SELECT_NVCC_ARCH_FLAGS")
+    assert ids(text)[:1] == [("torch-cmake-unknown-cuda-arch-name", HIGH)], ids(text)
 
 
 def test_the_cuda_not_found_warning_does_not_outrank_the_error_after_it():

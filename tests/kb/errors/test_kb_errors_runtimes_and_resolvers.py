@@ -160,3 +160,36 @@ def test_torch_itself_missing_from_the_index_is_not_its_dependency():
     text = ("  ╰─▶ Because there is no version of torch==2.5.1+cu124 and torchvision==0.20.1+cu124 depends on "
             "torch==2.5.1+cu124, we can conclude that torchvision==0.20.1+cu124 cannot be used.")
     assert "torch-index-lacks-dependency" not in [i for i, _ in ids(text)]
+
+
+# ------------------------------------------------------------ a conda mirror without the nvidia channel ----
+CONDA = "conda-torch-not-in-channels"
+MIRROR = ("Collecting package metadata (current_repodata.json): failed\n\nUnavailableInvalidChannel: The channel is not "
+          "accessible or is invalid.\n  channel name: nvidia\n  channel url: https://mirrors.ustc.edu.cn/anaconda/nvidia\n"
+          "  error code: 404")
+
+
+@pytest.mark.parametrize("text", [
+    MIRROR,
+    "UnavailableInvalidChannel: HTTP 404 NOT FOUND for channel nvidia <https://mirrors.bfsu.edu.cn/anaconda/nvidia>",
+    "CondaHTTPError: HTTP 404 NOT FOUND for url <https://mirrors.sjtug.sjtu.edu.cn/anaconda/pytorch/noarch/repodata.json>",
+])
+def test_a_mirror_without_the_channel_is_the_channel_missing(text):
+    assert ids(text)[:1] == [(CONDA, HIGH)], ids(text)
+
+
+def test_the_mirror_is_named_and_the_channels_own_url_given():
+    e = explain(MIRROR, CONDA, facts(torch="2.5.1"))
+    assert "https://mirrors.ustc.edu.cn/anaconda/nvidia" in e.fix.summary
+    assert e.fix.commands[-1] == "conda install <packages> -c https://conda.anaconda.org/nvidia", e.fix.commands
+
+
+def test_anacondas_own_404_is_not_told_as_a_mirror():
+    text = "UnavailableInvalidChannel: HTTP 404 NOT FOUND for channel pytorch-nightly <https://conda.anaconda.org/pytorch-nightly>"
+    e = explain(text, CONDA, facts(torch="2.5.1"))
+    assert "mirror set in .condarc" not in e.fix.summary
+
+
+def test_another_channel_missing_on_a_mirror_is_not_torchs():
+    text = "UnavailableInvalidChannel: HTTP 404 NOT FOUND for channel rapidsai <https://mirrors.ustc.edu.cn/anaconda/rapidsai>"
+    assert CONDA not in [i for i, _ in ids(text)]

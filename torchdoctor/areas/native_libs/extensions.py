@@ -192,11 +192,14 @@ def tailor_torch_cmake_cuda(match, facts: Facts) -> Optional[Tailored]:
             else "/usr/local/cuda-%s" % tcuda)
     notes = installed_torch_note(facts) + (["nvcc %s at %s" % (nvcc, facts.value("toolkit.nvcc_path") or "?")]
                                            if nvcc else ["no nvcc found on this machine's PATH"])
+    site = facts.value("packages.installed.torch.location")
+    prefix = ("%s/torch/share/cmake" % str(site).replace("\\", "/")) if isinstance(site, str) else None
     if windows:  # Visual Studio's generator picks the toolkit with -T cuda=, not CMAKE_CUDA_COMPILER
-        commands = ["del CMakeCache.txt", 'cmake -T cuda="%s" -DCUDA_TOOLKIT_ROOT_DIR="%s" ..' % (root, root)]
+        commands = ["del CMakeCache.txt", 'cmake -T cuda="%s" -DCUDA_TOOLKIT_ROOT_DIR="%s"%s ..' % (
+            root, root, ' -DCMAKE_PREFIX_PATH="%s"' % prefix if prefix else "")]
     else:
-        commands = ["rm -f CMakeCache.txt", "cmake -DCUDA_TOOLKIT_ROOT_DIR=%s -DCMAKE_CUDA_COMPILER=%s/bin/nvcc .." % (
-            shlex.quote(root), shlex.quote(root))]
+        commands = ["rm -f CMakeCache.txt", "cmake -DCUDA_TOOLKIT_ROOT_DIR=%s -DCMAKE_CUDA_COMPILER=%s/bin/nvcc%s .." % (
+            shlex.quote(root), shlex.quote(root), " -DCMAKE_PREFIX_PATH=%s" % shlex.quote(prefix) if prefix else "")]
     return Tailored(summary="torch here is built with CUDA %s: configure with that toolkit (install it if it is not "
                             "there), named to CMake rather than found on PATH, from an emptied build folder." % tcuda,
                     commands=commands, notes=notes)
