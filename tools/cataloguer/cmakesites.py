@@ -21,6 +21,8 @@ PLACEHOLDER = "{}"
 _CALL = re.compile(r"(?m)^[ \t]*(?i:message)[ \t]*\(\s*(FATAL_ERROR|SEND_ERROR|WARNING|AUTHOR_WARNING)\b")
 _KINDS = {"FATAL_ERROR": "error", "SEND_ERROR": "error", "WARNING": "warning", "AUTHOR_WARNING": "warning"}
 _VAR = re.compile(r"\$(?:ENV|CACHE)?\{[^{}]*\}")
+_VAR_START = re.compile(r"\$(?:ENV|CACHE)?\{")
+_WORD = re.compile(r"[^\s()\"#]+")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "", "\"": "\"", "\\": "\\", ";": ";", "$": "$", "{": "{", "}": "}"}
 
 
@@ -31,7 +33,7 @@ def _escape(text: str) -> str:
 def _variable_end(text: str, pos: int) -> int:
     """Where the variable reference starting at `pos` ends (references nest: ${${pkg}_FOUND}); 0
     when none starts there."""
-    m = re.compile(r"\$(?:ENV|CACHE)?\{").match(text, pos)
+    m = _VAR_START.match(text, pos)
     if not m:
         return 0
     depth, end = 1, m.end()
@@ -71,7 +73,8 @@ def _quoted(body: str) -> str:
 
 
 def _arguments(text: str, start: int) -> Tuple[str, int]:
-    """The message's pattern from the arguments that begin at `start`, and where the call ends."""
+    """The message's pattern from the arguments that begin at `start`, and where the call ends.
+    `text` is clean()'s: bracket comments are already blanked, only line comments are left to skip."""
     out: List[str] = []
     pos, depth = start, 0
     while pos < len(text):
@@ -84,12 +87,8 @@ def _arguments(text: str, start: int) -> Tuple[str, int]:
             pos = end + 1
             continue
         if c == "#":
-            if text.startswith("#[[", pos) or text.startswith("#[=", pos):
-                close = text.find("]]", pos)
-                pos = len(text) if close < 0 else close + 2
-            else:
-                nl = text.find("\n", pos)
-                pos = len(text) if nl < 0 else nl
+            nl = text.find("\n", pos)
+            pos = len(text) if nl < 0 else nl
             continue
         if c == "(":
             depth += 1
@@ -98,7 +97,7 @@ def _arguments(text: str, start: int) -> Tuple[str, int]:
                 return "".join(out), pos + 1
             depth -= 1
         elif not c.isspace():
-            m = re.compile(r"[^\s()\"#]+").match(text, pos)
+            m = _WORD.match(text, pos)
             word = m.group()
             # An unquoted argument is a value CMake fills in (a variable, or a word of its own that
             # says nothing by itself): one placeholder, however many references it holds.
@@ -127,7 +126,8 @@ def clean(text: str) -> str:
 def _condition(text: str, start: int) -> Optional[str]:
     """The condition of the if()/elseif() whose parenthesis opens before `start`, when it closes on
     the same line (a comment after it left out); None for one spanning lines."""
-    line = text[start:text.find("\n", start) if "\n" in text[start:] else len(text)]
+    end = text.find("\n", start)
+    line = text[start:end if end >= 0 else len(text)]
     depth = 1
     for i, c in enumerate(line):
         depth += (c == "(") - (c == ")")
@@ -183,18 +183,14 @@ def _live(ranges: List[Tuple[int, int]], pos: int) -> bool:
     return not any(a <= pos < b for a, b in ranges)
 
 
-def includes_all(text: str) -> List[str]:
-    """Every file the text includes by a path relative to its folder, live or not: a file named
-    here is no entry point of its own."""
-    return [m.group(1) for m in _INCLUDE.finditer(clean(text))]
-
-
-def references(text: str) -> Tuple[List[str], List[str]]:
-    """(files included by path relative to this file's folder, packages found by name) from the
-    parts of the file that can run."""
+def references(text: str) -> Tuple[List[str], List[str], List[str]]:
+    """(every file the text includes by a path relative to its folder, live or not: a file named
+    there is no entry point of its own; the files it includes from the parts that can run; the
+    packages those parts find by name)."""
     text = clean(text)
     dead = dead_ranges(text)
-    return ([m.group(1) for m in _INCLUDE.finditer(text) if _live(dead, m.start())],
+    includes = [(m.group(1), _live(dead, m.start())) for m in _INCLUDE.finditer(text)]
+    return ([rel for rel, _ in includes], [rel for rel, live in includes if live],
             [m.group(1) for m in _FIND.finditer(text) if _live(dead, m.start())])
 
 

@@ -11,7 +11,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import classify
 from .binstrings import fragment_pattern, is_prose, message_pattern, strings
-from .cmakesites import includes_all as cmake_includes_all, references as cmake_references, sites as cmake_sites
+from .cmakesites import references as cmake_references, sites as cmake_sites
 from .pysites import sites as py_sites
 from .text import is_message, tidy
 
@@ -54,21 +54,22 @@ def reachable_cmake(texts: Dict[str, str]) -> List[str]:
     scripts), through each include() and find_package() that sits outside switched-off branches,
     to the files and find modules they reach, and the files under a reached module's own folder."""
     refs = {n: cmake_references(t) for n, t in texts.items()}
-    included = {posixpath.normpath("%s/%s" % (posixpath.dirname(n), rel)) for n, t in texts.items()
-                for rel in cmake_includes_all(t)}
-    live = {n for n in texts if not _module_name(n) and not _module_owner(n) and n not in included}
+    module = {n: _module_name(n) for n in texts}
+    owner = {n: _module_owner(n) for n in texts}
+    included = {posixpath.normpath("%s/%s" % (posixpath.dirname(n), rel)) for n in texts for rel in refs[n][0]}
+    live = {n for n in texts if not module[n] and not owner[n] and n not in included}
     changed = True
     while changed:
         changed = False
         for n in sorted(live):
-            incs, finds = refs[n]
+            _, incs, finds = refs[n]
             reach = {posixpath.normpath("%s/%s" % (posixpath.dirname(n), rel)) for rel in incs}
-            reach |= {m for m in texts if _module_name(m) in finds}
+            reach |= {m for m in texts if module[m] in finds}
             new = {m for m in reach if m in texts} - live
             if new:
                 live |= new
                 changed = True
-        owned = {m for m in texts if _module_owner(m) in live} - live
+        owned = {m for m in texts if owner[m] in live} - live
         if owned:
             live |= owned
             changed = True
