@@ -223,3 +223,27 @@ def test_a_torch_missing_a_file_its_cmake_package_names_is_healed_by_the_printed
         assert done.returncode == 0, (command, done.stderr[-600:])
     healed = configure()
     assert healed.returncode == 0, healed.stderr[-600:]
+
+
+@pytest.mark.parametrize("text, want", [
+    ("CMake Warning at /venv/lib/python3.12/site-packages/torch/share/cmake/Caffe2/public/cuda.cmake:202 (message):\n"
+     "  Cannot find cuDNN library.  Turning the option off", "torch-cmake-cuda-library-not-found"),
+    ("CMake Error at cmake/public/LoadHIP.cmake:70 (message):\n  No GPU arch specified for ROCm build.  Please use "
+     "PYTORCH_ROCM_ARCH\n  environment variable to specify GPU archs to build for.", "torch-cmake-rocm-build-config"),
+    ("CMake Error at cmake/public/LoadHIP.cmake:12 (message):\n  ROCM_PATH environment variable is set to /opt/rocm-6.2 "
+     "but does not exist.", "torch-cmake-rocm-build-config"),
+])
+def test_torchs_cmake_library_and_rocm_words_are_named(text, want):
+    assert ids(text)[:1] == [(want, HIGH)], ids(text)
+
+
+@pytest.mark.parametrize("text, entry", [
+    # another project's own words for a library it could not find, and a ROCm GPU list that was read
+    ("CMake Warning at CMakeLists.txt:40 (message):\n  Cannot find OpenBLAS library, turning BLAS off",
+     "torch-cmake-cuda-library-not-found"),
+    ("-- Building PyTorch for GPU arch: gfx90a;gfx942", "torch-cmake-rocm-build-config"),
+    # ColossalAI's other modules are the installed release's, not its kernels
+    ("ModuleNotFoundError: No module named 'colossalai.nn.parallel'", "cuda-extension-package-not-built"),
+])
+def test_near_misses_stay_quiet(text, entry):
+    assert entry not in [i for i, _ in ids(text)], ids(text)
