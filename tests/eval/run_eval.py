@@ -603,6 +603,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           mirrors, Hugging Face Spaces, CI runners), collected with blind114: first
                           run 9/18 = 50.0% (9/12 where an entry fitted, 0 wrong); 12/18 after
                           (tests/eval/blind115_results.md)
+  blind116_cnaccel/_lockers/_torchao/_colab.jsonl 19 issues (Chinese domestic accelerators,
+                          lock-file managers, low-precision libraries, Colab runtime upgrades):
+                          first run 12/19 = 63.2% (12/14 where an entry fitted, 0 wrong); 15/19
+                          after (tests/eval/blind116_results.md)
+  blind117_jetson/_apptainer/_laptops/_intl2026.jsonl 16 issues (Jetson boards, HPC containers,
+                          laptops and hybrid graphics, non-English threads of 2025-26), collected
+                          with blind116: first run 8/16 = 50.0% (8/10 where an entry fitted, 2
+                          wrong); 11/16 after (tests/eval/blind117_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

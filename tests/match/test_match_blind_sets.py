@@ -129,7 +129,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind112_jvmrust.jsonl", "blind112_nixspack.jsonl", "blind112_pybuild.jsonl", "blind112_rtorch.jsonl",
         "blind113_gpurental.jsonl", "blind113_newpython.jsonl", "blind113_raytrain.jsonl", "blind113_zh2025.jsonl",
         "blind114_compilers.jsonl", "blind114_exoticarch.jsonl", "blind114_k8sgpu.jsonl", "blind114_winarm.jsonl",
-        "blind115_ciactions.jsonl", "blind115_cnmirror.jsonl", "blind115_dockerimg.jsonl", "blind115_hfspaces.jsonl"]
+        "blind115_ciactions.jsonl", "blind115_cnmirror.jsonl", "blind115_dockerimg.jsonl", "blind115_hfspaces.jsonl",
+        "blind116_cnaccel.jsonl", "blind116_colab.jsonl", "blind116_lockers.jsonl", "blind116_torchao.jsonl",
+        "blind117_apptainer.jsonl", "blind117_intl2026.jsonl", "blind117_jetson.jsonl", "blind117_laptops.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
@@ -1016,6 +1018,12 @@ OPEN = {
     # blind112-113 (tests/eval/blind112_results.md, blind113_results.md): a traceback cut at torch's
     # _check_cuda_version call, before the line that says which of its checks failed
     ("blind112_nixspack.jsonl", 3): None,
+    # blind116-117 (tests/eval/blind116_results.md, blind117_results.md): a Jetson wheel's missing libcudart.so.10.2
+    # in a paste that names no Jetson (the machine's -tegra kernel picks the Jetson reading, the text cannot); a
+    # ROCm build installed beside an NVIDIA card, seen only as webui's "Torch is not able to use GPU" (the machine's
+    # facts name the build, the text cannot)
+    ("blind117_jetson.jsonl", 0): "cuda-runtime-lib-cannot-open",
+    ("blind117_laptops.jsonl", 2): "cuda-not-available",
 }
 
 

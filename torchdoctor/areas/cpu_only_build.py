@@ -53,10 +53,13 @@ def cpu_only_remedy(facts: Facts) -> Optional[Remedy]:
 @rule("check", "cpu-only-build", category="cpu-only-build", severity=ERROR,
        verify=('python -c "import torch; print(torch.version.cuda, torch.cuda.is_available())"', "torch's CUDA version and True"))
 def cpu_only_build(facts):
-    """A CPU-only torch on a machine with an NVIDIA GPU or a CUDA toolkit."""
-    if F.is_cuda_build(facts) is not False or F.is_rocm_build(facts) or F.os_name(facts) == "macos":
+    """A CPU-only torch on a machine with an NVIDIA GPU or a CUDA toolkit; a ROCm torch where only an
+    NVIDIA GPU is there to use."""
+    if F.is_cuda_build(facts) is not False or F.os_name(facts) == "macos":
         return None
     version = F.torch_version_str(facts)
+    if F.is_rocm_build(facts):
+        return _rocm_build_on_nvidia(facts, version)
     nvcc = F.nvcc_version(facts)
     remedy = cpu_only_remedy(facts)
     if remedy is None:
@@ -90,12 +93,41 @@ def cpu_only_build(facts):
         fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL], verify=remedy_verify(remedy, facts))
 
 
+def rocm_on_nvidia(facts: Facts) -> bool:
+    """A ROCm torch (it drives AMD GPUs only) that sees no GPU, on a machine whose NVIDIA driver
+    works: installers that pick the build from what `lspci` lists take an AMD integrated GPU beside
+    the NVIDIA card for the target."""
+    return F.is_rocm_build(facts) and F.has_nvidia_driver(facts) and not F.torch_gpus(facts)
+
+
+def _rocm_build_on_nvidia(facts: Facts, version: Optional[str]):
+    if not rocm_on_nvidia(facts):
+        return None
+    remedy = cpu_only_remedy(facts)
+    if remedy is None:
+        return None
+    return finding(
+        "torch %s is a ROCm (AMD) build, but this machine's GPU is NVIDIA" % version,
+        detail="torch.version.hip is set and torch.version.cuda is None: a ROCm build drives AMD GPUs only, so it sees "
+               "none of this machine's NVIDIA GPU(s) (%s; driver %s) and torch.cuda.is_available() is False."
+               % (F.gpu_names(facts) or "present", F.driver_version(facts) or "?"),
+        fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL], verify=remedy_verify(remedy, facts))
+
+
 @hook("cpu-only-build")
 def tailor_cpu_only_build(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts)
     driver = F.driver_version(facts)
     if F.os_name(facts) != "macos":
         notes.append(F.driver_desc(facts) if driver else F.no_driver_desc(facts))
+    if rocm_on_nvidia(facts):
+        remedy = cpu_only_remedy(facts)
+        cause = ("The installed torch (%s) is a ROCm build, which drives AMD GPUs only; this machine's GPU is NVIDIA "
+                 "(an installer that read an AMD integrated GPU in `lspci` may have picked it)." % F.torch_version_str(facts))
+        if remedy is None:
+            return Tailored(cause=cause, notes=notes)
+        return Tailored(cause=cause, summary=remedy.summary, commands=remedy.commands, notes=notes,
+                        verify=remedy_verify(remedy, facts))
     if F.is_cuda_build(facts) and F.os_name(facts) != "macos":
         return Tailored(cause="Yet the installed torch (%s) *is* a CUDA build: the process that failed probably ran another "
                               "interpreter or environment. Compare `which python` with %s."

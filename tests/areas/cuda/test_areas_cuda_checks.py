@@ -102,6 +102,45 @@ def test_cpu_only_stays_quiet(facts):
     assert run("cpu-only-build", facts) == []
 
 
+def rocm_torch(version="2.5.1+rocm6.2"):
+    return {"version": version, "cuda": {"_absent": "not built with it"}, "hip": "6.2.41133",
+            "local_tag": version.split("+")[1]}
+
+
+def test_rocm_build_where_only_an_nvidia_gpu_is_there_is_an_error_with_the_cuda_build():
+    # A webui installer read an AMD integrated GPU in lspci and installed the ROCm build beside an
+    # NVIDIA card: torch sees no GPU, the NVIDIA driver sees one.
+    f = run("cpu-only-build", make_facts(torch=rocm_torch(), driver=driver("580.65.06", "13.0"), os=LINUX, python=py()))[0]
+    assert f.severity == "error" and "ROCm" in f.title and "NVIDIA" in f.title
+    # PyPI's 2.5.1 for Linux is its CUDA 12.4 build, which driver 580 runs: no ROCm index in the command
+    assert f.fix.commands[0].startswith("/venv/bin/python -m pip install --force-reinstall torch==2.5.1")
+    assert not any("rocm" in c for c in f.fix.commands), f.fix.commands
+
+
+@pytest.mark.parametrize("facts", [
+    # torch's ROCm build sees the AMD GPU beside the NVIDIA one: it is the build that machine wants
+    make_facts(torch=rocm_torch(), driver=driver(), os=LINUX, cuda={"devices": [{"index": 0, "name": "AMD Radeon RX 7900 XTX"}]}),
+    # no NVIDIA driver at all: an AMD machine whose GPU torch does not see is not this finding
+    make_facts(torch=rocm_torch(), driver=NO_DRIVER, os=LINUX),
+])
+def test_rocm_build_stays_quiet_where_it_is_the_right_one(facts):
+    assert run("cpu-only-build", facts) == []
+
+
+def test_explaining_the_webui_gpu_assert_on_a_rocm_build_beside_an_nvidia_gpu_names_the_build():
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.match.matcher import match_text
+    text = ("AssertionError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable "
+            "to disable this check")
+    (m,) = [m for m in match_text(text) if m.id == "cuda-not-available"]
+    facts = make_facts(torch=rocm_torch(), driver=driver("580.65.06", "13.0"), os=LINUX, python=py())
+    ex = explain_match(m, facts)
+    assert "is a ROCm build" in ex.cause, ex.cause
+    assert ex.fix.commands and not any("rocm" in c for c in ex.fix.commands), ex.fix.commands
+    cpu = explain_match(m, make_facts(torch=cpu_torch(), driver=driver("580.65.06", "13.0"), os=LINUX, python=py()))
+    assert "is a ROCm build" not in (cpu.cause or "")
+
+
 # ------------------------------------------------------------ no driver ----
 def test_cuda_build_without_driver_or_gpu_is_a_warning_naming_the_driver_floor():
     f = run("no-gpu-driver", make_facts(torch=cuda_torch("2.14.1+cu130", "13.0"), driver=NO_DRIVER, os=LINUX,

@@ -212,6 +212,21 @@ def test_illegal_instruction_pi_on_240():
     assert "2.4.1" in t.summary and "torch==2.4.1" in t.commands[0]
 
 
+@pytest.mark.parametrize("jetson", [True, False])
+def test_illegal_instruction_with_numpy_1195_on_arm_names_openblas_core_type(jetson):
+    f = facts(torch="1.10.0", machine="aarch64",
+              os={"system": "Linux", "release": "4.9.253-tegra" if jetson else "5.15.0-1034-raspi"},
+              packages={"numpy": {"version": "1.19.5"}})
+    t = run(">>> import torch\nIllegal instruction (core dumped)", "torch-import-illegal-instruction", f)
+    assert "OpenBLAS" in t.cause and t.commands[0] == "export OPENBLAS_CORETYPE=ARMV8"
+    assert t.commands[1].endswith("pip install numpy==1.19.4")
+    assert ("Jetson" in " ".join(t.notes)) is jetson
+    other = run(">>> import torch\nIllegal instruction", "torch-import-illegal-instruction",
+                facts(torch="2.4.0", machine="aarch64",
+                      packages={"numpy": {"version": "1.26.4"}}))
+    assert "OPENBLAS" not in " ".join(other.commands) and "2.4.1" in other.summary
+
+
 def test_illegal_instruction_x86_without_avx2():
     t = run("Illegal instruction (core dumped)", "torch-import-illegal-instruction",
             facts(torch="2.13.0", cpu={"flags": ["sse4_2", "avx"], "model": "Xeon E5-2640"}))

@@ -35,3 +35,29 @@ def test_a_runtime_of_a_newer_cuda_is_not_called_left_over():
     e = explain("ImportError: libcudart.so.13: cannot open shared object file: No such file or directory",
                 "cuda-runtime-lib-cannot-open", facts("2.8.0+cu128"))
     assert "a build for a newer CUDA than this torch's" in e.cause and "still installed" not in e.cause.split("never")[-1]
+
+
+JETSON_IMPORT = ("  File \"/usr/local/lib/python3.6/dist-packages/torch/__init__.py\", line 81, in <module>\n"
+                 "    from torch._C import *\n"
+                 "ImportError: libcudart.so.10.2: cannot open shared object file: No such file or directory")
+
+
+def test_on_a_jetson_the_missing_runtime_is_jetpacks_not_a_pip_reinstall():
+    # The paste names no Jetson; the machine's -tegra kernel does. A reinstall from PyPI would
+    # fetch a wheel that cannot use the board's GPU at all.
+    f = hook_facts(torch="1.2.0", machine="aarch64", os={"system": "Linux", "release": "4.9.140-tegra"})
+    e = explain(JETSON_IMPORT, "cuda-runtime-lib-cannot-open", f)
+    assert "JetPack" in e.cause and e.fix.commands[0] == "head -n 1 /etc/nv_tegra_release"
+    assert not any("pip install" in c for c in e.fix.commands)
+    assert any("Jetson" in n for n in e.notes)
+    desktop = explain(JETSON_IMPORT, "cuda-runtime-lib-cannot-open",
+                      hook_facts(torch="2.5.1+cu124", driver={"present": True, "driver_version": "550.54.15"},
+                                 os={"system": "Linux", "release": "6.8.0-45-generic"}))
+    assert "JetPack" not in (desktop.cause or "")
+
+
+def test_a_jetson_containers_paste_is_read_as_jetsons_without_machine_facts():
+    from torchdoctor.match.matcher import match_text
+    text = ("Status: Downloaded newer image for dustynv/ros:noetic-pytorch-l4t-r32.5.0\n" + JETSON_IMPORT)
+    assert [m.id for m in match_text(text)][:1] == ["jetson-cuda-lib-cannot-open"]
+    assert [m.id for m in match_text(JETSON_IMPORT)][:1] == ["cuda-runtime-lib-cannot-open"]

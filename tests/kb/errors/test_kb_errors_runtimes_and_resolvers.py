@@ -133,6 +133,8 @@ def test_other_status_numbers_are_not_the_driver(text):
 @pytest.mark.parametrize("text", [
     "/run.sh: line 3:     6 Illegal instruction     (core dumped) bin/python3 -m tts_web \"$@\"",
     "Fatal Python error: Illegal instruction\n\nCurrent thread 0x0000ffffa6e414c0 (most recent call first):",
+    # a reporter's own words, as written in a Jetson thread
+    "it says illegal instruction in python shell core dumped",
 ])
 def test_sigill_without_torch_in_sight_is_possibly_the_cpu_instructions(text):
     assert ids(text)[:1] == [("torch-import-illegal-instruction", POSSIBLE)], ids(text)

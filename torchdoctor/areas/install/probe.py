@@ -11,7 +11,7 @@ from ...kb import compat
 from ..registry import ERROR, Tailored, rule, finding, hook, installed_torch_note, known_error_finding
 from .files import explained_by_damage, shadowing
 from ..native_libs.foreign import explained_by_foreign_library
-from .common import python_note
+from .common import installed_version, python_note
 from ...advice.commands import on_interpreter, torch_command
 
 
@@ -178,6 +178,17 @@ def illegal_instruction(match, facts: Facts) -> Optional[Tailored]:
     base = F.torch_base_version(facts)
     notes = installed_torch_note(facts) + python_note(facts)
     if machine in ("aarch64", "arm64") and F.os_of(facts) != "macos":
+        numpy = installed_version(facts, "numpy")
+        if numpy == "1.19.5":
+            # The wheel's OpenBLAS 0.3.13 probes the core type with an instruction some Jetson
+            # cores trap on; naming the type skips the probe.
+            notes.append("numpy %s%s" % (numpy, ", on an NVIDIA Jetson" if F.is_jetson(facts) else ""))
+            return Tailored(cause="numpy 1.19.5's aarch64 wheel dies in its bundled OpenBLAS's CPU detection at import "
+                                  "(on Jetson boards), and `import torch` imports numpy.",
+                            summary="Tell OpenBLAS the core type (export OPENBLAS_CORETYPE=ARMV8, in the shell profile or "
+                                    "the service's environment), or install numpy 1.19.4.",
+                            commands=["export OPENBLAS_CORETYPE=ARMV8",
+                                      on_interpreter("pip install numpy==1.19.4", facts)], notes=notes)
         if base == "2.4.0":
             return Tailored(cause="torch 2.4.0 aarch64 wheels use ARMv8.1 LSE atomics (in libarm_compute); ARMv8.0 "
                                   "cores such as the Raspberry Pi 4's Cortex-A72 lack them (fixed in 2.4.1).",
