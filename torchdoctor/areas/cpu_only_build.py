@@ -2,9 +2,10 @@
 `Torch not compiled with CUDA enabled` and its relatives.
 """
 
-from typing import Optional
+from typing import List, Optional
 
 from ..advice import INSTALL_URL, install_advice
+from ..advice.commands import pip
 from ..model.facts import Facts
 from ..model import derived as F
 from ..kb import compat
@@ -93,11 +94,22 @@ def cpu_only_build(facts):
         fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL], verify=remedy_verify(remedy, facts))
 
 
+# A ROCm torch told to hide or pick its AMD GPUs: then seeing none is that choice, not the build.
+_AMD_VISIBILITY = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
+
+
 def rocm_on_nvidia(facts: Facts) -> bool:
-    """A ROCm torch (it drives AMD GPUs only) that sees no GPU, on a machine whose NVIDIA driver
-    works: installers that pick the build from what `lspci` lists take an AMD integrated GPU beside
-    the NVIDIA card for the target."""
-    return F.is_rocm_build(facts) and F.has_nvidia_driver(facts) and not F.torch_gpus(facts)
+    """A ROCm torch (it drives AMD GPUs only) that imported and reported no usable GPU, on a
+    machine whose NVIDIA driver works, with no variable hiding AMD GPUs: installers that pick the
+    build from the GPUs they list take an AMD integrated GPU beside the NVIDIA card for the target."""
+    return (F.is_rocm_build(facts) and F.has_nvidia_driver(facts) and facts.value("cuda.is_available") is False
+            and not F.torch_gpus(facts) and not any(F.env(facts, v) is not None for v in _AMD_VISIBILITY))
+
+
+def _rocm_leftovers(facts: Facts) -> List[str]:
+    """The ROCm build's own triton stays behind a reinstall of torch alone; it writes the same `triton`
+    package as the CUDA build's, so it goes first: removed after, it would take the new files with it."""
+    return [pip(facts, "uninstall -y pytorch-triton-rocm")] if F.package_version(facts, "pytorch-triton-rocm") else []
 
 
 def _rocm_build_on_nvidia(facts: Facts, version: Optional[str]):
@@ -108,10 +120,11 @@ def _rocm_build_on_nvidia(facts: Facts, version: Optional[str]):
         return None
     return finding(
         "torch %s is a ROCm (AMD) build, but this machine's GPU is NVIDIA" % version,
-        detail="torch.version.hip is set and torch.version.cuda is None: a ROCm build drives AMD GPUs only, so it sees "
-               "none of this machine's NVIDIA GPU(s) (%s; driver %s) and torch.cuda.is_available() is False."
+        detail="torch.version.hip is set and torch.version.cuda is None: a ROCm build drives AMD GPUs only; it reports "
+               "no usable GPU (torch.cuda.is_available() is False) beside this machine's NVIDIA GPU(s) (%s; driver %s)."
                % (F.gpu_names(facts) or "present", F.driver_version(facts) or "?"),
-        fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL], verify=remedy_verify(remedy, facts))
+        fix=remedy.summary, commands=_rocm_leftovers(facts) + remedy.commands, links=[INSTALL_URL],
+        verify=remedy_verify(remedy, facts))
 
 
 @hook("cpu-only-build")
@@ -122,12 +135,13 @@ def tailor_cpu_only_build(match, facts: Facts) -> Optional[Tailored]:
         notes.append(F.driver_desc(facts) if driver else F.no_driver_desc(facts))
     if rocm_on_nvidia(facts):
         remedy = cpu_only_remedy(facts)
-        cause = ("The installed torch (%s) is a ROCm build, which drives AMD GPUs only; this machine's GPU is NVIDIA "
-                 "(an installer that read an AMD integrated GPU in `lspci` may have picked it)." % F.torch_version_str(facts))
+        cause = ("The installed torch (%s) is a ROCm build, which drives AMD GPUs only, and it sees none; this machine's "
+                 "NVIDIA driver works (an installer that took an AMD integrated GPU for the target may have picked the "
+                 "ROCm build)." % F.torch_version_str(facts))
         if remedy is None:
             return Tailored(cause=cause, notes=notes)
-        return Tailored(cause=cause, summary=remedy.summary, commands=remedy.commands, notes=notes,
-                        verify=remedy_verify(remedy, facts))
+        return Tailored(cause=cause, summary=remedy.summary, commands=_rocm_leftovers(facts) + remedy.commands,
+                        notes=notes, verify=remedy_verify(remedy, facts))
     if F.is_cuda_build(facts) and F.os_name(facts) != "macos":
         return Tailored(cause="Yet the installed torch (%s) *is* a CUDA build: the process that failed probably ran another "
                               "interpreter or environment. Compare `which python` with %s."

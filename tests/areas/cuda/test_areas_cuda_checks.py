@@ -110,18 +110,29 @@ def rocm_torch(version="2.5.1+rocm6.2"):
 def test_rocm_build_where_only_an_nvidia_gpu_is_there_is_an_error_with_the_cuda_build():
     # A webui installer read an AMD integrated GPU in lspci and installed the ROCm build beside an
     # NVIDIA card: torch sees no GPU, the NVIDIA driver sees one.
-    f = run("cpu-only-build", make_facts(torch=rocm_torch(), driver=driver("580.65.06", "13.0"), os=LINUX, python=py()))[0]
+    f = run("cpu-only-build", make_facts(torch=rocm_torch(), driver=driver("580.65.06", "13.0"), os=LINUX, python=py(),
+                                         cuda={"is_available": False},
+                                         packages={"installed": {"pytorch-triton-rocm": {"version": "3.1.0"}}}))[0]
     assert f.severity == "error" and "ROCm" in f.title and "NVIDIA" in f.title
+    # the ROCm build's triton stays behind a reinstall of torch alone, and goes first (both write triton/)
+    uninstall, *install = f.fix.commands
+    assert uninstall == "/venv/bin/python -m pip uninstall -y pytorch-triton-rocm", f.fix.commands
     # PyPI's 2.5.1 for Linux is its CUDA 12.4 build, which driver 580 runs: no ROCm index in the command
-    assert f.fix.commands[0].startswith("/venv/bin/python -m pip install --force-reinstall torch==2.5.1")
-    assert not any("rocm" in c for c in f.fix.commands), f.fix.commands
+    assert install[0].startswith("/venv/bin/python -m pip install --force-reinstall torch==2.5.1")
+    assert not any("rocm" in c for c in install), f.fix.commands
 
 
 @pytest.mark.parametrize("facts", [
     # torch's ROCm build sees the AMD GPU beside the NVIDIA one: it is the build that machine wants
-    make_facts(torch=rocm_torch(), driver=driver(), os=LINUX, cuda={"devices": [{"index": 0, "name": "AMD Radeon RX 7900 XTX"}]}),
+    make_facts(torch=rocm_torch(), driver=driver(), os=LINUX,
+               cuda={"is_available": True, "devices": [{"index": 0, "name": "AMD Radeon RX 7900 XTX"}]}),
     # no NVIDIA driver at all: an AMD machine whose GPU torch does not see is not this finding
-    make_facts(torch=rocm_torch(), driver=NO_DRIVER, os=LINUX),
+    make_facts(torch=rocm_torch(), driver=NO_DRIVER, os=LINUX, cuda={"is_available": False}),
+    # the AMD GPUs are hidden on purpose
+    make_facts(torch=rocm_torch(), driver=driver(), os=LINUX, cuda={"is_available": False},
+               env={"HIP_VISIBLE_DEVICES": ""}),
+    # torch did not import: nothing says what it sees
+    make_facts(torch={"version": "2.5.1+rocm6.2", "local_tag": "rocm6.2"}, driver=driver(), os=LINUX),
 ])
 def test_rocm_build_stays_quiet_where_it_is_the_right_one(facts):
     assert run("cpu-only-build", facts) == []
@@ -133,10 +144,15 @@ def test_explaining_the_webui_gpu_assert_on_a_rocm_build_beside_an_nvidia_gpu_na
     text = ("AssertionError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable "
             "to disable this check")
     (m,) = [m for m in match_text(text) if m.id == "cuda-not-available"]
-    facts = make_facts(torch=rocm_torch(), driver=driver("580.65.06", "13.0"), os=LINUX, python=py())
+    facts = make_facts(torch=rocm_torch(), driver=driver("580.65.06", "13.0"), os=LINUX, python=py(),
+                       cuda={"is_available": False})
     ex = explain_match(m, facts)
     assert "is a ROCm build" in ex.cause, ex.cause
     assert ex.fix.commands and not any("rocm" in c for c in ex.fix.commands), ex.fix.commands
+    # ROCm's own words for the same state get the same answer
+    (hip,) = [m for m in match_text("RuntimeError: No HIP GPUs are available") if m.id == "no-hip-gpus-available"]
+    hx = explain_match(hip, facts)
+    assert "is a ROCm build" in hx.cause and hx.fix.commands == ex.fix.commands
     cpu = explain_match(m, make_facts(torch=cpu_torch(), driver=driver("580.65.06", "13.0"), os=LINUX, python=py()))
     assert "is a ROCm build" not in (cpu.cause or "")
 

@@ -54,6 +54,10 @@ def test_on_a_jetson_the_missing_runtime_is_jetpacks_not_a_pip_reinstall():
                       hook_facts(torch="2.5.1+cu124", driver={"present": True, "driver_version": "550.54.15"},
                                  os={"system": "Linux", "release": "6.8.0-45-generic"}))
     assert "JetPack" not in (desktop.cause or "")
+    # Thor's cu130 wheels come with pip's CUDA packages: the general reading holds there
+    thor = hook_facts(torch="2.9.0+cu130", machine="aarch64", os={"system": "Linux", "release": "6.8.12-tegra"},
+                      packages={"nvidia-cublas": {"version": "13.0.0.19"}})
+    assert "JetPack" not in (explain(JETSON_IMPORT, "cuda-runtime-lib-cannot-open", thor).cause or "")
 
 
 def test_a_jetson_containers_paste_is_read_as_jetsons_without_machine_facts():

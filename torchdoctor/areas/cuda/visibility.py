@@ -9,6 +9,7 @@ from ...model.facts import UNKNOWN, Facts
 from ...model import derived as F
 from ..registry import ERROR, INFO, WARNING, Remedy, Tailored, rule, finding, hook, installed_torch_note, entry_id_of
 from .common import hip_reading
+from ..cpu_only_build import rocm_on_nvidia, tailor_cpu_only_build
 
 
 def _valid_entry(entry: str, n_gpus: int, uuids=()) -> bool:
@@ -173,3 +174,12 @@ def deserialize_cuda(match, facts: Facts) -> Optional[Tailored]:
                                 "torch.load(path, map_location='cpu') (or map_location=torch.device('cpu')).",
                         notes=notes)
     return None
+
+
+@hook("no-hip-gpus")
+def no_hip_gpus(match, facts: Facts) -> Optional[Tailored]:
+    """A ROCm torch that sees no GPU on a machine whose NVIDIA driver works is the wrong build, not
+    a missing AMD GPU: the CUDA build's install, as the check says."""
+    if not rocm_on_nvidia(facts):
+        return None
+    return tailor_cpu_only_build(match, facts)

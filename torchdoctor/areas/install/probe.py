@@ -179,7 +179,8 @@ def illegal_instruction(match, facts: Facts) -> Optional[Tailored]:
     notes = installed_torch_note(facts) + python_note(facts)
     if machine in ("aarch64", "arm64") and F.os_of(facts) != "macos":
         numpy = installed_version(facts, "numpy")
-        if numpy == "1.19.5":
+        known_torch = base in ("2.4.0", "2.0.0") or (base or "").startswith("2.10.")
+        if numpy == "1.19.5" and not known_torch:
             # The wheel's OpenBLAS 0.3.13 probes the core type with an instruction some Jetson
             # cores trap on; naming the type skips the probe.
             notes.append("numpy %s%s" % (numpy, ", on an NVIDIA Jetson" if F.is_jetson(facts) else ""))

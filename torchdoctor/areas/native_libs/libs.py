@@ -9,7 +9,7 @@ from ...model.facts import Facts
 from ...model import derived as F
 from ...kb import compat
 from ...kb.errors import get_entry
-from ..registry import WARNING, Tailored, rule, finding, hook, installed_torch_note, match_groups
+from ..registry import WARNING, Tailored, entry_id_of, rule, finding, hook, installed_torch_note, match_groups
 from ..install.common import cuda_major_of, installed_version, python_note, ver_tuple
 from ...advice.commands import on_interpreter, torch_command
 
@@ -66,13 +66,14 @@ def cuda_libs_missing(match, facts: Facts) -> Optional[Tailored]:
     notes.append("%d nvidia-*/cuda-* pip packages installed" % len(nv) if nv else
                  "no nvidia-* / cuda-* pip packages installed")
     lib = match_groups(match).get("lib", "the CUDA library")
-    if F.is_jetson(facts):
-        # Jetson wheels link JetPack's own CUDA, never pip's nvidia-* packages: a reinstall from
-        # PyPI would fetch a wheel that cannot use the board's GPU at all.
+    if F.is_jetson(facts) and not nv and entry_id_of(match) == "cuda-runtime-lib-cannot-open":
+        # JetPack's wheels link the board's own CUDA, not pip's nvidia-* packages (none are installed
+        # here): a reinstall from PyPI would fetch a wheel that cannot use the board's GPU at all.
+        # Thor's cu130 wheels do come with pip's CUDA packages and keep the general reading.
         jetson = get_entry("jetson-cuda-lib-cannot-open")
         notes.append("an NVIDIA Jetson (kernel %s)" % facts.value("os.release"))
-        return Tailored(cause=jetson.cause, summary=jetson.fix["summary"], commands=list(jetson.fix["commands"]),
-                        notes=notes)
+        return Tailored(cause="On this machine, an NVIDIA Jetson, the pip packages above do not apply. " + jetson.cause,
+                        summary=jetson.fix["summary"], commands=list(jetson.fix["commands"]), notes=notes)
     tag = F.local_tag(facts)
     if tag == "cpu":
         return Tailored(cause="The installed torch is a CPU build, so %s is needed by another package (onnxruntime, "
