@@ -611,6 +611,14 @@ score of each, before its misses drove any KB change (the honest estimate):
                           laptops and hybrid graphics, non-English threads of 2025-26), collected
                           with blind116: first run 8/16 = 50.0% (8/10 where an entry fitted, 2
                           wrong); 11/16 after (tests/eval/blind117_results.md)
+  blind118_rtx50/_freethreaded/_macintel/_neuron.jsonl 23 issues (Blackwell RTX 50 GPUs, free-threaded
+                          and new Pythons, Intel Macs, AWS Neuron and Cloud TPU): first run 17/23 =
+                          73.9% (17/20 where an entry fitted, 1 wrong); 23/23 after
+                          (tests/eval/blind118_results.md)
+  blind119_gaudi/_directml/_eu2026/_oneclick.jsonl 20 issues (Intel Gaudi and XPU, DirectML/ZLUDA on
+                          Windows, European-language threads, one-click launchers), collected with
+                          blind118: first run 6/20 = 30.0% (6/7 where an entry fitted, 0 wrong);
+                          11/20 after (tests/eval/blind119_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

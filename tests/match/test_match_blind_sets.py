@@ -131,7 +131,9 @@ SETS = ["blind18_issues.jsonl", "blind19_issues.jsonl", "blind21_docs.jsonl", "b
         "blind114_compilers.jsonl", "blind114_exoticarch.jsonl", "blind114_k8sgpu.jsonl", "blind114_winarm.jsonl",
         "blind115_ciactions.jsonl", "blind115_cnmirror.jsonl", "blind115_dockerimg.jsonl", "blind115_hfspaces.jsonl",
         "blind116_cnaccel.jsonl", "blind116_colab.jsonl", "blind116_lockers.jsonl", "blind116_torchao.jsonl",
-        "blind117_apptainer.jsonl", "blind117_intl2026.jsonl", "blind117_jetson.jsonl", "blind117_laptops.jsonl"]
+        "blind117_apptainer.jsonl", "blind117_intl2026.jsonl", "blind117_jetson.jsonl", "blind117_laptops.jsonl",
+        "blind118_freethreaded.jsonl", "blind118_macintel.jsonl", "blind118_neuron.jsonl", "blind118_rtx50.jsonl",
+        "blind119_directml.jsonl", "blind119_eu2026.jsonl", "blind119_gaudi.jsonl", "blind119_oneclick.jsonl"]
 # Rows no change answers right yet, and why.
 OPEN = {
     # torch.jit.load of a git-lfs pointer prints the same words as a truncated archive; only
