@@ -2,7 +2,7 @@
 `Torch not compiled with CUDA enabled` and its relatives.
 """
 
-from typing import List, Optional
+from typing import Optional
 
 from ..advice import INSTALL_URL, install_advice
 from ..advice.commands import pip
@@ -106,16 +106,19 @@ def rocm_on_nvidia(facts: Facts) -> bool:
             and not F.torch_gpus(facts) and not any(F.env(facts, v) is not None for v in _AMD_VISIBILITY))
 
 
-def _rocm_leftovers(facts: Facts) -> List[str]:
-    """The ROCm build's own triton stays behind a reinstall of torch alone; it writes the same `triton`
-    package as the CUDA build's, so it goes first: removed after, it would take the new files with it."""
-    return [pip(facts, "uninstall -y pytorch-triton-rocm")] if F.package_version(facts, "pytorch-triton-rocm") else []
+def rocm_on_nvidia_remedy(facts: Facts) -> Optional[Remedy]:
+    """The CUDA build this driver runs, as for a CPU-only torch, after the ROCm build's own triton:
+    a reinstall of torch alone leaves pytorch-triton-rocm behind, and it writes the same `triton`
+    package as the CUDA build's, so it goes first (removed after, it would take the new files)."""
+    remedy = cpu_only_remedy(facts)
+    if remedy is None:
+        return None
+    leftover = [pip(facts, "uninstall -y pytorch-triton-rocm")] if F.package_version(facts, "pytorch-triton-rocm") else []
+    return Remedy(remedy.summary, leftover + remedy.commands, verify=remedy.verify, settled=remedy.settled)
 
 
 def _rocm_build_on_nvidia(facts: Facts, version: Optional[str]):
-    if not rocm_on_nvidia(facts):
-        return None
-    remedy = cpu_only_remedy(facts)
+    remedy = rocm_on_nvidia_remedy(facts) if rocm_on_nvidia(facts) else None
     if remedy is None:
         return None
     return finding(
@@ -123,8 +126,7 @@ def _rocm_build_on_nvidia(facts: Facts, version: Optional[str]):
         detail="torch.version.hip is set and torch.version.cuda is None: a ROCm build drives AMD GPUs only; it reports "
                "no usable GPU (torch.cuda.is_available() is False) beside this machine's NVIDIA GPU(s) (%s; driver %s)."
                % (F.gpu_names(facts) or "present", F.driver_version(facts) or "?"),
-        fix=remedy.summary, commands=_rocm_leftovers(facts) + remedy.commands, links=[INSTALL_URL],
-        verify=remedy_verify(remedy, facts))
+        fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL], verify=remedy_verify(remedy, facts))
 
 
 @hook("cpu-only-build")
@@ -134,14 +136,14 @@ def tailor_cpu_only_build(match, facts: Facts) -> Optional[Tailored]:
     if F.os_name(facts) != "macos":
         notes.append(F.driver_desc(facts) if driver else F.no_driver_desc(facts))
     if rocm_on_nvidia(facts):
-        remedy = cpu_only_remedy(facts)
+        remedy = rocm_on_nvidia_remedy(facts)
         cause = ("The installed torch (%s) is a ROCm build, which drives AMD GPUs only, and it sees none; this machine's "
                  "NVIDIA driver works (an installer that took an AMD integrated GPU for the target may have picked the "
                  "ROCm build)." % F.torch_version_str(facts))
         if remedy is None:
             return Tailored(cause=cause, notes=notes)
-        return Tailored(cause=cause, summary=remedy.summary, commands=_rocm_leftovers(facts) + remedy.commands,
-                        notes=notes, verify=remedy_verify(remedy, facts))
+        return Tailored(cause=cause, summary=remedy.summary, commands=remedy.commands, notes=notes,
+                        verify=remedy_verify(remedy, facts))
     if F.is_cuda_build(facts) and F.os_name(facts) != "macos":
         return Tailored(cause="Yet the installed torch (%s) *is* a CUDA build: the process that failed probably ran another "
                               "interpreter or environment. Compare `which python` with %s."
