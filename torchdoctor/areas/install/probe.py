@@ -178,18 +178,6 @@ def illegal_instruction(match, facts: Facts) -> Optional[Tailored]:
     base = F.torch_base_version(facts)
     notes = installed_torch_note(facts) + python_note(facts)
     if machine in ("aarch64", "arm64") and F.os_of(facts) != "macos":
-        numpy = installed_version(facts, "numpy")
-        known_torch = base in ("2.4.0", "2.0.0") or (base or "").startswith("2.10.")
-        if numpy == "1.19.5" and not known_torch:
-            # The wheel's OpenBLAS 0.3.13 probes the core type with an instruction some Jetson
-            # cores trap on; naming the type skips the probe.
-            notes.append("numpy %s%s" % (numpy, ", on an NVIDIA Jetson" if F.is_jetson(facts) else ""))
-            return Tailored(cause="numpy 1.19.5's aarch64 wheel dies in its bundled OpenBLAS's CPU detection at import "
-                                  "(on Jetson boards), and `import torch` imports numpy.",
-                            summary="Tell OpenBLAS the core type (export OPENBLAS_CORETYPE=ARMV8, in the shell profile or "
-                                    "the service's environment), or install numpy 1.19.4.",
-                            commands=["export OPENBLAS_CORETYPE=ARMV8",
-                                      on_interpreter("pip install numpy==1.19.4", facts)], notes=notes)
         if base == "2.4.0":
             return Tailored(cause="torch 2.4.0 aarch64 wheels use ARMv8.1 LSE atomics (in libarm_compute); ARMv8.0 "
                                   "cores such as the Raspberry Pi 4's Cortex-A72 lack them (fixed in 2.4.1).",
@@ -206,6 +194,17 @@ def illegal_instruction(match, facts: Facts) -> Optional[Tailored]:
                                   "AWS a1); 1.13.1 works there.",
                             summary="Install another release than 2.0.0.",
                             commands=[on_interpreter('pip install --force-reinstall "torch!=2.0.0"', facts)], notes=notes)
+        numpy = installed_version(facts, "numpy")
+        if numpy == "1.19.5":
+            # After the torch releases known to trap there: the wheel's OpenBLAS 0.3.13 probes the
+            # core type with an instruction some Jetson cores trap on; naming the type skips the probe.
+            notes.append("numpy %s%s" % (numpy, ", on an NVIDIA Jetson" if F.is_jetson(facts) else ""))
+            return Tailored(cause="numpy 1.19.5's aarch64 wheel dies in its bundled OpenBLAS's CPU detection at import "
+                                  "(on Jetson boards), and `import torch` imports numpy.",
+                            summary="Tell OpenBLAS the core type (export OPENBLAS_CORETYPE=ARMV8, in the shell profile or "
+                                    "the service's environment), or install numpy 1.19.4.",
+                            commands=["export OPENBLAS_CORETYPE=ARMV8",
+                                      on_interpreter("pip install numpy==1.19.4", facts)], notes=notes)
         return Tailored(cause="On ARM the usual culprit is an instruction newer than ARMv8.0 (LSE atomics); check "
                               "for 'atomics' in the CPU features.",
                         commands=["grep -m1 Features /proc/cpuinfo"], notes=notes) if notes else None
