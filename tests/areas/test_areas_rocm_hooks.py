@@ -103,3 +103,38 @@ def test_cudas_launch_failure_on_a_rocm_build_gets_hips_advice():
 def test_neighbours_keep_their_own_entry(line, entry):
     ids = [m.id for m in match_text(line)]
     assert ids[0] == entry and "hip-unspecified-launch-failure" not in ids
+
+
+FAULT = ("Memory access fault by GPU node-1 (Agent handle: 0x55f8b54eec30) on address 0x7f2a53193000. Reason: Page not "
+         "present or supervisor privilege.")
+
+
+def test_a_memory_fault_with_an_override_set_undoes_it_first():
+    ex = explain("rocm-gpu-memory-access-fault", FAULT, dict(ROCM, env={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}))
+    assert ex.fix.commands[0] == "unset HSA_OVERRIDE_GFX_VERSION"
+    assert any("gfx1100" in n for n in ex.notes)
+
+
+@pytest.mark.parametrize("release, series", [("6.18.4-arch1-1", True), ("7.0.2-200.fc43.x86_64", True),
+                                             ("6.17.9-arch1-1", False), ("6.12.63-1-lts", False)])
+def test_a_memory_fault_reads_the_kernel_series_this_machine_boots(release, series):
+    data = dict(ROCM, env={}, os={"system": "Linux", "release": release})
+    ex = explain("rocm-gpu-memory-access-fault", FAULT, data)
+    assert ("6.12 LTS" in ex.fix.summary and release in ex.fix.summary) is series, ex.fix.summary
+    assert ("No override is set here" in ex.fix.summary) is not series
+
+
+def test_a_memory_fault_on_a_cuda_build_keeps_the_entrys_words():
+    data = {"packages": {"installed": {"torch": {"version": "2.9.0+cu128"}}}, "torch": {"cuda": "12.8"},
+            "os": {"system": "Linux", "release": "6.18.4"}, "env": {}}
+    ex = explain("rocm-gpu-memory-access-fault", FAULT, data)
+    assert not ex.tailored
+
+
+def test_the_amdgpu_kernel_log_alone_is_read_as_the_same_fault():
+    for line in ("[   67.058794] amdgpu 0000:c4:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:153 vmid:8 pasid:32786)",
+                 "[   67.058812] amdgpu 0000:c4:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00800932"):
+        assert match_text(line)[0].id == "rocm-gpu-memory-access-fault"
+    # CUDA's own fault stays CUDA's
+    assert match_text("RuntimeError: CUDA error: an illegal memory access was encountered")[0].id == \
+        "cuda-illegal-memory-access"

@@ -619,6 +619,13 @@ score of each, before its misses drove any KB change (the honest estimate):
                           Windows, European-language threads, one-click launchers), collected with
                           blind118: first run 6/20 = 30.0% (6/7 where an entry fitted, 0 wrong);
                           11/20 after (tests/eval/blind119_results.md)
+  blind120_rocmhome/_keras3/_ide/_horovod.jsonl 20 issues (ROCm on consumer AMD hardware, Keras 3
+                          and interop libraries, IDEs, Horovod/Spark): first run 7/20 = 35.0% (7/9
+                          where an entry fitted, 0 wrong); 14/20 after (tests/eval/blind120_results.md)
+  blind121_cupy/_trt/_webapps/_notebookhosts.jsonl 21 issues (CUDA Python interop, TensorRT, web and
+                          worker frameworks, hosted notebooks), collected with blind120: first run
+                          8/21 = 38.1% (8/9 where an entry fitted, 0 wrong); 11/21 after
+                          (tests/eval/blind121_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -93,7 +93,7 @@ def _target_version(facts: Facts, version: Optional[str]) -> Optional[str]:
     return newest_installable(facts)
 
 
-def _rocm_variant(facts: Facts, version: str) -> Optional[str]:
+def rocm_variant(facts: Facts, version: str) -> Optional[str]:
     """The ROCm index for torch `version`: the installed one when the release has it,
     else the newest ROCm the release shipped."""
     rel = compat.release(version) or {}
@@ -132,7 +132,7 @@ def choose_variant(facts: Facts, version: str) -> InstallAdvice:
         return InstallAdvice(version, None, why="no CUDA variant of torch %s runs on a driver that supports CUDA %s; "
                                                 "update the NVIDIA driver first." % (version, dcuda))
     if F.is_rocm_build(facts) and os_ == "linux":
-        variant = _rocm_variant(facts, version)
+        variant = rocm_variant(facts, version)
         if variant:
             return InstallAdvice(version, variant, why="the installed torch is a ROCm build, so this keeps ROCm (%s)." % variant)
         return InstallAdvice(version, None, why="the installed torch is a ROCm build, and torch %s has no ROCm build on "

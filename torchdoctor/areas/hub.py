@@ -8,7 +8,7 @@ from typing import Optional
 from ..model import derived as F
 from ..model import versions as V
 from ..model.facts import Facts
-from .registry import Tailored, hook, match_groups
+from .registry import Tailored, entry_commands, hook, match_groups
 
 
 @hook("torch-hub-github")
@@ -139,3 +139,65 @@ def hf_model_id(match, facts: Facts) -> Optional[Tailored]:
     return Tailored(summary="Check that %s exists on huggingface.co under exactly that name (it may have been renamed "
                             "or deleted); if it is private or gated, log in with an account that has access%s."
                             % (name, "" if token else " (no HF_TOKEN is set here)"), notes=notes)
+
+
+# The python.org installer for macOS puts each Python under this framework folder and its
+# certificate installer beside the Python in /Applications.
+_MACOS_FRAMEWORK = re.compile(r"^/Library/Frameworks/Python\.framework/Versions/(?P<minor>\d+\.\d+)")
+
+
+# pip's own lines around a failed fetch: its retry warnings and the index it gave up on.
+_PIP_LINE = re.compile(r"Could not fetch URL|Retrying \(Retry\(|There was a problem confirming the ssl certificate")
+
+
+@hook("download-certificate")
+def download_certificate(match, facts: Facts) -> Optional[Tailored]:
+    """Whose certificates this Python verifies with: pip's own settings, a proxy that re-signs TLS, the
+    macOS installer's empty store, or a bundle named by SSL_CERT_FILE."""
+    line = getattr(match, "text", "") or ""
+    notes = []
+    cert_file, proxy = F.env(facts, "SSL_CERT_FILE"), _https_proxy(facts)
+    notes.append("SSL_CERT_FILE=%s here" % cert_file if cert_file else "SSL_CERT_FILE is not set here")
+    if proxy:
+        notes.append("HTTPS_PROXY=%s here" % proxy)
+    if _PIP_LINE.search(line):
+        pip, py = F.package_release(facts, "pip"), F.python_minor(facts)
+        notes += ["pip %s" % pip] if pip else []
+        # pip 24.2+ verifies with the system's store (truststore), which needs Python 3.10
+        old = (bool(pip) and V.older(pip, "24.2")) or (bool(py) and V.older(py, "3.10"))
+        return Tailored(summary="pip could not verify the index's certificate. Give pip the CA bundle that signed the "
+                                "chain with --cert or PIP_CERT (`pip config set global.cert` keeps it)%s."
+                                % (": this pip verifies with its own bundled certificates, while pip 24.2 and later on "
+                                   "Python 3.10+ also trust the system's store" if old else
+                                   "; this pip also trusts the system's store, so a CA the system lacks (a proxy's) "
+                                   "belongs there or in that bundle"),
+                        commands=["%s config set global.cert /path/to/ca-bundle.pem" % F.pip_cmd(facts)],
+                        notes=notes)
+    if "has expired" in line:
+        return Tailored(summary="A certificate in the chain has expired: open the same URL in a browser on this "
+                                "machine. If the browser accepts it, this Python's CA store is older than the "
+                                "server's chain (update the system's ca-certificates, or point SSL_CERT_FILE at a "
+                                "current bundle) or the machine's clock is wrong; if the browser refuses it too, the "
+                                "server's certificate expired: wait for its owner to renew it, or fetch the file from "
+                                "a mirror.", notes=notes)
+    if proxy:
+        return Tailored(summary="Downloads go through the proxy %s: a proxy that inspects TLS re-signs every site "
+                                "with its own CA. Ask for that CA's certificate (a .pem) and point SSL_CERT_FILE at a "
+                                "bundle that holds it." % proxy,
+                        commands=[F.set_env_cmd(facts, "SSL_CERT_FILE", "/path/to/ca-bundle.pem")], notes=notes)
+    base = facts.value("python.base_prefix")
+    framework = _MACOS_FRAMEWORK.match(base) if isinstance(base, str) and F.os_of(facts) == "macos" else None
+    if framework and not cert_file:
+        app = "/Applications/Python %s/Install Certificates.command" % framework.group("minor")
+        notes.append("Python from python.org's macOS installer (%s)" % base)
+        return Tailored(summary="This Python comes from python.org's macOS installer, which ships no CA certificates: "
+                                "run its Install Certificates.command once (it installs certifi and links OpenSSL's "
+                                "store to it), then download again.",
+                        commands=["open %s" % F.shell_path(facts, app)], notes=notes)
+    if cert_file:
+        return Tailored(summary="SSL_CERT_FILE points this Python at %s, and no certificate in it signed the server's "
+                                "chain: add the issuing CA (your company's, behind a TLS-inspecting proxy) to that "
+                                "file, or unset SSL_CERT_FILE to use the system's store." % cert_file,
+                        commands=[F.unset_env_cmd(facts, "SSL_CERT_FILE")], notes=notes)
+    return Tailored(commands=[entry_commands(match)[0], F.set_env_cmd(facts, "SSL_CERT_FILE", "/path/to/ca-bundle.pem")]
+                    if entry_commands(match) else None, notes=notes)

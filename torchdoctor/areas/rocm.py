@@ -78,9 +78,52 @@ def hip_launch_failure(match, facts: Facts) -> Optional[Tailored]:
                                 "faults or resets." % OVERRIDE,
                         commands=["AMD_SERIALIZE_KERNEL=3 python your_script.py", "sudo dmesg | grep -i amdgpu"],
                         notes=notes)
+    return override_set(facts, found, notes)
+
+
+def override_set(facts: Facts, found: Dict[str, str], notes: List[str]) -> Tailored:
+    """What to do where an override that names a GPU node is set: run without it first."""
     names = " and ".join(sorted(found))
     return Tailored(summary="%s is set here: the runtime loads the kernels of the target it names, whatever the GPU is. "
                             "Rerun without it first; keep an override only if the GPU then has no kernels at all, and "
                             "then name a target of the GPU's own family (rocminfo names the GPU's gfx target)." % names,
                     commands=[F.unset_env_cmd(facts, k) for k in sorted(found)] +
                              ["rocminfo | grep -i gfx", "AMD_SERIALIZE_KERNEL=3 python your_script.py"], notes=notes)
+
+
+# Linux kernels from 6.18 on: ROCm compute on RDNA3 and RDNA4 page-faults where 6.17 and the 6.12 LTS
+# series do not (reported through the 7.0 series).
+_FAULTING_SERIES = (6, 18)
+_KERNEL = re.compile(r"^(\d{1,2})\.(\d{1,3})")
+
+
+@hook("rocm-memory-fault")
+def rocm_memory_fault(match, facts: Facts) -> Optional[Tailored]:
+    """An override first (it makes the GPU run another ISA's kernels), then the kernel series this
+    machine boots; else where to look."""
+    if facts.state("env") != PRESENT or not F.is_rocm_build(facts) or F.os_name(facts) != "linux":
+        return None
+    notes: List[str] = installed_torch_note(facts)
+    found = {k: v for k, v in overrides(facts).items() if k != OVERRIDE + "_0"}
+    if found:
+        return override_set(facts, found, notes + [_reading(k, v) for k, v in sorted(found.items())])
+    notes.append("%s is not set here" % OVERRIDE)
+    release = facts.value("os.release")
+    m = _KERNEL.match(release) if isinstance(release, str) else None
+    if m and (int(m.group(1)), int(m.group(2))) >= _FAULTING_SERIES:
+        notes.append("Linux kernel %s" % release)
+        return Tailored(summary="This machine boots Linux %s, from the 6.18 series on, where ROCm compute on RDNA3 and "
+                                "RDNA4 cards was reported to page-fault (through 7.0) under loads that 6.17 and the "
+                                "6.12 LTS kernels run: if the "
+                                "faults began with a kernel update, boot a 6.12 LTS (or 6.17) kernel and compare; on "
+                                "Strix Point and Strix Halo APUs check the amdgpu MES firmware too (0x83 of late 2025 "
+                                "was reverted)." % release,
+                        commands=["uname -r", "sudo dmesg | grep -i -E 'amdgpu.*(page fault|VM_L2_PROTECTION)'",
+                                  "sudo sh -c 'grep -i mes /sys/kernel/debug/dri/*/amdgpu_firmware_info'"], notes=notes)
+    return Tailored(summary="No override is set here. Check that this torch's ROCm supports the GPU (rocminfo names "
+                            "its gfx target), look in the kernel log for the amdgpu page fault and its client, and "
+                            "compare with the previous kernel or amdgpu firmware if the faults began after an update; "
+                            "a fault on the same input every time, also with AMD_SERIALIZE_KERNEL=3, is a kernel bug "
+                            "of the op or library.",
+                    commands=["rocminfo | grep -i gfx", "sudo dmesg | grep -i -E 'amdgpu.*(page fault|VM_L2_PROTECTION)'",
+                              "AMD_SERIALIZE_KERNEL=3 python your_script.py"], notes=notes)

@@ -390,16 +390,46 @@ def nvml_facts(timeout: float = 10) -> Dict[str, Any]:
         return {"nvml": failed("unparsed: " + r.stdout[:200])}
 
 
-def pci_nvidia_gpus(root: str = "/sys/bus/pci/devices") -> Any:
-    """NVIDIA display/3D controllers on the PCI bus, seen without any driver."""
+# PCI display controllers of a vendor: VGA, 3D and (AMD's) "display controller" classes.
+_DISPLAY_CLASSES = ("0x0300", "0x0302", "0x0380")
+
+
+def pci_display_devices(vendor: str, root: str = "/sys/bus/pci/devices", classes=_DISPLAY_CLASSES) -> Any:
+    """`vendor`'s display/3D controllers on the PCI bus, seen without any driver."""
     if not os.path.isdir(root):
         return absent("no %s (not Linux)" % root)
     found = []
     for dev in sorted(os.listdir(root)):
-        vendor = (_read(os.path.join(root, dev, "vendor"), 64) or "").strip()
+        ven = (_read(os.path.join(root, dev, "vendor"), 64) or "").strip()
         cls = (_read(os.path.join(root, dev, "class"), 64) or "").strip()
-        if vendor == "0x10de" and cls.startswith(("0x0300", "0x0302")):
+        if ven == vendor and cls.startswith(classes):
             found.append({"slot": dev, "device_id": (_read(os.path.join(root, dev, "device"), 64) or "").strip()})
+    return found
+
+
+def pci_nvidia_gpus(root: str = "/sys/bus/pci/devices") -> Any:
+    """NVIDIA display/3D controllers on the PCI bus, seen without any driver."""
+    return pci_display_devices("0x10de", root, ("0x0300", "0x0302"))
+
+
+def pci_amd_gpus(root: str = "/sys/bus/pci/devices") -> Any:
+    """AMD (ATI) GPUs on the PCI bus, discrete or integrated: what a ROCm build, not a CUDA one, can drive.
+    Instinct MI300-class accelerators enumerate as "processing accelerators" (0x1200), not display."""
+    return pci_display_devices("0x1002", root, _DISPLAY_CLASSES + ("0x1200",))
+
+
+def kfd_gfx_targets(root: str = "/sys/class/kfd/kfd/topology/nodes") -> Any:
+    """The gfx targets amdgpu's compute driver (KFD) reports, one per GPU node ("gfx1100"): what a
+    ROCm build's kernels must have been built for. CPU nodes report 0."""
+    if not os.path.isdir(root):
+        return absent("no %s (amdgpu's compute driver not loaded, or not Linux)" % root)
+    found = []
+    for node in sorted(os.listdir(root)):
+        props = _read(os.path.join(root, node, "properties"), 1 << 14) or ""
+        m = re.search(r"^gfx_target_version (\d{1,7})$", props, re.M)
+        v = int(m.group(1)) if m else 0
+        if v:
+            found.append("gfx%d%d%x" % (v // 10000, v // 100 % 100, v % 100))
     return found
 
 
@@ -425,8 +455,9 @@ def merge_driver(nvml: Dict[str, Any], smi: Any) -> Dict[str, Any]:
             break
     out["gpus"] = gpus if gpus is not None else absent("no NVIDIA GPU visible to the driver")
     out["present"] = any(isinstance(out[k], str) for k in ("driver_version", "cuda_driver_version"))
-    try:
-        out["pci_gpus"] = pci_nvidia_gpus()
-    except OSError as e:
-        out["pci_gpus"] = failed(str(e))
+    for key, read in (("pci_gpus", pci_nvidia_gpus), ("pci_amd_gpus", pci_amd_gpus), ("amd_gfx_targets", kfd_gfx_targets)):
+        try:
+            out[key] = read()
+        except OSError as e:
+            out[key] = failed(str(e))
     return out

@@ -468,6 +468,12 @@ def pci_gpus(facts: Facts) -> List[Dict[str, Any]]:
     return g if isinstance(g, list) else []
 
 
+def pci_amd_gpus(facts: Facts) -> List[Dict[str, Any]]:
+    """AMD GPUs on the PCI bus (discrete or integrated), seen without any driver."""
+    g = facts.value("driver.pci_amd_gpus")
+    return g if isinstance(g, list) else []
+
+
 def gpu_names(facts: Facts) -> str:
     """'NVIDIA A100-SXM4-80GB (sm_80), ...' for every GPU the facts know."""
     return ", ".join(gpu_desc(g) for g in all_gpus(facts))

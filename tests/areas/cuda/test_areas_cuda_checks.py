@@ -410,3 +410,58 @@ def test_arch_check_and_hook_share_the_remedy():
     check = run("arch-unsupported", facts)[0].fix
     hook = _hook_fix("Found GPU0 NVIDIA GeForce GTX 1080 which is of cuda capability 6.1.", "gpu-too-old-for-torch", facts)
     assert (check.summary, check.commands) == (hook.summary, hook.commands)
+
+
+AMD_ON_PCI = dict(NO_DRIVER, pci_amd_gpus=[{"slot": "0000:03:00.0", "device_id": "0x744c"}], amd_gfx_targets=["gfx1100"])
+X86 = {"version": "3.11.7", "executable": "/venv/bin/python", "machine": "x86_64"}
+
+
+def test_a_cuda_build_beside_an_amd_gpu_is_told_to_install_the_rocm_build():
+    # An installer that pinned the CUDA wheel on a Radeon machine: the ROCm build, not the CPU one.
+    f = run("no-gpu-driver", make_facts(torch=cuda_torch("2.4.1+cu124"), driver=AMD_ON_PCI, os=LINUX, python=X86,
+                                        packages={"installed": {"triton": {"version": "3.0.0"}}}))[0]
+    assert "AMD" in f.title and "gfx1100" in f.detail and f.severity == "warning"
+    assert f.fix.commands[0].endswith("pip uninstall -y triton")
+    assert any("download.pytorch.org/whl/rocm6.1" in c and "torch==2.4.1" in c for c in f.fix.commands), f.fix.commands
+    assert "/dev/kfd" in f.fix.summary and "render and video groups" in f.fix.summary
+
+
+def amd(targets):
+    return dict(AMD_ON_PCI, amd_gfx_targets=targets)
+
+
+@pytest.mark.parametrize("drv, os_, python, torch", [
+    (dict(AMD_ON_PCI, pci_gpus=[{"slot": "0000:01:00.0"}]), LINUX, X86, "2.4.1+cu124"),  # an NVIDIA card's driver is missing
+    (NO_DRIVER, LINUX, X86, "2.4.1+cu124"),                                                # no AMD GPU either: the CPU build
+    (AMD_ON_PCI, {"system": "Windows"}, X86, "2.4.1+cu124"),                               # no ROCm wheels on Windows
+    (AMD_ON_PCI, LINUX, dict(X86, machine="aarch64"), "2.4.1+cu124"),                     # nor for ARM
+    # a Ryzen's integrated graphics (gfx1036) and an RX 6700's gfx1031: no kernels in ROCm's wheels
+    (amd(["gfx1036"]), LINUX, X86, "2.4.1+cu124"),
+    (amd(["gfx1031"]), LINUX, X86, "2.4.1+cu124"),
+    # an RX 9070 (gfx1201) with a torch whose newest ROCm (6.1) predates RDNA4
+    (amd(["gfx1201"]), LINUX, X86, "2.4.1+cu124"),
+    # a torch whose ROCm builds (5.4) predate the targets read here
+    (AMD_ON_PCI, LINUX, X86, "2.0.1+cu118"),
+    # amdgpu's compute driver not loaded: nothing says what the GPU runs
+    (dict(NO_DRIVER, pci_amd_gpus=[{"slot": "0000:03:00.0"}]), LINUX, X86, "2.4.1+cu124"),
+    (amd([None, 7]), LINUX, X86, "2.4.1+cu124"),
+])
+def test_the_rocm_build_is_offered_only_for_a_gpu_its_wheels_run(drv, os_, python, torch):
+    f = run("no-gpu-driver", make_facts(torch=cuda_torch(torch), driver=drv, os=os_, python=python))[0]
+    assert "AMD" not in f.title and not any("rocm" in c for c in f.fix.commands)
+
+
+def test_rdna4_gets_the_rocm_build_from_a_torch_that_ships_rocm_6_4():
+    f = run("no-gpu-driver", make_facts(torch=cuda_torch("2.8.0+cu128", "12.8"), driver=amd(["gfx1201"]), os=LINUX,
+                                        python=X86))[0]
+    assert "gfx1201" in f.fix.summary and any("whl/rocm6.4" in c for c in f.fix.commands), f.fix.commands
+
+
+def test_found_no_nvidia_driver_on_an_amd_machine_reads_the_same():
+    from torchdoctor.diagnose import explain_match
+    from torchdoctor.match.matcher import match_text
+    m = match_text("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+                   "installed a driver from http://www.nvidia.com/Download/index.aspx")[0]
+    assert m.id == "nvidia-driver-not-found"
+    e = explain_match(m, make_facts(torch=cuda_torch("2.4.1+cu124"), driver=AMD_ON_PCI, os=LINUX, python=X86))
+    assert "gfx1100" in e.fix.summary and any("whl/rocm6.1" in c for c in e.fix.commands), e.fix.commands

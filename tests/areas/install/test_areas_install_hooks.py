@@ -9,7 +9,7 @@ import pytest
 from torchdoctor.diagnose import explain_match
 from torchdoctor.match.matcher import match_text
 from torchdoctor.areas.registry import all_hooks as hooks
-from hook_facts import SITE, facts  # noqa: F401 - other tests take them from here too
+from hook_facts import SITE, explain, facts, tailored_as  # noqa: F401 - other tests take them from here too
 from torchdoctor.model.facts import Facts
 
 def match_for(text, entry_id):
@@ -477,3 +477,30 @@ def test_hooks_never_raise_into_explain(text):
         for m in match_text(text):
             ex = explain_match(m, f)
             assert ex.hook_error is None, ex.hook_error
+
+
+UV_NO_WHEEL = ("error: Distribution `torch==2.8.0 @ registry+https://pypi.org/simple` can't be installed because it "
+               "doesn't have a source distribution or wheel for the current platform")
+
+
+@pytest.mark.parametrize("system, os_section, kept, dropped", [
+    # off macOS neither macOS remedy fits
+    ("Linux", {}, ["uv python pin 3.12", "uv python list"], ["macos-aarch64", "sys_platform == 'darwin'"]),
+    ("Windows", {}, ["uv python list"], ["macos-aarch64", "sys_platform == 'darwin'"]),
+    # an Intel Mac: torch 2.2.2's pin, not an arm64 Python it cannot run
+    ("Darwin", {"apple_silicon": False}, ["sys_platform == 'darwin'"], ["macos-aarch64"]),
+    # Apple silicon under Rosetta: a native Python, not the Intel pin
+    ("Darwin", {"apple_silicon": True}, ["macos-aarch64"], ["sys_platform == 'darwin'"]),
+    # a Mac whose chip is not known keeps both
+    ("Darwin", {}, ["macos-aarch64", "sys_platform == 'darwin'"], []),
+])
+def test_uvs_missing_wheel_keeps_the_commands_that_fit_this_machine(system, os_section, kept, dropped):
+    f = facts(system=system, os=dict({"system": system}, **os_section))
+    e = explain(UV_NO_WHEEL, "uv-torch-no-wheel-for-platform", f)
+    joined = "\n".join(e.fix.commands)
+    assert all(k in joined for k in kept) and not any(d in joined for d in dropped), joined
+
+
+def test_uvs_missing_wheel_without_facts_keeps_every_command():
+    match, said = tailored_as("uv-torch-no-wheel-for-platform", UV_NO_WHEEL, Facts({}))
+    assert said is None

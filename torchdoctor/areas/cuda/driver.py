@@ -3,10 +3,11 @@ another libcuda, the fabric manager, CUDA initialisation that fails or hangs.
 """
 
 import re
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from ...model import versions as V
-from ...advice import install_advice
+from ...advice import install_advice, rocm_variant
+from ...advice.commands import pip
 from ...model.facts import UNKNOWN, Facts
 from ...model import derived as F
 from ...kb import compat
@@ -44,6 +45,9 @@ def no_driver_remedy(facts: Facts) -> Remedy:
                       "signed) and reboot." % (" >= %s, which torch's CUDA %s needs" % (need, cuda) if need else ""),
                       ["lsmod | grep nvidia", "sudo dmesg | grep -i nvrm", "dkms status", "mokutil --sb-state",
                        "sudo ubuntu-drivers install"] if os_ == "linux" else [])
+    amd = amd_gpus_remedy(facts)
+    if amd is not None:
+        return amd
     cmds = install_advice(facts, variant="cpu").commands if F.is_cuda_build(facts) else []
     # Verified by what the CPU wheel prints, not by CUDA becoming available: it cannot here.
     return Remedy("No NVIDIA driver and no NVIDIA GPU were found here, so CUDA cannot work on this machine: run on the "
@@ -52,6 +56,51 @@ def no_driver_remedy(facts: Facts) -> Remedy:
                      "; the CPU wheel below is the same torch without the multi-GB CUDA libraries" if cmds else ""), cmds,
                   verify=('python -c "import torch; print(torch.__version__, torch.version.cuda)"',
                           "a +cpu version and None") if cmds else None, settled=not cmds)
+
+
+# gfx targets that torch's ROCm wheels on download.pytorch.org carry kernels for (PYTORCH_ROCM_ARCH of
+# pytorch's .ci/manywheel/build_rocm.sh), from the ROCm 6.0 builds on, and RDNA4 and MI350 from ROCm 6.4.
+# A GPU outside them (most integrated Radeons, RX 6600/6700's gfx1031/1032) gets no ROCm advice here.
+_ROCM_WHEEL_TARGETS = {"6.0": ("gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1102"),
+                       "6.4": ("gfx950", "gfx1200", "gfx1201")}
+
+
+def _wheel_targets(variant: str) -> List[str]:
+    rocm = variant[len("rocm"):]
+    return [t for floor, targets in _ROCM_WHEEL_TARGETS.items() if V.at_least(rocm, floor) for t in targets]
+
+
+def amd_cards(facts: Facts) -> List[str]:
+    """The gfx targets amdgpu's compute driver reports here (one per AMD GPU), as strings."""
+    g = facts.value("driver.amd_gfx_targets")
+    return [t for t in g if isinstance(t, str)] if isinstance(g, list) else []
+
+
+def amd_gpus_remedy(facts: Facts) -> Optional[Remedy]:
+    """A CUDA build on a Linux x86_64 machine whose GPUs are AMD's and run the ROCm wheel's kernels:
+    torch's ROCm build, not the CPU one. Installers and requirement files that pin the CUDA wheel put
+    it there; in a container the image must be a ROCm one and see the GPU's device nodes."""
+    if F.os_name(facts) != "linux" or not F.is_cuda_build(facts) or F.pci_gpus(facts) or not F.pci_amd_gpus(facts):
+        return None
+    if F.machine(facts) not in ("x86_64", "amd64"):
+        return None  # ROCm's wheels are x86_64 only
+    version = F.torch_base_version(facts)
+    variant = rocm_variant(facts, version) if version else None
+    runs = [t for t in amd_cards(facts) if variant and t in _wheel_targets(variant)]
+    if not runs:
+        return None
+    adv = install_advice(facts, variant=variant)
+    if not adv.commands:
+        return None
+    # the CUDA build's triton and ROCm's pytorch-triton-rocm both write `triton/`: the old one goes first
+    first = [pip(facts, "uninstall -y triton")] if F.package_version(facts, "triton") else []
+    return Remedy("No NVIDIA GPU is here, but amdgpu drives %s: a CUDA build of torch cannot use it, torch's ROCm build "
+                  "(%s) carries kernels for it. An installer or a requirements file that pins the CUDA wheel put this one "
+                  "here. To open the GPU your user needs the render and video groups; in a container, use a ROCm image "
+                  "started with `--device /dev/kfd --device /dev/dri`." % (" and ".join(sorted(set(runs))), variant),
+                  first + adv.commands,
+                  verify=('python -c "import torch; print(torch.version.hip, torch.cuda.is_available())"',
+                          "a HIP version and True"))
 
 
 @rule("check", "no-gpu-driver", category="no-gpu-driver", severity=ERROR, requires=('driver.driver_version',),
@@ -76,6 +125,13 @@ def no_gpu_driver(facts):
                    "(%s), so torch.cuda.is_available() is False." % (version, cuda, len(pci),
                                                                      ", ".join(d["slot"] for d in pci[:4]), tried),
             fix=remedy.summary, commands=remedy.commands, links=[DRIVER_URL], verify=remedy_verify(remedy, facts))
+    if facts.value("os.wsl") is not True and amd_gpus_remedy(facts) is not None:
+        return finding(
+            "CUDA build of torch on a machine whose GPU is AMD: torch will only use the CPU",
+            severity=WARNING,
+            detail="torch %s is built for CUDA %s, and this machine has no NVIDIA GPU but AMD GPU(s) (%s), which only a "
+                   "ROCm build of torch drives." % (version, cuda, ", ".join(amd_cards(facts))),
+            fix=remedy.summary, commands=remedy.commands, links=[INSTALL_URL], verify=remedy_verify(remedy, facts))
     return finding(
         "CUDA build of torch, but no NVIDIA driver: torch will only use the CPU",
         severity=WARNING,

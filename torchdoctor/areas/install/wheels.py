@@ -486,3 +486,4 @@ def _stub_remedy(pkg: str, wanted: str, os_: Optional[str], facts: Facts, notes:
                             "(a proxy, an offline mirror), install from it directly.",
                     commands=[on_interpreter("pip install --extra-index-url https://pypi.nvidia.com %s" % pkg, facts)],
                     notes=notes)
+
