@@ -74,12 +74,18 @@ PIP = ("Could not fetch URL https://download.pytorch.org/whl/cu121/torch/: There
 def test_pip_reaching_pytorchs_index_is_told_pips_own_setting():
     e = explained(PIP, facts(pip="23.0.1"))
     assert "24.2" in e.fix.summary and "--cert" in e.fix.summary
-    assert e.fix.commands == ["/usr/bin/python3 -m pip config set global.cert /path/to/ca-bundle.pem"]
+    # nothing that saves a placeholder path into pip's configuration
+    assert e.fix.commands == ["/usr/bin/python3 -m pip config list"]
     # a current pip on Python 3.10+ trusts the system's store too: no upgrade to offer
     assert "24.2" not in explained(PIP, facts(pip="25.1")).fix.summary
     # nor does a python.org macOS Python get its Install Certificates.command for pip
     mac = explained(PIP, facts("Darwin", base="/Library/Frameworks/Python.framework/Versions/3.12", pip="25.1"))
     assert not any("Install Certificates" in c for c in mac.fix.commands)
+
+
+def test_an_expired_certificate_seen_by_pip_is_the_servers_not_pips_settings():
+    e = explained(PIP.replace("unable to get local issuer certificate", "certificate has expired"), facts(pip="25.1"))
+    assert "expired" in e.fix.summary and "--cert" not in e.fix.summary
 
 
 def test_pips_retry_warning_is_pips_too():

@@ -135,6 +135,10 @@ def test_the_amdgpu_kernel_log_alone_is_read_as_the_same_fault():
     for line in ("[   67.058794] amdgpu 0000:c4:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:153 vmid:8 pasid:32786)",
                  "[   67.058812] amdgpu 0000:c4:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00800932"):
         assert match_text(line)[0].id == "rocm-gpu-memory-access-fault"
+    # a display engine's fault on the multimedia hub is not compute's
+    for line in ("amdgpu 0000:03:00.0: amdgpu: [mmhub] page fault (src_id:0 ring:8 vmid:1 pasid:0)",
+                 "amdgpu 0000:03:00.0: amdgpu: MMVM_L2_PROTECTION_FAULT_STATUS:0x00040B53"):
+        assert all(m.id != "rocm-gpu-memory-access-fault" for m in match_text(line))
     # CUDA's own fault stays CUDA's
     assert match_text("RuntimeError: CUDA error: an illegal memory access was encountered")[0].id == \
         "cuda-illegal-memory-access"

@@ -626,6 +626,13 @@ score of each, before its misses drove any KB change (the honest estimate):
                           worker frameworks, hosted notebooks), collected with blind120: first run
                           8/21 = 38.1% (8/9 where an entry fitted, 0 wrong); 11/21 after
                           (tests/eval/blind121_results.md)
+  blind122_distropy/_openvino/_bioimage/_decentral.jsonl 21 issues (distribution Pythons, OpenVINO,
+                          bio-image tools, decentralized AI nodes): first run 7/21 = 33.3% (7/11
+                          where an entry fitted, 2 wrong); 10/21 after (tests/eval/blind122_results.md)
+  blind123_altpython/_docconv/_voiceclone/_trainers2025.jsonl 22 issues (unusual Python distributions,
+                          document conversion, 2025-26 TTS, LoRA trainer apps), collected with blind122:
+                          first run 4/22 = 18.2% (4/10 where an entry fitted, 1 wrong); 9/22 after
+                          (tests/eval/blind123_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

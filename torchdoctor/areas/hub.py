@@ -147,7 +147,7 @@ _MACOS_FRAMEWORK = re.compile(r"^/Library/Frameworks/Python\.framework/Versions/
 
 
 # pip's own lines around a failed fetch: its retry warnings and the index it gave up on.
-_PIP_LINE = re.compile(r"Could not fetch URL|Retrying \(Retry\(|There was a problem confirming the ssl certificate")
+_PIP_LINE = re.compile(r"Could not fetch URL|Retrying \(Retry\(|There was a problem confirming the ssl certificate|pip\._vendor")
 
 
 @hook("download-certificate")
@@ -160,26 +160,27 @@ def download_certificate(match, facts: Facts) -> Optional[Tailored]:
     notes.append("SSL_CERT_FILE=%s here" % cert_file if cert_file else "SSL_CERT_FILE is not set here")
     if proxy:
         notes.append("HTTPS_PROXY=%s here" % proxy)
-    if _PIP_LINE.search(line):
-        pip, py = F.package_release(facts, "pip"), F.python_minor(facts)
-        notes += ["pip %s" % pip] if pip else []
-        # pip 24.2+ verifies with the system's store (truststore), which needs Python 3.10
-        old = (bool(pip) and V.older(pip, "24.2")) or (bool(py) and V.older(py, "3.10"))
-        return Tailored(summary="pip could not verify the index's certificate. Give pip the CA bundle that signed the "
-                                "chain with --cert or PIP_CERT (`pip config set global.cert` keeps it)%s."
-                                % (": this pip verifies with its own bundled certificates, while pip 24.2 and later on "
-                                   "Python 3.10+ also trust the system's store" if old else
-                                   "; this pip also trusts the system's store, so a CA the system lacks (a proxy's) "
-                                   "belongs there or in that bundle"),
-                        commands=["%s config set global.cert /path/to/ca-bundle.pem" % F.pip_cmd(facts)],
-                        notes=notes)
     if "has expired" in line:
         return Tailored(summary="A certificate in the chain has expired: open the same URL in a browser on this "
                                 "machine. If the browser accepts it, this Python's CA store is older than the "
                                 "server's chain (update the system's ca-certificates, or point SSL_CERT_FILE at a "
                                 "current bundle) or the machine's clock is wrong; if the browser refuses it too, the "
                                 "server's certificate expired: wait for its owner to renew it, or fetch the file from "
-                                "a mirror.", notes=notes)
+                                "a mirror.", commands=entry_commands(match)[:1], notes=notes)
+    if _PIP_LINE.search(line):
+        pip, py = F.package_release(facts, "pip"), F.python_minor(facts)
+        notes += ["pip %s" % pip] if pip else []
+        # pip 24.2+ verifies with the system's store (truststore), which needs Python 3.10
+        old = (bool(pip) and V.older(pip, "24.2")) or (bool(py) and V.older(py, "3.10"))
+        new = bool(pip) and not old and bool(py)
+        return Tailored(summary="pip could not verify the index's certificate. Give pip the CA bundle that signed the "
+                                "chain with --cert or PIP_CERT (`pip config set global.cert <file>` keeps it)%s."
+                                % (": this pip verifies with its own bundled certificates, while pip 24.2 and later on "
+                                   "Python 3.10+ also trust the system's store" if old else
+                                   "; this pip also trusts the system's store, so a CA the system lacks (a proxy's) "
+                                   "belongs there or in that bundle" if new else
+                                   "; pip 24.2 and later on Python 3.10+ also trust the system's store"),
+                        commands=["%s config list" % F.pip_cmd(facts)], notes=notes)
     if proxy:
         return Tailored(summary="Downloads go through the proxy %s: a proxy that inspects TLS re-signs every site "
                                 "with its own CA. Ask for that CA's certificate (a .pem) and point SSL_CERT_FILE at a "

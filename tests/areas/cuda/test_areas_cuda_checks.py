@@ -442,6 +442,9 @@ def amd(targets):
     (amd(["gfx1201"]), LINUX, X86, "2.4.1+cu124"),
     # a torch whose ROCm builds (5.4) predate the targets read here
     (AMD_ON_PCI, LINUX, X86, "2.0.1+cu118"),
+    # RX 7800's gfx1101 came into the wheels with torch 2.6, RX 7600's gfx1102 with 2.7
+    (amd(["gfx1101"]), LINUX, X86, "2.5.1+cu124"),
+    (amd(["gfx1102"]), LINUX, X86, "2.6.0+cu124"),
     # amdgpu's compute driver not loaded: nothing says what the GPU runs
     (dict(NO_DRIVER, pci_amd_gpus=[{"slot": "0000:03:00.0"}]), LINUX, X86, "2.4.1+cu124"),
     (amd([None, 7]), LINUX, X86, "2.4.1+cu124"),
@@ -449,6 +452,12 @@ def amd(targets):
 def test_the_rocm_build_is_offered_only_for_a_gpu_its_wheels_run(drv, os_, python, torch):
     f = run("no-gpu-driver", make_facts(torch=cuda_torch(torch), driver=drv, os=os_, python=python))[0]
     assert "AMD" not in f.title and not any("rocm" in c for c in f.fix.commands)
+
+
+def test_an_integrated_gpu_beside_the_card_is_named_to_hide():
+    f = run("no-gpu-driver", make_facts(torch=cuda_torch("2.6.0+cu124"), driver=amd(["gfx1036", "gfx1101"]), os=LINUX,
+                                        python=X86))[0]
+    assert "gfx1101" in f.fix.summary and "gfx1036" in f.fix.summary and "HIP_VISIBLE_DEVICES" in f.fix.summary
 
 
 def test_rdna4_gets_the_rocm_build_from_a_torch_that_ships_rocm_6_4():

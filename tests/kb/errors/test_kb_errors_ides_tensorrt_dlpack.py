@@ -34,6 +34,13 @@ def test_spyder_on_another_module_gives_no_torch_command():
     assert m.id == "spyder-frontend-cannot-load-module" and not any("pytorch" in c for c in e.fix.commands)
 
 
+def test_spyders_cloudpickle_failure_is_spyders_not_a_checkpoints():
+    text = ("Exception in comms call get_namespace_view:\n  File \"C:\\Program Files\\Spyder\\pkgs\\spyder_kernels\\comms\\"
+            "commbase.py\", line 314, in _comm_message\nAttributeError: Can't get attribute '_make_function' on <module "
+            "'cloudpickle.cloudpickle'>")
+    assert top(text).id == "spyder-frontend-cannot-load-module"
+
+
 def test_a_missing_torch_outside_spyder_stays_the_plain_entry():
     assert top("ModuleNotFoundError: No module named 'torch'").id == "torch-module-not-found"
     assert top("Exception in comms call get_source:\nKeyError: 'x'") is None
@@ -106,7 +113,8 @@ def test_the_same_major_from_pip_loads_only_after_import_tensorrt():
     f = facts(torch="2.4.1+cu121", packages={"tensorrt-cu12-libs": {"version": "10.3.0", "location": SITE}})
     e = explain(TRT.replace(".so.8", ".so.10"), "tensorrt-libs-not-found", f)
     assert SITE + "/tensorrt_libs" in e.fix.summary
-    assert e.fix.commands[-1] == "export LD_LIBRARY_PATH=%s/tensorrt_libs:$LD_LIBRARY_PATH" % SITE
+    # no trailing ':' where the variable is unset (an empty entry is the current directory to the loader)
+    assert e.fix.commands[-1] == "export LD_LIBRARY_PATH=%s/tensorrt_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" % SITE
 
 
 @pytest.mark.parametrize("major, torch, commands", [
@@ -114,6 +122,7 @@ def test_the_same_major_from_pip_loads_only_after_import_tensorrt():
     # TensorRT 8.6 on PyPI is an sdist that fetches its wheels from NVIDIA's index
     ("8", "2.1.2+cu121", ['/home/u/venv/bin/python -m pip install "tensorrt==8.6.*" --extra-index-url https://pypi.nvidia.com']),
     ("7", "1.13.1+cu117", []),                     # never on PyPI
+    ("9", "2.1.2+cu121", []),                      # TensorRT-LLM's 9.x preview, not a pip TensorRT
     ("11", "2.6.0+cu118", []),                     # tensorrt-cu11 stops at TensorRT 10
 ])
 def test_no_tensorrt_in_a_listed_environment_installs_the_one_asked_for(major, torch, commands):
@@ -142,6 +151,8 @@ def test_dlpack_keywords_older_torch_does_not_take(text, entry):
 def test_another_librarys_from_dlpack_keyword_error_is_not_torchs():
     assert top("TypeError: from_dlpack() got an unexpected keyword argument 'copy'") is None
     assert top("TypeError: _ndarray_base.__dlpack__() got an unexpected keyword argument 'max_version'") is None
+    # without the class: an older array library's method called by a newer torch, the other way round
+    assert top("TypeError: __dlpack__() got an unexpected keyword argument 'max_version'") is None
 
 
 @needs_torch

@@ -59,15 +59,19 @@ def no_driver_remedy(facts: Facts) -> Remedy:
 
 
 # gfx targets that torch's ROCm wheels on download.pytorch.org carry kernels for (PYTORCH_ROCM_ARCH of
-# pytorch's .ci/manywheel/build_rocm.sh), from the ROCm 6.0 builds on, and RDNA4 and MI350 from ROCm 6.4.
-# A GPU outside them (most integrated Radeons, RX 6600/6700's gfx1031/1032) gets no ROCm advice here.
-_ROCM_WHEEL_TARGETS = {"6.0": ("gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1102"),
-                       "6.4": ("gfx950", "gfx1200", "gfx1201")}
+# pytorch's ROCm wheel builds), with the torch release that added each: the ROCm 6.0 builds of torch 2.3 on,
+# RX 7700/7800's gfx1101 from 2.6, RX 7600's gfx1102 from 2.7, RDNA4 with the ROCm 6.4 builds. A GPU outside
+# them (most integrated Radeons, RX 6600/6700's gfx1031/1032, MI350 before ROCm 7) gets no ROCm advice here.
+_ROCM_WHEEL_TARGETS = (("2.3", "6.0", ("gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100")),
+                       ("2.6", "6.0", ("gfx1101",)),
+                       ("2.7", "6.0", ("gfx1102",)),
+                       ("2.8", "6.4", ("gfx1200", "gfx1201")))
 
 
-def _wheel_targets(variant: str) -> List[str]:
+def _wheel_targets(torch: str, variant: str) -> List[str]:
     rocm = variant[len("rocm"):]
-    return [t for floor, targets in _ROCM_WHEEL_TARGETS.items() if V.at_least(rocm, floor) for t in targets]
+    return [t for since, floor, targets in _ROCM_WHEEL_TARGETS
+            if V.at_least(torch, since) and V.at_least(rocm, floor) for t in targets]
 
 
 def amd_cards(facts: Facts) -> List[str]:
@@ -86,9 +90,12 @@ def amd_gpus_remedy(facts: Facts) -> Optional[Remedy]:
         return None  # ROCm's wheels are x86_64 only
     version = F.torch_base_version(facts)
     variant = rocm_variant(facts, version) if version else None
-    runs = [t for t in amd_cards(facts) if variant and t in _wheel_targets(variant)]
+    targets = amd_cards(facts)
+    runs = [t for t in targets if variant and t in _wheel_targets(version, variant)]
     if not runs:
         return None
+    # an integrated GPU beside the card: ROCm sees it too, and torch may pick it or fail on it
+    others = sorted(set(targets) - set(runs))
     adv = install_advice(facts, variant=variant)
     if not adv.commands:
         return None
@@ -97,7 +104,9 @@ def amd_gpus_remedy(facts: Facts) -> Optional[Remedy]:
     return Remedy("No NVIDIA GPU is here, but amdgpu drives %s: a CUDA build of torch cannot use it, torch's ROCm build "
                   "(%s) carries kernels for it. An installer or a requirements file that pins the CUDA wheel put this one "
                   "here. To open the GPU your user needs the render and video groups; in a container, use a ROCm image "
-                  "started with `--device /dev/kfd --device /dev/dri`." % (" and ".join(sorted(set(runs))), variant),
+                  "started with `--device /dev/kfd --device /dev/dri`.%s" % (" and ".join(sorted(set(runs))), variant,
+                  " ROCm also sees %s, which its wheels carry no kernels for: hide it with HIP_VISIBLE_DEVICES (the "
+                  "GPUs counted as rocminfo lists them) or disable it in the BIOS." % " and ".join(others) if others else ""),
                   first + adv.commands,
                   verify=('python -c "import torch; print(torch.version.hip, torch.cuda.is_available())"',
                           "a HIP version and True"))

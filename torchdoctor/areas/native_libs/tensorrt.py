@@ -29,7 +29,7 @@ def _install(facts: Facts, want: str) -> List[str]:
     """pip's command for TensorRT `want` built for torch's CUDA major, where PyPI has one: the
     CUDA-suffixed wheels start with TensorRT 10; TensorRT 8.6's PyPI package is an sdist that fetches
     its wheels from NVIDIA's index; TensorRT 7 and older were never on PyPI."""
-    if int(want) < 8:
+    if int(want) < 8 or int(want) == 9:  # TensorRT 7 was never on PyPI, 9 only TensorRT-LLM's preview
         return []
     if int(want) < 10:
         return [on_interpreter("pip install \"tensorrt==8.6.*\" --extra-index-url https://pypi.nvidia.com", facts)]
@@ -89,5 +89,5 @@ def tensorrt_libs(match, facts: Facts) -> Optional[Tailored]:
                             "loader, a module imported before tensorrt) needs that folder on %s."
                             % (" " + want if want else "", where, var),
                     commands=["ls %s" % shlex.quote(libs),
-                              F.set_env_cmd(facts, "LD_LIBRARY_PATH", shlex.quote(libs) + ":$LD_LIBRARY_PATH")]
+                              F.prepend_path_cmd("LD_LIBRARY_PATH", shlex.quote(libs))]
                     if libs and linux else [], notes=notes)
