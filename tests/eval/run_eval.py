@@ -633,6 +633,13 @@ score of each, before its misses drove any KB change (the honest estimate):
                           document conversion, 2025-26 TTS, LoRA trainer apps), collected with blind122:
                           first run 4/22 = 18.2% (4/10 where an entry fitted, 1 wrong); 9/22 after
                           (tests/eval/blind123_results.md)
+  blind124_coreml/_audioplugins/_nemo.jsonl 17 issues (Core ML export, neural audio plugins, NVIDIA
+                          NeMo): first run 8/17 = 47.1% (8/11 where an entry fitted, 0 wrong); 13/17
+                          after (tests/eval/blind124_results.md)
+  blind125_biodesign/_quant2025/_deprecations.jsonl 18 issues (protein design tools, LLM quantization
+                          toolkits, companion deprecations), collected with blind124: first run 8/18 =
+                          44.4% (8/12 where an entry fitted, 1 wrong); 11/18 after
+                          (tests/eval/blind125_results.md)
 Once a set's misses have driven KB changes its score is optimistic: quote the
 first-run score of the newest set as the estimate for unseen reports, and add a
 fresh set before the next round of changes.

@@ -161,10 +161,12 @@ def download_certificate(match, facts: Facts) -> Optional[Tailored]:
     if proxy:
         notes.append("HTTPS_PROXY=%s here" % proxy)
     if "has expired" in line:
+        store = ("pip's own certificates (upgrade pip, which brings a current certifi)" if _PIP_LINE.search(line) else
+                 "this Python's CA store (update the system's ca-certificates, or point SSL_CERT_FILE at a current "
+                 "bundle)")
         return Tailored(summary="A certificate in the chain has expired: open the same URL in a browser on this "
-                                "machine. If the browser accepts it, this Python's CA store is older than the "
-                                "server's chain (update the system's ca-certificates, or point SSL_CERT_FILE at a "
-                                "current bundle) or the machine's clock is wrong; if the browser refuses it too, the "
+                                "machine. If the browser accepts it, %s is older than the server's chain or the "
+                                "machine's clock is wrong; if the browser refuses it too, the " % store +
                                 "server's certificate expired: wait for its owner to renew it, or fetch the file from "
                                 "a mirror.", commands=entry_commands(match)[:1], notes=notes)
     if _PIP_LINE.search(line):

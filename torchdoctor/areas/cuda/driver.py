@@ -61,7 +61,7 @@ def no_driver_remedy(facts: Facts) -> Remedy:
 # gfx targets that torch's ROCm wheels on download.pytorch.org carry kernels for (PYTORCH_ROCM_ARCH of
 # pytorch's ROCm wheel builds), with the torch release that added each: the ROCm 6.0 builds of torch 2.3 on,
 # RX 7700/7800's gfx1101 from 2.6, RX 7600's gfx1102 from 2.7, RDNA4 with the ROCm 6.4 builds. A GPU outside
-# them (most integrated Radeons, RX 6600/6700's gfx1031/1032, MI350 before ROCm 7) gets no ROCm advice here.
+# them (most integrated Radeons, RX 6600/6700's gfx1031/1032, targets added after these) gets no ROCm advice here.
 _ROCM_WHEEL_TARGETS = (("2.3", "6.0", ("gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100")),
                        ("2.6", "6.0", ("gfx1101",)),
                        ("2.7", "6.0", ("gfx1102",)),
@@ -105,8 +105,9 @@ def amd_gpus_remedy(facts: Facts) -> Optional[Remedy]:
                   "(%s) carries kernels for it. An installer or a requirements file that pins the CUDA wheel put this one "
                   "here. To open the GPU your user needs the render and video groups; in a container, use a ROCm image "
                   "started with `--device /dev/kfd --device /dev/dri`.%s" % (" and ".join(sorted(set(runs))), variant,
-                  " ROCm also sees %s, which its wheels carry no kernels for: hide it with HIP_VISIBLE_DEVICES (the "
-                  "GPUs counted as rocminfo lists them) or disable it in the BIOS." % " and ".join(others) if others else ""),
+                  " ROCm also sees %s, which these wheels may carry no kernels for: if torch picks it or fails on it, "
+                  "hide it with HIP_VISIBLE_DEVICES (the index of the card among the AMD GPUs) or disable it in the "
+                  "BIOS." % " and ".join(others) if others else ""),
                   first + adv.commands,
                   verify=('python -c "import torch; print(torch.version.hip, torch.cuda.is_available())"',
                           "a HIP version and True"))

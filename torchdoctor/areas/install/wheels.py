@@ -130,6 +130,11 @@ def _requested(spec: str) -> Tuple[Optional[str], Optional[str]]:
 
 @hook("torch-pip-unavailable")
 def torch_pip_unavailable(match, facts: Facts) -> Optional[Tailored]:
+    if "wasm" in match_groups(match):
+        # Pyodide's micropip: this machine's Python is not the one that failed
+        return Tailored(summary="torch has no build for Pyodide or JupyterLite (Python compiled to WebAssembly): run the "
+                                "notebook on a regular Python kernel (a local Jupyter, Colab), or export the model to "
+                                "ONNX to run it in the browser.", commands=[])
     py = F.python_minor(facts)
     if not py:
         return None
