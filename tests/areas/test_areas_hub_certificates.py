@@ -133,10 +133,12 @@ def test_certificate_failures_of_other_downloads_are_not_claimed(text):
 @pytest.fixture
 def https_server(tmp_path):
     """A local HTTPS server with a self-signed certificate for 127.0.0.1: (url, certificate)."""
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert, key, conf = tmp_path / "cert.pem", tmp_path / "key.pem", tmp_path / "req.cnf"
+    # the subject and the address it is valid for, from a config file rather than -subj's slash form
+    conf.write_text("[req]\nprompt = no\ndistinguished_name = dn\nx509_extensions = ext\n[dn]\nCN = 127.0.0.1\n"
+                    "[ext]\nsubjectAltName = IP:127.0.0.1\n")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True)
+                    str(cert), "-days", "1", "-config", str(conf)], check=True, capture_output=True)
     (tmp_path / "www").mkdir()
     (tmp_path / "www" / "weights.bin").write_bytes(b"0123456789" * 100)
 
